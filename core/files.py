@@ -1,0 +1,140 @@
+"""Files that a reader may see while they are written: atomic replace and append-only JSONL.
+
+Readers tolerate a torn last line (a writer killed mid-write) and never lose earlier records.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    """A JSON file's content, or ``default`` if it is missing or unreadable."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+
+
+class JsonlReader:
+    """Reads new complete records of an append-only JSONL file, from a byte offset.
+
+    A last line without its newline is left for the next call (it may still be being
+    written); a complete line that is not valid JSON is skipped and counted in ``skipped``.
+    """
+
+    def __init__(self, path: Path, offset: int = 0):
+        self.path = Path(path)
+        self.offset = offset
+        self.skipped = 0
+
+    def read_new(self, max_bytes: int | None = None) -> list[dict]:
+        try:
+            with open(self.path, "rb") as fh:
+                size = os.fstat(fh.fileno()).st_size
+                if size < self.offset:  # the file was replaced by a shorter one: start over
+                    self.offset = 0
+                fh.seek(self.offset)
+                chunk = fh.read(max_bytes if max_bytes is not None else -1)
+        except FileNotFoundError:
+            return []
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            return []
+        self.offset += end + 1
+        return parse_lines(chunk[: end + 1], self)
+
+
+def parse_lines(data: bytes, counter: JsonlReader | None = None) -> list[dict]:
+    records = []
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            if counter is not None:
+                counter.skipped += 1
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+    return records
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Every complete record of a JSONL file (a torn last line is ignored)."""
+    return JsonlReader(path).read_new()
+
+
+def tail_jsonl(path: Path, max_bytes: int = 256 * 1024) -> list[dict]:
+    """The complete records in the last ``max_bytes`` of a JSONL file (cheap for big files)."""
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            start = max(0, size - max_bytes)
+            fh.seek(start)
+            data = fh.read()
+    except FileNotFoundError:
+        return []
+    if start > 0:  # drop the partial first line
+        data = data[data.find(b"\n") + 1:]
+    end = data.rfind(b"\n")
+    return parse_lines(data[: end + 1]) if end >= 0 else []
+
+
+class JsonlWriter:
+    """Appends records to a JSONL file; repairs a torn tail left by a killed writer first."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        repair_torn_tail(self.path)
+        self._fh = open(self.path, "a", encoding="utf-8")
+
+    def write(self, records: list[dict]) -> None:
+        if records:
+            self._fh.write("".join(json.dumps(r, separators=(",", ":"), default=float) + "\n" for r in records))
+            self._fh.flush()
+
+    def close(self) -> None:
+        self._fh.close()
+
+
+def repair_torn_tail(path: Path) -> int:
+    """Cut a last line that has no newline (a writer killed mid-record); returns bytes cut."""
+    try:
+        with open(path, "rb+") as fh:
+            size = fh.seek(0, os.SEEK_END)
+            if size == 0:
+                return 0
+            back = min(size, 1 << 20)
+            fh.seek(size - back)
+            data = fh.read()
+            if data.endswith(b"\n"):
+                return 0
+            keep = size - back + data.rfind(b"\n") + 1
+            fh.truncate(keep)
+            return size - keep
+    except FileNotFoundError:
+        return 0

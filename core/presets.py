@@ -1,0 +1,172 @@
+"""Presets: partial run configs, built in (``configs/presets``) or the user's (``RLPANEL_HOME/presets``).
+
+Resolution order: schema defaults <- base preset(s) <- preset <- overrides (``--set``, form edits).
+A broken preset file is reported with its path and error and never modified; a user preset is
+never overwritten unless the caller asks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from core.config import (ALGOS, ConfigError, FieldIssue, RunConfig, ValidatedConfig, merge, safe_name, strip_ignored,
+                         validate_config)
+from core.files import write_atomic
+from core.paths import builtin_presets_dir, user_presets_dir
+
+
+@dataclass
+class Preset:
+    """One preset file: its partial config, or the error that kept it from loading."""
+
+    name: str
+    path: Path
+    builtin: bool
+    data: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+    @property
+    def description(self) -> str:
+        return str(self.data.get("description", ""))
+
+    @property
+    def base(self) -> str | None:
+        return self.data.get("base")
+
+    @property
+    def algos(self) -> list[str]:
+        """The algorithms this preset tunes: its sections, else its ``algo``, else all."""
+        covered = [a for a in ALGOS if a.lower() in self.data]
+        if self.data.get("algo") in ALGOS:
+            covered = [self.data["algo"]] + [a for a in covered if a != self.data["algo"]]
+        return covered or list(ALGOS)
+
+    @property
+    def overrides(self) -> dict[str, Any]:
+        """The partial config without the preset's own metadata."""
+        return {k: v for k, v in self.data.items() if k not in ("description", "base")}
+
+
+def _load(path: Path, builtin: bool) -> Preset:
+    name = path.stem
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        return Preset(name, path, builtin, error=f"cannot read YAML: {exc}".replace("\n", " "))
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        return Preset(name, path, builtin, error=f"expected a mapping of settings, got {type(data).__name__}")
+    preset = Preset(name, path, builtin, data)
+    # A preset is partial: validate it over the defaults so typos and bad values surface now.
+    try:
+        validate_config(merge({"algo": preset.algos[0]}, preset.overrides))
+    except ConfigError as exc:
+        preset.error = "; ".join(str(i) for i in exc.issues)
+    return preset
+
+
+def list_presets() -> list[Preset]:
+    """Built-in presets, then the user's (sorted by name); broken ones carry ``error``."""
+    found: list[Preset] = []
+    for folder, builtin in ((builtin_presets_dir(), True), (user_presets_dir(), False)):
+        if folder.is_dir():
+            found += [_load(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+    return found
+
+
+def get_preset(name: str) -> Preset:
+    for preset in list_presets():
+        if preset.name == name:
+            return preset
+    known = ", ".join(p.name for p in list_presets())
+    raise ConfigError([FieldIssue("preset", f"no preset named {name!r}; known: {known}")])
+
+
+def preset_chain(name: str) -> list[Preset]:
+    """The preset and its bases, base-most first."""
+    chain: list[Preset] = []
+    current: str | None = name
+    while current:
+        if any(p.name == current for p in chain):
+            raise ConfigError([FieldIssue("base", f"preset {name!r} has a base cycle through {current!r}")])
+        preset = get_preset(current)
+        if preset.error:
+            raise ConfigError([FieldIssue("preset", f"preset {preset.name!r} ({preset.path}) is broken: {preset.error}")])
+        chain.insert(0, preset)
+        current = preset.base
+    return chain
+
+
+def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The merged raw config: base preset(s) <- preset <- overrides (defaults come at validation)."""
+    raw: dict[str, Any] = {}
+    for p in preset_chain(preset) if preset else []:
+        raw = merge(raw, p.overrides)
+    if preset and "algo" not in raw and "algo" not in (overrides or {}):
+        raw["algo"] = get_preset(preset).algos[0]
+    return merge(raw, overrides or {})
+
+
+def resolve(preset: str | None = None, overrides: dict[str, Any] | None = None) -> ValidatedConfig:
+    """A validated run config from a preset and overrides."""
+    return validate_config(resolve_raw(preset, overrides), source=f"preset {preset}" if preset else "")
+
+
+def save_user_preset(name: str, data: dict[str, Any], description: str = "", base: str | None = None,
+                     overwrite: bool = False) -> Path:
+    """Write a user preset atomically; refuse to replace an existing one unless ``overwrite``."""
+    clean = safe_name(name)
+    if not clean or clean != name:
+        raise ConfigError([FieldIssue("name", f"preset name {name!r} may use only a-z, 0-9, '.', '_' and '-' (try {clean or 'my-preset'!r})")])
+    builtin = builtin_presets_dir() / f"{clean}.yaml"
+    if builtin.exists():
+        raise ConfigError([FieldIssue("name", f"{clean!r} is a built-in preset; save under another name (with base: {clean})")])
+    path = user_presets_dir() / f"{clean}.yaml"
+    if path.exists() and not overwrite:
+        raise ConfigError([FieldIssue("name", f"user preset {clean!r} exists ({path}); choose another name or confirm overwrite")])
+    body, _ = strip_ignored(data)
+    doc = {"description": description or body.pop("description", ""), **({"base": base} if base else {}),
+           **{k: v for k, v in body.items() if k not in ("description", "base", "schema_version")}}
+    validate_config(merge({"algo": Preset(clean, path, False, doc).algos[0]}, {k: v for k, v in doc.items() if k not in ("description", "base")}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomic(path, yaml.safe_dump(doc, sort_keys=False))
+    return path
+
+
+def delete_user_preset(name: str) -> None:
+    path = user_presets_dir() / f"{safe_name(name)}.yaml"
+    if not path.is_file():
+        raise ConfigError([FieldIssue("name", f"no user preset named {name!r}")])
+    path.unlink()
+
+
+def rename_user_preset(old: str, new: str) -> Path:
+    preset = get_preset(old)
+    if preset.builtin:
+        raise ConfigError([FieldIssue("name", f"{old!r} is built in and cannot be renamed; duplicate it instead")])
+    target = save_user_preset(new, preset.data, preset.description, preset.base)
+    preset.path.unlink()
+    return target
+
+
+def diff_against_base(name: str) -> list[tuple[str, Any, Any]]:
+    """``(path, base value, preset value)`` for every setting the preset changes over its base."""
+    preset = get_preset(name)
+    base = resolve(preset.base).config if preset.base else RunConfig()
+    mine = resolve(name).config
+    out: list[tuple[str, Any, Any]] = []
+
+    def walk(a: Any, b: Any, prefix: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict) and prefix != "env.kwargs":
+            for key in dict.fromkeys([*a, *b]):
+                walk(a.get(key), b.get(key), f"{prefix}.{key}" if prefix else key)
+        elif a != b:
+            out.append((prefix, a, b))
+
+    walk(base.model_dump(mode="json"), mine.model_dump(mode="json"), "")
+    return out
