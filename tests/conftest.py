@@ -1,0 +1,36 @@
+"""Shared fixtures: an isolated user folder for every test, offscreen Qt, the repo's python."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# Without a display Qt aborts the whole run (exit 134): choose offscreen before Qt loads.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Tests never touch a real NVIDIA driver unless a test puts a fake one on the path.
+os.environ.setdefault("RLPANEL_TEST", "1")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def user_home(tmp_path_factory, monkeypatch) -> Path:
+    """Every test gets its own RLPANEL_HOME (presets, runs, queue state)."""
+    home = tmp_path_factory.mktemp("rlpanel_home")
+    monkeypatch.setenv("RLPANEL_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def runs_dir(user_home: Path) -> Path:
+    path = user_home / "runs"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture
+def python() -> str:
+    return sys.executable
