@@ -379,7 +379,8 @@ def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
 
 def safe_name(text: str, max_len: int = 48) -> str:
     """User text made safe to be part of a file name: ``[a-z0-9._-]``, no leading dot."""
-    cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower()).strip("-.")
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower())
+    cleaned = re.sub(r"[-.]{2,}", "-", cleaned).strip("-.")
     return cleaned[:max_len].strip("-.")
 
 
