@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+pytest_plugins = ["tests.fakenvml"]
+
 import os
 import sys
 from pathlib import Path
