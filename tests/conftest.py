@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-pytest_plugins = ["tests.fakenvml"]
-
 import os
 import sys
 from pathlib import Path
 
 import pytest
+
+pytest_plugins = ["tests.fakenvml"]
 
 # Without a display Qt aborts the whole run (exit 134): choose offscreen before Qt loads.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
