@@ -20,6 +20,7 @@ def write_atomic(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for every reader
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,56 @@
+"""A run's summary, computed from its records (no torch): what summary.json holds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.files import read_json, read_jsonl
+
+WINDOW = 100  # episodes in the "mean reward" of SB3's logger and of our tables
+
+
+def rolling_means(values: list[float], window: int = WINDOW) -> list[float]:
+    """Mean of the last ``window`` values at each position (fewer at the start)."""
+    out, acc = [], 0.0
+    for i, v in enumerate(values):
+        acc += v
+        if i >= window:
+            acc -= values[i - window]
+        out.append(acc / min(i + 1, window))
+    return out
+
+
+def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+    rewards = [float(r["reward"]) for r in records if r.get("kind") == "episode"]
+    steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in ("episode", "progress", "train")), default=0)
+    evals = [r for r in records if r.get("kind") == "eval"]
+    means = rolling_means(rewards)
+    # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
+    full = means[WINDOW - 1:] if len(means) >= WINDOW else means[-1:]
+    return {
+        "timesteps": steps,
+        "episodes": len(rewards),
+        "final_mean_reward": means[-1] if means else None,
+        "best_mean_reward": max(full) if full else None,
+        "last_eval_mean_reward": evals[-1]["mean_reward"] if evals else None,
+        "last_eval_std_reward": evals[-1]["std_reward"] if evals else None,
+    }
+
+
+def summarize(run_dir: Path) -> dict[str, Any]:
+    """Records + status (wall time across attempts) + telemetry peaks."""
+    run_dir = Path(run_dir)
+    out = summarize_records(read_jsonl(run_dir / "metrics.jsonl"))
+    status = read_json(run_dir / "status.json", default={}) or {}
+    wall = float(status.get("train_time_s") or 0.0)
+    out["wall_time_s"] = round(wall, 3)
+    out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
+    out["attempts"] = int(status.get("attempt", 1))
+    try:
+        from core.telemetry import telemetry_summary
+    except ImportError:  # telemetry not installed in this build
+        telemetry_summary = None
+    if telemetry_summary is not None:
+        out.update(telemetry_summary(run_dir))
+    return out

@@ -1,0 +1,149 @@
+"""SB3 callbacks and logger output that write the run folder's records.
+
+The per-step cost is a look at ``dones`` and one monotonic clock read; everything else
+(episode records, progress, the STOP check) happens about once a second.
+"""
+
+from __future__ import annotations
+
+import math
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.logger import KVWriter
+
+from core.files import JsonlWriter
+from core.training.checkpoints import Checkpointer
+
+
+class StopFlag:
+    """Set by the STOP file or by SIGTERM; read by the recorder once a second."""
+
+    def __init__(self, run_dir: Path):
+        self.stop_file = Path(run_dir) / "STOP"
+        self._event = threading.Event()
+        self.reason = ""
+
+    def install_signal_handler(self) -> None:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, lambda *_: self.set("SIGTERM"))
+
+    def set(self, reason: str) -> None:
+        self.reason = self.reason or reason
+        self._event.set()
+
+    def check(self) -> bool:
+        if not self._event.is_set() and self.stop_file.exists():
+            self.set("STOP file")
+        return self._event.is_set()
+
+
+class MetricsWriter(KVWriter):
+    """SB3 logger output: each ``logger.dump(step)`` becomes one ``train`` record."""
+
+    def __init__(self, out: JsonlWriter):
+        self.out = out
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+        rec: dict[str, Any] = {"kind": "train", "step": int(step), "t": time.time()}
+        for key, value in key_values.items():
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+                value = float(value)
+                rec[key] = value if math.isfinite(value) else None
+        self.out.write([rec])
+
+    def close(self) -> None:
+        pass
+
+
+class RunRecorder(BaseCallback):
+    """Episode records from the Monitor infos, a progress record ~1/s, and the STOP check."""
+
+    def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0):
+        super().__init__()
+        self.out = out
+        self.stop = stop
+        self.total = total
+        self.interval_s = interval_s
+        self._pending: list[dict[str, Any]] = []
+        self._next_flush = 0.0
+        self._last_t = 0.0
+        self._last_step = 0
+        self.stopped = False
+
+    def _on_training_start(self) -> None:
+        self._last_t = time.monotonic()
+        self._last_step = self.num_timesteps
+        self._next_flush = self._last_t + self.interval_s
+
+    def _on_step(self) -> bool:
+        dones = self.locals["dones"]
+        if dones.any():
+            infos = self.locals["infos"]
+            now = time.time()
+            for i in np.flatnonzero(dones):
+                ep = infos[i].get("episode")
+                if ep is not None:
+                    self._pending.append({"kind": "episode", "step": self.num_timesteps, "t": now,
+                                          "reward": float(ep["r"]), "length": int(ep["l"])})
+        now = time.monotonic()
+        if now >= self._next_flush:
+            self.flush(now)
+            if self.stop.check():
+                self.stopped = True
+                return False
+        return True
+
+    def flush(self, now: float | None = None) -> None:
+        now = time.monotonic() if now is None else now
+        dt = now - self._last_t
+        fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
+        self._pending.append({"kind": "progress", "step": self.num_timesteps, "t": time.time(),
+                              "fps": round(fps, 2), "total": self.total})
+        self.out.write(self._pending)
+        self._pending = []
+        self._last_t, self._last_step = now, self.num_timesteps
+        self._next_flush = now + self.interval_s
+
+    def _on_training_end(self) -> None:
+        self.flush()
+
+
+class CheckpointEvery(BaseCallback):
+    """Saves a checkpoint every ``every`` steps through the run's ``Checkpointer``."""
+
+    def __init__(self, checkpointer: Checkpointer, every: int):
+        super().__init__()
+        self.checkpointer = checkpointer
+        self.every = every
+        self._next_at = 0
+
+    def _on_training_start(self) -> None:
+        self._next_at = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self._next_at:
+            self.checkpointer.save(self.model)
+            self._next_at = (self.num_timesteps // self.every + 1) * self.every
+        return True
+
+
+class EvalRecorder(BaseCallback):
+    """Called by SB3's ``EvalCallback`` after each evaluation: writes an ``eval`` record."""
+
+    def __init__(self, out: JsonlWriter):
+        super().__init__()
+        self.out = out
+
+    def _on_step(self) -> bool:
+        parent = self.parent
+        rewards = parent.evaluations_results[-1] if parent.evaluations_results else [parent.last_mean_reward]
+        self.out.write([{"kind": "eval", "step": self.num_timesteps, "t": time.time(),
+                         "mean_reward": float(np.mean(rewards)), "std_reward": float(np.std(rewards)),
+                         "episodes": len(rewards)}])
+        return True
