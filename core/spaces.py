@@ -1,0 +1,281 @@
+"""The env's observation and action spaces, found without importing torch.
+
+The fit estimate needs shapes and dtypes only. A registered gymnasium id is created in-process
+(gymnasium does not import torch) and cached per ``(id, kwargs)``. A ``module:Class`` entry
+point is user code, which only the worker may import in-process (DESIGN.md "Safety"): it is
+probed in a subprocess, ``python -m core.spaces --entry-point M:C --kwargs JSON``, which prints
+one JSON object.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from core.config import ConfigError, EnvSpec, FieldIssue
+from core.paths import REPO_ROOT
+
+ActionKind = str  # "box" | "discrete" | "multidiscrete" | "multibinary"
+SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
+PROBE_TIMEOUT_S = 60.0
+
+
+@dataclass(frozen=True)
+class EnvSpaces:
+    """Shapes and dtypes of an env's spaces, as SB3's buffers and MlpPolicy see them.
+
+    ``obs_features`` is the width of the policy's input (FlattenExtractor, with Discrete
+    observations one-hot encoded); ``action_dim`` is what the buffers store per step
+    (``get_action_dim``); ``action_logits`` is the width of the actor's output layer.
+    """
+
+    obs_shape: tuple[int, ...]
+    obs_dtype: str
+    action_kind: ActionKind
+    action_shape: tuple[int, ...]
+    action_dtype: str
+    n_actions: int | None = None          # Discrete: n
+    obs_kind: str = "box"
+    obs_n: int | None = None              # Discrete observations: n (one-hot width)
+    obs_nvec: tuple[int, ...] = ()        # MultiDiscrete observations
+    action_nvec: tuple[int, ...] = ()     # MultiDiscrete actions
+
+    @property
+    def obs_size(self) -> int:
+        """Values stored per observation in a buffer (SB3 ``get_obs_shape``)."""
+        return _prod(self.obs_shape)
+
+    @property
+    def obs_features(self) -> int:
+        if self.obs_kind == "discrete":
+            return int(self.obs_n or 1)
+        if self.obs_kind == "multidiscrete":
+            return int(sum(self.obs_nvec))
+        return self.obs_size
+
+    @property
+    def action_dim(self) -> int:
+        if self.action_kind == "discrete":
+            return 1
+        if self.action_kind == "multidiscrete":
+            return len(self.action_nvec)
+        return _prod(self.action_shape)
+
+    @property
+    def action_logits(self) -> int:
+        if self.action_kind == "discrete":
+            return int(self.n_actions or 1)
+        if self.action_kind == "multidiscrete":
+            return int(sum(self.action_nvec))
+        return self.action_dim
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> EnvSpaces:
+        data = dict(data)
+        for key in ("obs_shape", "action_shape", "obs_nvec", "action_nvec"):
+            data[key] = tuple(int(v) for v in data.get(key) or ())
+        return cls(**data)
+
+
+def _prod(shape: tuple[int, ...]) -> int:
+    out = 1
+    for s in shape:
+        out *= int(s)
+    return out
+
+
+@dataclass(frozen=True)
+class CommonEnv:
+    """A gymnasium id for the GUI's env picker; ``extra`` names the pip extra it needs."""
+
+    id: str
+    action_kind: ActionKind
+    description: str
+    extra: str | None = None
+    module: str | None = None  # the import that tells whether ``extra`` is installed
+
+    @property
+    def available(self) -> bool:
+        return self.module is None or importlib.util.find_spec(self.module) is not None
+
+
+COMMON_ENVS: tuple[CommonEnv, ...] = (
+    CommonEnv("CartPole-v1", "discrete", "balance a pole on a cart (4 obs, 2 actions)"),
+    CommonEnv("Acrobot-v1", "discrete", "swing a two-link arm up (6 obs, 3 actions)"),
+    CommonEnv("MountainCar-v0", "discrete", "drive an underpowered car up a hill (2 obs, 3 actions)"),
+    CommonEnv("MountainCarContinuous-v0", "box", "mountain car with a continuous throttle (2 obs, 1 action)"),
+    CommonEnv("Pendulum-v1", "box", "swing a pendulum up and hold it (3 obs, 1 torque)"),
+    CommonEnv("FrozenLake-v1", "discrete", "walk a slippery grid (16 states, 4 actions)"),
+    CommonEnv("CliffWalking-v1", "discrete", "walk along a cliff (48 states, 4 actions)"),
+    CommonEnv("LunarLander-v3", "discrete", "land a lander (8 obs, 4 actions)", "gymnasium[box2d]", "Box2D"),
+    CommonEnv("BipedalWalker-v3", "box", "walk a 2D biped (24 obs, 4 actions)", "gymnasium[box2d]", "Box2D"),
+    CommonEnv("HalfCheetah-v5", "box", "MuJoCo running cheetah (17 obs, 6 actions)", "gymnasium[mujoco]", "mujoco"),
+)
+
+
+def default_envs() -> list[CommonEnv]:
+    """The picker's entries that work with plain gymnasium."""
+    return [e for e in COMMON_ENVS if e.extra is None]
+
+
+# --- describing gymnasium spaces ----------------------------------------------------------
+
+def describe(observation_space: Any, action_space: Any, label: str = "the env") -> EnvSpaces:
+    """``EnvSpaces`` from gymnasium space objects (no torch involved)."""
+    from gymnasium import spaces
+
+    obs = observation_space
+    if isinstance(obs, spaces.Box):
+        obs_kw: dict[str, Any] = dict(obs_kind="box", obs_shape=tuple(obs.shape))
+    elif isinstance(obs, spaces.Discrete):
+        obs_kw = dict(obs_kind="discrete", obs_shape=(1,), obs_n=int(obs.n))
+    elif isinstance(obs, spaces.MultiDiscrete):
+        obs_kw = dict(obs_kind="multidiscrete", obs_shape=(len(obs.nvec),), obs_nvec=tuple(int(n) for n in obs.nvec))
+    elif isinstance(obs, spaces.MultiBinary):
+        obs_kw = dict(obs_kind="multibinary", obs_shape=tuple(obs.shape))
+    else:
+        raise ConfigError([FieldIssue("env.id", (
+            f"{label} has a {type(obs).__name__} observation space, which rlpanel's MLP policies do not take: "
+            "wrap the env with gymnasium.wrappers.FlattenObservation (or use a Box/Discrete observation env)"))])
+    act = action_space
+    if isinstance(act, spaces.Box):
+        act_kw: dict[str, Any] = dict(action_kind="box", action_shape=tuple(act.shape))
+    elif isinstance(act, spaces.Discrete):
+        act_kw = dict(action_kind="discrete", action_shape=(), n_actions=int(act.n))
+    elif isinstance(act, spaces.MultiDiscrete):
+        act_kw = dict(action_kind="multidiscrete", action_shape=tuple(act.shape), action_nvec=tuple(int(n) for n in act.nvec))
+    elif isinstance(act, spaces.MultiBinary):
+        act_kw = dict(action_kind="multibinary", action_shape=tuple(act.shape))
+    else:
+        raise ConfigError([FieldIssue("env.id", f"{label} has a {type(act).__name__} action space, which stable-baselines3 does not support")])
+    return EnvSpaces(obs_dtype=str(obs.dtype), action_dtype=str(act.dtype), **obs_kw, **act_kw)
+
+
+# --- probing ---------------------------------------------------------------------------------
+
+_cache: dict[tuple[str, str, str], EnvSpaces] = {}
+_lock = threading.Lock()
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def _key(env: EnvSpec) -> tuple[str, str, str]:
+    kwargs = json.dumps(env.kwargs, sort_keys=True, default=repr)
+    return ("entry_point", env.entry_point, kwargs) if env.entry_point else ("id", env.id or "", kwargs)
+
+
+def probe_spaces(env: EnvSpec, use_cache: bool = True) -> EnvSpaces:
+    """The spaces of ``env``; raise ``ConfigError`` on ``env.id`` when it cannot be created."""
+    key = _key(env)
+    if use_cache:
+        with _lock:
+            if key in _cache:
+                return _cache[key]
+    found = _probe_entry_point(env) if env.entry_point else _probe_gym_id(env)
+    with _lock:
+        _cache[key] = found
+    return found
+
+
+def _probe_gym_id(env: EnvSpec) -> EnvSpaces:
+    import gymnasium
+
+    try:
+        made = gymnasium.make(env.id, **env.kwargs)
+    except Exception as exc:  # gymnasium raises many kinds: NameNotFound, DependencyNotInstalled, TypeError...
+        raise ConfigError([FieldIssue("env.id", _gym_error_text(env, exc))]) from None
+    try:
+        return describe(made.observation_space, made.action_space, env.id or "the env")
+    finally:
+        try:
+            made.close()
+        except Exception:  # a broken close must not hide the spaces we already have
+            pass
+
+
+def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
+    name = type(exc).__name__
+    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else name
+    if name == "DependencyNotInstalled":
+        fix = "install the extra it names"
+    elif name in ("NameNotFound", "NamespaceNotFound", "VersionNotFound", "DeprecatedEnv", "Error"):
+        fix = "check the spelling and version (e.g. CartPole-v1), or use env.entry_point for a custom env"
+    elif isinstance(exc, TypeError):
+        fix = "check env.kwargs against the env's constructor"
+    else:
+        fix = "check env.id and env.kwargs"
+    return f"cannot create environment {env.id!r}: {name}: {detail}; {fix}"
+
+
+def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
+    cmd = [sys.executable, "-m", "core.spaces", "--entry-point", env.entry_point or "",
+           "--kwargs", json.dumps(env.kwargs, default=repr)]
+    pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.getcwd(), os.environ.get("PYTHONPATH")]))
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
+                              env={**os.environ, "PYTHONPATH": pythonpath})
+    except subprocess.TimeoutExpired:
+        raise ConfigError([FieldIssue("env.entry_point", (
+            f"creating {env.entry_point} took longer than {PROBE_TIMEOUT_S:.0f} s: make its constructor fast "
+            "(no network calls in __init__) so its spaces can be read"))]) from None
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    try:
+        data = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        data = {"error": f"the probe process failed (exit {done.returncode}): {tail}"}
+    if "error" in data:
+        raise ConfigError([FieldIssue("env.entry_point", (
+            f"cannot create environment {env.entry_point!r}: {data['error']}; check that the module is importable "
+            "from the folder you start rlpanel in and that env.kwargs match the constructor"))])
+    return EnvSpaces.from_json(data)
+
+
+def _make_entry_point(entry_point: str, kwargs: dict[str, Any]) -> Any:
+    module_name, _, attr = entry_point.partition(":")
+    factory = getattr(importlib.import_module(module_name), attr)
+    return factory(**kwargs)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.spaces", description="Print an env's spaces as JSON.")
+    parser.add_argument("--entry-point", required=True, help="package.module:Class")
+    parser.add_argument("--kwargs", default="{}", help="constructor kwargs as JSON")
+    args = parser.parse_args(argv)
+    sys.path.insert(0, os.getcwd())
+    try:
+        made = _make_entry_point(args.entry_point, json.loads(args.kwargs))
+        try:
+            out: dict[str, Any] = describe(made.observation_space, made.action_space, args.entry_point).to_json()
+        finally:
+            close = getattr(made, "close", None)
+            if callable(close):
+                try:
+                    close()
+                except Exception:  # the spaces are read; a failing close changes nothing
+                    pass
+    except ConfigError as exc:
+        out = {"error": "; ".join(i.message for i in exc.issues)}
+    except Exception as exc:  # user code: report anything it raises, in one line
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        out = {"error": f"{type(exc).__name__}: {first}".rstrip(": ")}
+    print(json.dumps(out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main())
