@@ -1,0 +1,357 @@
+"""GPU and host telemetry: one wrapper around every NVML call, immutable samples, host figures.
+
+Every NVML call goes through ``_read``: a reading that raises NotSupported, or any other NVML
+error, is ``None`` ("not available") in that sample while the other readings are still taken.
+NVML is initialised once per process (lazily: importing this module does not import pynvml);
+a failure is kept in ``nvml_status()`` with a reason a user can act on, and every later call
+answers "not available" without trying again.
+
+This run's GPU memory comes from NVML's list of compute processes matched against the run's
+process tree. Where NVML gives no figure for those pids (Windows WDDM reports none; inside a
+container NVML lists host pids that never match), a ``torch_memory`` callable supplied by the
+worker (``torch.cuda.memory_reserved()``) is used for the GPU torch runs on, and the sample says
+so in ``process_memory_source`` ("nvml" | "torch" | None).
+
+The recorder that writes ``telemetry.jsonl`` and ``telemetry_summary`` live in
+``core.telemetry_recorder`` and are importable from here too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+LIBRARY_NOT_FOUND = "NVML shared library not found (no NVIDIA driver installed?)"
+
+
+class NvmlStatus(NamedTuple):
+    """Whether NVML could be used in this process, and if not, why."""
+
+    available: bool
+    reason: str | None
+    driver_version: str | None
+    device_count: int
+
+
+class GpuInfo(NamedTuple):
+    """What a GPU is (does not change while the process runs)."""
+
+    index: int
+    name: str | None
+    memory_total_bytes: int | None
+    compute_capability: tuple[int, int] | None
+
+
+class GpuSample(NamedTuple):
+    """One reading of one GPU at unix time ``t``; ``None`` means "not available"."""
+
+    t: float
+    index: int
+    name: str | None
+    memory_used_bytes: int | None
+    memory_total_bytes: int | None
+    temperature_c: int | None
+    utilization_pct: int | None
+    memory_utilization_pct: int | None
+    power_w: float | None
+    power_limit_w: float | None
+    sm_clock_mhz: int | None
+    fan_pct: int | None
+    process_memory_bytes: int | None
+    process_memory_source: str | None
+
+
+class HostSample(NamedTuple):
+    """Host figures: system CPU %, the process tree's CPU % (of one core) and RSS, system memory."""
+
+    t: float
+    cpu_pct: float | None
+    process_cpu_pct: float | None
+    process_rss_bytes: int | None
+    system_memory_used_bytes: int | None
+    system_memory_total_bytes: int | None
+
+
+# --- NVML: initialised once per process --------------------------------------------------------
+
+_lock = threading.Lock()
+_status: NvmlStatus | None = None
+_nvml: Any = None  # the pynvml module once init succeeded
+_handles: list[Any] = []  # per GPU index: an NVML handle, or None when it could not be had
+
+
+def _nvml_errors(pynvml: Any) -> tuple[type[BaseException], ...]:
+    return (pynvml.NVMLError, pynvml.NVMLLibraryMismatchError)
+
+
+def _read(fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)``, or ``None`` when NVML says the reading is not available (any NVML error)."""
+    try:
+        return fn(*args)
+    except _nvml_errors(_nvml):
+        return None
+
+
+def _init_reason(pynvml: Any, exc: BaseException) -> str:
+    code = getattr(exc, "value", None)
+    if code == pynvml.NVML_ERROR_LIBRARY_NOT_FOUND:
+        return LIBRARY_NOT_FOUND
+    if code == pynvml.NVML_ERROR_DRIVER_NOT_LOADED:
+        return "NVIDIA driver not loaded (is the kernel module loaded? try nvidia-smi)"
+    if code == pynvml.NVML_ERROR_LIB_RM_VERSION_MISMATCH:
+        return ("NVIDIA driver/library version mismatch (the driver was updated without a reboot; "
+                "reboot to fix)")
+    if code == pynvml.NVML_ERROR_NO_PERMISSION:
+        return f"no permission to use NVML ({exc})"
+    return f"NVML init failed: {exc}"
+
+
+def nvml_status() -> NvmlStatus:
+    """Initialise NVML on the first call (once per process) and say whether it is usable."""
+    global _status, _nvml, _handles
+    if _status is not None:
+        return _status
+    with _lock:
+        if _status is not None:
+            return _status
+        try:
+            import pynvml
+        except ImportError as exc:
+            _status = NvmlStatus(False, f"the nvidia-ml-py package is missing ({exc}); "
+                                        "fix: pip install nvidia-ml-py", None, 0)
+            return _status
+        try:
+            pynvml.nvmlInit()
+        except _nvml_errors(pynvml) as exc:
+            _status = NvmlStatus(False, _init_reason(pynvml, exc), None, 0)
+            return _status
+        except OSError as exc:  # a library that loads but is not NVML, a bad architecture, ...
+            _status = NvmlStatus(False, f"NVML library could not be loaded: {exc}", None, 0)
+            return _status
+        _nvml = pynvml
+        driver = _read(pynvml.nvmlSystemGetDriverVersion)
+        try:
+            count = pynvml.nvmlDeviceGetCount()
+        except _nvml_errors(pynvml) as exc:
+            _nvml = None
+            _status = NvmlStatus(False, f"NVML could not count the GPUs: {exc}", driver, 0)
+            return _status
+        _handles = [_read(pynvml.nvmlDeviceGetHandleByIndex, i) for i in range(count)]
+        _status = NvmlStatus(True, None, driver, count)
+        return _status
+
+
+def detect_gpus() -> list[GpuInfo]:
+    """The GPUs on this machine (empty when NVML is not available)."""
+    if not nvml_status().available:
+        return []
+    gpus = []
+    for index, handle in enumerate(_handles):
+        if handle is None:
+            gpus.append(GpuInfo(index, None, None, None))
+            continue
+        memory = _read(_nvml.nvmlDeviceGetMemoryInfo, handle)
+        cc = _read(_nvml.nvmlDeviceGetCudaComputeCapability, handle)
+        gpus.append(GpuInfo(index, _read(_nvml.nvmlDeviceGetName, handle),
+                            memory.total if memory is not None else None,
+                            (int(cc[0]), int(cc[1])) if cc is not None else None))
+    return gpus
+
+
+def _milliwatts(value: int | None) -> float | None:
+    return None if value is None else value / 1000.0
+
+
+class GpuSampler:
+    """Reads every GPU through NVML; ``sample(pids)`` gives one ``GpuSample`` per GPU.
+
+    ``torch_memory`` (optional) returns the bytes torch reserved on GPU ``torch_device``, or
+    None; it is used as this run's GPU memory only where NVML has no figure for ``pids``.
+    """
+
+    def __init__(self, torch_memory: Callable[[], int | None] | None = None, torch_device: int = 0):
+        self.torch_memory = torch_memory
+        self.torch_device = torch_device
+        self._names: dict[int, str | None] = {}
+
+    @property
+    def status(self) -> NvmlStatus:
+        return nvml_status()
+
+    def sample(self, pids: set[int] | None = None) -> list[GpuSample]:
+        if not nvml_status().available:
+            return []
+        t = time.time()
+        return [self._sample_one(t, index, handle, pids) for index, handle in enumerate(_handles)]
+
+    def _sample_one(self, t: float, index: int, handle: Any, pids: set[int] | None) -> GpuSample:
+        nv = _nvml
+        if handle is None:
+            mem = util = None
+            values: list[Any] = [None] * 6
+            name = None
+        else:
+            if index not in self._names:
+                self._names[index] = _read(nv.nvmlDeviceGetName, handle)
+            name = self._names[index]
+            mem = _read(nv.nvmlDeviceGetMemoryInfo, handle)
+            util = _read(nv.nvmlDeviceGetUtilizationRates, handle)
+            values = [
+                _read(nv.nvmlDeviceGetTemperature, handle, nv.NVML_TEMPERATURE_GPU),
+                _milliwatts(_read(nv.nvmlDeviceGetPowerUsage, handle)),
+                _milliwatts(_read(nv.nvmlDeviceGetEnforcedPowerLimit, handle)),
+                _read(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_SM),
+                _read(nv.nvmlDeviceGetFanSpeed, handle),
+                self._nvml_process_memory(handle, pids),
+            ]
+        temperature, power, power_limit, sm_clock, fan, proc_mem = values
+        source = "nvml" if proc_mem else None
+        if not proc_mem and self.torch_memory is not None and index == self.torch_device:
+            reserved = self._torch_reserved()
+            if reserved:
+                proc_mem, source = reserved, "torch"
+        if proc_mem == 0:
+            source = "nvml"  # NVML lists the GPU's processes and this run is not among them
+        return GpuSample(
+            t=t, index=index, name=name,
+            memory_used_bytes=mem.used if mem is not None else None,
+            memory_total_bytes=mem.total if mem is not None else None,
+            temperature_c=temperature,
+            utilization_pct=util.gpu if util is not None else None,
+            memory_utilization_pct=util.memory if util is not None else None,
+            power_w=power, power_limit_w=power_limit, sm_clock_mhz=sm_clock, fan_pct=fan,
+            process_memory_bytes=proc_mem, process_memory_source=source)
+
+    @staticmethod
+    def _nvml_process_memory(handle: Any, pids: set[int] | None) -> int | None:
+        """Bytes the ``pids`` use on this GPU; 0 when none of them is listed; None when unknown."""
+        if not pids:
+            return None
+        procs = _read(_nvml.nvmlDeviceGetComputeRunningProcesses, handle)
+        if procs is None:
+            return None
+        mine = [p for p in procs if p.pid in pids]
+        known = [p.usedGpuMemory for p in mine if p.usedGpuMemory is not None]
+        if known:
+            return int(sum(known))
+        return None if mine else 0  # listed without a figure (WDDM): unknown
+
+    def _torch_reserved(self) -> int | None:
+        try:
+            value = self.torch_memory() if self.torch_memory is not None else None
+        except Exception:  # a dying CUDA context must not stop the telemetry thread
+            return None
+        return int(value) if value else None
+
+
+# --- host figures through psutil ---------------------------------------------------------------
+
+def process_tree(root_pid: int) -> set[int]:
+    """``root_pid`` and all its descendants (empty when the process is gone)."""
+    import psutil
+
+    try:
+        root = psutil.Process(root_pid)
+        return {root_pid, *(child.pid for child in root.children(recursive=True))}
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return set()
+
+
+class HostSampler:
+    """CPU % since the previous sample (None on the first) and memory of a process tree."""
+
+    def __init__(self) -> None:
+        self._cpu_last: tuple[float, float] | None = None
+        self._procs: dict[int, Any] = {}
+
+    def sample(self, pids: Iterable[int] | None = None) -> HostSample:
+        import psutil
+
+        t = time.time()
+        times = psutil.cpu_times()
+        idle = times.idle + getattr(times, "iowait", 0.0)
+        total = sum(times)
+        cpu_pct = None
+        if self._cpu_last is not None and total > self._cpu_last[1]:
+            busy = (total - idle) - (self._cpu_last[1] - self._cpu_last[0])
+            cpu_pct = round(max(0.0, min(100.0, 100.0 * busy / (total - self._cpu_last[1]))), 1)
+        self._cpu_last = (idle, total)
+        rss, proc_cpu = self._tree(psutil, pids)
+        vm = psutil.virtual_memory()
+        return HostSample(t, cpu_pct, proc_cpu, rss, vm.total - vm.available, vm.total)
+
+    def _tree(self, psutil: Any, pids: Iterable[int] | None) -> tuple[int | None, float | None]:
+        if pids is None:
+            return None, None
+        wanted = set(pids)
+        for gone in set(self._procs) - wanted:
+            del self._procs[gone]
+        rss, cpu, seen = 0, 0.0, 0
+        for pid in wanted:
+            try:
+                proc = self._procs.get(pid)
+                if proc is None:
+                    proc = self._procs[pid] = psutil.Process(pid)
+                with proc.oneshot():
+                    rss += proc.memory_info().rss
+                    cpu += proc.cpu_percent(None)
+                seen += 1
+            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
+                self._procs.pop(pid, None)
+        return (rss, round(cpu, 1)) if seen else (None, None)
+
+
+_host = HostSampler()
+
+
+def host_sample(pids: Iterable[int] | None = None) -> HostSample:
+    """Host figures for the process tree ``pids`` (worker + env subprocesses)."""
+    return _host.sample(pids)
+
+
+# --- what `rlpanel doctor` prints ----------------------------------------------------------------
+
+def format_bytes(n: int | None) -> str:
+    if n is None:
+        return "n/a"
+    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if abs(n) >= size:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} B"
+
+
+def _na(value: Any, fmt: str = "{}") -> str:
+    return "n/a" if value is None else fmt.format(value)
+
+
+def doctor_gpu_lines() -> list[str]:
+    """What ``rlpanel doctor`` says about NVML and each GPU (read through the sampler)."""
+    status = nvml_status()
+    if not status.available:
+        return [f"NVML not available: {status.reason}"]
+    lines = [f"NVML available: driver {status.driver_version or 'n/a'}, {status.device_count} GPU(s)"]
+    if status.device_count == 0:
+        lines.append("no NVIDIA GPU found by NVML")
+    infos = {g.index: g for g in detect_gpus()}
+    for s in GpuSampler().sample():
+        info = infos.get(s.index)
+        cc = info.compute_capability if info else None
+        lines.append(
+            f"GPU {s.index}: {s.name or 'n/a'}, {format_bytes(s.memory_total_bytes)}, "
+            f"compute capability {_na(cc and f'{cc[0]}.{cc[1]}')}; "
+            f"{format_bytes(s.memory_used_bytes)} used, temp {_na(s.temperature_c, '{} C')}, "
+            f"util {_na(s.utilization_pct, '{} %')}, power {_na(s.power_w, '{:.1f} W')} "
+            f"of {_na(s.power_limit_w, '{:.0f} W')}, SM {_na(s.sm_clock_mhz, '{} MHz')}, "
+            f"fan {_na(s.fan_pct, '{} %')}")
+    return lines
+
+
+def __getattr__(name: str) -> Any:
+    # The recorder is in its own module (it imports this one); re-exported lazily.
+    if name in ("TelemetryRecorder", "telemetry_summary", "thin_telemetry"):
+        from core import telemetry_recorder
+
+        return getattr(telemetry_recorder, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
