@@ -13,8 +13,17 @@ from typing import Any
 
 import yaml
 
-from core.config import (ALGOS, ConfigError, FieldIssue, RunConfig, ValidatedConfig, merge, safe_name, strip_ignored,
-                         validate_config)
+from core.config import (
+    ALGOS,
+    ConfigError,
+    FieldIssue,
+    RunConfig,
+    ValidatedConfig,
+    merge,
+    safe_name,
+    strip_ignored,
+    validate_config,
+)
 from core.files import write_atomic
 from core.paths import builtin_presets_dir, user_presets_dir
 

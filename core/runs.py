@@ -181,6 +181,11 @@ class RunStore:
         return [i for i in self.list() if i.state in ACTIVE]
 
 
+def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
+    """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
+    return read_json(Path(run_dir) / "checkpoints" / "latest.json", default=None)
+
+
 def load_run_config(run_dir: Path) -> RunConfig:
     from core.config import validate_config
 

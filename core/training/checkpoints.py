@@ -15,12 +15,8 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
-from core.files import JsonlWriter, read_json, write_json_atomic
-
-
-def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
-    """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
-    return read_json(Path(run_dir) / "checkpoints" / "latest.json", default=None)
+from core.files import JsonlWriter, write_json_atomic
+from core.runs import latest_checkpoint
 
 
 class Checkpointer:

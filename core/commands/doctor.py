@@ -1,0 +1,97 @@
+"""``rlpanel doctor``: what this machine offers for training, and what is missing."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from core.cli import emit, runs_dir
+from core.paths import user_home
+
+
+def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
+    """torch/CUDA/SB3 facts from a child process (the caller never imports torch)."""
+    try:
+        out = subprocess.run([sys.executable, "-m", "core.training.probe"], capture_output=True, text=True,
+                             timeout=timeout, cwd=str(Path(__file__).resolve().parents[2]))
+    except subprocess.TimeoutExpired:
+        return {"error": f"importing torch took over {timeout:g} s"}
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return {"error": f"torch could not be imported: {last}"}
+    return json.loads(out.stdout)
+
+
+def gpu_facts() -> dict[str, Any]:
+    try:
+        from core import telemetry
+    except ImportError:
+        return {"available": False, "reason": "telemetry module missing", "lines": []}
+    status = telemetry.nvml_status()
+    return {"available": status.available, "reason": status.reason, "driver_version": status.driver_version,
+            "lines": telemetry.doctor_gpu_lines()}
+
+
+def report(runs: Path) -> dict[str, Any]:
+    """Everything doctor shows; the GUI's System panel shows the same."""
+    disk_at = runs if runs.exists() else runs.parent if runs.parent.exists() else Path.home()
+    usage = shutil.disk_usage(disk_at)
+    return {
+        "python": sys.version.split()[0],
+        "executable": sys.executable,
+        "platform": platform.platform(),
+        "user_folder": str(user_home()),
+        "runs_dir": str(runs),
+        "disk_free_bytes": usage.free,
+        "disk_total_bytes": usage.total,
+        "torch": torch_facts(),
+        "nvml": gpu_facts(),
+    }
+
+
+def format_report(data: dict[str, Any]) -> str:
+    t = data["torch"]
+    lines = [f"python      {data['python']} ({data['executable']})", f"platform    {data['platform']}"]
+    if "error" in t:
+        lines.append(f"torch       NOT USABLE: {t['error']}")
+    else:
+        build = f"CUDA {t['torch_cuda_build']} build" if t["torch_cuda_build"] else "CPU-only build"
+        lines.append(f"torch       {t['torch']} ({build}), {t['torch_threads']} CPU threads")
+        if t["cuda_available"]:
+            for d in t["devices"]:
+                tf32 = "TF32 yes" if d["tf32_supported"] else "TF32 no (needs compute capability 8.0+)"
+                lines.append(f"cuda:{d['index']}      {d['name']}, {d['memory_total_bytes'] / 2**30:.1f} GiB, "
+                             f"compute {d['compute_capability']}, {tf32}")
+        elif t["torch_cuda_build"]:
+            lines.append("CUDA        not available to torch (driver missing or too old?); runs use the CPU")
+        else:
+            lines.append("CUDA        this torch is a CPU-only build; see the README for installing the CUDA build")
+        lines.append(f"SB3         {t['stable_baselines3']}, gymnasium {t['gymnasium']}")
+    nvml = data["nvml"]
+    if nvml["available"]:
+        lines.append(f"driver      NVIDIA {nvml.get('driver_version')}")
+    else:
+        lines.append(f"NVML        not available: {nvml['reason']}")
+    if nvml["available"]:
+        lines += [f"            {line}" for line in nvml.get("lines") or []]
+    free = data["disk_free_bytes"] / 2**30
+    lines.append(f"runs        {data['runs_dir']} ({free:,.1f} GiB free)")
+    lines.append(f"user folder {data['user_folder']}")
+    return "\n".join(lines)
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("doctor", parents=[common], help="python, torch, CUDA, GPUs, driver, TF32, SB3, disk")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    data = report(runs_dir(args))
+    emit(args, data, lambda: format_report(data))
+    return 0

@@ -1,0 +1,68 @@
+"""``rlpanel runs``: the runs in the runs folder, or one run's status and summary."""
+
+from __future__ import annotations
+
+import argparse
+
+from core.cli import CliError, emit, runs_dir
+from core.files import read_json
+from core.runs import RunInfo, RunStore
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("runs", parents=[common], help="list runs (id, state, algo, env, steps, reward, age)")
+    p.add_argument("run_id", nargs="?", help="show this run's status and summary instead")
+    p.add_argument("--state", help="only runs in this state (e.g. running, crashed)")
+    p.set_defaults(func=run)
+
+
+def human_age(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def table(infos: list[RunInfo]) -> str:
+    if not infos:
+        return "no runs"
+    rows = [("ID", "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE")]
+    for i in infos:
+        steps = f"{i.steps:,}" + (f"/{i.total:,}" if i.total else "")
+        reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
+        rows.append((i.id, i.state, i.algo, i.env, steps, reward, human_age(i.age_s)))
+    widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
+    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+
+
+def run(args: argparse.Namespace) -> int:
+    store = RunStore(runs_dir(args))
+    if args.run_id:
+        try:
+            path = store.path(args.run_id)
+        except KeyError as exc:
+            raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+        from core.runs import read_status, run_info
+
+        info = run_info(path)
+        data = {**info.to_json(), "status": read_status(path), "summary": read_json(path / "summary.json")}
+        emit(args, data, lambda: _details(data))
+        return 0
+    infos = [i for i in store.list() if not args.state or i.state == args.state]
+    emit(args, [i.to_json() for i in infos], lambda: table(infos))
+    return 0
+
+
+def _details(data: dict) -> str:
+    lines = [f"{k}: {data[k]}" for k in ("id", "state", "algo", "env", "steps", "total", "mean_reward", "path")]
+    status = data["status"]
+    if status.get("exit_reason"):
+        lines.append(f"exit: {status['exit_reason']}")
+    if status.get("error"):
+        lines.append(f"error: {status['error'].get('message')}")
+        if status["error"].get("traceback"):
+            lines.append(status["error"]["traceback"])
+    if data.get("summary"):
+        lines += [f"summary.{k}: {v}" for k, v in data["summary"].items()]
+    return "\n".join(lines)

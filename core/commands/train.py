@@ -1,0 +1,207 @@
+"""``rlpanel train``, ``resume`` and ``stop``: launch a detached worker and follow its run."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+from core.cli import CliError, emit, runs_dir
+from core.config import ALGOS, ValidatedConfig, merge, parse_set, set_path, validate_config
+from core.files import JsonlReader, write_atomic
+from core.launch import launch_worker, stop_run
+from core.presets import resolve_raw
+from core.runs import RESUMABLE, TERMINAL, RunStore, latest_checkpoint, load_run_config, read_status, request_stop
+
+
+def add_config_args(p: argparse.ArgumentParser) -> None:
+    """The options that describe a run config; shared by ``train`` and ``estimate``."""
+    p.add_argument("--preset", help="start from this preset (rlpanel presets lists them)")
+    p.add_argument("--config", type=Path, metavar="FILE", help="a YAML run config (partial is fine)")
+    p.add_argument("--algo", type=str.upper, choices=ALGOS, help="algorithm")
+    p.add_argument("--env", metavar="ID", help="gymnasium id, or 'package.module:Class'")
+    p.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
+    p.add_argument("--name", help="run name (part of the run id)")
+    p.add_argument("--device", help="auto, cpu, cuda or cuda:N")
+    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="override one setting, e.g. --set ppo.n_epochs=20 (repeatable)")
+
+
+def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
+    """Preset <- --config file <- --set <- the dedicated flags, validated."""
+    overrides: dict = {}
+    if args.config:
+        try:
+            loaded = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
+        except (OSError, yaml.YAMLError) as exc:
+            raise CliError(f"cannot read --config {args.config}: {exc}".replace("\n", " ")) from None
+        if not isinstance(loaded, dict):
+            raise CliError(f"--config {args.config} must hold a mapping of settings")
+        overrides = merge(overrides, loaded)
+    for item in args.set:
+        path, value = parse_set(item)
+        overrides = set_path(overrides, path, value)
+    if args.algo:
+        overrides["algo"] = args.algo
+    if args.env:
+        overrides["env"] = {"entry_point": args.env, "id": None} if ":" in args.env else {"id": args.env, "entry_point": None}
+    if args.timesteps is not None:
+        overrides = set_path(overrides, "budget.total_timesteps", args.timesteps)
+    if args.name:
+        overrides["name"] = args.name
+    if args.device:
+        overrides = set_path(overrides, "runtime.device", args.device)
+    return validate_config(resolve_raw(args.preset, overrides), source=f"preset {args.preset}" if args.preset else "")
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("train", parents=[common], help="start a run (follows it unless --detach)")
+    add_config_args(p)
+    p.add_argument("--detach", action="store_true", help="print the run id and return at once")
+    p.set_defaults(func=run_train)
+
+    r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run")
+    r.add_argument("run_id")
+    r.add_argument("--timesteps", type=int, metavar="N", help="train N more steps (default: what remains of the budget)")
+    r.add_argument("--detach", action="store_true", help="print the run id and return at once")
+    r.set_defaults(func=run_resume)
+
+    s = sub.add_parser("stop", parents=[common], help="stop a run gracefully (checkpoint, then state stopped)")
+    s.add_argument("run_id")
+    s.add_argument("--timeout", type=float, default=60.0, help="seconds to wait before terminating (default 60)")
+    s.add_argument("--no-wait", action="store_true", help="only ask; do not wait or terminate")
+    s.set_defaults(func=run_stop)
+
+
+def _check_spaces_early(validated: ValidatedConfig) -> None:
+    """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
+    try:
+        from core.spaces import probe_spaces
+    except ImportError:
+        return  # the worker checks again before training
+    from core.config import ConfigError, check_spaces
+
+    spaces = probe_spaces(validated.config.env)
+    issues = check_spaces(validated.config, spaces.action_kind)
+    if issues:
+        raise ConfigError(issues)
+
+
+def run_train(args: argparse.Namespace) -> int:
+    validated = config_from_args(args)
+    for warning in validated.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    _check_spaces_early(validated)
+    store = RunStore(runs_dir(args))
+    run_dir = store.create(validated.config, preset=args.preset, warnings=validated.warnings)
+    launch_worker(run_dir, reap=not args.detach)
+    return _detach_or_follow(args, run_dir)
+
+
+def _detach_or_follow(args: argparse.Namespace, run_dir: Path) -> int:
+    if args.detach:
+        emit(args, {"id": run_dir.name, "path": str(run_dir)}, run_dir.name)
+        return 0
+    print(f"run {run_dir.name} ({run_dir})", file=sys.stderr)
+    state, reason = follow(run_dir)
+    emit(args, {"id": run_dir.name, "path": str(run_dir), "state": state, "reason": reason}, f"{run_dir.name}: {state}")
+    if state in ("finished", "stopped", "running"):
+        return 0
+    raise CliError(f"run {run_dir.name} {state}: {reason}")
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    store = RunStore(runs_dir(args))
+    try:
+        run_dir = store.path(args.run_id)
+    except KeyError as exc:
+        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+    state = read_status(run_dir).get("state")
+    if state not in RESUMABLE and not (state == "finished" and args.timesteps):
+        hint = "; give --timesteps N to train it further" if state == "finished" else ""
+        raise CliError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        raise CliError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
+                       f"rlpanel train --config {run_dir / 'config.yaml'}")
+    step = int(ckpt["step"])
+    if args.timesteps:
+        raw = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
+        raw = set_path(raw, "budget.total_timesteps", step + args.timesteps)
+        write_atomic(run_dir / "config.yaml", validate_config(raw, source=str(run_dir / "config.yaml")).config.to_yaml())
+    total = load_run_config(run_dir).budget.total_timesteps
+    print(f"resuming {run_dir.name} from step {step:,} to {total:,}", file=sys.stderr)
+    launch_worker(run_dir, resume=True, reap=not args.detach)
+    return _detach_or_follow(args, run_dir)
+
+
+def run_stop(args: argparse.Namespace) -> int:
+    store = RunStore(runs_dir(args))
+    try:
+        run_dir = store.path(args.run_id)
+    except KeyError as exc:
+        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+    if args.no_wait:
+        request_stop(run_dir)
+        how = "requested"
+    else:
+        how = stop_run(run_dir, timeout=args.timeout)
+    state = read_status(run_dir).get("state")
+    emit(args, {"id": run_dir.name, "stop": how, "state": state}, f"{run_dir.name}: stop {how}; state {state}")
+    return 0
+
+
+# --- following a run in the terminal ---------------------------------------------------------
+
+def _fmt_eta(seconds: float) -> str:
+    seconds = int(seconds)
+    h, rem = divmod(seconds, 3600)
+    return f"{h}:{rem // 60:02d}:{rem % 60:02d}" if h else f"{rem // 60}:{rem % 60:02d}"
+
+
+def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
+    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop."""
+    reader = JsonlReader(run_dir / "metrics.jsonl")
+    tty = sys.stderr.isatty()
+    step = total = 0
+    fps = 0.0
+    rewards: list[float] = []
+    last_print = 0.0
+    interrupted = False
+    while True:
+        try:
+            for rec in reader.read_new():
+                kind = rec.get("kind")
+                if kind == "progress":
+                    step, total, fps = rec["step"], rec.get("total") or total, rec.get("fps", fps)
+                elif kind == "episode":
+                    rewards.append(rec["reward"])
+                elif kind == "event" and rec.get("level") in ("warning", "error"):
+                    print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
+            status = read_status(run_dir)
+            state = status.get("state", "unknown")
+            now = time.monotonic()
+            if step and (tty or now - last_print >= 5):
+                mean = sum(rewards[-100:]) / len(rewards[-100:]) if rewards else float("nan")
+                eta = _fmt_eta((total - step) / fps) if fps > 0 and total > step else "-"
+                frac = min(step / total, 1.0) if total else 0.0
+                bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
+                line = f"[{bar}] {step:,}/{total:,} steps  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"
+                print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+                last_print = now
+            if state in TERMINAL:
+                if tty:
+                    print(file=sys.stderr)
+                err = (status.get("error") or {}).get("message")
+                return state, status.get("exit_reason") or err or state
+            time.sleep(poll_s)
+        except KeyboardInterrupt:
+            if interrupted:
+                print(f"\nleaving {run_dir.name} running; stop it with: rlpanel stop {run_dir.name}", file=sys.stderr)
+                return "running", "detached by a second Ctrl-C"
+            interrupted = True
+            request_stop(run_dir, "Ctrl-C")
+            print("\nstopping gracefully (checkpoint first); Ctrl-C again leaves the run going", file=sys.stderr)
