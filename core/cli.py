@@ -22,6 +22,7 @@ COMMANDS = [
     "core.commands.train",
     "core.commands.runs",
     "core.commands.doctor",
+    "core.commands.monitor",
 ]
 
 
