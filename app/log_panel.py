@@ -1,0 +1,55 @@
+"""The Log tab: the followed run's ``worker.log`` and its ``event`` records, tail-following."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtGui import QFontDatabase, QTextCursor
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+MAX_LINES = 20000
+
+
+def format_event(rec: dict) -> str:
+    when = datetime.fromtimestamp(rec["t"]).strftime("%H:%M:%S") if rec.get("t") else "--:--:--"
+    return f"[{when}] event {str(rec.get('level', 'info')).upper()}: {rec.get('message', '')}"
+
+
+class LogPanel(QWidget):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.title = QLabel("No run selected")
+        self.follow_box = QCheckBox("Follow")
+        self.follow_box.setChecked(True)
+        self.follow_box.setToolTip("Keep the newest line in view")
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setMaximumBlockCount(MAX_LINES)  # old lines drop off: a long run cannot eat memory
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.follow_box)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.text, 1)
+
+    def set_run(self, title: str) -> None:
+        self.title.setText(title)
+        self.text.clear()
+
+    def append_lines(self, lines: list[str]) -> None:
+        if not lines:
+            return
+        self.text.appendPlainText("\n".join(lines))
+        if self.follow_box.isChecked():
+            self.text.moveCursor(QTextCursor.MoveOperation.End)
+            self.text.verticalScrollBar().setValue(self.text.verticalScrollBar().maximum())
+
+    def add_records(self, records: list[dict]) -> None:
+        """Show the ``event`` records of a metrics batch."""
+        self.append_lines([format_event(r) for r in records if r.get("kind") == "event"])
+
+    def plain_text(self) -> str:
+        return self.text.toPlainText()

@@ -1,0 +1,325 @@
+"""The main window: Configure on the left; Monitor, Runs, Log and System tabs on the right.
+
+The window drives ``core``: Launch creates the run folder and starts a detached worker, a
+``RunFollower`` (controller in a QThread) follows the run folder, Stop/Resume go through
+``core.launch``. Closing the window never stops a run; a later window re-attaches to it.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar, QWidget
+
+from app.gpu_monitor import IdleGpuMonitor
+from app.log_panel import LogPanel
+from app.monitor_panel import MonitorPanel
+from app.run_controller import RunFollower
+from app.runs_panel import RunsPanel
+from app.settings import get_setting, set_setting
+from app.system_panel import SystemPanel
+from app.theme import apply_theme, plot_colors
+from core.launch import launch_worker
+from core.runs import ACTIVE, RESUMABLE, TERMINAL, RunStore
+
+STOP_TIMEOUT_S = 60.0
+STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
+                "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
+                "not running": "was not running"}
+
+
+def make_configure_panel() -> QWidget:
+    """The Configure side (another module); a placeholder label when it cannot be loaded."""
+    try:
+        from app.configure.panel import ConfigurePanel
+    except ImportError as exc:
+        label = QLabel(f"The Configure panel is not available:\n{exc}")
+        label.setWordWrap(True)
+        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        return label
+    return ConfigurePanel()
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, runs_dir: Path | str, confirm_close: bool = True):
+        super().__init__()
+        self.runs_dir = Path(runs_dir)
+        self.store = RunStore(self.runs_dir)
+        self.confirm_close = confirm_close
+        self.run_dir: Path | None = None  # the followed run
+        self.run_state: str | None = None
+        self._attached_on_start = False
+        self._idle_unavailable: str | None = None
+        self._pending_estimate: dict | None = None
+        self.setWindowTitle("rlpanel")
+
+        self.configure = make_configure_panel()
+        self.monitor = MonitorPanel()
+        self.runs = RunsPanel(self.runs_dir)
+        self.log = LogPanel()
+        self.system = SystemPanel(self.runs_dir)
+        self.tabs = QTabWidget()
+        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.log, "Log"), (self.system, "System")):
+            self.tabs.addTab(widget, name)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("mainSplitter")
+        self.splitter.addWidget(self.configure)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([430, 1000])
+        self.setCentralWidget(self.splitter)
+        self._build_actions()
+        self.state_label = QLabel()
+        self.statusBar().addPermanentWidget(self.state_label)
+
+        self.follower = RunFollower(self)
+        self.follower.records.connect(self._on_records)
+        self.follower.telemetry.connect(self.monitor.add_telemetry)
+        self.follower.status.connect(self._on_status)
+        self.follower.log_lines.connect(self.log.append_lines)
+        self.follower.stop_finished.connect(self._on_stop_finished)
+        self.gpu_monitor = IdleGpuMonitor(self)
+        self.gpu_monitor.samples.connect(self._on_idle_samples)
+        self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
+        self.runs.open_requested.connect(self.open_run)
+        self.runs.resume_requested.connect(self.resume_run)
+        self.runs.selection_changed.connect(lambda _info: self._update_actions())
+        self.runs.refreshed.connect(self._on_runs_listed)
+        self._connect_configure()
+        hints = QGuiApplication.styleHints()
+        hints.colorSchemeChanged.connect(self._on_color_scheme)
+        self.monitor.apply_theme(*plot_colors())
+        self._restore_state()
+        self._update_actions()
+
+    # --- construction ----------------------------------------------------------------------
+
+    def _build_actions(self) -> None:
+        bar = QToolBar("Run")
+        bar.setObjectName("runToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.launch_action = QAction("Launch", self)
+        self.launch_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
+        self.launch_action.setToolTip("Launch a run with the configuration on the left (Ctrl+Enter)")
+        self.launch_action.triggered.connect(self.request_launch)
+        self.stop_action = QAction("Stop", self)
+        self.stop_action.setShortcuts([QKeySequence("Ctrl+."), QKeySequence("Ctrl+Shift+S")])
+        self.stop_action.setToolTip("Ask the followed run to stop at its next check, saving a checkpoint (Ctrl+.)")
+        self.stop_action.triggered.connect(self.stop_run)
+        self.resume_action = QAction("Resume", self)
+        self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run from its latest checkpoint")
+        self.resume_action.triggered.connect(self._resume_target)
+        for action in (self.launch_action, self.stop_action, self.resume_action):
+            bar.addAction(action)
+            self.addAction(action)  # shortcuts work wherever the focus is
+        self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
+
+    def _connect_configure(self) -> None:
+        panel = self.configure
+        if hasattr(panel, "launch_requested"):
+            panel.launch_requested.connect(self._on_launch_requested)
+        if hasattr(panel, "estimate_changed"):
+            panel.estimate_changed.connect(self._on_estimate_changed)
+
+    # --- launch / stop / resume ------------------------------------------------------------
+
+    def request_launch(self) -> None:
+        """Launch (button or Ctrl+Enter): the Configure panel validates and emits the request."""
+        if hasattr(self.configure, "request_launch"):
+            self.configure.request_launch()
+        else:
+            self.statusBar().showMessage("Nothing to launch: the Configure panel is not available", 8000)
+
+    def _on_launch_requested(self, request) -> None:
+        self.launch(request.config, getattr(request, "preset", None), getattr(request, "warnings", []) or [],
+                    getattr(request, "estimate", None))
+
+    def launch(self, config, preset: str | None = None, warnings: list[str] | tuple = (),
+               estimate: dict | None = None) -> Path | None:
+        """Create a run for ``config``, start its worker detached and follow it."""
+        try:
+            run_dir = self.store.create(config, preset, list(warnings))
+            launch_worker(run_dir)
+        except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
+            QMessageBox.warning(self, "Launch failed", f"The run could not be started:\n{exc}")
+            return None
+        self.follow_run(run_dir, estimate=estimate)
+        self.statusBar().showMessage(f"Launched {run_dir.name}", 8000)
+        self.tabs.setCurrentWidget(self.monitor)
+        self.runs.refresh()
+        return run_dir
+
+    def stop_run(self) -> None:
+        if self.run_dir is None or self.run_state not in ACTIVE:
+            return
+        self.stop_action.setEnabled(False)
+        self.statusBar().showMessage(f"Stopping {self.run_dir.name}: asked it to save a checkpoint and stop...")
+        self.follower.stop(STOP_TIMEOUT_S)
+
+    def _on_stop_finished(self, how: str) -> None:
+        name = self.run_dir.name if self.run_dir else "the run"
+        self.statusBar().showMessage(f"{name} {STATUS_WORDS.get(how, how)}", 15000)
+        self.last_stop_result = how
+        self.runs.refresh()
+        self._update_actions()
+
+    def _resume_target(self) -> None:
+        info = self.runs.selected_info() if self.tabs.currentWidget() is self.runs else None
+        if info is not None and info.state in RESUMABLE:
+            self.resume_run(info.path)
+        elif self.run_dir is not None and self.run_state in RESUMABLE:
+            self.resume_run(self.run_dir)
+
+    def resume_run(self, run_dir: Path) -> None:
+        try:
+            launch_worker(Path(run_dir), resume=True)
+        except Exception as exc:  # noqa: BLE001
+            QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{exc}")
+            return
+        self.follow_run(Path(run_dir))
+        self.tabs.setCurrentWidget(self.monitor)
+        self.statusBar().showMessage(f"Resuming {Path(run_dir).name} from its latest checkpoint", 8000)
+        self.runs.refresh()
+
+    # --- following -------------------------------------------------------------------------
+
+    def open_run(self, run_dir: Path) -> None:
+        """Show a run's plots and log (double-click in Runs)."""
+        self.follow_run(Path(run_dir))
+        self.tabs.setCurrentWidget(self.monitor)
+
+    def follow_run(self, run_dir: Path | None, estimate: dict | None = None) -> None:
+        """Show ``run_dir`` from its first record (None: the idle GPU monitor)."""
+        self.run_dir = Path(run_dir) if run_dir else None
+        self.run_state = None
+        self.monitor.clear()
+        self.monitor.set_estimate(estimate if run_dir else self._pending_estimate)
+        if self.run_dir is None:
+            self.monitor.set_title("No run selected: the GPU plots show the idle monitor.")
+            self.log.set_run("No run selected")
+            self.monitor.set_gpu_unavailable(self._idle_unavailable)
+        else:
+            self.monitor.set_title(self.run_dir.name)
+            self.log.set_run(f"{self.run_dir.name}: worker.log and events")
+            self.runs.select(self.run_dir.name)
+        self.follower.follow(self.run_dir)
+        self._update_actions()
+
+    def _on_records(self, records: list) -> None:
+        self.monitor.add_records(records)
+        self.log.add_records(records)
+
+    def _on_status(self, status: dict) -> None:
+        previous, self.run_state = self.run_state, status.get("state")
+        name = self.run_dir.name if self.run_dir else ""
+        self.monitor.set_title(f"{name}  [{self.run_state}]")
+        if previous in ACTIVE and self.run_state in TERMINAL:
+            message = f"{name} {self.run_state}"
+            if self.run_state in ("crashed", "failed") and (status.get("error") or {}).get("message"):
+                message += f": {status['error']['message']}"
+            self.statusBar().showMessage(message, 20000)
+            self.runs.refresh()
+        if self.run_state in ("crashed", "failed") and status.get("error"):
+            self.log.append_lines([f"*** run {self.run_state}: {status['error'].get('message', '')}"])
+        self._update_actions()
+
+    def _on_runs_listed(self, infos: list) -> None:
+        active = [i for i in infos if i.state in ACTIVE]
+        if not self._attached_on_start:
+            self._attached_on_start = True
+            if active and self.run_dir is None:  # re-attach to what an earlier window started
+                self.follow_run(active[0].path)
+                self.statusBar().showMessage(f"Re-attached to {active[0].id}, still {active[0].state}", 10000)
+        self.active_run_ids = [i.id for i in active]
+        self._update_actions()
+
+    def _on_idle_samples(self, samples: list) -> None:
+        if self.run_dir is None:
+            self.monitor.add_telemetry(samples)
+
+    def _on_idle_unavailable(self, reason: str) -> None:
+        self._idle_unavailable = reason
+        if self.run_dir is None:
+            self.monitor.set_gpu_unavailable(reason)
+
+    def _on_estimate_changed(self, estimate) -> None:
+        self._pending_estimate = estimate
+        if self.run_dir is None:
+            self.monitor.set_estimate(estimate)
+
+    def _update_actions(self) -> None:
+        self.launch_action.setEnabled(hasattr(self.configure, "request_launch"))
+        self.stop_action.setEnabled(self.run_dir is not None and self.run_state in ACTIVE)
+        selected = self.runs.selected_info()
+        self.resume_action.setEnabled((selected is not None and selected.state in RESUMABLE)
+                                      or (self.run_dir is not None and self.run_state in RESUMABLE))
+        active = getattr(self, "active_run_ids", [])
+        if active:
+            self.state_label.setText(f"{len(active)} run(s) training. Closing this window does not stop them.")
+        elif self.run_dir is not None:
+            self.state_label.setText(f"{self.run_dir.name}: {self.run_state or '...'}")
+        else:
+            self.state_label.setText("No run active")
+
+    # --- window state ----------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        geometry = get_setting("window/geometry", QByteArray())
+        if not geometry.isEmpty():
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1500, 920)
+        splitter = get_setting("window/splitter", QByteArray())
+        if not splitter.isEmpty():
+            self.splitter.restoreState(splitter)
+        self.tabs.setCurrentIndex(get_setting("window/tab", 0))
+        self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
+
+    def save_state(self) -> None:
+        set_setting("window/geometry", self.saveGeometry())
+        set_setting("window/splitter", self.splitter.saveState())
+        set_setting("window/tab", self.tabs.currentIndex())
+        set_setting("monitor/x_mode", self.monitor.x_mode.currentData())
+
+    def _on_color_scheme(self, _scheme=None) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            apply_theme(app)
+        self.monitor.apply_theme(*plot_colors())
+
+    def running_runs(self) -> list[str]:
+        ids = set(getattr(self, "active_run_ids", []))
+        if self.run_dir is not None and self.run_state in ACTIVE:
+            ids.add(self.run_dir.name)
+        return sorted(ids)
+
+    def closeEvent(self, event):  # noqa: N802 (Qt API)
+        running = self.running_runs()
+        if running and self.confirm_close and get_setting("window/ask_before_close", True):
+            box = QMessageBox(QMessageBox.Icon.Information, "Runs keep going",
+                              f"{len(running)} run(s) keep training after this window closes:\n" + "\n".join(running)
+                              + "\n\nOpen rlpanel again to follow them, or stop them from the command line.",
+                              QMessageBox.StandardButton.Close | QMessageBox.StandardButton.Cancel, self)
+            again = QCheckBox("Don't ask again")
+            box.setCheckBox(again)
+            if box.exec() == QMessageBox.StandardButton.Cancel:
+                event.ignore()
+                return
+            if again.isChecked():
+                set_setting("window/ask_before_close", False)
+        if running:
+            print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
+        self.save_state()
+        self.follower.close()
+        self.gpu_monitor.close()
+        super().closeEvent(event)
+
+
+def quit_after(ms: int) -> None:
+    """Close every window after ``ms`` (the smoke test and the startup bench use this)."""
+    QTimer.singleShot(ms, QApplication.closeAllWindows)

@@ -1,0 +1,1 @@
+"""Live pyqtgraph plots of a run: reward, speed, losses and GPU telemetry."""

@@ -1,0 +1,72 @@
+"""Growing numpy buffers for live series: appends are amortised O(1) (capacity doubles)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class SeriesBuffer:
+    """Points of one series: timestep, wall time (unix s) and value, in arrival order."""
+
+    def __init__(self, capacity: int = 1024):
+        self._data = np.empty((3, capacity), dtype=np.float64)
+        self.size = 0
+        self.version = 0  # bumps on every change, so a redraw can skip an unchanged series
+
+    def _reserve(self, extra: int) -> None:
+        need = self.size + extra
+        cap = self._data.shape[1]
+        if need <= cap:
+            return
+        while cap < need:
+            cap *= 2
+        grown = np.empty((3, cap), dtype=np.float64)
+        grown[:, : self.size] = self._data[:, : self.size]
+        self._data = grown
+
+    def append(self, step: float, t: float, value: float) -> None:
+        self._reserve(1)
+        self._data[:, self.size] = (step, t, value)
+        self.size += 1
+        self.version += 1
+
+    def extend(self, steps, times, values) -> None:
+        n = len(values)
+        if not n:
+            return
+        self._reserve(n)
+        self._data[0, self.size: self.size + n] = steps
+        self._data[1, self.size: self.size + n] = times
+        self._data[2, self.size: self.size + n] = values
+        self.size += n
+        self.version += 1
+
+    def clear(self) -> None:
+        self.size = 0
+        self.version += 1
+
+    @property
+    def steps(self) -> np.ndarray:
+        return self._data[0, : self.size]
+
+    @property
+    def times(self) -> np.ndarray:
+        return self._data[1, : self.size]
+
+    @property
+    def values(self) -> np.ndarray:
+        return self._data[2, : self.size]
+
+    def x(self, mode: str) -> np.ndarray:
+        """The x values for ``mode`` "step" or "time"."""
+        return self.times if mode == "time" else self.steps
+
+
+def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
+    """Mean of the last ``window`` values at each point (fewer at the start)."""
+    if not len(values):
+        return values
+    cs = np.concatenate(([0.0], np.cumsum(values)))
+    idx = np.arange(1, len(values) + 1)
+    lo = np.maximum(idx - window, 0)
+    return (cs[idx] - cs[lo]) / (idx - lo)

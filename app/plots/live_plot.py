@@ -1,0 +1,224 @@
+"""A pyqtgraph plot for live series: curves created once, redrawn from buffers on demand.
+
+Data arrives into ``SeriesBuffer``s at any rate; ``refresh()`` (called from the monitor's
+~50 ms timer) pushes only the series that changed into their curves with ``setData``. Curves use
+clip-to-view and peak downsampling so a 12 h run draws as fast as a 12 s one.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+from app.plots.buffers import SeriesBuffer
+
+X_LABELS = {"step": "timesteps", "time": "wall time"}
+
+
+def format_value(v: float) -> str:
+    if not math.isfinite(v):
+        return "-"
+    a = abs(v)
+    if a != 0 and (a >= 1e5 or a < 1e-3):
+        return f"{v:.3g}"
+    return f"{v:.4g}"
+
+
+class LivePlot(pg.PlotWidget):
+    """One plot of live series with a crosshair readout and an overlay message.
+
+    ``time_only`` plots (GPU telemetry, which has no timestep) always use wall time on x.
+    """
+
+    def __init__(self, title: str, y_label: str, units: str | None = None, time_only: bool = False, parent=None):
+        super().__init__(parent=parent)
+        self.time_only = time_only
+        self.x_mode = "time" if time_only else "step"
+        self.paused = False
+        self._series: dict[str, tuple[SeriesBuffer, pg.PlotDataItem]] = {}
+        self._drawn: dict[str, tuple[int, str]] = {}
+        self._derived: dict[str, tuple[str, object]] = {}  # key -> (source key, fn(values) -> values)
+        item = self.getPlotItem()
+        item.setTitle(title, size="9pt")
+        item.setLabel("left", y_label, units=units)
+        item.showGrid(x=True, y=True, alpha=0.25)
+        item.setMenuEnabled(True)
+        self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
+        self._apply_x_axis()
+        self.setMinimumHeight(140)
+
+        self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((128, 128, 128, 160), width=1))
+        self._vline.setVisible(False)
+        item.addItem(self._vline, ignoreBounds=True)
+        self._readout = QLabel(self)
+        self._readout.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._readout.setStyleSheet("QLabel { background: rgba(40,40,40,170); color: white; padding: 2px 4px; font-size: 8pt; }")
+        self._readout.hide()
+        self._message = QLabel(self)
+        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self._message.setWordWrap(True)
+        self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
+        self._message.setStyleSheet("QLabel { color: palette(text); background: palette(base); padding: 6px; font-size: 9pt; }")
+        self._message.hide()
+        # Rate-limit the crosshair so a fast mouse does not redraw 1000 times a second.
+        self._mouse_proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse_moved)
+
+    # --- series ----------------------------------------------------------------------------
+
+    def add_series(self, key: str, name: str, color: str, symbol: str | None = None, width: float = 1.5,
+                   line: bool = True, symbol_size: float = 4) -> SeriesBuffer:
+        """A new series drawn as a line and/or symbols; returns its buffer."""
+        pen = pg.mkPen(color, width=width) if line else None
+        kwargs = {}
+        if symbol:
+            kwargs = {"symbol": symbol, "symbolSize": symbol_size, "symbolPen": None,
+                      "symbolBrush": pg.mkBrush(pg.mkColor(color).lighter(110))}
+        curve = self.getPlotItem().plot(name=name, pen=pen, **kwargs)
+        curve.setClipToView(True)
+        curve.setDownsampling(auto=True, method="peak")
+        buf = SeriesBuffer()
+        self._series[key] = (buf, curve)
+        return buf
+
+    def add_derived(self, key: str, source: str, fn, name: str, color: str, width: float = 2.0) -> None:
+        """A curve computed from another series' values at redraw time (e.g. a rolling mean)."""
+        curve = self.getPlotItem().plot(name=name, pen=pg.mkPen(color, width=width))
+        curve.setClipToView(True)
+        curve.setDownsampling(auto=True, method="peak")
+        self._series[key] = (self._series[source][0], curve)
+        self._derived[key] = (source, fn)
+
+    def has_series(self, key: str) -> bool:
+        return key in self._series
+
+    def buffer(self, key: str) -> SeriesBuffer:
+        return self._series[key][0]
+
+    def curve(self, key: str) -> pg.PlotDataItem:
+        return self._series[key][1]
+
+    def series_keys(self) -> list[str]:
+        return list(self._series)
+
+    def point_count(self) -> int:
+        """Points held by the plot's own (non-derived) series."""
+        return sum(buf.size for k, (buf, _) in self._series.items() if k not in self._derived)
+
+    def clear_data(self) -> None:
+        for key, (buf, curve) in self._series.items():
+            if key not in self._derived:
+                buf.clear()
+            curve.setData([], [])
+        self._drawn.clear()
+
+    # --- drawing ---------------------------------------------------------------------------
+
+    def set_x_mode(self, mode: str) -> None:
+        if self.time_only or mode == self.x_mode:
+            return
+        self.x_mode = mode
+        self._apply_x_axis()
+        self._drawn.clear()
+        self.getPlotItem().enableAutoRange()
+
+    def _apply_x_axis(self) -> None:
+        item = self.getPlotItem()
+        axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else pg.AxisItem("bottom")
+        item.setAxisItems({"bottom": axis})
+        item.setLabel("bottom", X_LABELS[self.x_mode])
+
+    def refresh(self) -> bool:
+        """Push changed series into their curves; returns whether anything was redrawn."""
+        if self.paused:
+            return False
+        changed = False
+        for key, (buf, curve) in self._series.items():
+            stamp = (buf.version, self.x_mode)
+            if self._drawn.get(key) == stamp:
+                continue
+            self._drawn[key] = stamp
+            y = buf.values
+            if key in self._derived:
+                y = self._derived[key][1](y)
+            curve.setData(buf.x(self.x_mode), y)
+            changed = True
+        return changed
+
+    def follow(self) -> None:
+        """Autoscale both axes again and keep following new data."""
+        self.getPlotItem().enableAutoRange()
+
+    # --- overlays --------------------------------------------------------------------------
+
+    def set_message(self, text: str | None) -> None:
+        """Show ``text`` over the plot instead of data (e.g. why GPU data is not available)."""
+        self._message.setText(text or "")
+        self._message.setVisible(bool(text))
+        self._place_overlays()
+
+    def message(self) -> str | None:
+        return self._message.text() if self._message.isVisibleTo(self) else None
+
+    def resizeEvent(self, ev):  # noqa: N802 (Qt API)
+        super().resizeEvent(ev)
+        self._place_overlays()
+
+    def _place_overlays(self) -> None:
+        if "_message" not in self.__dict__:  # GraphicsView resizes once before __init__ gets here
+            return
+        w, h = self.width(), self.height()
+        self._message.setGeometry(int(w * 0.1), int(h * 0.3), int(w * 0.8), int(h * 0.4))
+        self._message.raise_()
+
+    def _on_mouse_moved(self, event) -> None:
+        pos = event[0]
+        vb = self.getPlotItem().vb
+        if not self.sceneBoundingRect().contains(pos) or not vb.sceneBoundingRect().contains(pos):
+            self._vline.setVisible(False)
+            self._readout.hide()
+            return
+        x = vb.mapSceneToView(pos).x()
+        self._vline.setPos(x)
+        self._vline.setVisible(True)
+        self._readout.setText(self.readout_at(x))
+        self._readout.adjustSize()
+        self._readout.move(max(0, self.width() - self._readout.width() - 6), 4)
+        self._readout.show()
+        self._readout.raise_()
+
+    def readout_at(self, x: float) -> str:
+        """The crosshair text: x and each visible series' value at the nearest point."""
+        if self.x_mode == "time":
+            head = datetime.fromtimestamp(x).strftime("%H:%M:%S") if x > 0 else "-"
+        else:
+            head = f"step {x:,.0f}"
+        parts = [head]
+        for key, (buf, curve) in self._series.items():
+            if not buf.size or not curve.isVisible():
+                continue
+            xs = buf.x(self.x_mode)
+            i = int(np.clip(np.searchsorted(xs, x), 0, buf.size - 1))
+            if i > 0 and abs(xs[i - 1] - x) < abs(xs[i] - x):
+                i -= 1
+            y = buf.values
+            if key in self._derived:
+                y = self._derived[key][1](y[: i + 1])
+                value = y[-1]
+            else:
+                value = y[i]
+            parts.append(f"{curve.name() or key}: {format_value(float(value))}")
+        return "   ".join(parts)
+
+    def set_theme_colors(self, background: str, foreground: str) -> None:
+        self.setBackground(background)
+        item = self.getPlotItem()
+        for name in ("left", "bottom"):
+            axis = item.getAxis(name)
+            axis.setPen(foreground)
+            axis.setTextPen(foreground)
+        item.titleLabel.setText(item.titleLabel.text, color=foreground)

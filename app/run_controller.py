@@ -1,0 +1,235 @@
+"""Follow one run folder from a QThread and hand the window batches of what appeared.
+
+``RunController`` lives in its own QThread: a QTimer there reads ``status.json``, the new lines
+of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, and emits one signal per kind per
+tick. Every signal carries the generation it was read for; ``RunFollower`` (GUI side) drops a
+signal whose generation is not the current one, so a batch still queued from the previous run
+never lands in the new run's plots. Stopping runs ``core.launch.stop_run`` on a helper thread,
+because it blocks for up to its timeout and following must go on meanwhile.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+
+from core.files import JsonlReader
+from core.launch import stop_run
+from core.runs import ACTIVE, read_status
+
+POLL_MS = 200
+CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
+LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
+
+
+class LogTail:
+    """New complete lines of a growing text file, starting near its end."""
+
+    def __init__(self, path: Path, tail_bytes: int = LOG_TAIL_BYTES):
+        self.path = path
+        self.offset: int | None = None
+        self.tail_bytes = tail_bytes
+
+    def read_new(self) -> list[str]:
+        try:
+            with open(self.path, "rb") as fh:
+                size = fh.seek(0, 2)
+                if self.offset is None or size < self.offset:
+                    self.offset = max(0, size - self.tail_bytes)
+                    skip_partial = self.offset > 0
+                else:
+                    skip_partial = False
+                fh.seek(self.offset)
+                data = fh.read(CHUNK_BYTES)
+        except FileNotFoundError:
+            return []
+        if skip_partial:
+            cut = data.find(b"\n") + 1
+            self.offset += cut
+            data = data[cut:]
+        end = data.rfind(b"\n")
+        if end < 0:
+            return []
+        self.offset += end + 1
+        return data[:end].decode("utf-8", errors="replace").splitlines()
+
+
+class RunController(QObject):
+    """Reads one run folder on a timer in its own thread; signals carry ``(generation, batch)``."""
+
+    records = Signal(int, list)
+    telemetry = Signal(int, list)
+    status = Signal(int, dict)
+    log_lines = Signal(int, list)
+    stop_finished = Signal(int, str)
+
+    def __init__(self, poll_ms: int = POLL_MS):
+        super().__init__()
+        self.poll_ms = poll_ms
+        self.run_dir: Path | None = None
+        self.generation = 0
+        self._timer: QTimer | None = None
+        self._readers: tuple[JsonlReader, JsonlReader, LogTail] | None = None
+        self._last_status: dict | None = None
+
+    @Slot(str, int)
+    def follow(self, run_dir: str, generation: int) -> None:
+        """Start following ``run_dir`` ("" = nothing) from its first record."""
+        self.generation = generation
+        self.run_dir = Path(run_dir) if run_dir else None
+        self._last_status = None
+        if self.run_dir is None:
+            self._readers = None
+        else:
+            self._readers = (JsonlReader(self.run_dir / "metrics.jsonl"), JsonlReader(self.run_dir / "telemetry.jsonl"),
+                             LogTail(self.run_dir / "worker.log"))
+        if self._timer is None:  # created here so it belongs to this object's thread
+            self._timer = QTimer(self)
+            self._timer.timeout.connect(self.poll)
+        self._timer.start(self.poll_ms)
+        self.poll()
+
+    @Slot()
+    def poll(self) -> None:
+        """One tick: emit what is new since the last tick (nothing is emitted for nothing)."""
+        if self.run_dir is None or self._readers is None:
+            return
+        gen = self.generation
+        metrics, telemetry, log = self._readers
+        status = read_status(self.run_dir)
+        if status != self._last_status:
+            self._last_status = status
+            self.status.emit(gen, status)
+        backlog = False
+        recs = metrics.read_new(CHUNK_BYTES)
+        if recs:
+            self.records.emit(gen, recs)
+            backlog |= _has_more(metrics)
+        replaced = _was_replaced(telemetry)  # the recorder thins old telemetry by rewriting the file
+        samples = telemetry.read_new(CHUNK_BYTES)
+        if replaced:
+            samples = [{"kind": "reset"}, *samples]
+        if samples:
+            self.telemetry.emit(gen, samples)
+            backlog |= _has_more(telemetry)
+        lines = log.read_new()
+        if lines:
+            self.log_lines.emit(gen, lines)
+        if self._timer is not None:
+            # Catch up on a long history quickly; then poll at the normal pace. A run that
+            # ended is read once more for its last lines and then polled slowly.
+            active = status.get("state") in ACTIVE
+            self._timer.setInterval(0 if backlog else (self.poll_ms if active else 4 * self.poll_ms))
+
+    @Slot(float)
+    def stop(self, timeout: float) -> None:
+        """Stop the followed run (STOP file, then kill after ``timeout``); emits ``stop_finished``."""
+        run_dir, gen = self.run_dir, self.generation
+        if run_dir is None:
+            self.stop_finished.emit(gen, "not running")
+            return
+
+        def work() -> None:
+            try:
+                how = stop_run(run_dir, timeout=timeout)
+            except Exception as exc:  # noqa: BLE001 (the window must hear about any failure)
+                how = f"failed: {exc}"
+            self.stop_finished.emit(gen, how)
+
+        threading.Thread(target=work, name=f"stop-{run_dir.name}", daemon=True).start()
+
+    @Slot()
+    def shutdown(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+
+
+def _was_replaced(reader: JsonlReader) -> bool:
+    try:
+        return reader.offset > 0 and reader.path.stat().st_size < reader.offset
+    except OSError:
+        return False
+
+
+def _has_more(reader: JsonlReader) -> bool:
+    try:
+        return reader.path.stat().st_size > reader.offset + 1
+    except OSError:
+        return False
+
+
+class RunFollower(QObject):
+    """GUI-side handle of a ``RunController`` in its own QThread.
+
+    Re-emits the controller's batches without the generation, dropping stale ones.
+    """
+
+    records = Signal(list)
+    telemetry = Signal(list)
+    status = Signal(dict)
+    log_lines = Signal(list)
+    stop_finished = Signal(str)
+    _follow = Signal(str, int)
+    _stop = Signal(float)
+    _shutdown = Signal()
+
+    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS):
+        super().__init__(parent)
+        self.generation = 0
+        self.run_dir: Path | None = None
+        self.thread = QThread()
+        self.thread.setObjectName("run-controller")
+        self.controller = RunController(poll_ms)
+        self.controller.moveToThread(self.thread)
+        self._follow.connect(self.controller.follow)
+        self._stop.connect(self.controller.stop)
+        self._shutdown.connect(self.controller.shutdown)
+        self.thread.finished.connect(self.controller.deleteLater)
+        self.controller.records.connect(self._on_records)
+        self.controller.telemetry.connect(self._on_telemetry)
+        self.controller.status.connect(self._on_status)
+        self.controller.log_lines.connect(self._on_log)
+        self.controller.stop_finished.connect(self._on_stop_finished)
+        self.thread.start()
+
+    def follow(self, run_dir: Path | str | None) -> int:
+        """Follow ``run_dir`` (None: nothing); returns the new generation."""
+        self.generation += 1
+        self.run_dir = Path(run_dir) if run_dir else None
+        self._follow.emit(str(run_dir) if run_dir else "", self.generation)
+        return self.generation
+
+    def stop(self, timeout: float = 60.0) -> None:
+        self._stop.emit(timeout)
+
+    def close(self) -> None:
+        """Stop following and end the thread (the run itself keeps going)."""
+        self.generation += 1
+        self._shutdown.emit()
+        self.thread.quit()
+        self.thread.wait(5000)
+
+    def _current(self, gen: int) -> bool:
+        return gen == self.generation
+
+    def _on_records(self, gen: int, batch: list) -> None:
+        if self._current(gen):
+            self.records.emit(batch)
+
+    def _on_telemetry(self, gen: int, batch: list) -> None:
+        if self._current(gen):
+            self.telemetry.emit(batch)
+
+    def _on_status(self, gen: int, status: dict) -> None:
+        if self._current(gen):
+            self.status.emit(status)
+
+    def _on_log(self, gen: int, lines: list) -> None:
+        if self._current(gen):
+            self.log_lines.emit(lines)
+
+    def _on_stop_finished(self, gen: int, how: str) -> None:
+        # A stop result matters even if the user switched runs meanwhile: always report it.
+        self.stop_finished.emit(how)

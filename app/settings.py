@@ -1,0 +1,53 @@
+"""UI state that survives a restart (geometry, splitters, last choices), behind one accessor.
+
+QSettings only stores UI state; run configs live in YAML. Values come back converted to the type
+of their default, because QSettings' INI backend returns strings ("true", "3") for everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+
+from PySide6.QtCore import QByteArray, QSettings
+
+T = TypeVar("T")
+
+ORGANIZATION = "rlpanel"
+APPLICATION = "rlpanel"
+
+
+def qsettings() -> QSettings:
+    """The one QSettings object of the app (INI format, so tests can redirect it with ``setPath``)."""
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, APPLICATION)
+
+
+def _convert(value: Any, default: T) -> T:
+    if value is None:
+        return default
+    if isinstance(default, bool):
+        if isinstance(value, str):
+            return value.strip().lower() in ("1", "true", "yes", "on")  # type: ignore[return-value]
+        return bool(value)  # type: ignore[return-value]
+    if isinstance(default, QByteArray):
+        return value if isinstance(value, QByteArray) else QByteArray(value)  # type: ignore[return-value]
+    if isinstance(default, (int, float, str)):
+        try:
+            return type(default)(value)  # type: ignore[return-value]
+        except (TypeError, ValueError):
+            return default
+    if isinstance(default, list):
+        if isinstance(value, str):
+            return [value]  # type: ignore[return-value]
+        return list(value)  # type: ignore[return-value]
+    return value
+
+
+def get_setting(key: str, default: T) -> T:
+    """The stored value of ``key`` as ``default``'s type, or ``default`` if missing or unreadable."""
+    return _convert(qsettings().value(key), default)
+
+
+def set_setting(key: str, value: Any) -> None:
+    settings = qsettings()
+    settings.setValue(key, value)
+    settings.sync()

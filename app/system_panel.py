@@ -1,0 +1,94 @@
+"""The System tab: what ``rlpanel doctor`` reports, gathered off the GUI thread.
+
+The doctor probes torch in a subprocess (importing torch here is forbidden and slow), which
+can take seconds, so it runs on a worker thread and the panel fills in when it is done.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+import threading
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QFontDatabase
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
+
+
+def gather_report(runs_dir: Path) -> str:
+    """The doctor's report as text (the lead's doctor module, or a short fallback)."""
+    try:
+        from core.commands import doctor
+    except ImportError:
+        doctor = None
+    if doctor is not None and hasattr(doctor, "report"):
+        return doctor.format_report(doctor.report(Path(runs_dir)))
+    lines = [f"python      {sys.version.split()[0]} ({sys.executable})", f"platform    {platform.platform()}"]
+    try:
+        from core.telemetry import doctor_gpu_lines, nvml_status
+
+        status = nvml_status()
+        lines.append("NVML        available" if status.available else f"NVML        not available: {status.reason}")
+        lines += [f"            {line}" for line in doctor_gpu_lines()]
+    except ImportError:
+        lines.append("NVML        telemetry module missing")
+    lines.append(f"runs        {runs_dir}")
+    return "\n".join(lines)
+
+
+class _ReportSignals(QObject):
+    done = Signal(str)
+
+
+class SystemPanel(QWidget):
+    report_ready = Signal(str)
+
+    def __init__(self, runs_dir: Path, parent=None):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self._signals = _ReportSignals()
+        self._signals.done.connect(self._show)
+        self._busy = False
+        self.state = QLabel("Not checked yet")
+        self.refresh_button = QPushButton("Check again")
+        self.refresh_button.clicked.connect(self.refresh)
+        self.text = QPlainTextEdit()
+        self.text.setReadOnly(True)
+        self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        top = QHBoxLayout()
+        top.addWidget(self.state, 1)
+        top.addWidget(self.refresh_button)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.text, 1)
+
+    def refresh(self) -> None:
+        """Gather the report again on a worker thread (does nothing while one is running)."""
+        if self._busy:
+            return
+        self._busy = True
+        self.refresh_button.setEnabled(False)
+        self.state.setText("Checking python, torch, CUDA, GPUs and disk (torch is probed in a subprocess)...")
+
+        def work() -> None:
+            try:
+                text = gather_report(self.runs_dir)
+            except Exception as exc:  # noqa: BLE001 (show the failure instead of a blank panel)
+                text = f"The system check failed: {type(exc).__name__}: {exc}"
+            self._signals.done.emit(text)
+
+        threading.Thread(target=work, name="system-report", daemon=True).start()
+
+    def _show(self, text: str) -> None:
+        self._busy = False
+        self.refresh_button.setEnabled(True)
+        self.state.setText("What `rlpanel doctor` reports:")
+        self.text.setPlainText(text)
+        self.report_ready.emit(text)
+
+    def showEvent(self, ev):  # noqa: N802 (Qt API)
+        super().showEvent(ev)
+        if not self.text.toPlainText() and not self._busy:
+            self.refresh()
