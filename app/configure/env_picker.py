@@ -1,0 +1,173 @@
+"""The environment picker (gymnasium id or ``module:Class`` entry point, with kwargs) and the
+algorithm selector."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QRadioButton,
+    QWidget,
+)
+
+from app.configure.theme import error_color
+from core.config import ALGOS
+from core.spaces import COMMON_ENVS
+
+KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
+             "multidiscrete": "multi-discrete actions", "multibinary": "multi-binary actions"}
+
+
+class EnvPicker(QGroupBox):
+    """Emits ``env_edited(dict)`` (the raw ``env`` section) and ``algo_edited(str)`` on user edits."""
+
+    env_edited = Signal(object)
+    algo_edited = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Environment and algorithm", parent)
+        self.gym_radio = QRadioButton("Gymnasium id")
+        self.entry_radio = QRadioButton("Custom entry point")
+        self.gym_radio.setChecked(True)
+        group = QButtonGroup(self)
+        group.addButton(self.gym_radio)
+        group.addButton(self.entry_radio)
+        kinds = QHBoxLayout()
+        kinds.addWidget(self.gym_radio)
+        kinds.addWidget(self.entry_radio)
+        kinds.addStretch(1)
+
+        self.id_combo = QComboBox()
+        self.id_combo.setEditable(True)
+        self.id_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        for index, env in enumerate(COMMON_ENVS):
+            self.id_combo.addItem(env.id)
+            tip = f"{env.description}; {KIND_TEXT.get(env.action_kind, env.action_kind)}"
+            if not env.available:
+                tip += f" (needs pip install {env.extra})"
+            self.id_combo.setItemData(index, tip, Qt.ItemDataRole.ToolTipRole)
+        self.id_combo.setToolTip("A registered gymnasium id; type any other id")
+        self.entry_edit = QLineEdit()
+        self.entry_edit.setPlaceholderText("package.module:Class")
+        self.entry_edit.setToolTip("A custom env class; only the training worker imports it (its spaces are read in a subprocess)")
+        self.kwargs_edit = QPlainTextEdit()
+        self.kwargs_edit.setPlaceholderText("kwargs as YAML or JSON, e.g. {max_episode_steps: 500}")
+        self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")
+        self.kwargs_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 10)
+        self.spaces_label = QLabel()
+        self.spaces_label.setEnabled(False)
+        self.spaces_label.setWordWrap(True)
+        self.env_error = QLabel()
+        self.env_error.setWordWrap(True)
+        self.env_error.hide()
+
+        self.algo_combo = QComboBox()
+        self.algo_combo.addItems(list(ALGOS))
+        self.algo_combo.setToolTip("SAC needs continuous (Box) actions, DQN discrete ones; PPO and A2C take both")
+        self.algo_error = QLabel()
+        self.algo_error.setWordWrap(True)
+        self.algo_error.hide()
+
+        form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(kinds)
+        self.id_label = QLabel("Env id")
+        self.entry_label = QLabel("Entry point")
+        form.addRow(self.id_label, self.id_combo)
+        form.addRow(self.entry_label, self.entry_edit)
+        form.addRow("Env kwargs", self.kwargs_edit)
+        form.addRow("", self.spaces_label)
+        form.addRow("", self.env_error)
+        form.addRow("Algorithm", self.algo_combo)
+        form.addRow("", self.algo_error)
+        self._form = form
+        self._show_kind()
+
+        self.gym_radio.toggled.connect(self._kind_toggled)
+        self.id_combo.lineEdit().textEdited.connect(lambda _t: self._emit_env())
+        self.id_combo.activated.connect(lambda _i: self._emit_env())
+        self.entry_edit.textEdited.connect(lambda _t: self._emit_env())
+        self.kwargs_edit.textChanged.connect(self._kwargs_changed)
+        self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
+        self._loading = False
+
+    # --- user edits ------------------------------------------------------------------------
+
+    def _kind_toggled(self, _checked: bool) -> None:
+        self._show_kind()
+        if not self._loading:
+            self._emit_env()
+
+    def _show_kind(self) -> None:
+        gym = self.gym_radio.isChecked()
+        self._form.setRowVisible(self.id_combo, gym)
+        self._form.setRowVisible(self.entry_edit, not gym)
+
+    def _kwargs_changed(self) -> None:
+        if not self._loading:
+            self._emit_env()
+
+    def env_raw(self) -> dict[str, Any]:
+        """The env section as the user set it; unparsable kwargs are passed on for the schema to reject."""
+        text = self.kwargs_edit.toPlainText().strip()
+        try:
+            kwargs: Any = yaml.safe_load(text) if text else {}
+        except yaml.YAMLError:
+            kwargs = text
+        if kwargs is None:
+            kwargs = {}
+        if self.gym_radio.isChecked():
+            return {"id": self.id_combo.currentText().strip(), "entry_point": None, "kwargs": kwargs}
+        return {"id": None, "entry_point": self.entry_edit.text().strip() or None, "kwargs": kwargs}
+
+    def _emit_env(self) -> None:
+        self.env_edited.emit(self.env_raw())
+
+    # --- shown from the config -------------------------------------------------------------
+
+    def show_env(self, env: dict[str, Any]) -> None:
+        """Show an env section without emitting ``env_edited``; text being typed is kept."""
+        if env == self.env_raw():
+            return
+        self._loading = True
+        try:
+            entry = env.get("entry_point")
+            (self.entry_radio if entry else self.gym_radio).setChecked(True)
+            self._show_kind()
+            if entry:
+                self.entry_edit.setText(str(entry))
+            else:
+                self.id_combo.setEditText(str(env.get("id") or ""))
+            kwargs = env.get("kwargs") or {}
+            text = yaml.safe_dump(kwargs, default_flow_style=True, width=10**6).strip() if kwargs else ""
+            if isinstance(kwargs, str):
+                text = kwargs
+            if self.kwargs_edit.toPlainText().strip() != text:
+                self.kwargs_edit.setPlainText(text)
+        finally:
+            self._loading = False
+
+    def show_algo(self, algo: str) -> None:
+        if self.algo_combo.currentText() != algo:
+            self.algo_combo.setCurrentText(algo)
+
+    def show_spaces(self, text: str) -> None:
+        self.spaces_label.setText(text)
+
+    def show_errors(self, env_error: str | None, algo_error: str | None) -> None:
+        for label, message in ((self.env_error, env_error), (self.algo_error, algo_error)):
+            label.setText(message or "")
+            label.setStyleSheet(f"color: {error_color(self).name()};")
+            label.setVisible(bool(message))
+        color = error_color(self).name()
+        self.algo_combo.setStyleSheet(f"QComboBox {{ border: 1px solid {color}; }}" if algo_error else "")

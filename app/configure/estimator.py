@@ -1,0 +1,121 @@
+"""The panel's link to ``core.estimate``, ``core.gpus`` and ``core.spaces``.
+
+Env spaces are probed once per env, on a QThreadPool thread (an entry point runs in a
+subprocess there; a gymnasium id is created in that thread), so the GUI thread never waits.
+The estimate itself is pure arithmetic and runs on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+
+from core.config import ConfigError, EnvSpec, RunConfig
+
+try:  # written by the estimate issue; the panel says so instead of failing while it is missing
+    from core import estimate as _estimate
+except ImportError as exc:  # pragma: no cover - depends on the checkout
+    _estimate = None
+    _ESTIMATE_MISSING = f"the fit estimate is not available ({exc})"
+else:
+    _ESTIMATE_MISSING = ""
+
+
+def env_key(env: EnvSpec | dict[str, Any]) -> str:
+    data = env.model_dump(mode="json") if isinstance(env, EnvSpec) else env
+    return json.dumps(data, sort_keys=True, default=repr)
+
+
+def target_choices() -> list[tuple[str, str]]:
+    """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles."""
+    try:
+        from core.gpus import detected_profiles, known_profiles
+    except ImportError:
+        return [("auto", "auto")]
+    detected = detected_profiles()
+    auto = f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
+    out = [("auto", auto)]
+    out += [(p.name, f"{p.name} ({p.memory_gib:.1f} GiB)") for p in detected[1:]]
+    out += [(p.name, f"{p.name} ({p.memory_gib:.0f} GiB)") for p in known_profiles()]
+    return out
+
+
+def host_memory_bytes() -> int | None:
+    try:
+        import psutil
+
+        return int(psutil.virtual_memory().total)
+    except Exception:  # psutil missing or unsupported platform: the host bar shows no capacity
+        return None
+
+
+def estimate_json(cfg: RunConfig, spaces: Any, host_total: int | None) -> tuple[dict[str, Any] | None, str]:
+    """The estimate as JSON, or ``None`` and why not."""
+    if _estimate is None:
+        return None, _ESTIMATE_MISSING
+    try:
+        from core.gpus import get_profile
+
+        profile = get_profile(cfg.target_gpu)
+        result = _estimate.estimate(cfg, spaces, profile, host_memory_bytes=host_total)
+    except ConfigError as exc:
+        return None, "; ".join(i.message for i in exc.issues)
+    except (ValueError, TypeError, KeyError) as exc:  # an estimate bug must not take the panel down
+        return None, f"cannot estimate: {exc}"
+    return result.to_json(), ""
+
+
+class _ProbeSignals(QObject):
+    done = Signal(str, object, str)  # env key, EnvSpaces or None, error text
+
+
+class _ProbeTask(QRunnable):
+    def __init__(self, key: str, env: EnvSpec, signals: _ProbeSignals):
+        super().__init__()
+        self.key, self.env, self.signals = key, env, signals
+
+    def run(self) -> None:
+        from core.spaces import probe_spaces
+
+        try:
+            spaces, error = probe_spaces(self.env), ""
+        except ConfigError as exc:
+            spaces, error = None, "; ".join(i.message for i in exc.issues)
+        except Exception as exc:  # a broken env must not kill the pool thread
+            spaces, error = None, f"{type(exc).__name__}: {exc}"
+        self.signals.done.emit(self.key, spaces, error)
+
+
+class SpacesCache(QObject):
+    """Env spaces by env; ``ready(key)`` when a probe finishes (its result or error is cached)."""
+
+    ready = Signal(str)
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._results: dict[str, tuple[Any, str]] = {}
+        self._pending: set[str] = set()
+        self._signals = _ProbeSignals(self)
+        self._signals.done.connect(self._done)
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+
+    def get(self, env: EnvSpec) -> tuple[Any, str] | None:
+        """(spaces, error) when known; else start a probe and return ``None``."""
+        key = env_key(env)
+        if key in self._results:
+            return self._results[key]
+        if key not in self._pending:
+            self._pending.add(key)
+            self.pool.start(_ProbeTask(key, env.model_copy(deep=True), self._signals))
+        return None
+
+    def _done(self, key: str, spaces: Any, error: str) -> None:
+        self._pending.discard(key)
+        self._results[key] = (spaces, error)
+        self.ready.emit(key)
+
+    def wait(self, msecs: int = 30000) -> bool:
+        return self.pool.waitForDone(msecs)

@@ -1,0 +1,276 @@
+"""The fit bar: the estimate's breakdown as stacked bars against GPU and host memory.
+
+``MemoryBar`` paints one stacked bar (QPainter) with a tooltip per segment; ``FitBox`` shows the
+GPU bar, the host bar, the verdict, the biggest term and the suggested fix as a button. The
+estimate itself comes from ``core.estimate`` (see ``estimator.py``); nothing here computes it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
+from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
+
+from app.configure.theme import segment_color, verdict_color
+
+GIB = 1024**3
+
+
+def format_bytes(n: float | None) -> str:
+    if n is None:
+        return "?"
+    for unit, size in (("GiB", GIB), ("MiB", 1024**2), ("KiB", 1024)):
+        if abs(n) >= size:
+            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def term_label(name: str) -> str:
+    return name.replace("_", " ")
+
+
+def suggestion_short(suggestion: dict[str, Any]) -> str:
+    """``batch_size 65536 -> 32768``: the field and its change, for a button."""
+    def show(v: Any) -> str:
+        return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
+
+    return f"{suggestion['path'].rsplit('.', 1)[-1]} {show(suggestion.get('old'))} \u2192 {show(suggestion.get('new'))}"
+
+
+def no_fit_reason(estimate: dict[str, Any]) -> str:
+    """Why a run will not fit, in words for the launch confirmation."""
+    lines = []
+    if estimate.get("verdict") == "does not fit" and estimate.get("on_gpu", True):
+        lines.append(f"The estimate needs {format_bytes(estimate.get('gpu_bytes'))} of GPU memory; "
+                     f"{estimate.get('gpu_name') or 'the target'} has {format_bytes(estimate.get('capacity_bytes'))}.")
+    if estimate.get("host_verdict") == "does not fit" or (estimate.get("verdict") == "does not fit" and not estimate.get("on_gpu", True)):
+        lines.append(f"It needs {format_bytes(estimate.get('host_bytes'))} of host memory; this machine has "
+                     f"{format_bytes(estimate.get('host_capacity_bytes'))}.")
+    big = estimate.get("biggest_term")
+    if big:
+        lines.append(f"The biggest term is {term_label(big['name'])} ({format_bytes(big['bytes'])}).")
+    if estimate.get("suggestion"):
+        lines.append(f"Suggested fix: {estimate['suggestion'].get('text')}.")
+    return "\n".join(lines)
+
+
+class MemoryBar(QWidget):
+    """Stacked segments (name, bytes) against a capacity, with the 80 % / 95 % verdict marks."""
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.segments: list[tuple[str, int]] = []
+        self.capacity: int | None = None
+        self.color: QColor | None = None  # outline colour: the verdict's
+        self.setMinimumHeight(18)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:
+        return QSize(240, 20)
+
+    def set_data(self, segments: list[tuple[str, int]], capacity: int | None, color: QColor | None = None) -> None:
+        self.segments = [(n, int(b)) for n, b in segments if b > 0]
+        self.capacity = capacity
+        self.color = color
+        self.update()
+
+    def total(self) -> int:
+        return sum(b for _, b in self.segments)
+
+    def _scale(self) -> float:
+        # Past capacity the bar is scaled to the total, so the overflow shows beyond the capacity mark.
+        return float(max(self.capacity or 0, self.total(), 1))
+
+    def _rects(self) -> list[tuple[QRectF, int]]:
+        inner = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        scale = self._scale()
+        x = inner.left()
+        out = []
+        for index, (_, size) in enumerate(self.segments):
+            width = inner.width() * size / scale
+            out.append((QRectF(x, inner.top(), width, inner.height()), index))
+            x += width
+        return out
+
+    def paintEvent(self, _event: Any) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing, False)
+        pal = self.palette()
+        frame = QRectF(self.rect()).adjusted(0.5, 0.5, -0.5, -0.5)
+        painter.fillRect(frame, pal.color(QPalette.ColorRole.Base))
+        for rect, index in self._rects():
+            painter.fillRect(rect, segment_color(index))
+        inner = QRectF(self.rect()).adjusted(1, 1, -1, -1)
+        if self.capacity:
+            scale = self._scale()
+            mark_pen = QPen(pal.color(QPalette.ColorRole.WindowText))
+            mark_pen.setStyle(Qt.PenStyle.DotLine)
+            for share in (0.8, 0.95):
+                x = inner.left() + inner.width() * self.capacity * share / scale
+                painter.setPen(mark_pen)
+                painter.drawLine(int(x), int(inner.top()), int(x), int(inner.bottom()))
+            x = inner.left() + inner.width() * self.capacity / scale
+            painter.setPen(QPen(pal.color(QPalette.ColorRole.WindowText), 2))
+            painter.drawLine(int(x), int(inner.top()) - 1, int(x), int(inner.bottom()) + 1)
+        painter.setPen(QPen(self.color or pal.color(QPalette.ColorRole.Mid), 1))
+        painter.drawRect(frame)
+        painter.end()
+
+    def segment_at(self, x: float) -> int | None:
+        for rect, index in self._rects():
+            if rect.left() <= x < rect.right():
+                return index
+        return None
+
+    def event(self, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.ToolTip:
+            index = self.segment_at(event.position().x() if hasattr(event, "position") else event.pos().x())
+            if index is None:
+                QToolTip.showText(event.globalPos(), self.summary(), self)
+            else:
+                name, size = self.segments[index]
+                share = f" ({size / self.capacity:.0%} of capacity)" if self.capacity else ""
+                QToolTip.showText(event.globalPos(), f"{term_label(name)}: {format_bytes(size)}{share}", self)
+            return True
+        return super().event(event)
+
+    def summary(self) -> str:
+        cap = f" of {format_bytes(self.capacity)}" if self.capacity else ""
+        lines = [f"{format_bytes(self.total())}{cap}"]
+        lines += [f"{term_label(n)}: {format_bytes(b)}" for n, b in self.segments]
+        return "\n".join(lines)
+
+
+class FitBox(QGroupBox):
+    """Target GPU choice, GPU and host bars, verdict and the suggested fix.
+
+    ``target_changed(str)`` when the user picks a target; ``suggestion_clicked(dict)`` carries the
+    estimate's ``suggestion`` (``path``, ``old``, ``new``, ``text``) for the panel to apply.
+    """
+
+    target_changed = Signal(str)
+    suggestion_clicked = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__("Fit before launch", parent)
+        self.estimate: dict[str, Any] | None = None
+        self.target_combo = QComboBox()
+        self.target_combo.setToolTip("The GPU to plan for: the detected one (auto) or a profile from configs/gpus.yaml")
+        self.target_combo.activated.connect(lambda _i: self.target_changed.emit(self.target()))
+        self.gpu_bar = MemoryBar()
+        self.host_bar = MemoryBar()
+        self.gpu_text = QLabel()
+        self.host_text = QLabel()
+        for label in (self.gpu_text, self.host_text):
+            label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            label.setMinimumWidth(label.fontMetrics().horizontalAdvance("00.00 / 00.00 GiB"))
+        self.verdict_label = QLabel()
+        font = self.verdict_label.font()
+        font.setBold(True)
+        self.verdict_label.setFont(font)
+        self.detail_label = QLabel()
+        self.detail_label.setWordWrap(True)
+        self.suggestion_button = QPushButton()
+        self.suggestion_button.hide()
+        self.suggestion_button.clicked.connect(self._suggestion)
+
+        grid = QGridLayout(self)
+        grid.setColumnStretch(1, 1)
+        grid.addWidget(QLabel("Target"), 0, 0)
+        grid.addWidget(self.target_combo, 0, 1, 1, 2)
+        grid.addWidget(QLabel("GPU"), 1, 0)
+        grid.addWidget(self.gpu_bar, 1, 1)
+        grid.addWidget(self.gpu_text, 1, 2)
+        grid.addWidget(QLabel("Host"), 2, 0)
+        grid.addWidget(self.host_bar, 2, 1)
+        grid.addWidget(self.host_text, 2, 2)
+        verdict = QHBoxLayout()
+        verdict.addWidget(self.verdict_label)
+        verdict.addWidget(self.detail_label, 1)
+        grid.addLayout(verdict, 3, 0, 1, 3)
+        grid.addWidget(self.suggestion_button, 4, 0, 1, 3)
+        self.show_unavailable("no estimate yet")
+
+    # --- target ----------------------------------------------------------------------------
+
+    def set_targets(self, choices: list[tuple[str, str]], current: str) -> None:
+        """``choices`` are (value, label); ``current`` is selected (added if unknown)."""
+        self.target_combo.blockSignals(True)
+        self.target_combo.clear()
+        for value, label in choices:
+            self.target_combo.addItem(label, value)
+        self.target_combo.blockSignals(False)
+        self.select_target(current)
+
+    def select_target(self, value: str) -> None:
+        index = self.target_combo.findData(value)
+        if index < 0:
+            self.target_combo.addItem(f"{value} (unknown profile)", value)
+            index = self.target_combo.count() - 1
+        self.target_combo.setCurrentIndex(index)
+
+    def target(self) -> str:
+        return str(self.target_combo.currentData() or "auto")
+
+    # --- estimate --------------------------------------------------------------------------
+
+    def show_estimate(self, estimate: dict[str, Any], host_total: int | None) -> None:
+        self.estimate = estimate
+        verdict = estimate.get("verdict")
+        terms = estimate.get("terms") or []
+        gpu_terms = [(t["name"], t["bytes"]) for t in terms if t.get("where") == "gpu"]
+        host_terms = [(t["name"], t["bytes"]) for t in terms if t.get("where") == "host"]
+        if estimate.get("on_gpu", True):
+            capacity = estimate.get("capacity_bytes")
+            self.gpu_bar.set_data(gpu_terms, capacity, verdict_color(self, verdict))
+            self.gpu_text.setText(f"{format_bytes(estimate.get('gpu_bytes'))} / {format_bytes(capacity)}")
+        else:
+            self.gpu_bar.set_data([], None)
+            self.gpu_text.setText("not used (CPU)")
+        host_capacity = estimate.get("host_capacity_bytes") or host_total
+        self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.get("host_verdict")))
+        self.host_text.setText(f"{format_bytes(estimate.get('host_bytes'))} / {format_bytes(host_capacity)}")
+        shown = verdict
+        if estimate.get("host_verdict") == "does not fit" and verdict != "does not fit":
+            shown = "does not fit"  # host RAM is what runs out
+        self.verdict_label.setText(str(shown or "?"))
+        self.verdict_label.setStyleSheet(f"color: {verdict_color(self, shown).name()};")
+        self.detail_label.setText(self._detail(estimate))
+        suggestion = estimate.get("suggestion")
+        self.suggestion_button.setVisible(bool(suggestion))
+        if suggestion:
+            self.suggestion_button.setText(f"Apply fix: {suggestion_short(suggestion)}")
+            self.suggestion_button.setToolTip(str(suggestion.get("text") or ""))
+
+    @staticmethod
+    def _detail(estimate: dict[str, Any]) -> str:
+        parts = []
+        big = estimate.get("biggest_term")
+        if big:
+            parts.append(f"biggest: {term_label(big['name'])} {format_bytes(big['bytes'])} ({big['where']})")
+        if estimate.get("host_verdict") in ("tight", "does not fit"):
+            parts.append(f"host RAM: {estimate['host_verdict']}")
+        parts += list(estimate.get("notes") or [])
+        return "; ".join(parts)
+
+    def show_unavailable(self, why: str) -> None:
+        """No estimate (config invalid, env being probed, estimate module missing): say why."""
+        self.estimate = None
+        self.gpu_bar.set_data([], None)
+        self.host_bar.set_data([], None)
+        self.gpu_text.setText("")
+        self.host_text.setText("")
+        self.verdict_label.setText("")
+        self.detail_label.setText(why)
+        self.detail_label.setStyleSheet("")
+        self.suggestion_button.hide()
+
+    def verdict(self) -> str | None:
+        return (self.estimate or {}).get("verdict")
+
+    def _suggestion(self) -> None:
+        if self.estimate and self.estimate.get("suggestion"):
+            self.suggestion_clicked.emit(self.estimate["suggestion"])

@@ -1,0 +1,203 @@
+"""Forms generated from the config schema: one row per pydantic field, no per-field UI code.
+
+A ``SectionForm`` is built from a section model (``PPOParams``, ``RuntimeParams``, ...) and a
+dotted prefix (``ppo``); each ``FieldRow`` holds the editor chosen by ``fields.field_kind``,
+a reset button shown while the value differs from the preset, and the schema's error message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QSizePolicy,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.configure.fields import FieldKind, field_kind, format_value, is_section, parse_text, tooltip, unit
+from app.configure.theme import error_color
+
+
+class FieldRow(QWidget):
+    """The editor of one config field, its reset button and its error message."""
+
+    edited = Signal(str, object)  # path, raw value (what the user typed, parsed)
+    reset_requested = Signal(str)
+
+    def __init__(self, path: str, info: FieldInfo, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.path = path
+        self.kind: FieldKind = field_kind(info)
+        self._value: Any = None
+        self._error: str | None = None
+        self.label = QLabel(info.title or path.rsplit(".", 1)[-1])
+        self.label.setToolTip(tooltip(info, path))
+        self.label.setBuddy(self)
+        self.editor = self._make_editor()
+        self.editor.setToolTip(tooltip(info, path))
+        self.editor.setObjectName(path)
+        self.reset_button = QToolButton()
+        self.reset_button.setText("\u21ba")
+        self.reset_button.setAutoRaise(True)
+        self.reset_button.setToolTip("Changed from the preset: click to reset it to the preset's value")
+        self.reset_button.clicked.connect(lambda: self.reset_requested.emit(self.path))
+        # Keep the space reserved so rows do not jump sideways when a value changes.
+        policy = self.reset_button.sizePolicy()
+        policy.setRetainSizeWhenHidden(True)
+        self.reset_button.setSizePolicy(policy)
+        self.reset_button.hide()
+        self.error_label = QLabel()
+        self.error_label.setWordWrap(True)
+        self.error_label.hide()
+
+        line = QHBoxLayout()
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self.editor, 1)
+        # Every row has a unit slot (maybe empty) so editors line up; the panel evens their widths.
+        self.unit_label = QLabel(unit(info) if self.kind.editor == "number" else "")
+        self.unit_label.setEnabled(False)  # the palette's disabled text: muted in light and dark themes
+        line.addWidget(self.unit_label)
+        line.addWidget(self.reset_button)
+        box = QVBoxLayout(self)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(2)
+        box.addLayout(line)
+        box.addWidget(self.error_label)
+
+    def _make_editor(self) -> QWidget:
+        kind = self.kind
+        if kind.editor == "bool":
+            editor = QCheckBox()
+            editor.clicked.connect(lambda checked: self._user_edit(bool(checked)))
+            return editor
+        if kind.options:
+            combo = QComboBox()
+            combo.addItems(list(kind.options))
+            combo.setEditable(kind.editable)
+            combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            combo.setMinimumContentsLength(6)
+            if kind.editable:
+                combo.lineEdit().textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
+                combo.activated.connect(lambda _i: self._user_edit(parse_text(combo.currentText(), kind)))
+            else:
+                combo.activated.connect(lambda _i: self._user_edit(combo.currentText()))
+            return combo
+        edit = QLineEdit()
+        if kind.optional:
+            edit.setPlaceholderText("empty: none / default")
+        edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        edit.textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
+        return edit
+
+    def _user_edit(self, value: Any) -> None:
+        self._value = value
+        self.edited.emit(self.path, value)
+
+    def value(self) -> Any:
+        return self._value
+
+    def text(self) -> str:
+        if isinstance(self.editor, QCheckBox):
+            return format_value(self.editor.isChecked())
+        if isinstance(self.editor, QComboBox):
+            return self.editor.currentText()
+        return self.editor.text()
+
+    def set_text(self, text: str) -> None:
+        """Type ``text`` as a user would (tests and the suggestion button use this)."""
+        if isinstance(self.editor, QComboBox) and self.editor.isEditable():
+            self.editor.setEditText(text)
+        elif isinstance(self.editor, QLineEdit):
+            self.editor.setText(text)
+        self._user_edit(parse_text(text, self.kind))
+
+    def set_value(self, value: Any) -> None:
+        """Show ``value`` without emitting ``edited``; text being typed that means the same is kept."""
+        if self._value == value and type(self._value) is type(value) and self.text():
+            return
+        self._value = value
+        text = format_value(value, self.kind)
+        editor = self.editor
+        editor.blockSignals(True)
+        try:
+            if isinstance(editor, QCheckBox):
+                editor.setChecked(bool(value))
+            elif isinstance(editor, QComboBox):
+                index = editor.findText(text)
+                if index >= 0:
+                    editor.setCurrentIndex(index)
+                elif editor.isEditable():
+                    editor.setEditText(text)
+            else:
+                editor.setText(text)
+        finally:
+            editor.blockSignals(False)
+
+    def set_changed(self, changed: bool) -> None:
+        font = self.label.font()
+        font.setBold(changed)
+        self.label.setFont(font)
+        self.reset_button.setVisible(changed)
+
+    def set_error(self, message: str | None) -> None:
+        if message == self._error:
+            return
+        self._error = message
+        if message:
+            color = error_color(self).name()
+            self.error_label.setText(message)
+            self.error_label.setStyleSheet(f"color: {color};")
+            self.editor.setStyleSheet(f"border: 1px solid {color};" if not isinstance(self.editor, QCheckBox)
+                                      else f"QCheckBox::indicator {{ border: 1px solid {color}; }}")
+        else:
+            self.editor.setStyleSheet("")
+        self.error_label.setVisible(bool(message))
+        self.editor.setProperty("invalid", bool(message))
+
+    def error(self) -> str | None:
+        return self._error
+
+
+class SectionForm(QGroupBox):
+    """All fields of one schema section, nested sections as group boxes inside."""
+
+    edited = Signal(str, object)
+    reset_requested = Signal(str)
+
+    def __init__(self, model: type[BaseModel], prefix: str, title: str | None = None,
+                 exclude: tuple[str, ...] = (), parent: QWidget | None = None):
+        super().__init__(title or model.__name__, parent)
+        self.prefix = prefix
+        self.rows: dict[str, FieldRow] = {}
+        layout = QFormLayout(self)
+        layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        layout.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        for name, info in model.model_fields.items():
+            if name in exclude:
+                continue
+            path = f"{prefix}.{name}" if prefix else name
+            if is_section(info.annotation):
+                sub = SectionForm(info.annotation, path, info.title or name)
+                sub.edited.connect(self.edited)
+                sub.reset_requested.connect(self.reset_requested)
+                self.rows.update(sub.rows)
+                layout.addRow(sub)
+                continue
+            row = FieldRow(path, info)
+            row.edited.connect(self.edited)
+            row.reset_requested.connect(self.reset_requested)
+            self.rows[path] = row
+            layout.addRow(row.label, row)

@@ -1,0 +1,70 @@
+"""A preset side by side with its base: one row per setting it changes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.configure.fields import format_value
+from core.config import ConfigError
+from core.presets import diff_against_base, get_preset
+
+
+class PresetDiffDialog(QDialog):
+    """Setting | base value | preset value, from ``core.presets.diff_against_base``."""
+
+    def __init__(self, name: str, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(f"Preset {name} against its base")
+        self.table = QTableWidget(0, 3)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.caption = QLabel()
+        self.caption.setWordWrap(True)
+        try:
+            preset = get_preset(name)
+            base = preset.base or "schema defaults"
+            rows = diff_against_base(name)
+        except ConfigError as exc:
+            base, rows = "?", []
+            self.caption.setText(f"Cannot compare: {exc}")
+        else:
+            self.caption.setText(f"<b>{name}</b> changes {len(rows)} setting(s) of <b>{base}</b>." if rows
+                                 else f"<b>{name}</b> has the same values as <b>{base}</b>.")
+        self.table.setHorizontalHeaderLabels(["Setting", base, name])
+        self.set_rows(rows)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.caption)
+        layout.addWidget(self.table)
+        layout.addWidget(buttons)
+        self.resize(620, 360)
+
+    def set_rows(self, rows: list[tuple[str, Any, Any]]) -> None:
+        self.table.setRowCount(len(rows))
+        for r, (path, base_value, value) in enumerate(rows):
+            for c, text in enumerate((path, _show(base_value), _show(value))):
+                self.table.setItem(r, c, QTableWidgetItem(text))
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in range(self.table.rowCount())]  # type: ignore[misc]
+
+
+def _show(value: Any) -> str:
+    return "(default: empty)" if value is None else format_value(value)

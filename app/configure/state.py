@@ -1,0 +1,108 @@
+"""What the Configure panel edits: a preset plus the user's overrides, validated by core.
+
+Plain Python (no Qt) so the rules of "what counts as changed" can be read and tested alone.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+from core.config import ConfigError, FieldIssue, RunConfig, get_path, merge, set_path, validate_config
+from core.presets import resolve_raw
+
+MISSING = object()
+
+
+def del_path(data: dict, path: str) -> dict:
+    """A copy of ``data`` without the dotted ``path``; sections left empty are dropped too."""
+    head, _, rest = path.partition(".")
+    out = dict(data)
+    if head not in out:
+        return out
+    if rest:
+        inner = out[head]
+        if isinstance(inner, dict):
+            inner = del_path(inner, rest)
+            if inner:
+                out[head] = inner
+            else:
+                del out[head]
+    else:
+        del out[head]
+    return out
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Equal as a config value: 1 and 1.0 are, True and 1 are not (a bool is no number here)."""
+    numbers = (int, float)
+    if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def defaults() -> dict[str, Any]:
+    """Every field's schema default, in the shape of a raw config."""
+    return RunConfig.model_construct().model_dump(mode="json") | {"env": {"id": "CartPole-v1", "entry_point": None, "kwargs": {}}}
+
+
+@dataclass
+class Validation:
+    """The outcome of validating ``preset <- overrides``."""
+
+    raw: dict[str, Any]
+    config: RunConfig | None = None
+    issues: list[FieldIssue] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class ConfigState:
+    """A preset name and the raw overrides the user typed over it."""
+
+    def __init__(self) -> None:
+        self.preset: str | None = None
+        self.overrides: dict[str, Any] = {}
+        self._defaults = defaults()
+
+    def preset_raw(self) -> dict[str, Any]:
+        """The preset's values over the schema defaults (what a reset goes back to)."""
+        try:
+            raw = resolve_raw(self.preset, {}) if self.preset else {}
+        except ConfigError:
+            raw = {}
+        return merge(self._defaults, raw)
+
+    def effective_raw(self) -> dict[str, Any]:
+        """What the forms show: defaults <- preset <- overrides, valid or not."""
+        return merge(self.preset_raw(), self.overrides)
+
+    def value(self, path: str) -> Any:
+        return get_path(self.effective_raw(), path)
+
+    def preset_value(self, path: str) -> Any:
+        return get_path(self.preset_raw(), path)
+
+    def is_changed(self, path: str) -> bool:
+        return get_path(self.overrides, path, MISSING) is not MISSING
+
+    def set(self, path: str, value: Any) -> None:
+        """Record an edit; a value equal to the preset's is no override at all."""
+        if same_value(value, self.preset_value(path)):
+            self.overrides = del_path(self.overrides, path)
+        else:
+            self.overrides = set_path(self.overrides, path, copy.deepcopy(value))
+
+    def reset(self, path: str) -> None:
+        self.overrides = del_path(self.overrides, path)
+
+    def validate(self) -> Validation:
+        try:
+            raw = resolve_raw(self.preset, self.overrides)
+        except ConfigError as exc:
+            return Validation(self.overrides, issues=list(exc.issues))
+        try:
+            result = validate_config(raw)
+        except ConfigError as exc:
+            return Validation(raw, issues=list(exc.issues))
+        return Validation(raw, result.config, [], result.warnings)
