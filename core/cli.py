@@ -23,6 +23,7 @@ COMMANDS = [
     "core.commands.runs",
     "core.commands.doctor",
     "core.commands.monitor",
+    "core.commands.estimate",
 ]
 
 

@@ -154,11 +154,13 @@ def detected_profiles(refresh: bool = False) -> list[GpuProfile]:
     table = _load_table()
     found = []
     for info in infos:
+        if not getattr(info, "memory_total_bytes", None):
+            continue  # NVML could not read this card's memory: nothing to plan against
         cc = _cc_text(getattr(info, "compute_capability", None))
         generation = generation_for(cc)
         context, workspace = _constants(generation, table.generations, {})
         index = int(getattr(info, "index", len(found)))
-        name = f"this machine: {getattr(info, 'name', 'GPU')}" + (f" (GPU {index})" if len(infos) > 1 else "")
+        name = f"this machine: {getattr(info, 'name', None) or 'GPU'}" + (f" (GPU {index})" if len(infos) > 1 else "")
         found.append(GpuProfile(name, int(getattr(info, "memory_total_bytes", 0) or 0), cc,
                                 _cc_tuple(cc)[0] >= 8, generation, context, workspace, detected=True, index=index))
     _detected = found

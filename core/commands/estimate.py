@@ -1,0 +1,101 @@
+"""``rlpanel estimate`` (will this run fit?) and ``rlpanel gpus`` (the GPUs to plan for).
+
+``estimate`` exits 0 when the run fits or is tight, 3 when it does not fit the GPU or host RAM,
+so a script can gate a launch on it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from core.cli import CliError, emit
+from core.commands.train import add_config_args, config_from_args
+from core.estimate import FITS, MIB, NO_FIT, FitEstimate, estimate
+from core.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
+from core.spaces import probe_spaces
+
+EXIT_NO_FIT = 3
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("estimate", parents=[common],
+                       help="GPU and host memory a run needs, the verdict and a fix (exit 3: does not fit)")
+    add_config_args(p)
+    p.add_argument("--gpu", metavar="NAME", help="target GPU profile (rlpanel gpus lists them; default: the config's target_gpu)")
+    p.add_argument("--host-memory-gib", type=float, metavar="GIB", help="plan for a host with this much RAM (default: this one)")
+    p.set_defaults(func=run_estimate)
+    g = sub.add_parser("gpus", parents=[common], help="known target GPU profiles and the GPUs detected here")
+    g.set_defaults(func=run_gpus)
+
+
+def run_estimate(args: argparse.Namespace) -> int:
+    validated = config_from_args(args)
+    for warning in validated.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    cfg = validated.config
+    spaces = probe_spaces(cfg.env)
+    gpu = get_profile(args.gpu or cfg.target_gpu)
+    if args.host_memory_gib is not None and args.host_memory_gib <= 0:
+        raise CliError(f"--host-memory-gib {args.host_memory_gib} must be positive, e.g. 16")
+    host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
+    result = estimate(cfg, spaces, gpu, host)
+    emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label))
+    return EXIT_NO_FIT if NO_FIT in (result.verdict, result.host_verdict) else 0
+
+
+def _mib(n: int) -> str:
+    return f"{n / MIB:,.1f}"
+
+
+def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
+    where = result.gpu_name if result.on_gpu else "CPU (no GPU)"
+    lines = [f"{algo} on {env}, target: {where}".strip(", "), ""]
+    lines.append(f"{'term':<16} {'where':<5} {'MiB':>11} {'share':>6}  note")
+    for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):
+        for t in (t for t in result.terms if t.where == side):
+            share = f"{t.bytes / total:.0%}" if total else "-"
+            lines.append(f"{t.name:<16} {side:<5} {_mib(t.bytes):>11} {share:>6}  {t.note}")
+    lines.append("")
+    if result.on_gpu:
+        lines.append(f"GPU:  {_mib(result.gpu_bytes)} of {_mib(result.capacity_bytes)} MiB "
+                     f"({result.usage:.0%})  -> {result.verdict}")
+    lines.append(f"host: {_mib(result.host_bytes)} of {_mib(result.host_capacity_bytes)} MiB "
+                 f"({result.host_usage:.0%})  -> {result.host_verdict}")
+    if result.verdict != FITS or result.host_verdict != FITS:
+        big = result.biggest()
+        lines.append(f"biggest term: {big.name} ({_mib(big.bytes)} MiB on the {big.where})")
+        if result.suggestion:
+            s = result.suggestion
+            lines.append(f"suggestion: {s.text}  (--set {s.path}={_set_value(s.new)})")
+        else:
+            lines.append("suggestion: no single setting makes this fit; use a bigger GPU or host")
+    for note in result.notes:
+        lines.append(f"note: {note}")
+    return "\n".join(lines)
+
+
+def _set_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value).replace(" ", "")
+
+
+def run_gpus(args: argparse.Namespace) -> int:
+    detected = detected_profiles(refresh=True)
+    known = known_profiles()
+    auto = get_profile("auto")
+    data = {"detected": [p.to_json() for p in detected], "known": [p.to_json() for p in known],
+            "auto": auto.name if auto else None}
+    emit(args, data, lambda: format_gpus(detected, known))
+    return 0
+
+
+def format_gpus(detected: list[GpuProfile], known: list[GpuProfile]) -> str:
+    rows = [f"{'name':<36} {'memory':>9} {'cc':>5} {'tf32':>4}  generation"]
+    for p in detected + known:
+        rows.append(f"{p.name:<36} {p.memory_gib:>6.1f} GiB {p.compute_capability:>5} {'yes' if p.tf32 else 'no':>4}  {p.generation}")
+    rows.append("")
+    rows.append(f"auto: {detected[0].name}" if detected else
+                "auto: no NVIDIA GPU detected here (no NVML): runs train on the CPU; plan for a card with --gpu NAME")
+    return "\n".join(rows)
