@@ -1,0 +1,40 @@
+"""Shared helpers for the Configure panel tests."""
+
+from __future__ import annotations
+
+import pytest
+
+from app.configure import ConfigurePanel
+
+TIMEOUT_MS = 30_000  # generous: other suites may be loading the 2-core machine
+
+
+def settled(panel: ConfigurePanel) -> bool:
+    """No validation pending and the env's spaces known (so errors and estimate are final)."""
+    if panel._timer.isActive():
+        return False
+    cfg = panel._validation.config
+    return cfg is None or panel.spaces.get(cfg.env) is not None
+
+
+def wait_settled(qtbot, panel: ConfigurePanel) -> None:
+    qtbot.waitUntil(lambda: settled(panel), timeout=TIMEOUT_MS)
+    panel.validate_now()
+
+
+def type_into(qtbot, panel: ConfigurePanel, path: str, text: str) -> None:
+    """Replace a field's text by typing, as a user would."""
+    row = panel.rows[path]
+    line = row.editor.lineEdit() if hasattr(row.editor, "lineEdit") else row.editor
+    line.setFocus()
+    line.selectAll()
+    qtbot.keyClicks(line, text)
+
+
+@pytest.fixture
+def panel(qtbot):
+    widget = ConfigurePanel()
+    qtbot.addWidget(widget)
+    widget.resize(520, 1000)
+    yield widget
+    widget.spaces.wait(TIMEOUT_MS)

@@ -1,0 +1,103 @@
+"""The fit bar: verdict against an 8 GB profile, the suggested fix, launch confirmation."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+from PySide6.QtCore import Qt
+
+from app.configure import LaunchRequest
+from core.config import get_path
+from tests.conftest import REPO
+from tests.gui.configure_helpers import TIMEOUT_MS, panel, type_into, wait_settled  # noqa: F401
+
+pytest.importorskip("core.estimate")
+LAPTOP = "RTX 4060 Laptop"
+
+
+def choose_target(panel, name: str) -> None:
+    combo = panel.fit_box.target_combo
+    combo.setCurrentIndex(combo.findData(name))
+    combo.activated.emit(combo.currentIndex())
+
+
+def test_oversized_run_does_not_fit_8gb_and_the_suggestion_fixes_it(qtbot, panel):
+    panel.select_preset("beast")
+    choose_target(panel, LAPTOP)
+    type_into(qtbot, panel, "policy.net_arch", "16384, 16384")
+    wait_settled(qtbot, panel)
+    box = panel.fit_box
+    assert panel.current_config().target_gpu == LAPTOP
+    assert box.verdict_label.text() == "does not fit"
+    assert 7 * 1024**3 < box.gpu_bar.capacity <= 8 * 1024**3
+    assert box.gpu_bar.total() > box.gpu_bar.capacity
+    assert not box.suggestion_button.isHidden()
+    suggestion = panel.current_estimate()["suggestion"]
+
+    with qtbot.waitSignal(panel.estimate_changed, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda e: e is not None and e["verdict"] != "does not fit"):
+        qtbot.mouseClick(box.suggestion_button, Qt.MouseButton.LeftButton)
+    wait_settled(qtbot, panel)
+    assert box.verdict_label.text() in ("fits", "tight")
+    cfg = panel.current_config().model_dump(mode="json")
+    assert get_path(cfg, suggestion["path"]) == suggestion["new"]
+    assert panel.state.is_changed(suggestion["path"])
+    assert panel.rows[suggestion["path"]].text() == "8192, 8192"
+
+
+def test_launch_of_a_run_that_does_not_fit_asks_first(qtbot, panel, monkeypatch):
+    panel.select_preset("beast")
+    choose_target(panel, LAPTOP)
+    type_into(qtbot, panel, "policy.net_arch", "16384, 16384")
+    wait_settled(qtbot, panel)
+    asked = []
+    monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: asked.append(estimate) or False)
+    with qtbot.assertNotEmitted(panel.launch_requested):
+        assert panel.request_launch() is False
+    assert asked and asked[0]["verdict"] == "does not fit"
+
+    monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: True)
+    with qtbot.waitSignal(panel.launch_requested, timeout=TIMEOUT_MS) as blocker:
+        qtbot.mouseClick(panel.launch_button, Qt.MouseButton.LeftButton)
+    request = blocker.args[0]
+    assert isinstance(request, LaunchRequest)
+    assert request.preset == "beast" and request.config.policy.net_arch == [16384, 16384]
+    assert request.estimate["verdict"] == "does not fit"
+
+
+def test_a_run_that_fits_launches_without_asking(qtbot, panel, monkeypatch):
+    panel.select_preset("fast")
+    wait_settled(qtbot, panel)
+    monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: pytest.fail("asked for a run that fits"))
+    with qtbot.waitSignal(panel.launch_requested, timeout=TIMEOUT_MS) as blocker:
+        panel.request_launch()
+    assert blocker.args[0].config.ppo.n_epochs == 15 and blocker.args[0].estimate is not None
+
+
+def test_panel_never_imports_torch(tmp_path):
+    script = textwrap.dedent("""
+        import os, sys
+        os.environ["QT_QPA_PLATFORM"] = "offscreen"
+        from PySide6.QtWidgets import QApplication
+        app = QApplication([])
+        from app.configure import ConfigurePanel
+        panel = ConfigurePanel()
+        panel.show()
+        panel.select_preset("laptop-8gb")
+        panel.set_field("env", {"id": "Pendulum-v1", "entry_point": None, "kwargs": {}})
+        panel.validate_now()
+        panel.spaces.wait(60000)
+        app.processEvents()
+        panel.validate_now()
+        assert panel.current_estimate() is not None, panel.errors()
+        bad = [m for m in ("torch", "stable_baselines3") if m in sys.modules]
+        print("IMPORTED:", bad)
+        sys.exit(1 if bad else 0)
+    """)
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, timeout=240,
+                          env={**__import__("os").environ, "RLPANEL_HOME": str(tmp_path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "IMPORTED: []" in done.stdout

@@ -1,0 +1,129 @@
+"""Configure panel forms: generated from the schema, edits, messages at the field, reset."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from app.configure.forms import SectionForm
+from core.algo_params import PPOParams, hp
+from tests.gui.configure_helpers import TIMEOUT_MS, panel, type_into, wait_settled  # noqa: F401
+
+
+def test_editing_a_field_changes_the_config(qtbot, panel):
+    panel.select_preset("fast")
+    wait_settled(qtbot, panel)
+    with qtbot.waitSignal(panel.config_changed, timeout=TIMEOUT_MS,
+                          check_params_cb=lambda cfg: cfg is not None and cfg.ppo.n_epochs == 25):
+        type_into(qtbot, panel, "ppo.n_epochs", "25")
+    row = panel.rows["ppo.n_epochs"]
+    assert row.label.font().bold() and not row.reset_button.isHidden()
+    assert panel.current_config().ppo.n_epochs == 25
+    assert panel.current_preset() == "fast"
+
+
+def test_scientific_notation_and_thousands(qtbot, panel):
+    type_into(qtbot, panel, "budget.total_timesteps", "2e6")
+    wait_settled(qtbot, panel)
+    assert panel.current_config().budget.total_timesteps == 2_000_000
+    type_into(qtbot, panel, "ppo.learning_rate", "2.5e-4")
+    type_into(qtbot, panel, "budget.checkpoint_every", "25,000")
+    wait_settled(qtbot, panel)
+    cfg = panel.current_config()
+    assert cfg.ppo.learning_rate == 2.5e-4 and cfg.budget.checkpoint_every == 25_000
+
+
+def test_invalid_value_is_shown_at_the_field_and_disables_launch(qtbot, panel):
+    panel.select_preset("fast")  # 16 envs x 256 steps = 4096 per rollout
+    wait_settled(qtbot, panel)
+    assert panel.launch_button.isEnabled()
+    type_into(qtbot, panel, "ppo.batch_size", "1000")
+    row = panel.rows["ppo.batch_size"]
+    qtbot.waitUntil(lambda: row.error() is not None, timeout=TIMEOUT_MS)
+    assert "does not divide" in row.error() and "4096" in row.error()
+    assert row.error_label.isVisibleTo(panel)
+    assert not panel.launch_button.isEnabled()
+    assert panel.current_config() is None
+    assert [i.path for i in panel.errors()] == ["ppo.batch_size"]
+    assert panel.errors_list.count() == 1 and "Minibatch size" in panel.errors_list.item(0).text()
+    assert panel.request_launch() is False
+
+    type_into(qtbot, panel, "ppo.n_epochs", "0")  # a field-level range error, with the schema's words
+    qtbot.waitUntil(lambda: panel.rows["ppo.n_epochs"].error() is not None, timeout=TIMEOUT_MS)
+    assert "greater than or equal to 1" in panel.rows["ppo.n_epochs"].error()
+
+    type_into(qtbot, panel, "ppo.batch_size", "auto")
+    type_into(qtbot, panel, "ppo.n_epochs", "3")
+    qtbot.waitUntil(lambda: panel.launch_button.isEnabled(), timeout=TIMEOUT_MS)
+    assert row.error() is None and panel.errors_list.isHidden()
+
+
+def test_reset_to_preset_restores_the_value(qtbot, panel):
+    panel.select_preset("fast")
+    type_into(qtbot, panel, "ppo.n_epochs", "40")
+    wait_settled(qtbot, panel)
+    assert panel.current_config().ppo.n_epochs == 40
+    row = panel.rows["ppo.n_epochs"]
+    qtbot.mouseClick(row.reset_button, qtbot_button_left())
+    wait_settled(qtbot, panel)
+    assert row.text() == "15" and panel.current_config().ppo.n_epochs == 15
+    assert row.reset_button.isHidden() and not row.label.font().bold()
+    assert panel.state.overrides == {}
+
+
+def qtbot_button_left():
+    from PySide6.QtCore import Qt
+
+    return Qt.MouseButton.LeftButton
+
+
+def test_a_new_schema_field_appears_in_the_form(qtbot):
+    class TunedPPO(PPOParams):
+        warmup_steps: int = hp(1000, "Warm-up steps", "Steps before the first update.", "steps", ge=0, le=10**6)
+        schedule: Literal["constant", "linear"] = hp("constant", "LR schedule", "How the learning rate changes.")
+        log_std_init: float | None = hp(None, "Initial log std", "Start of the policy's log std (empty: SB3's).")
+
+    form = SectionForm(TunedPPO, "ppo", "PPO")
+    qtbot.addWidget(form)
+    row = form.rows["ppo.warmup_steps"]
+    assert row.label.text() == "Warm-up steps"
+    assert "Steps before the first update." in row.editor.toolTip() and "0 to 1000000" in row.editor.toolTip()
+    assert row.unit_label.text() == "steps"
+    assert form.rows["ppo.schedule"].kind.options == ("constant", "linear")
+    with qtbot.waitSignal(form.edited, timeout=TIMEOUT_MS) as blocker:
+        form.rows["ppo.warmup_steps"].set_text("5e3")
+    assert blocker.args == ["ppo.warmup_steps", 5000]
+    with qtbot.waitSignal(form.edited, timeout=TIMEOUT_MS) as blocker:
+        form.rows["ppo.log_std_init"].set_text("")
+    assert blocker.args == ["ppo.log_std_init", None]
+
+
+def test_net_arch_text_and_load_config(qtbot, panel):
+    type_into(qtbot, panel, "policy.net_arch", "pi: 256, 256; vf: 128")
+    wait_settled(qtbot, panel)
+    assert panel.current_config().policy.net_arch == {"pi": [256, 256], "vf": [128]}
+
+    other = panel.current_config().model_dump(mode="json")
+    other["ppo"]["n_steps"] = 128
+    other["runtime"]["n_envs"] = 4
+    panel.load_config(other)
+    wait_settled(qtbot, panel)
+    cfg = panel.current_config()
+    assert (cfg.ppo.n_steps, cfg.runtime.n_envs) == (128, 4)
+    assert panel.rows["runtime.n_envs"].text() == "4" and panel.rows["runtime.n_envs"].label.font().bold()
+
+
+def test_algorithm_that_does_not_suit_the_env_disables_launch(qtbot, panel):
+    wait_settled(qtbot, panel)  # CartPole: discrete actions
+    combo = panel.env_picker.algo_combo
+    combo.setCurrentText("SAC")
+    combo.activated.emit(combo.currentIndex())
+    qtbot.waitUntil(lambda: any(i.path == "algo" for i in panel.errors()), timeout=TIMEOUT_MS)
+    assert "SAC needs a continuous" in panel.env_picker.algo_error.text()
+    assert not panel.launch_button.isEnabled()
+    assert panel.forms["sac"].isVisibleTo(panel) and not panel.forms["ppo"].isVisibleTo(panel)
+
+    panel.env_picker.id_combo.setEditText("Pendulum-v1")
+    panel.env_picker.id_combo.activated.emit(0)
+    qtbot.waitUntil(lambda: panel.current_config() is not None, timeout=TIMEOUT_MS)
+    assert panel.current_config().algo == "SAC" and panel.current_config().env.id == "Pendulum-v1"
+    assert panel.launch_button.isEnabled()
