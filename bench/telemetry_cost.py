@@ -1,0 +1,128 @@
+"""What telemetry costs: CPU of the recorder, and training throughput with it on vs off.
+
+    python bench/telemetry_cost.py [--seconds 30] [--hz 5] [--pairs 3] [--steps 20000] [--no-training]
+
+1. The recorder at ``--hz`` for ``--seconds`` through the fake NVML (tests/fake_nvml, compiled
+   here) in a subprocess: CPU time of the sampler thread and of the whole process (its main
+   thread only sleeps) as a % of one core. Goal: <= 1 %.
+2. Training throughput (steps/s from summary.json) of the real worker on a small PPO CartPole
+   run with ``runtime.telemetry_hz`` = ``--hz`` vs 0, alternating on/off runs so drifts in machine
+   load hit both sides; prints every pair and the median on/off ratio. Goal: >= 0.99.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.fakenvml import FakeNvml, compile_fake_nvml  # noqa: E402
+
+RECORDER = """
+import json, os, sys, time
+from pathlib import Path
+from core.telemetry import nvml_status
+from core.telemetry_recorder import TelemetryRecorder
+run_dir, hz, seconds = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
+nvml_status()  # NVML init (once per process) is not part of the steady cost
+rec = TelemetryRecorder(run_dir, hz, root_pid=os.getppid())
+cpu0, wall0 = time.process_time(), time.monotonic()
+rec.start()
+time.sleep(seconds)
+rec.stop()
+cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
+print(json.dumps({"wall": wall, "process_cpu": cpu, "thread_cpu": rec.thread_cpu_s, "ticks": rec.ticks,
+                  "flushes": rec.flushes, "nvml": nvml_status().available,
+                  "bytes": (run_dir / "telemetry.jsonl").stat().st_size}))
+"""
+
+
+def recorder_cost(env: dict[str, str], hz: float, seconds: float, label: str) -> dict:
+    with tempfile.TemporaryDirectory() as run_dir:
+        out = subprocess.run([sys.executable, "-c", RECORDER, run_dir, str(hz), str(seconds)], env=env,
+                             cwd=REPO, capture_output=True, text=True, check=True)
+    r = json.loads(out.stdout)
+    thread_pct = 100 * r["thread_cpu"] / r["wall"]
+    process_pct = 100 * r["process_cpu"] / r["wall"]
+    print(f"{label:<28} {r['ticks']:>5} ticks in {r['wall']:.1f} s, {r['flushes']} flushes, "
+          f"{r['bytes'] / r['wall']:,.0f} B/s | sampler thread {thread_pct:.2f} % of a core, "
+          f"whole process {process_pct:.2f} %  ({1000 * r['thread_cpu'] / max(r['ticks'], 1):.2f} ms/tick)")
+    return {**r, "thread_pct": thread_pct, "process_pct": process_pct}
+
+
+def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
+    from core.config import merge, validate_config
+    from core.runs import RunStore
+
+    raw = merge({"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 512, "batch_size": 256, "n_epochs": 4},
+                 "runtime": {"n_envs": 4, "vec_env": "dummy", "device": "auto", "telemetry_hz": hz},
+                 "budget": {"total_timesteps": steps, "checkpoint_every": 0}}, {})
+    run = RunStore(runs).create(validate_config(raw).config)
+    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=env, cwd=REPO,
+                   capture_output=True, text=True, check=True)
+    summary = json.loads((run / "summary.json").read_text())
+    return float(summary["steps_per_s"])
+
+
+def throughput(env: dict[str, str], hz: float, pairs: int, steps: int) -> None:
+    ratios = []
+    with tempfile.TemporaryDirectory() as home:
+        env = {**env, "RLPANEL_HOME": home}
+        runs = Path(home) / "runs"
+        runs.mkdir()
+        train_once(env, runs, 0, max(steps // 4, 2048))  # warm the disk cache (torch, SB3)
+        for i in range(pairs):
+            first_on = i % 2 == 0  # alternate the order too
+            a = train_once(env, runs, hz if first_on else 0, steps)
+            b = train_once(env, runs, 0 if first_on else hz, steps)
+            on, off = (a, b) if first_on else (b, a)
+            ratios.append(on / off)
+            print(f"pair {i + 1}: telemetry {hz:g} Hz {on:,.0f} steps/s, off {off:,.0f} steps/s, ratio {on / off:.3f}")
+    print(f"throughput ratio on/off: median {statistics.median(ratios):.3f} over {pairs} pairs (goal >= 0.99)")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=30.0)
+    parser.add_argument("--hz", type=float, default=5.0)
+    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--steps", type=int, default=20_000)
+    parser.add_argument("--children", type=int, default=8, help="idle child processes in the sampled tree "
+                        "(stand-ins for SubprocVecEnv workers)")
+    parser.add_argument("--no-training", action="store_true", help="only the recorder's CPU cost")
+    args = parser.parse_args()
+
+    work = Path(tempfile.mkdtemp(prefix="rlpanel-bench-"))
+    fake = FakeNvml(compile_fake_nvml(work / "lib"), work / "fake_nvml.cfg")
+    fake.configure(count=1, name="Fake RTX 4060 Laptop GPU", temperature=65, util_gpu=80, procs=f"{os.getpid()}:1000")
+    env = fake.env()
+    env.setdefault("RLPANEL_HOME", str(work / "home"))
+
+    children = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+                for _ in range(args.children)]
+    try:
+        print(f"recorder at {args.hz:g} Hz for {args.seconds:g} s, process tree of {args.children + 1} "
+              f"(goal: <= 1 % of one core)")
+        recorder_cost(env, args.hz, args.seconds, "fake NVML, 1 GPU")
+        no_nvml = {k: v for k, v in env.items() if k not in ("LD_LIBRARY_PATH", "FAKE_NVML_CONFIG")}
+        recorder_cost(no_nvml, args.hz, min(args.seconds, 10), "no NVML (host only)")
+    finally:
+        for child in children:
+            child.kill()
+            child.wait()
+    if not args.no_training:
+        print(f"\ntraining throughput, PPO CartPole {args.steps:,} steps, alternating on/off")
+        throughput(env, args.hz, args.pairs, args.steps)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
