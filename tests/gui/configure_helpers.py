@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
-
 from app.configure import ConfigurePanel
 
 TIMEOUT_MS = 30_000  # generous: other suites may be loading the 2-core machine
@@ -31,8 +29,8 @@ def type_into(qtbot, panel: ConfigurePanel, path: str, text: str) -> None:
     qtbot.keyClicks(line, text)
 
 
-@pytest.fixture
-def panel(qtbot):
+def new_panel(qtbot):
+    """Body of each test module's ``panel`` fixture: a panel, and its probe threads done after."""
     widget = ConfigurePanel()
     qtbot.addWidget(widget)
     widget.resize(520, 1000)

@@ -12,10 +12,15 @@ from PySide6.QtCore import Qt
 from app.configure import LaunchRequest
 from core.config import get_path
 from tests.conftest import REPO
-from tests.gui.configure_helpers import TIMEOUT_MS, panel, type_into, wait_settled  # noqa: F401
+from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
 pytest.importorskip("core.estimate")
 LAPTOP = "RTX 4060 Laptop"
+
+
+@pytest.fixture
+def panel(qtbot):
+    yield from new_panel(qtbot)
 
 
 def choose_target(panel, name: str) -> None:

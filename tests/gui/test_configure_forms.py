@@ -4,9 +4,16 @@ from __future__ import annotations
 
 from typing import Literal
 
+import pytest
+
 from app.configure.forms import SectionForm
 from core.algo_params import PPOParams, hp
-from tests.gui.configure_helpers import TIMEOUT_MS, panel, type_into, wait_settled  # noqa: F401
+from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
+
+
+@pytest.fixture
+def panel(qtbot):
+    yield from new_panel(qtbot)
 
 
 def test_editing_a_field_changes_the_config(qtbot, panel):

@@ -8,7 +8,12 @@ from app.configure import ConfigurePanel
 from app.configure.preset_diff import PresetDiffDialog
 from core.config import ConfigError
 from core.paths import user_presets_dir
-from tests.gui.configure_helpers import TIMEOUT_MS, panel, type_into, wait_settled  # noqa: F401
+from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
+
+
+@pytest.fixture
+def panel(qtbot):
+    yield from new_panel(qtbot)
 
 
 def names(p: ConfigurePanel) -> list[str]:
