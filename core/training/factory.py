@@ -35,8 +35,11 @@ def env_maker(spec: EnvSpec):
 
 
 def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int | None = None,
-                  seed_offset: int = 0, force_dummy: bool = False) -> tuple[VecEnv, list[str]]:
-    """The vectorised, Monitor-wrapped env; returns it and notes about choices made."""
+                  seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False) -> tuple[VecEnv, list[str]]:
+    """The vectorised, Monitor-wrapped env; returns it and notes about choices made.
+
+    ``append_monitor`` continues the Monitor CSVs of an earlier attempt (SB3 then writes no header).
+    """
     rt = cfg.runtime
     notes: list[str] = []
     vec_cls: type[VecEnv] = DummyVecEnv
@@ -51,7 +54,7 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
     env = make_vec_env(
         lambda: make(), n_envs=n_envs or rt.n_envs, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
         monitor_dir=str(monitor_dir) if monitor_dir else None,
-        monitor_kwargs={"override_existing": False} if monitor_dir else None)
+        monitor_kwargs={"override_existing": not append_monitor} if monitor_dir else None)
     return env, notes
 
 

@@ -83,7 +83,7 @@ class TrainingSession:
         for note in apply_runtime_flags(cfg):
             self._event(out, note)
 
-        env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor")
+        env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor", append_monitor=self.resume)
         for note in notes:
             self._event(out, note, "warning")
         issues = check_spaces(cfg, action_kind(env.action_space))
@@ -129,7 +129,9 @@ class TrainingSession:
         try:
             remaining = total - model.num_timesteps
             if remaining > 0:
-                model.learn(total_timesteps=remaining, callback=CallbackList(callbacks),
+                # log_interval counts rollouts (on-policy) or episodes (off-policy): dump each one, so
+                # a SAC run with 1000-step episodes shows its losses every episode, not every fourth
+                model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
                             reset_num_timesteps=not self.resume, progress_bar=False)
             if recorder.stopped:
                 write_status(run_dir, state="stopping")

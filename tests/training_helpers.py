@@ -1,0 +1,54 @@
+"""Helpers for tests that really train: make a run, run or launch its worker, wait on it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from core.config import validate_config
+from core.files import read_jsonl
+from core.runs import RunStore, read_status
+from tests.conftest import REPO
+
+
+def make_run(runs_dir: Path, raw: dict) -> Path:
+    base = {"budget": {"checkpoint_every": 1000}, "runtime": {"telemetry_hz": 5}}
+    from core.config import merge
+
+    return RunStore(runs_dir).create(validate_config(merge(base, raw)).config)
+
+
+def run_worker(run_dir: Path, resume: bool = False, timeout: float = 240) -> int:
+    """Launch the worker the way the GUI and CLI do (detached, output in worker.log) and wait."""
+    from core.launch import launch_worker
+
+    return launch_worker(run_dir, resume=resume, reap=False).wait(timeout)
+
+
+def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+
+
+def wait_for(predicate, timeout: float = 120, what: str = "condition", poll: float = 0.2):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(poll)
+    raise AssertionError(f"timed out after {timeout:g} s waiting for {what}")
+
+
+def wait_state(run_dir: Path, states: tuple[str, ...], timeout: float = 180) -> str:
+    return wait_for(lambda: read_status(run_dir).get("state") in states and read_status(run_dir)["state"],
+                    timeout, f"state in {states}")
+
+
+def records(run_dir: Path, kind: str) -> list[dict]:
+    return [r for r in read_jsonl(run_dir / "metrics.jsonl") if r.get("kind") == kind]
+
+
+def last_step(run_dir: Path) -> int:
+    return max((r["step"] for r in read_jsonl(run_dir / "metrics.jsonl") if r.get("kind") == "progress"), default=0)
