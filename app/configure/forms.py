@@ -7,6 +7,7 @@ a reset button shown while the value differs from the preset, and the schema's e
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from pydantic import BaseModel
@@ -30,6 +31,12 @@ from app.configure.fields import FieldKind, field_kind, format_value, is_section
 from app.configure.theme import error_color
 
 
+def empty_meaning(description: str) -> str:
+    """What leaving an optional field empty means, from its help ('... (empty: never).')."""
+    match = re.search(r"empty: ([^)]*)\)?", description)
+    return match.group(1).rstrip(".") if match else "empty"
+
+
 class FieldRow(QWidget):
     """The editor of one config field, its reset button and its error message."""
 
@@ -40,6 +47,7 @@ class FieldRow(QWidget):
         super().__init__(parent)
         self.path = path
         self.kind: FieldKind = field_kind(info)
+        self.description = info.description or ""
         self._value: Any = None
         self._error: str | None = None
         self.label = QLabel(info.title or path.rsplit(".", 1)[-1])
@@ -96,7 +104,7 @@ class FieldRow(QWidget):
             return combo
         edit = QLineEdit()
         if kind.optional:
-            edit.setPlaceholderText("empty: none / default")
+            edit.setPlaceholderText(empty_meaning(self.description))
         edit.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
         edit.textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
         return edit

@@ -99,6 +99,7 @@ class PresetsBox(QGroupBox):
         """Read the preset folders again; keep (or move to) ``select``; emit nothing."""
         current = select if select is not None else self.selected()
         self.presets = {p.name: p for p in list_presets()}
+        self.state.invalidate()
         warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         self.list.blockSignals(True)
         self.list.clear()

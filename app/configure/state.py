@@ -61,17 +61,37 @@ class ConfigState:
     """A preset name and the raw overrides the user typed over it."""
 
     def __init__(self) -> None:
-        self.preset: str | None = None
+        self._preset: str | None = None
         self.overrides: dict[str, Any] = {}
         self._defaults = defaults()
+        # resolve_raw reads every preset file: cache the preset's part, it changes only with the
+        # preset (or when preset files change: ``invalidate``), not on each keystroke.
+        self._resolved: tuple[dict[str, Any], list[FieldIssue]] | None = None
+
+    @property
+    def preset(self) -> str | None:
+        return self._preset
+
+    @preset.setter
+    def preset(self, name: str | None) -> None:
+        self._preset = name
+        self._resolved = None
+
+    def invalidate(self) -> None:
+        """Preset files changed on disk: resolve the preset again."""
+        self._resolved = None
+
+    def _preset_part(self) -> tuple[dict[str, Any], list[FieldIssue]]:
+        if self._resolved is None:
+            try:
+                self._resolved = (resolve_raw(self._preset, {}) if self._preset else {}, [])
+            except ConfigError as exc:
+                self._resolved = ({}, list(exc.issues))
+        return self._resolved
 
     def preset_raw(self) -> dict[str, Any]:
         """The preset's values over the schema defaults (what a reset goes back to)."""
-        try:
-            raw = resolve_raw(self.preset, {}) if self.preset else {}
-        except ConfigError:
-            raw = {}
-        return merge(self._defaults, raw)
+        return merge(self._defaults, self._preset_part()[0])
 
     def effective_raw(self) -> dict[str, Any]:
         """What the forms show: defaults <- preset <- overrides, valid or not."""
@@ -97,10 +117,10 @@ class ConfigState:
         self.overrides = del_path(self.overrides, path)
 
     def validate(self) -> Validation:
-        try:
-            raw = resolve_raw(self.preset, self.overrides)
-        except ConfigError as exc:
-            return Validation(self.overrides, issues=list(exc.issues))
+        preset_part, preset_issues = self._preset_part()
+        if preset_issues:
+            return Validation(self.overrides, issues=preset_issues)
+        raw = merge(preset_part, self.overrides)  # what resolve_raw(preset, overrides) gives
         try:
             result = validate_config(raw)
         except ConfigError as exc:

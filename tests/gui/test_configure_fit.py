@@ -106,3 +106,14 @@ def test_panel_never_imports_torch(tmp_path):
                           env={**__import__("os").environ, "RLPANEL_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stdout + done.stderr
     assert "IMPORTED: []" in done.stdout
+
+
+def test_memory_bar_segments_have_their_own_tooltips(qtbot):
+    from app.configure.fit_bar import MemoryBar
+
+    bar = MemoryBar()
+    qtbot.addWidget(bar)
+    bar.resize(402, 20)
+    bar.set_data([("parameters", 1 << 30), ("activations", 3 << 30)], 8 << 30)
+    assert bar.segment_at(10) == 0 and bar.segment_at(100) == 1 and bar.segment_at(300) is None
+    assert "activations: 3.00 GiB" in bar.summary() and "of 8.00 GiB" in bar.summary()
