@@ -1,0 +1,74 @@
+"""Throughput of the rlpanel worker against a plain SB3 script, side by side.
+
+Trains the same config (PPO, CartPole-v1, 8 DummyVecEnv envs, n_steps 256, ~50k steps) as a
+plain SB3 script (A) and through ``python -m core.training.worker`` (B), alternating A B A B,
+each in a fresh process. Throughput is steps / seconds spent inside ``learn()`` for both (the
+worker's ``summary.json`` records its own), so imports and env start-up are left out of both.
+Prints each pair and the median ratio B/A (goal >= 0.98).
+
+    python bench/overhead.py [--rounds 3] [--timesteps 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+PLAIN = """
+import json, sys, time
+import torch
+from stable_baselines3 import PPO
+from stable_baselines3.common.env_util import make_vec_env
+env = make_vec_env("CartPole-v1", n_envs=8)
+model = PPO("MlpPolicy", env, n_steps=256, seed=1, device="cpu", verbose=0)
+start = time.monotonic()
+model.learn(total_timesteps=int(sys.argv[1]))
+print(json.dumps({"steps": model.num_timesteps, "seconds": time.monotonic() - start}))
+"""
+
+
+def plain(timesteps: int) -> float:
+    out = subprocess.run([sys.executable, "-c", PLAIN, str(timesteps)], capture_output=True, text=True, check=True)
+    data = json.loads(out.stdout)
+    return data["steps"] / data["seconds"]
+
+
+def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
+    from core.config import validate_config
+    from core.files import read_json
+    from core.runs import RunStore
+
+    cfg = validate_config({"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
+                                                                              "telemetry_hz": telemetry_hz},
+                           "budget": {"total_timesteps": timesteps}}).config
+    run = RunStore(root).create(cfg)
+    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=REPO)
+    return read_json(run / "summary.json")["steps_per_s"]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--timesteps", type=int, default=50_000)
+    parser.add_argument("--telemetry-hz", type=float, default=5.0, help="the worker's telemetry rate (default 5, as users run it)")
+    args = parser.parse_args()
+    ratios = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.rounds):
+            a = plain(args.timesteps)
+            b = worker(args.timesteps, Path(tmp), args.telemetry_hz)
+            ratios.append(b / a)
+            print(f"round {i + 1}: plain SB3 {a:,.0f} steps/s   rlpanel worker {b:,.0f} steps/s   ratio {b / a:.3f}", flush=True)
+    print(f"median ratio worker/plain over {args.rounds} rounds: {statistics.median(ratios):.3f} (goal >= 0.98)")
+
+
+if __name__ == "__main__":
+    main()
