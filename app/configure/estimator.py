@@ -85,7 +85,10 @@ class _ProbeTask(QRunnable):
             spaces, error = None, "; ".join(i.message for i in exc.issues)
         except Exception as exc:  # a broken env must not kill the pool thread
             spaces, error = None, f"{type(exc).__name__}: {exc}"
-        self.signals.done.emit(self.key, spaces, error)
+        try:
+            self.signals.done.emit(self.key, spaces, error)
+        except RuntimeError:  # the emitter was deleted (application shutting down): nobody waits
+            pass
 
 
 class SpacesCache(QObject):
@@ -97,8 +100,6 @@ class SpacesCache(QObject):
         super().__init__(parent)
         self._results: dict[str, tuple[Any, str]] = {}
         self._pending: set[str] = set()
-        self._signals = _ProbeSignals(self)
-        self._signals.done.connect(self._done)
         self.pool = QThreadPool(self)
         self.pool.setMaxThreadCount(1)
 
@@ -109,7 +110,11 @@ class SpacesCache(QObject):
             return self._results[key]
         if key not in self._pending:
             self._pending.add(key)
-            self.pool.start(_ProbeTask(key, env.model_copy(deep=True), self._signals))
+            # One parentless emitter per probe, owned by its task: if the panel is gone when the
+            # probe ends, the connection is gone too and the result is dropped quietly.
+            signals = _ProbeSignals()
+            signals.done.connect(self._done)
+            self.pool.start(_ProbeTask(key, env.model_copy(deep=True), signals))
         return None
 
     def _done(self, key: str, spaces: Any, error: str) -> None:

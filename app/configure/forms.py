@@ -54,6 +54,8 @@ class FieldRow(QWidget):
         self.label.setToolTip(tooltip(info, path))
         self.label.setBuddy(self)
         self.editor = self._make_editor()
+        if not isinstance(self.editor, QCheckBox):  # room for 1e-05 or 1000000 before the row wraps
+            self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
         self.editor.setToolTip(tooltip(info, path))
         self.editor.setObjectName(path)
         self.reset_button = QToolButton()
@@ -192,7 +194,7 @@ class SectionForm(QGroupBox):
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         layout.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
-        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # narrow panel: editor below its label
         for name, info in model.model_fields.items():
             if name in exclude:
                 continue

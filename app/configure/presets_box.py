@@ -13,8 +13,8 @@ from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -73,20 +73,20 @@ class PresetsBox(QGroupBox):
         self.description.setWordWrap(True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons: dict[str, QToolButton] = {}
-        row = QHBoxLayout()
-        for key, text, tip, slot in (
+        row = QGridLayout()  # two rows of buttons keep the panel narrow
+        for index, (key, text, tip, slot) in enumerate((
                 ("save", "Save as\u2026", "Save the current settings as a user preset", self.ask_save),
                 ("duplicate", "Duplicate", "Copy the selected preset to a new user preset", self.ask_duplicate),
                 ("rename", "Rename\u2026", "Rename the selected user preset", self.ask_rename),
                 ("delete", "Delete", "Delete the selected user preset", self.ask_delete),
-                ("diff", "Diff\u2026", "Compare the selected preset with its base, side by side", self.show_diff)):
+                ("diff", "Diff\u2026", "Compare the selected preset with its base, side by side", self.show_diff))):
             button = QToolButton()
             button.setText(text)
             button.setToolTip(tip)
             button.clicked.connect(slot)
-            row.addWidget(button)
+            row.addWidget(button, index // 3, index % 3)
             self.buttons[key] = button
-        row.addStretch(1)
+        row.setColumnStretch(3, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.description)
