@@ -20,6 +20,9 @@ from core.algo_params import ALGO_PARAMS, ON_POLICY, A2CParams, DQNParams, PPOPa
 
 SCHEMA_VERSION = 1
 ALGOS = ("PPO", "A2C", "SAC", "DQN")
+# Baselines play a fixed policy for budget.episodes episodes through the same worker and run
+# folder, so they sit in tables and plots like any run: random actions, or the zero action.
+BASELINES = ("random", "constant")
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
@@ -137,6 +140,7 @@ class BudgetParams(Section):
     keep_checkpoints: int = hp(3, "Checkpoints kept", "Older checkpoints are deleted.", "", ge=1, le=1000)
     eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
     eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
+    episodes: int = hp(20, "Baseline episodes", "Episodes a baseline (random, constant) plays; training runs use total_timesteps.", "episodes", ge=1, le=1_000_000)
 
 
 class RunConfig(Section):
@@ -145,7 +149,7 @@ class RunConfig(Section):
     schema_version: Literal[1] = SCHEMA_VERSION
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
-    algo: Literal[ALGOS] = hp("PPO", "Algorithm", "PPO, A2C, SAC or DQN.")  # type: ignore[valid-type]
+    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm", "PPO, A2C, SAC or DQN; or a baseline: random, constant (zero action).")  # type: ignore[valid-type]
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
     sac: SACParams = Field(default_factory=SACParams, title="SAC")
@@ -163,9 +167,13 @@ class RunConfig(Section):
         return self
 
     @property
-    def params(self) -> Section:
-        """The hyperparameters of the chosen algorithm."""
-        return getattr(self, self.algo.lower())
+    def params(self) -> Section | None:
+        """The hyperparameters of the chosen algorithm (``None`` for a baseline)."""
+        return getattr(self, self.algo.lower()) if self.algo in ALGOS else None
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.algo in BASELINES
 
     def to_yaml(self) -> str:
         return yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False)
@@ -209,7 +217,7 @@ def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
                                      f"learning_starts {p.learning_starts:,} is not below total_timesteps {cfg.budget.total_timesteps:,}: "
                                      "the model would never train; lower it or raise the budget"))
     net = cfg.policy.net_arch
-    if isinstance(net, dict):
+    if isinstance(net, dict) and cfg.algo in ALGOS:
         allowed = {"PPO": {"pi", "vf"}, "A2C": {"pi", "vf"}, "SAC": {"pi", "qf"}, "DQN": set()}[cfg.algo]
         if set(net) - allowed or not allowed:
             want = "a plain list" if not allowed else " and ".join(sorted(allowed))
@@ -219,6 +227,8 @@ def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
 
 def resolved_net_arch(cfg: RunConfig) -> dict[str, list[int]]:
     """The hidden layers of each network SB3 will build: ``pi`` and ``vf`` or ``qf``."""
+    if cfg.is_baseline:
+        return {}
     net = cfg.policy.net_arch
     if cfg.algo in ON_POLICY:
         net = [64, 64] if net is None else net
@@ -334,6 +344,11 @@ def _is_branch_tag(part: Any) -> bool:
     return isinstance(part, str) and ("[" in part or part in ("int", "float", "str", "bool", "none"))
 
 
+def normalize_algo(name: str) -> str:
+    """``ppo`` -> ``PPO``, ``Random`` -> ``random``: the spelling the schema uses."""
+    return name.upper() if name.upper() in ALGOS else name.lower()
+
+
 def _allows_auto(path: str) -> bool:
     return path == "ppo.batch_size"
 
@@ -372,6 +387,8 @@ def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
     """Rules that need the env's action space (``box``, ``discrete``, ...)."""
     if cfg.algo == "SAC" and action_kind != "box":
         return [FieldIssue("algo", f"SAC needs a continuous (Box) action space; {cfg.env.label} has a {action_kind} one: use PPO, A2C or DQN")]
+    if cfg.algo == "constant" and action_kind != "box":
+        return [FieldIssue("algo", f"the constant baseline plays the zero action of a Box action space; {cfg.env.label} has a {action_kind} one: use the random baseline")]
     if cfg.algo == "DQN" and action_kind != "discrete":
         return [FieldIssue("algo", f"DQN needs a Discrete action space; {cfg.env.label} has a {action_kind} one: use SAC, PPO or A2C")]
     return []
@@ -385,8 +402,8 @@ def safe_name(text: str, max_len: int = 48) -> str:
 
 
 __all__ = [
-    "ALGO_PARAMS", "ALGOS", "BudgetParams", "ConfigError", "EnvSpec", "FieldIssue", "PolicyParams",
+    "ALGO_PARAMS", "ALGOS", "BASELINES", "BudgetParams", "ConfigError", "EnvSpec", "FieldIssue", "PolicyParams",
     "RunConfig", "RuntimeParams", "ValidatedConfig", "check_spaces", "get_path", "largest_divisor", "merge",
     "parse_set", "resolved_activation", "resolved_net_arch", "safe_name", "set_path", "strip_ignored",
-    "validate_config",
+    "normalize_algo", "validate_config",
 ]

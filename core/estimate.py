@@ -175,6 +175,13 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
 def _estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
               alloc: AllocatorModel) -> FitEstimate:
     notes: list[str] = []
+    if cfg.is_baseline:  # a fixed policy: no networks, nothing on the GPU
+        terms: list[Term] = []
+        _host_terms(cfg, spaces, False, terms, notes)
+        host_bytes = sum(t.bytes for t in terms)
+        verdict = verdict_for(host_bytes, host_capacity)
+        return FitEstimate(verdict, host_capacity, 0, host_bytes, terms, None, verdict, host_capacity, False,
+                           0, 0, None, None, [f"the {cfg.algo} baseline holds no network: host memory only"])
     device = cfg.runtime.device
     on_gpu = gpu is not None and device != "cpu"
     if gpu is None and device.startswith("cuda"):
@@ -223,7 +230,9 @@ def _estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_ca
 def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Term], notes: list[str]) -> int | None:
     rt = cfg.runtime
     full_at: int | None = None
-    if cfg.algo in ("PPO", "A2C"):
+    if cfg.is_baseline:
+        pass
+    elif cfg.algo in ("PPO", "A2C"):
         n_steps = cfg.params.n_steps
         terms.append(Term("rollout_buffer", "host", shapes.rollout_buffer_bytes(n_steps, rt.n_envs, spaces),
                           f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy), refilled every rollout"))

@@ -18,7 +18,7 @@ from typing import Any
 import psutil
 import yaml
 
-from core.config import ConfigError, FieldIssue, RunConfig, safe_name
+from core.config import BASELINES, ConfigError, FieldIssue, RunConfig, safe_name
 from core.files import read_json, tail_jsonl, write_atomic, write_json_atomic
 
 ACTIVE = ("queued", "starting", "running", "stopping")
@@ -205,7 +205,7 @@ def run_info(run_dir: Path) -> RunInfo:
     info = RunInfo(
         id=run_dir.name, path=run_dir, state=status.get("state", "unknown"), algo=str(raw.get("algo", "")),
         env=str(env.get("id") or env.get("entry_point") or ""), name=raw.get("name"), preset=status.get("preset"),
-        total=int((raw.get("budget") or {}).get("total_timesteps", 0)), created_at=status.get("created_at"),
+        total=0 if raw.get("algo") in BASELINES else int((raw.get("budget") or {}).get("total_timesteps", 0)), created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
         error=status.get("error"), status=status)
     summary = read_json(run_dir / "summary.json", default=None)

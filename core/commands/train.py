@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml
 
 from core.cli import CliError, emit, runs_dir
-from core.config import ALGOS, ValidatedConfig, merge, parse_set, set_path, validate_config
+from core.config import ALGOS, BASELINES, ValidatedConfig, merge, normalize_algo, parse_set, set_path, validate_config
 from core.files import JsonlReader, write_atomic
 from core.launch import launch_worker, stop_run
 from core.presets import resolve_raw
@@ -21,7 +21,8 @@ def add_config_args(p: argparse.ArgumentParser) -> None:
     """The options that describe a run config; shared by ``train`` and ``estimate``."""
     p.add_argument("--preset", help="start from this preset (rlpanel presets lists them)")
     p.add_argument("--config", type=Path, metavar="FILE", help="a YAML run config (partial is fine)")
-    p.add_argument("--algo", type=str.upper, choices=ALGOS, help="algorithm")
+    p.add_argument("--algo", type=normalize_algo, choices=ALGOS + BASELINES, help="algorithm, or a baseline (random, constant)")
+    p.add_argument("--episodes", type=int, metavar="N", help="episodes a baseline plays (budget.episodes)")
     p.add_argument("--env", metavar="ID", help="gymnasium id, or 'package.module:Class'")
     p.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
     p.add_argument("--name", help="run name (part of the run id)")
@@ -50,6 +51,8 @@ def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
         overrides["env"] = {"entry_point": args.env, "id": None} if ":" in args.env else {"id": args.env, "entry_point": None}
     if args.timesteps is not None:
         overrides = set_path(overrides, "budget.total_timesteps", args.timesteps)
+    if getattr(args, "episodes", None) is not None:
+        overrides = set_path(overrides, "budget.episodes", args.episodes)
     if args.name:
         overrides["name"] = args.name
     if args.device:
@@ -171,12 +174,16 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     rewards: list[float] = []
     last_print = 0.0
     interrupted = False
+    unit = "steps"
     while True:
         try:
             for rec in reader.read_new():
                 kind = rec.get("kind")
                 if kind == "progress":
-                    step, total, fps = rec["step"], rec.get("total") or total, rec.get("fps", fps)
+                    step, fps = rec["step"], rec.get("fps", fps)
+                    total = rec.get("total") or total
+                    if rec.get("episodes_total"):  # a baseline counts episodes, not steps
+                        step, total, unit = rec["episodes"], rec["episodes_total"], "episodes"
                 elif kind == "episode":
                     rewards.append(rec["reward"])
                 elif kind == "event" and rec.get("level") in ("warning", "error"):
@@ -186,10 +193,10 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
             now = time.monotonic()
             if step and (tty or now - last_print >= 5):
                 mean = sum(rewards[-100:]) / len(rewards[-100:]) if rewards else float("nan")
-                eta = _fmt_eta((total - step) / fps) if fps > 0 and total > step else "-"
+                eta = _fmt_eta((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
-                line = f"[{bar}] {step:,}/{total:,} steps  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"
+                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"
                 print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                 last_print = now
             if state in TERMINAL:

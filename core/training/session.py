@@ -70,6 +70,11 @@ class TrainingSession:
 
     def run(self) -> tuple[str, str]:
         cfg, run_dir = self.cfg, self.run_dir
+        if cfg.is_baseline:  # nothing to restore: a resumed baseline plays its episodes again
+            from core.training.baseline import run_baseline
+
+            out = JsonlWriter(run_dir / "metrics.jsonl")
+            return run_baseline(run_dir, cfg, out, self.resume)
         ckpt = latest_checkpoint(run_dir) if self.resume else None
         if self.resume and ckpt is None:
             raise RuntimeError("no checkpoint to resume from (checkpoints/latest.json is missing); start a new run")

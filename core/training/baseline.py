@@ -1,0 +1,81 @@
+"""Baseline runs: a fixed policy (random actions, or the zero action) played for N episodes.
+
+They go through the same worker and write the same records and summary as a training run, so
+a night's table compares the agents against "doing nothing" and "doing anything".
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+from gymnasium import spaces
+
+from core.config import ConfigError, FieldIssue, RunConfig, check_spaces
+from core.files import JsonlWriter, write_json_atomic
+from core.runs import write_status
+from core.summary import summarize
+from core.training.callbacks import StopFlag
+from core.training.factory import action_kind, build_vec_env
+
+
+def zero_action(space: spaces.Space, label: str) -> np.ndarray:
+    """The Box action closest to zero; refuses a space whose bounds exclude zero."""
+    low, high = np.broadcast_to(space.low, space.shape), np.broadcast_to(space.high, space.shape)
+    if np.any(low > 0) or np.any(high < 0):
+        raise ConfigError([FieldIssue("algo", f"the action space of {label} does not contain zero (bounds {low.min()}..{high.max()}): use the random baseline")])
+    return np.zeros(space.shape, dtype=space.dtype)
+
+
+def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) -> tuple[str, str]:
+    env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor", append_monitor=resume)
+    try:
+        issues = check_spaces(cfg, action_kind(env.action_space))
+        if issues:
+            raise ConfigError(issues)
+        space = env.action_space
+        if cfg.algo == "constant":
+            const = zero_action(space, cfg.env.label)
+            act = lambda: np.stack([const] * env.num_envs)  # noqa: E731
+        else:
+            if cfg.runtime.seed is not None:
+                space.seed(cfg.runtime.seed)
+            act = lambda: np.stack([space.sample() for _ in range(env.num_envs)])  # noqa: E731
+        stop = StopFlag(run_dir)
+        stop.install_signal_handler()
+        wanted = cfg.budget.episodes
+        write_status(run_dir, state="running")
+        env.reset()
+        step = episodes = 0
+        pending: list[dict] = []
+        started = last_flush = time.monotonic()
+        last_step = 0
+        while episodes < wanted:
+            _, _, dones, infos = env.step(act())
+            step += env.num_envs
+            for i in np.flatnonzero(dones):
+                ep = infos[i].get("episode")
+                if ep is not None and episodes < wanted:
+                    episodes += 1
+                    pending.append({"kind": "episode", "step": step, "t": time.time(), "reward": float(ep["r"]), "length": int(ep["l"])})
+            now = time.monotonic()
+            if now - last_flush >= 1.0 or episodes >= wanted:
+                pending.append({"kind": "progress", "step": step, "t": time.time(), "fps": round((step - last_step) / max(now - last_flush, 1e-9), 2),
+                                "total": None, "episodes": episodes, "episodes_total": wanted})
+                out.write(pending)
+                pending, last_flush, last_step = [], now, step
+                if stop.check():
+                    break
+        write_status(run_dir, train_time_s=time.monotonic() - started)
+    finally:
+        env.close()
+    stopped = episodes < wanted
+    state = "stopped" if stopped else "finished"
+    reason = f"{cfg.algo} baseline played {episodes} of {wanted} episodes" + (f" ({stop.reason})" if stopped else "")
+    out.write([{"kind": "event", "t": time.time(), "level": "info", "message": reason}])
+    out.close()
+    summary = summarize(run_dir)
+    summary.update(exit_reason=reason, state=state)
+    write_json_atomic(run_dir / "summary.json", summary)
+    return state, reason
