@@ -161,3 +161,21 @@ def test_cli_refuses_sac_on_a_discrete_env_before_training(runs_dir):
     assert done.returncode != 0
     assert "SAC needs a continuous (Box) action space" in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(("algo", "env"), [("random", "CartPole-v1"), ("constant", "Pendulum-v1")])
+def test_baselines_play_their_episodes_like_any_run(runs_dir, algo, env):
+    run = make_run(runs_dir, {"algo": algo, "env": {"id": env}, "budget": {"episodes": 7}})
+    assert run_worker(run) == 0, (run / "worker.log").read_text()
+    assert read_status(run)["state"] == "finished"
+    episodes = records(run, "episode")
+    assert len(episodes) == 7
+    summary = read_json(run / "summary.json")
+    assert summary["episodes"] == 7 and summary["final_mean_reward"] == pytest.approx(sum(e["reward"] for e in episodes) / 7)
+    if algo == "constant":  # Pendulum with zero torque: every episode is 200 steps
+        assert {e["length"] for e in episodes} == {200}
+
+
+def test_constant_baseline_refuses_a_discrete_env(runs_dir):
+    done = cli("train", "--algo", "constant", "--env", "CartPole-v1", "--runs-dir", str(runs_dir))
+    assert done.returncode == 2 and "use the random baseline" in done.stderr
