@@ -24,6 +24,7 @@ COMMANDS = [
     "core.commands.doctor",
     "core.commands.monitor",
     "core.commands.estimate",
+    "core.commands.export",
 ]
 
 

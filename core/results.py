@@ -42,7 +42,7 @@ COLUMNS: list[Column] = [
     Column("env", "Env"),
     Column("preset", "Preset"),
     Column("state", "State"),
-    Column("timesteps", "Timesteps", "steps", "int"),
+    Column("timesteps", "Timesteps", "", "int"),
     Column("wall_time_s", "Wall time", "s", "float", 1),
     Column("steps_per_s", "Steps/s", "", "float", 0),
     Column("episodes", "Episodes", "", "int"),
@@ -52,8 +52,8 @@ COLUMNS: list[Column] = [
     Column("eval_std_reward", "Eval std", "", "float", 2),
     Column("peak_gpu_memory_mib", "Peak GPU memory", "MiB", "float", 0),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
-    Column("delta_reward", "Δ reward vs baseline", "", "delta", 2),
-    Column("delta_reward_pct", "Δ reward vs baseline", "%", "pct", 1),
+    Column("delta_reward", "Δ vs baseline", "", "delta", 2),
+    Column("delta_reward_pct", "Δ vs baseline", "%", "pct", 1),
 ]
 DELTA_KEYS = ("delta_reward", "delta_reward_pct")
 MARK = "†"

@@ -1,0 +1,225 @@
+"""Export result rows as CSV, Markdown, XLSX, LaTeX (booktabs) or HTML.
+
+CSV and XLSX are data: full precision, typed numbers, empty cells where a run has no number.
+Markdown, LaTeX and HTML are for reading: numbers rounded per column, deltas signed
+(``+12.30`` / ``+4.5 %``), and runs that did not finish marked with a dagger explained in a legend
+under the table. The State column is in every format.
+
+CSV files are written as UTF-8 *with* a byte-order mark: Excel on Windows (our users' platform)
+reads a BOM-less CSV in the local ANSI code page and garbles the Δ and ° of the headers and any
+non-ASCII run name; Python (``encoding="utf-8-sig"``), pandas and LibreOffice all accept the BOM.
+Text returned for stdout has no BOM (it would end up in pipes).
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from core.results import LEGEND, MARK, Column, ResultRow, columns_for
+
+FORMATS = ("md", "csv", "xlsx", "tex", "html")
+SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
+EMPTY = "–"  # an en dash where a run has no such number (md, tex, html)
+
+
+class ExportError(ValueError):
+    pass
+
+
+def format_for(fmt: str | None, path: Path | str | None) -> str:
+    """The format asked for, or the one the file's suffix names."""
+    if fmt:
+        fmt = fmt.lower().lstrip(".")
+        fmt = {"markdown": "md", "latex": "tex", "htm": "html", "excel": "xlsx"}.get(fmt, fmt)
+        if fmt not in FORMATS:
+            raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+        return fmt
+    if path is not None and Path(path).suffix.lower() in SUFFIXES:
+        return SUFFIXES[Path(path).suffix.lower()]
+    raise ExportError(f"no format given and {str(path)!r} has no known suffix; use one of {', '.join('.' + f for f in FORMATS)}")
+
+
+def export(rows: list[ResultRow], format: str | None = None, path: Path | str | None = None) -> str | bytes:  # noqa: A002
+    """The table of ``rows`` in ``format`` (or the format of ``path``'s suffix); written to
+    ``path`` when given. Returns the text (bytes for xlsx)."""
+    fmt = format_for(format, path)
+    content: str | bytes = {"md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}[fmt](rows)
+    if path is not None:
+        data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
+        _write_bytes(Path(path), data)
+    return content
+
+
+def _write_bytes(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+# --- rounded text -----------------------------------------------------------------------------
+
+def display(col: Column, row: ResultRow) -> str:
+    """A cell as a reader sees it: rounded, signed deltas, the mark on unfinished runs."""
+    value = row.value(col.key)
+    if col.key == "state":
+        return f"{value} {MARK}" if row.marked else str(value)
+    if col.kind in ("delta", "pct") and row.is_baseline:
+        return "baseline"
+    return format_value(col, value)
+
+
+def format_value(col: Column, value: Any) -> str:
+    if value is None or value == "":
+        return EMPTY
+    if col.kind == "text":
+        return str(value)
+    if col.kind == "int":
+        return f"{int(value):,}"
+    if col.kind == "float":
+        return f"{value:,.{col.digits}f}"
+    if col.kind == "delta":
+        return f"{value:+,.{col.digits}f}"
+    if col.kind == "pct":
+        return f"{value:+,.{col.digits}f} %"
+    return str(value)
+
+
+def _legend(rows: list[ResultRow]) -> str | None:
+    return LEGEND if any(r.marked for r in rows) else None
+
+
+def is_numeric(col: Column) -> bool:
+    return col.kind != "text"
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+def _md(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(rows: list[ResultRow]) -> str:
+    cols = columns_for(rows)
+    lines = ["| " + " | ".join(_md(c.title) for c in cols) + " |",
+             "|" + "|".join("---:" if is_numeric(c) else ":---" for c in cols) + "|"]
+    lines += ["| " + " | ".join(_md(display(c, r)) for c in cols) + " |" for r in rows]
+    legend = _legend(rows)
+    return "\n".join(lines) + (f"\n\n{legend}\n" if legend else "\n")
+
+
+# --- CSV ----------------------------------------------------------------------------------------
+
+def csv_value(col: Column, row: ResultRow) -> Any:
+    value = row.value(col.key)
+    return "" if value is None else value  # floats print as repr: they read back exactly
+
+
+def to_csv(rows: list[ResultRow]) -> str:
+    cols = columns_for(rows)
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow([c.title for c in cols])
+    for r in rows:
+        writer.writerow([csv_value(c, r) for c in cols])
+    return buf.getvalue()
+
+
+# --- LaTeX --------------------------------------------------------------------------------------
+
+_TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
+        "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$", "°": r"\textdegree{}",
+        MARK: r"\textsuperscript{\dag}", "–": "--", "±": r"$\pm$", "<": r"\textless{}", ">": r"\textgreater{}"}
+
+
+def tex_escape(text: str) -> str:
+    return "".join(_TEX.get(ch, ch) for ch in text)
+
+
+def to_latex(rows: list[ResultRow]) -> str:
+    cols = columns_for(rows)
+    spec = "".join("r" if is_numeric(c) else "l" for c in cols)
+    lines = ["% needs \\usepackage{booktabs} (and textcomp for \\textdegree on old TeX installations)",
+             f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
+             " & ".join(tex_escape(c.title) for c in cols) + r" \\", r"\midrule"]
+    lines += [" & ".join(tex_escape(display(c, r)) for c in cols) + r" \\" for r in rows]
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    legend = _legend(rows)
+    if legend:
+        lines.append(r"\par\smallskip{\footnotesize " + tex_escape(legend) + "}")
+    return "\n".join(lines) + "\n"
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+def to_html(rows: list[ResultRow]) -> str:
+    cols = columns_for(rows)
+    esc = html.escape
+    out = ['<table class="rlpanel-results">', "<thead>", "<tr>" + "".join(
+        f'<th style="text-align:{"right" if is_numeric(c) else "left"}">{esc(c.title)}</th>' for c in cols) + "</tr>",
+        "</thead>", "<tbody>"]
+    for r in rows:
+        cls = ' class="marked"' if r.marked else ""
+        cells = "".join(f'<td style="text-align:right">{esc(display(c, r))}</td>' if is_numeric(c)
+                        else f"<td>{esc(display(c, r))}</td>" for c in cols)
+        out.append(f"<tr{cls}>{cells}</tr>")
+    out += ["</tbody>", "</table>"]
+    legend = _legend(rows)
+    if legend:
+        out.append(f'<p class="legend">{esc(legend)}</p>')
+    return "\n".join(out) + "\n"
+
+
+# --- XLSX ---------------------------------------------------------------------------------------
+
+def xlsx_number_format(col: Column) -> str | None:
+    decimals = "." + "0" * col.digits if col.digits else ""
+    return {"int": "#,##0", "float": f"#,##0{decimals}", "delta": f"+#,##0{decimals};-#,##0{decimals};0{decimals}",
+            "pct": f'+0{decimals}" %";-0{decimals}" %";0{decimals}" %"'}.get(col.kind)
+
+
+def to_xlsx(rows: list[ResultRow]) -> bytes:
+    from openpyxl import Workbook
+    from openpyxl.styles import Alignment, Font, PatternFill
+    from openpyxl.utils import get_column_letter
+
+    cols = columns_for(rows)
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Results"
+    header_font, header_fill = Font(bold=True), PatternFill("solid", fgColor="DDE7F3")
+    marked_fill, marked_font = PatternFill("solid", fgColor="FBE3E3"), Font(italic=True)
+    ws.append([c.title for c in cols])
+    for cell in ws[1]:
+        cell.font, cell.fill = header_font, header_fill
+        cell.alignment = Alignment(wrap_text=True, vertical="top")
+    for r in rows:
+        ws.append([r.value(c.key) for c in cols])  # None leaves the cell empty; numbers stay numbers
+    for j, col in enumerate(cols, start=1):
+        fmt = xlsx_number_format(col)
+        width = len(col.title) if is_numeric(col) else max([len(col.title)] + [len(str(r.value(col.key) or "")) for r in rows])
+        ws.column_dimensions[get_column_letter(j)].width = min(max(width, 8) + 2, 48)
+        for i, r in enumerate(rows, start=2):
+            cell = ws.cell(row=i, column=j)
+            if fmt:
+                cell.number_format = fmt
+            if col.key == "state" and r.marked:
+                cell.fill, cell.font = marked_fill, marked_font
+    ws.freeze_panes = "A2"
+    if rows:
+        ws.auto_filter.ref = ws.dimensions
+    buf = io.BytesIO()
+    wb.save(buf)
+    return buf.getvalue()
