@@ -282,6 +282,23 @@ def set_path(data: dict, path: str, value: Any) -> dict:
     return out
 
 
+def del_path(data: dict, path: str) -> dict:
+    """A copy of ``data`` without the dotted ``path`` (and without sections it leaves empty)."""
+    head, _, rest = path.partition(".")
+    if head not in data:
+        return dict(data)
+    out = dict(data)
+    if rest and isinstance(out[head], dict):
+        inner = del_path(out[head], rest)
+        if inner:
+            out[head] = inner
+        else:
+            del out[head]
+    elif not rest:
+        del out[head]
+    return out
+
+
 def get_path(data: dict, path: str, default: Any = None) -> Any:
     for part in path.split("."):
         if not isinstance(data, dict) or part not in data:
@@ -403,7 +420,7 @@ def safe_name(text: str, max_len: int = 48) -> str:
 
 __all__ = [
     "ALGO_PARAMS", "ALGOS", "BASELINES", "BudgetParams", "ConfigError", "EnvSpec", "FieldIssue", "PolicyParams",
-    "RunConfig", "RuntimeParams", "ValidatedConfig", "check_spaces", "get_path", "largest_divisor", "merge",
+    "RunConfig", "RuntimeParams", "ValidatedConfig", "check_spaces", "del_path", "get_path", "largest_divisor", "merge",
     "parse_set", "resolved_activation", "resolved_net_arch", "safe_name", "set_path", "strip_ignored",
     "normalize_algo", "validate_config",
 ]

@@ -60,7 +60,7 @@ class Preset:
         return {k: v for k, v in self.data.items() if k not in ("description", "base")}
 
 
-def _load(path: Path, builtin: bool) -> Preset:
+def _read(path: Path, builtin: bool) -> Preset:
     name = path.stem
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -70,22 +70,66 @@ def _load(path: Path, builtin: bool) -> Preset:
         data = {}
     if not isinstance(data, dict):
         return Preset(name, path, builtin, error=f"expected a mapping of settings, got {type(data).__name__}")
-    preset = Preset(name, path, builtin, data)
-    # A preset is partial: validate it over the defaults so typos and bad values surface now.
-    try:
-        validate_config(merge({"algo": preset.algos[0]}, preset.overrides))
-    except ConfigError as exc:
-        preset.error = "; ".join(str(i) for i in exc.issues)
-    return preset
+    return Preset(name, path, builtin, data)
+
+
+def _chain(name: str, by_name: dict[str, Preset]) -> list[Preset]:
+    """The preset and its bases, base-most first; raises on a missing, broken or cyclic base."""
+    chain: list[Preset] = []
+    current: str | None = name
+    while current:
+        if any(p.name == current for p in chain):
+            raise ConfigError([FieldIssue("base", f"preset {name!r} has a base cycle through {current!r}")])
+        preset = by_name.get(current)
+        if preset is None:
+            known = ", ".join(by_name)
+            raise ConfigError([FieldIssue("preset" if current == name else "base", f"no preset named {current!r}; known: {known}")])
+        if preset.error:
+            raise ConfigError([FieldIssue("preset", f"preset {preset.name!r} ({preset.path}) is broken: {preset.error}")])
+        chain.insert(0, preset)
+        current = preset.base
+    return chain
+
+
+_cache: dict[tuple, list[Preset]] = {}
+
+
+def _folder_stamp(folder: Path) -> tuple:
+    if not folder.is_dir():
+        return ()
+    return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.yaml")))
 
 
 def list_presets() -> list[Preset]:
-    """Built-in presets, then the user's (sorted by name); broken ones carry ``error``."""
+    """Built-in presets, then the user's (sorted by name); broken ones carry ``error``.
+
+    Each preset is validated over its base chain (a preset may be valid only on its base).
+    The result is cached until a preset file changes (the GUI asks on every keystroke).
+    """
+    folders = ((builtin_presets_dir(), True), (user_presets_dir(), False))
+    stamp = tuple((str(f), _folder_stamp(f)) for f, _ in folders)
+    if stamp in _cache:
+        return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in _cache[stamp]]
     found: list[Preset] = []
-    for folder, builtin in ((builtin_presets_dir(), True), (user_presets_dir(), False)):
+    for folder, builtin in folders:
         if folder.is_dir():
-            found += [_load(p, builtin) for p in sorted(folder.glob("*.yaml"))]
-    return found
+            found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+    by_name: dict[str, Preset] = {}
+    for preset in found:  # a user preset does not shadow a built-in of the same name
+        by_name.setdefault(preset.name, preset)
+    for preset in found:
+        if preset.error:
+            continue
+        try:
+            raw: dict[str, Any] = {}
+            for p in _chain(preset.name, by_name)[:-1]:
+                raw = merge(raw, p.overrides)
+            validate_config(merge({"algo": preset.algos[0]}, merge(raw, preset.overrides)))
+        except ConfigError as exc:
+            preset.error = "; ".join(str(i) for i in exc.issues)
+    _cache.clear()
+    _cache[stamp] = found
+    return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in found]
 
 
 def get_preset(name: str) -> Preset:
@@ -98,17 +142,11 @@ def get_preset(name: str) -> Preset:
 
 def preset_chain(name: str) -> list[Preset]:
     """The preset and its bases, base-most first."""
-    chain: list[Preset] = []
-    current: str | None = name
-    while current:
-        if any(p.name == current for p in chain):
-            raise ConfigError([FieldIssue("base", f"preset {name!r} has a base cycle through {current!r}")])
-        preset = get_preset(current)
-        if preset.error:
-            raise ConfigError([FieldIssue("preset", f"preset {preset.name!r} ({preset.path}) is broken: {preset.error}")])
-        chain.insert(0, preset)
-        current = preset.base
-    return chain
+    presets = list_presets()
+    by_name: dict[str, Preset] = {}
+    for preset in presets:
+        by_name.setdefault(preset.name, preset)
+    return _chain(name, by_name)
 
 
 def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -141,7 +179,8 @@ def save_user_preset(name: str, data: dict[str, Any], description: str = "", bas
     body, _ = strip_ignored(data)
     doc = {"description": description or body.pop("description", ""), **({"base": base} if base else {}),
            **{k: v for k, v in body.items() if k not in ("description", "base", "schema_version")}}
-    validate_config(merge({"algo": Preset(clean, path, False, doc).algos[0]}, {k: v for k, v in doc.items() if k not in ("description", "base")}))
+    over = {k: v for k, v in doc.items() if k not in ("description", "base")}
+    validate_config(merge({"algo": Preset(clean, path, False, doc).algos[0]}, resolve_raw(base, over) if base else over))
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomic(path, yaml.safe_dump(doc, sort_keys=False))
     return path

@@ -103,3 +103,13 @@ def test_presets_show_prints_resolved_yaml():
     out = subprocess.run([sys.executable, "-m", "core.cli", "presets", "show", "heavy"], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 0
     assert "batch_size: 4096" in out.stdout and "n_envs: 32" in out.stdout and "- 1024" in out.stdout
+
+
+def test_preset_valid_only_on_its_base_is_not_broken(user_home):
+    # alone, batch 4096 does not divide the default 1 x 2048 rollout; over heavy (32 x 256) it does
+    path = save_user_preset("heavy-longer", {"ppo": {"n_epochs": 40, "batch_size": 4096}}, "heavy, more epochs", base="heavy")
+    preset = {p.name: p for p in list_presets()}["heavy-longer"]
+    assert preset.error is None, preset.error
+    assert resolve("heavy-longer").config.ppo.n_epochs == 40
+    path.write_text("base: heavy\nppo: {batch_size: 3000}\n")  # edited by hand into a broken one
+    assert "batch_size 3000 does not divide" in {p.name: p for p in list_presets()}["heavy-longer"].error
