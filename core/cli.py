@@ -87,4 +87,8 @@ def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespac
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # run the imported module's main: under -m this file is __main__, and the commands raise
+    # core.cli.CliError, a different class from this module's copy
+    from core.cli import main as _main
+
+    sys.exit(_main())
