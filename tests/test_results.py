@@ -1,0 +1,139 @@
+"""The results table: rows from real tiny runs and a random baseline, deltas, crashed and stopped runs."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from datetime import date, timedelta
+
+import pytest
+
+from core.files import read_json
+from core.results import COLUMNS, ResultRow, columns_for, results, reward_curve, select_runs
+from core.runs import RunStore
+from tests.results_helpers import make_result_run
+from tests.training_helpers import make_run
+
+
+@pytest.fixture(scope="module")
+def real_runs(tmp_path_factory):
+    """Two tiny A2C runs and a random baseline on CartPole, their workers run side by side."""
+    from core.launch import launch_worker
+
+    runs = tmp_path_factory.mktemp("runs")
+    a2c = {"algo": "A2C", "env": {"id": "CartPole-v1"}, "budget": {"total_timesteps": 600}}
+    dirs = {"one": make_run(runs, {**a2c, "name": "a2c-one", "runtime": {"seed": 1}}),
+            "two": make_run(runs, {**a2c, "name": "a2c-two", "runtime": {"seed": 2}}),
+            "base": make_run(runs, {"algo": "random", "name": "base", "env": {"id": "CartPole-v1"},
+                                    "budget": {"episodes": 30}, "runtime": {"seed": 3}})}
+    procs = [launch_worker(d, reap=False) for d in dirs.values()]
+    assert [p.wait(240) for p in procs] == [0, 0, 0], [(d / "worker.log").read_text()[-2000:] for d in dirs.values()]
+    return dirs
+
+
+@pytest.mark.training
+def test_rows_of_real_runs_against_a_random_baseline(real_runs):
+    rows = results([real_runs["one"], real_runs["two"]], baseline=real_runs["base"])
+    assert [r.run_id for r in rows] == [real_runs[k].name for k in ("base", "one", "two")]
+    base, one, two = rows
+    assert base.is_baseline and base.algo == "random" and base.episodes == 30 and base.name == "base"
+    assert (one.algo, one.env, one.name, two.name) == ("A2C", "CartPole-v1", "a2c-one", "a2c-two")
+    for row, key in zip(rows, ("base", "one", "two"), strict=True):
+        summary = read_json(real_runs[key] / "summary.json")
+        assert row.state == "finished" and not row.marked
+        assert row.timesteps == summary["timesteps"] and row.episodes == summary["episodes"] > 0
+        assert row.final_mean_reward == summary["final_mean_reward"]
+        assert row.best_mean_reward == summary["best_mean_reward"]
+        assert row.wall_time_s > 0 and row.steps_per_s == pytest.approx(row.timesteps / row.wall_time_s, rel=0.05)  # wall time in ms
+    assert one.timesteps >= 600 and two.timesteps >= 600
+    for row in rows:
+        assert row.delta_reward == row.final_mean_reward - base.final_mean_reward
+        assert row.delta_reward_pct == pytest.approx(100 * row.delta_reward / abs(base.final_mean_reward))
+    assert base.delta_reward == 0.0
+    assert [c.key for c in columns_for(rows)] == [c.key for c in COLUMNS]
+
+
+@pytest.mark.training
+def test_a_run_without_summary_gets_the_same_numbers_from_its_records(real_runs, tmp_path):
+    """A crashed worker writes no summary.json: the row is computed from metrics + status."""
+    copy = tmp_path / real_runs["one"].name
+    shutil.copytree(real_runs["one"], copy, ignore=shutil.ignore_patterns("checkpoints", "tb", "sb3"))
+    (copy / "summary.json").unlink()
+    want, got = results([real_runs["one"]])[0], results([copy])[0]
+    for key in ("timesteps", "episodes", "final_mean_reward", "best_mean_reward"):
+        assert getattr(got, key) == getattr(want, key), key
+    assert got.wall_time_s == pytest.approx(want.wall_time_s, abs=1e-3)  # summary.json rounds it to ms
+
+
+def test_crashed_and_stopped_runs_are_included_and_marked(runs_dir):
+    fin = make_result_run(runs_dir, "fin", [10.0] * 5)
+    crashed = make_result_run(runs_dir, "boom", [float(i) for i in range(150)], state="crashed", gpu_peak_bytes=3 * 2**30)
+    stopped = make_result_run(runs_dir, "cut", [20.0, 30.0], state="stopped", evals=[(25.0, 2.5)])
+    rows = results([fin, crashed, stopped], baseline=fin)
+    assert [(r.name, r.state, r.marked) for r in rows] == [("fin", "finished", False), ("boom", "crashed", True),
+                                                         ("cut", "stopped", True)]
+    boom = rows[1]
+    assert not (crashed / "summary.json").exists()
+    assert boom.episodes == 150 and boom.timesteps == 150 * 20
+    assert boom.final_mean_reward == sum(range(50, 150)) / 100  # the last 100 episodes
+    assert boom.best_mean_reward == boom.final_mean_reward
+    assert boom.wall_time_s == pytest.approx(150 * 0.5) and boom.steps_per_s == pytest.approx(40.0)
+    assert boom.peak_gpu_memory_mib == 3 * 1024 and boom.peak_temperature_c == 71.0
+    assert boom.delta_reward == 99.5 - 10.0 and boom.delta_reward_pct == pytest.approx(895.0)
+    cut = rows[2]
+    assert (cut.final_mean_reward, cut.eval_mean_reward, cut.eval_std_reward) == (25.0, 25.0, 2.5)
+    assert cut.to_json()["marked"] is True
+
+
+def test_a_resumed_run_that_crashed_ignores_its_stale_summary(runs_dir):
+    run = make_result_run(runs_dir, "again", [1.0, 2.0], state="stopped")
+    with open(run / "metrics.jsonl", "a") as fh:  # the resumed attempt played two more episodes, then died
+        for i, r in enumerate((7.0, 8.0)):
+            fh.write(json.dumps({"kind": "episode", "step": 100 + 20 * i, "t": time.time(), "reward": r, "length": 20}) + "\n")
+    status = json.loads((run / "status.json").read_text())
+    status.update(state="running", pid=None)
+    (run / "status.json").write_text(json.dumps(status))
+    row = results([run])[0]
+    assert row.state == "crashed" and row.episodes == 4 and row.final_mean_reward == 4.5
+
+
+def test_baseline_zero_or_without_episodes_gives_no_per_cent(runs_dir):
+    zero = make_result_run(runs_dir, "zero", [0.0, 0.0])
+    empty = make_result_run(runs_dir, "empty", [], state="crashed")
+    run = make_result_run(runs_dir, "run", [5.0])
+    rows = results([run], baseline=zero)
+    assert (rows[1].delta_reward, rows[1].delta_reward_pct) == (5.0, None)
+    rows = results([run], baseline=empty)
+    assert rows[0].final_mean_reward is None and (rows[1].delta_reward, rows[1].delta_reward_pct) == (None, None)
+    negative = make_result_run(runs_dir, "neg", [-200.0])
+    rows = results([run], baseline=negative)
+    assert rows[1].delta_reward == 205.0 and rows[1].delta_reward_pct == pytest.approx(102.5)  # per cent of |baseline|
+
+
+def test_select_runs_by_id_all_since_and_state(runs_dir):
+    old = make_result_run(runs_dir, "old", [1.0], started_at=time.time() - 5 * 86400)
+    mid = make_result_run(runs_dir, "mid", [1.0], state="crashed", started_at=time.time() - 3600)
+    new = make_result_run(runs_dir, "new", [1.0], started_at=time.time() - 60)
+    store = RunStore(runs_dir)
+    assert select_runs(store, ids=[new.name, old.name]) == [new, old]
+    assert select_runs(store, all=True) == [old, mid, new]  # oldest first: the order the night ran in
+    assert select_runs(store) == []
+    since = date.today() - timedelta(days=1)
+    assert old not in select_runs(store, all=True, since=since)
+    assert select_runs(store, all=True, states=["crashed"]) == [mid]
+    with pytest.raises(KeyError, match="no run"):
+        select_runs(store, ids=["no-such-run"])
+
+
+def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
+    run = make_result_run(runs_dir, "curve", [0.0, 10.0, 20.0], seconds_per_episode=2.0)
+    curve = reward_curve(run)
+    assert curve.steps == [20.0, 40.0, 60.0] and curve.seconds == [2.0, 4.0, 6.0]
+    assert curve.mean_reward == [0.0, 5.0, 10.0] and curve.label == f"curve ({run.name})"
+
+
+def test_row_values_for_every_column():
+    row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
+    assert all(hasattr(row, c.key) for c in COLUMNS)
+    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")]
