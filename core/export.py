@@ -8,7 +8,9 @@ under the table. The State column is in every format.
 CSV files are written as UTF-8 *with* a byte-order mark: Excel on Windows (our users' platform)
 reads a BOM-less CSV in the local ANSI code page and garbles the Δ and ° of the headers and any
 non-ASCII run name; Python (``encoding="utf-8-sig"``), pandas and LibreOffice all accept the BOM.
-Text returned for stdout has no BOM (it would end up in pipes).
+Text returned for stdout has no BOM (it would end up in pipes). CSV floats are exact (Python's
+shortest round-trip repr); XLSX cells hold 16 significant digits (openpyxl writes ``%.16g``), one
+more than Excel itself computes and shows with.
 """
 
 from __future__ import annotations
@@ -141,7 +143,8 @@ def to_csv(rows: list[ResultRow]) -> str:
 
 _TEX = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
         "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "Δ": r"$\Delta$", "°": r"\textdegree{}",
-        MARK: r"\textsuperscript{\dag}", "–": "--", "±": r"$\pm$", "<": r"\textless{}", ">": r"\textgreater{}"}
+        MARK: r"\textsuperscript{\dag}", "–": "--", "±": r"$\pm$", "<": r"\textless{}", ">": r"\textgreater{}",
+        "|": r"\textbar{}"}
 
 
 def tex_escape(text: str) -> str:
