@@ -46,4 +46,5 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     import gc
 
     gc.collect()
+    gc.freeze()  # what is left belongs to modules: keep the exit-time collection away from it
     return code

@@ -1,0 +1,28 @@
+"""The real app in a subprocess: it starts, shows its window and quits cleanly."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO
+
+
+def test_python_m_app_starts_and_quits(tmp_path):
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(tmp_path), "RLPANEL_QUIT_AFTER_MS": "1000",
+           "RLPANEL_SHOWN_FILE": str(tmp_path / "shown")}
+    out = subprocess.run([sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert (tmp_path / "shown").is_file()  # the window was shown
+    assert (tmp_path / "runs").is_dir()
+
+
+def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):
+    other = tmp_path / "elsewhere"
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(tmp_path / "home"),
+           "RLPANEL_QUIT_AFTER_MS": "500"}
+    out = subprocess.run([sys.executable, "-m", "app", "--runs-dir", str(other)], cwd=REPO, env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert other.is_dir()

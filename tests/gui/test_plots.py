@@ -1,0 +1,102 @@
+"""Live plots: points arrive, GPU plots say why they have no data instead of drawing zeros."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from app.monitor_panel import MonitorPanel
+from app.plots.buffers import SeriesBuffer, rolling_mean
+from tests.gui.fake_runs import episodes, gpu_lines
+
+
+def test_series_buffer_grows_by_doubling_and_keeps_every_point():
+    buf = SeriesBuffer(capacity=4)
+    for i in range(10):
+        buf.append(i, 100 + i, i * 2)
+    buf.extend(range(10, 20), range(110, 120), range(20, 40, 2))
+    assert buf.size == 20 and buf._data.shape[1] == 32
+    assert np.array_equal(buf.values, np.arange(0, 40, 2))
+    assert np.array_equal(buf.x("time"), np.arange(100, 120))
+
+
+def test_rolling_mean_uses_fewer_points_at_the_start():
+    assert np.allclose(rolling_mean(np.array([1.0, 3.0, 5.0, 7.0]), 2), [1.0, 2.0, 4.0, 6.0])
+
+
+def make_panel(qtbot) -> MonitorPanel:
+    panel = MonitorPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1000, 800)
+    panel.show()
+    return panel
+
+
+def test_reward_speed_and_loss_plots_receive_points(qtbot):
+    panel = make_panel(qtbot)
+    train = [{"kind": "train", "step": 2048 * i, "t": 1e9 + i, "train/value_loss": 10.0 / (i + 1),
+              "train/policy_gradient_loss": -0.01, "train/learning_rate": 3e-4} for i in range(5)]
+    progress = [{"kind": "progress", "step": 1000 * i, "t": 1e9 + i, "fps": 900.0 + i, "total": 10000} for i in range(4)]
+    panel.add_records(episodes(0, 30) + train + progress + [{"kind": "eval", "step": 600, "t": 1e9, "mean_reward": 40.0}])
+    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None
+                    and len(panel.reward_plot.curve("episode").xData) == 30, timeout=3000)
+    x, y = panel.reward_plot.curve("mean").getOriginalDataset()
+    assert y[-1] == np.mean(np.arange(30))
+    assert len(panel.speed_plot.curve("fps").getOriginalDataset()[1]) == 4
+    assert set(panel.loss_plot.series_keys()) == {"train/value_loss", "train/policy_gradient_loss"}  # no lr in losses
+    assert panel.reward_plot.buffer("eval").size == 1
+    assert panel.progress.isVisible() and "3,000 / 10,000" in panel.progress.format()
+    # The crosshair readout names the value under the mouse.
+    assert "episode: 29" in panel.reward_plot.readout_at(29 * 20)
+
+
+def test_x_axis_switches_to_wall_time(qtbot):
+    panel = make_panel(qtbot)
+    panel.add_records(episodes(0, 5))
+    panel.set_x_mode("time")
+    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None
+                    and panel.reward_plot.curve("episode").getOriginalDataset()[0][0] > 1e9, timeout=3000)
+    assert type(panel.reward_plot.getPlotItem().getAxis("bottom")).__name__ == "DateAxisItem"
+
+
+def test_gpu_plots_draw_memory_with_capacity_and_estimate_lines(qtbot):
+    panel = make_panel(qtbot)
+    panel.set_estimate({"gpu_bytes": 3 * 2**30, "capacity_bytes": 8 * 2**30, "verdict": "fits"})
+    panel.add_telemetry(gpu_lines(10))
+    mem = panel.gpu.plots["memory_used_bytes"]
+    qtbot.waitUntil(lambda: mem.curve("gpu0").getOriginalDataset()[1] is not None, timeout=3000)
+    assert abs(mem.curve("gpu0").getOriginalDataset()[1][0] - 2.0) < 1e-6  # GiB
+    assert mem.has_series("proc0")  # this run's own share
+    assert panel.gpu.capacity_line.isVisible() and panel.gpu.capacity_line.value() == 8.0
+    assert panel.gpu.estimate_line.isVisible() and panel.gpu.estimate_line.value() == 3.0
+    assert mem.message() is None
+
+
+def test_nvml_unavailable_gpu_plots_show_the_reason_not_zeros(qtbot):
+    panel = make_panel(qtbot)
+    reason = "NVML shared library not found (no NVIDIA driver installed?)"
+    panel.add_telemetry([{"t": 1e9, "kind": "status", "nvml": False, "reason": reason},
+                         {"t": 1e9, "gpu": None, "rss_bytes": 123}])
+    for plot in panel.gpu.widgets():
+        assert plot.message() == f"No GPU data: {reason}"
+        assert plot.point_count() == 0
+
+
+def test_a_field_nvml_does_not_report_is_named_not_drawn(qtbot):
+    panel = make_panel(qtbot)
+    lines = gpu_lines(3)
+    for line in lines:
+        line["power_w"] = None
+    panel.add_telemetry(lines)
+    assert "not reported" in panel.gpu.plots["power_w"].message()
+    assert panel.gpu.plots["power_w"].point_count() == 0
+    assert panel.gpu.plots["temperature_c"].message() is None
+
+
+def test_pause_holds_the_curves_until_resumed(qtbot):
+    panel = make_panel(qtbot)
+    panel.set_paused(True)
+    panel.add_records(episodes(0, 5))
+    qtbot.wait(150)
+    assert panel.reward_plot.curve("episode").getOriginalDataset()[0] is None
+    panel.follow()  # un-pauses and autoscales
+    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").getOriginalDataset()[0] is not None, timeout=3000)
