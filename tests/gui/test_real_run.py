@@ -1,0 +1,77 @@
+"""Real tiny runs driven from the window (PPO on CartPole): launch, follow, stop, re-attach."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from app.main_window import MainWindow
+from core.config import validate_config
+from core.files import read_jsonl
+from core.runs import read_status
+
+pytestmark = pytest.mark.training
+
+
+def ppo_cartpole(total: int, checkpoint_every: int = 1000):
+    return validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO",
+                            "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+                            "runtime": {"n_envs": 2, "device": "cpu", "telemetry_hz": 5},
+                            "budget": {"total_timesteps": total, "checkpoint_every": checkpoint_every}}).config
+
+
+@pytest.fixture
+def make_window(qtbot, runs_dir):
+    windows = []
+
+    def make() -> MainWindow:
+        window = MainWindow(runs_dir, confirm_close=False)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if window.isVisible():
+            window.close()
+
+
+def test_a_run_launched_from_the_window_is_plotted_and_finishes(qtbot, make_window):
+    window = make_window()
+    run_dir = window.launch(ppo_cartpole(3000))
+    assert run_dir is not None and window.run_dir == run_dir
+    plot = window.monitor.reward_plot
+    qtbot.waitUntil(lambda: plot.buffer("episode").size > 5, timeout=120_000)
+    qtbot.waitUntil(lambda: window.run_state == "finished", timeout=180_000)
+    episodes = [r for r in read_jsonl(run_dir / "metrics.jsonl") if r.get("kind") == "episode"]
+    qtbot.waitUntil(lambda: plot.buffer("episode").size == len(episodes), timeout=5000)
+    assert window.monitor.speed_plot.buffer("fps").size > 0
+    assert window.monitor.loss_plot.series_keys()  # losses from the train records
+    assert "finished" in window.statusBar().currentMessage()
+    # The GUI process followed a real run and still never imported torch.
+    assert "torch" not in sys.modules and "stable_baselines3" not in sys.modules
+
+
+def test_a_new_window_reattaches_to_a_running_run_and_stop_saves_a_checkpoint(qtbot, make_window):
+    first = make_window()
+    run_dir = first.launch(ppo_cartpole(2_000_000, checkpoint_every=500))
+    qtbot.waitUntil(lambda: first.monitor.reward_plot.buffer("episode").size > 20, timeout=120_000)
+    first.close()  # the controller goes away; the run must not
+
+    second = make_window()
+    qtbot.waitUntil(lambda: second.run_dir == run_dir and second.run_state == "running", timeout=15_000)
+    on_disk = sum(1 for r in read_jsonl(run_dir / "metrics.jsonl") if r.get("kind") == "episode")
+    qtbot.waitUntil(lambda: second.monitor.reward_plot.buffer("episode").size >= on_disk, timeout=10_000)
+    assert second.monitor.reward_plot.buffer("episode").steps[0] <= 500  # the full history, from the start
+
+    with qtbot.waitSignal(second.follower.stop_finished, timeout=90_000) as blocker:
+        second.stop_action.trigger()
+    assert blocker.args == ["graceful"]
+    assert read_status(run_dir)["state"] == "stopped"
+    latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
+    assert latest
+    qtbot.waitUntil(lambda: second.resume_action.isEnabled(), timeout=5000)
+    assert "torch" not in sys.modules
