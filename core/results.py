@@ -220,9 +220,16 @@ class RewardCurve:
 
     run_id: str
     label: str
+    name: str | None
     steps: list[float]
     seconds: list[float]
     mean_reward: list[float]
+
+
+def legend_labels(curves: list[RewardCurve]) -> list[str]:
+    """Each curve by its run name; by name and id where names repeat or are missing."""
+    names = [c.name for c in curves]
+    return [c.name if c.name and names.count(c.name) == 1 else c.label for c in curves]
 
 
 def reward_curve(run_dir: Path, window: int = WINDOW) -> RewardCurve:
@@ -235,7 +242,7 @@ def reward_curve(run_dir: Path, window: int = WINDOW) -> RewardCurve:
     t0 = min(starts) if starts else 0.0
     cfg_name = run_info(run_dir).name
     return RewardCurve(
-        run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name,
+        run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name, name=cfg_name,
         steps=[float(r.get("step", 0)) for r in episodes],
         seconds=[float(r.get("t", t0)) - t0 for r in episodes],
         mean_reward=rolling_means([float(r["reward"]) for r in episodes], window))

@@ -1,0 +1,80 @@
+"""Reward curves of several runs on one plot, aligned on timesteps or on seconds since each start.
+
+Plot export: PNG through pyqtgraph's ImageExporter; SVG written from the curve data by
+``core.curves_svg`` (pyqtgraph 0.14's SVGExporter raises ValueError with PySide6 6.12, and Qt's
+QSvgGenerator painting the scene misplaces the curves against the axes).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pyqtgraph as pg
+
+from app.theme import SERIES_COLORS
+from core.curves_svg import curves_svg
+from core.files import write_atomic
+from core.results import RewardCurve, legend_labels
+from core.summary import WINDOW
+
+X_MODES = {"step": "timesteps", "time": "wall time since start (s)"}
+
+
+class OverlayPlot(pg.PlotWidget):
+    """One curve per run: the rolling mean of its episode rewards, with a legend by run name."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent=parent)
+        self.x_mode = "step"
+        self._curves: list[RewardCurve] = []
+        item = self.getPlotItem()
+        item.setTitle(f"Episode reward, mean of {WINDOW}", size="9pt")
+        item.setLabel("left", "reward")
+        item.showGrid(x=True, y=True, alpha=0.25)
+        self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
+        self._label_x()
+        self.setMinimumHeight(180)
+
+    def _label_x(self) -> None:
+        self.getPlotItem().setLabel("bottom", X_MODES[self.x_mode])
+
+    def set_x_mode(self, mode: str) -> None:
+        """``step`` (timesteps) or ``time`` (seconds since each run's start)."""
+        if mode not in X_MODES:
+            raise ValueError(f"x mode {mode!r}: use one of {', '.join(X_MODES)}")
+        self.x_mode = mode
+        self._label_x()
+        self.set_curves(self._curves)
+
+    def set_curves(self, curves: list[RewardCurve]) -> None:
+        self._curves = list(curves)
+        item = self.getPlotItem()
+        item.clear()  # removes the data items and their legend entries
+        for i, (curve, label) in enumerate(zip(self._curves, legend_labels(self._curves), strict=True)):
+            x = curve.steps if self.x_mode == "step" else curve.seconds
+            pen = pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=2)
+            data = item.plot(np.asarray(x, dtype=float), np.asarray(curve.mean_reward, dtype=float), pen=pen, name=label)
+            data.setClipToView(True)
+            data.setDownsampling(auto=True, method="peak")
+        item.enableAutoRange()
+
+    def curve_labels(self) -> list[str]:
+        return [label.text for _, label in self.legend.items]
+
+    # --- export -----------------------------------------------------------------------------------
+
+    def save_png(self, path: Path | str, width: int = 1600) -> None:
+        from pyqtgraph.exporters import ImageExporter
+
+        exporter = ImageExporter(self.getPlotItem())
+        exporter.parameters()["width"] = width
+        exporter.export(str(path))
+
+    def save_svg(self, path: Path | str) -> None:
+        """The curves as drawn (same x mode, labels, colours and background), as an SVG document."""
+        background = self.backgroundBrush().color().name()
+        foreground = self.getPlotItem().getAxis("bottom").textPen().color().name()
+        write_atomic(Path(path), curves_svg(self._curves, self.x_mode, title=f"Episode reward, mean of {WINDOW}",
+                                            labels=legend_labels(self._curves), background=background,
+                                            foreground=foreground, colors=SERIES_COLORS))

@@ -1,0 +1,77 @@
+"""The Results table's model: ``core.results`` rows under the export's columns, sortable by value."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtGui import QBrush, QColor, QFont
+
+from core.export import display
+from core.results import LEGEND, Column, ResultRow, columns_for
+
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+MARKED_COLOR = QColor("#d84a6a")
+
+
+class ResultsTableModel(QAbstractTableModel):
+    """Cells show what the Markdown export shows (rounded, signed deltas, † on unfinished runs);
+    sorting uses the raw values, runs without a value last."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.rows: list[ResultRow] = []
+        self.columns: list[Column] = columns_for([])
+
+    def set_rows(self, rows: list[ResultRow]) -> None:
+        self.beginResetModel()
+        self.rows = list(rows)
+        self.columns = columns_for(self.rows)
+        self.endResetModel()
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
+        return 0 if parent.isValid() else len(self.rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.columns)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self.columns):
+            return None
+        col = self.columns[section]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return col.title
+        if role == Qt.ItemDataRole.ToolTipRole and col.key == "state":
+            return LEGEND
+        return None
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        row, col = self.rows[index.row()], self.columns[index.column()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return display(col, row)
+        if role == SORT_ROLE:
+            value = row.value(col.key)
+            return value if value is not None else ("" if col.kind == "text" else float("-inf"))
+        if role == Qt.ItemDataRole.TextAlignmentRole:
+            h = Qt.AlignmentFlag.AlignRight if col.kind != "text" else Qt.AlignmentFlag.AlignLeft
+            return int(h | Qt.AlignmentFlag.AlignVCenter)
+        if role == Qt.ItemDataRole.ForegroundRole and col.key == "state" and row.marked:
+            return QBrush(MARKED_COLOR)
+        if role == Qt.ItemDataRole.FontRole and row.is_baseline:
+            font = QFont()
+            font.setItalic(True)
+            return font
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if row.marked:
+                return f"{row.run_id}: {row.state}. {LEGEND}"
+            return row.path
+        return None
+
+
+def sorting_proxy(model: ResultsTableModel, parent=None) -> QSortFilterProxyModel:
+    proxy = QSortFilterProxyModel(parent)
+    proxy.setSourceModel(model)
+    proxy.setSortRole(SORT_ROLE)
+    return proxy

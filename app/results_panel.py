@@ -1,0 +1,260 @@
+"""The Results tab: tick runs, overlay their reward curves, read and export the results table.
+
+The table is ``core.results`` under the same columns as ``rlpanel export``; the Export button
+writes it with ``core.export`` in the format of the file type chosen in the save dialog.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.plots.overlay import OverlayPlot
+from app.results_model import ResultsTableModel, sorting_proxy
+from app.settings import get_setting, set_setting
+from core.export import SUFFIXES, export
+from core.results import ResultRow, RewardCurve, results, reward_curve
+from core.runs import RunInfo, RunStore
+
+TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",
+                 "LaTeX booktabs table (*.tex)": ".tex", "HTML table (*.html)": ".html"}
+PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
+UNFINISHED_COLOR = QColor("#d84a6a")
+ID_ROLE = Qt.ItemDataRole.UserRole
+
+
+def with_suffix(path: str, chosen_filter: str, filters: dict[str, str], known: set[str] | None = None) -> Path:
+    """The chosen path, given the suffix of the chosen file type when the user typed no known one."""
+    p = Path(path)
+    if p.suffix.lower() in (known or set(filters.values())):
+        return p
+    return p.with_name(p.name + filters.get(chosen_filter, next(iter(filters.values()))))
+
+
+def run_label(info: RunInfo) -> str:
+    """``11-22 04:48  night-ppo · PPO CartPole-v1`` (and the state when the run did not finish)."""
+    when = info.started_at or info.created_at
+    stamp = datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
+    text = f"{stamp}  {info.name or info.id}  ·  {info.algo} {info.env}"
+    return text if info.state == "finished" else f"{text}  ({info.state})"
+
+
+class ResultsPanel(QWidget):
+    def __init__(self, runs_dir: Path, parent=None):
+        super().__init__(parent)
+        self.store = RunStore(Path(runs_dir))
+        self.rows: list[ResultRow] = []
+        self._infos: dict[str, RunInfo] = {}
+        self._curve_cache: dict[str, tuple[tuple, RewardCurve]] = {}
+
+        self.run_list = QListWidget()
+        self.run_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
+        self.run_list.itemChanged.connect(lambda _item: self.update_results())
+        all_button, none_button, refresh_button = QPushButton("All"), QPushButton("None"), QPushButton("Refresh")
+        all_button.clicked.connect(lambda: self.set_checked([i.id for i in self._infos.values()]))
+        none_button.clicked.connect(lambda: self.set_checked([]))
+        refresh_button.clicked.connect(self.refresh)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(QLabel("Runs to compare"))
+        lv.addWidget(self.run_list, 1)
+        row = QHBoxLayout()
+        for b in (all_button, none_button, refresh_button):
+            row.addWidget(b)
+        lv.addLayout(row)
+
+        self.baseline_combo = QComboBox()
+        self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's")
+        self.baseline_combo.currentIndexChanged.connect(lambda _i: self.update_results())
+        self.x_combo = QComboBox()
+        self.x_combo.addItem("Timesteps", "step")
+        self.x_combo.addItem("Wall time", "time")
+        self.x_combo.currentIndexChanged.connect(lambda _i: self.plot.set_x_mode(self.x_combo.currentData()))
+        self.export_button = QPushButton("Export table…")
+        self.export_button.clicked.connect(self.export_table)
+        self.save_plot_button = QPushButton("Save plot…")
+        self.save_plot_button.clicked.connect(self.save_plot)
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Baseline"))
+        bar.addWidget(self.baseline_combo, 1)
+        bar.addWidget(QLabel("x axis"))
+        bar.addWidget(self.x_combo)
+        bar.addStretch(0)
+        bar.addWidget(self.save_plot_button)
+        bar.addWidget(self.export_button)
+
+        self.plot = OverlayPlot()
+        self.model = ResultsTableModel(self)
+        self.proxy = sorting_proxy(self.model, self)
+        self.table = QTableView()
+        self.table.setModel(self.proxy)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the runs' own order (baseline first) until a header is clicked
+        self.table.setAlternatingRowColors(True)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.table.verticalHeader().setVisible(False)
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.setContentsMargins(0, 0, 0, 0)
+        rv.addLayout(bar)
+        self.right_split = QSplitter(Qt.Orientation.Vertical)
+        self.right_split.addWidget(self.plot)
+        self.right_split.addWidget(self.table)
+        self.right_split.setSizes([340, 220])
+        rv.addWidget(self.right_split, 1)
+        rv.addWidget(self.status)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 900])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.splitter)
+        self.refresh()
+
+    # --- runs -------------------------------------------------------------------------------------
+
+    def checked_ids(self) -> list[str]:
+        items = (self.run_list.item(i) for i in range(self.run_list.count()))
+        return [it.data(ID_ROLE) for it in items if it.checkState() == Qt.CheckState.Checked]
+
+    def set_checked(self, run_ids: list[str]) -> None:
+        wanted = set(run_ids)
+        self.run_list.blockSignals(True)
+        for i in range(self.run_list.count()):
+            item = self.run_list.item(i)
+            item.setCheckState(Qt.CheckState.Checked if item.data(ID_ROLE) in wanted else Qt.CheckState.Unchecked)
+        self.run_list.blockSignals(False)
+        self.update_results()
+
+    def baseline_id(self) -> str | None:
+        return self.baseline_combo.currentData()
+
+    def set_baseline(self, run_id: str | None) -> None:
+        index = self.baseline_combo.findData(run_id) if run_id else 0
+        self.baseline_combo.setCurrentIndex(max(index, 0))
+
+    def refresh(self) -> None:
+        """Read the runs folder again; ticks and the baseline survive when their runs still exist."""
+        checked, baseline = set(self.checked_ids()), self.baseline_id()
+        infos = self.store.list()
+        self._infos = {i.id: i for i in infos}
+        self.run_list.blockSignals(True)
+        self.run_list.clear()
+        for info in infos:
+            item = QListWidgetItem(run_label(info))
+            item.setData(ID_ROLE, info.id)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps")
+            if info.state != "finished":
+                item.setForeground(QBrush(UNFINISHED_COLOR))
+            self.run_list.addItem(item)
+        self.run_list.blockSignals(False)
+        self.baseline_combo.blockSignals(True)
+        self.baseline_combo.clear()
+        self.baseline_combo.addItem("none", None)
+        for info in infos:
+            self.baseline_combo.addItem(run_label(info), info.id)
+        self.set_baseline(baseline if baseline in self._infos else None)
+        self.baseline_combo.blockSignals(False)
+        self.update_results()
+
+    def _curve(self, path: Path) -> RewardCurve:
+        """A run's curve, read again only when its metrics file changed."""
+        try:
+            st = (path / "metrics.jsonl").stat()
+            key = (st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = (0, 0)
+        cached = self._curve_cache.get(path.name)
+        if cached is None or cached[0] != key:
+            cached = (key, reward_curve(path))
+            self._curve_cache[path.name] = cached
+        return cached[1]
+
+    def update_results(self) -> None:
+        ids = [i for i in self.checked_ids() if i in self._infos]
+        paths = [self._infos[i].path for i in ids]
+        base = self.baseline_id()
+        base_path = self._infos[base].path if base in self._infos else None
+        self.rows = results(paths, baseline=base_path) if (paths or base_path) else []
+        self.model.set_rows(self.rows)
+        self.table.resizeColumnsToContents()
+        self.plot.set_curves([self._curve(p) for p in paths])
+        if not self.rows:
+            self.status.setText("Tick runs on the left to overlay their curves and fill the table.")
+        else:
+            marked = sum(r.marked for r in self.rows)
+            self.status.setText(f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else ""))
+
+    # --- export -----------------------------------------------------------------------------------
+
+    def _ask_path(self, title: str, filters: dict[str, str], setting: str, stem: str,
+                  known: set[str] | None = None) -> Path | None:
+        """A file name from the save dialog; its folder and file type are remembered for next time."""
+        folder = get_setting(setting, str(Path.home()))
+        last = get_setting(setting + "_filter", next(iter(filters)))
+        last = last if last in filters else next(iter(filters))
+        path, chosen = QFileDialog.getSaveFileName(self, title, str(Path(folder) / (stem + filters[last])),
+                                                   ";;".join(filters), last)
+        if not path:
+            return None
+        out = with_suffix(path, chosen, filters, known)
+        set_setting(setting, str(out.parent))
+        set_setting(setting + "_filter", chosen)
+        return out
+
+    def export_table(self) -> Path | None:
+        if not self.rows:
+            self.status.setText("Nothing to export: tick runs first.")
+            return None
+        path = self._ask_path("Export results table", TABLE_FILTERS, "results/export_dir", "results", set(SUFFIXES))
+        if path is None:
+            return None
+        try:
+            export(self.rows, path=path)
+        except (OSError, ValueError) as exc:
+            QMessageBox.warning(self, "Export failed", f"Could not write {path}:\n{exc}")
+            return None
+        self.status.setText(f"Wrote {len(self.rows)} runs to {path}")
+        return path
+
+    def save_plot(self) -> Path | None:
+        path = self._ask_path("Save plot", PLOT_FILTERS, "results/plot_dir", "reward-curves")
+        if path is None:
+            return None
+        try:
+            if path.suffix.lower() == ".svg":
+                self.plot.save_svg(path)
+            else:
+                self.plot.save_png(path)
+        except (OSError, ValueError, RuntimeError) as exc:
+            QMessageBox.warning(self, "Save failed", f"Could not write {path}:\n{exc}")
+            return None
+        self.status.setText(f"Saved the plot to {path}")
+        return path

@@ -1,0 +1,152 @@
+"""The Results tab: ticked runs overlay their curves, the table and its export, PNG and SVG plots."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import openpyxl
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QFileDialog
+
+from app.results_panel import PLOT_FILTERS, TABLE_FILTERS, ResultsPanel, with_suffix
+from core.results import columns_for
+from tests.results_helpers import make_result_run
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@pytest.fixture
+def runs(runs_dir):
+    return {"base": make_result_run(runs_dir, "base", [20.0, 22.0, 21.0], algo="random"),
+            "ppo": make_result_run(runs_dir, "ppo", [float(i) for i in range(40)], algo="PPO", seconds_per_episode=2.0),
+            "a2c": make_result_run(runs_dir, "a2c", [float(2 * i) for i in range(30)]),
+            "boom": make_result_run(runs_dir, "boom", [5.0, 6.0], state="crashed")}
+
+
+@pytest.fixture
+def panel(qtbot, runs_dir, runs):
+    widget = ResultsPanel(runs_dir)
+    qtbot.addWidget(widget)
+    widget.resize(1200, 700)
+    return widget
+
+
+def tick(panel: ResultsPanel, run_id: str) -> None:
+    for i in range(panel.run_list.count()):
+        item = panel.run_list.item(i)
+        if item.data(Qt.ItemDataRole.UserRole) == run_id:
+            item.setCheckState(Qt.CheckState.Checked)  # as a click on the box does: itemChanged
+            return
+    raise AssertionError(f"{run_id} is not in the list")
+
+
+def fake_save_dialog(monkeypatch, path, chosen_filter):
+    asked = []
+
+    def answer(*args, **kwargs):
+        asked.append(args)
+        return str(path), chosen_filter
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", answer)
+    return asked
+
+
+def table_cells(panel: ResultsPanel) -> list[list[str]]:
+    m = panel.table.model()
+    return [[m.index(r, c).data() for c in range(m.columnCount())] for r in range(m.rowCount())]
+
+
+def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(panel, runs):
+    assert panel.run_list.count() == 4 and panel.plot.listDataItems() == []
+    tick(panel, runs["ppo"].name)
+    tick(panel, runs["a2c"].name)
+    assert len(panel.plot.listDataItems()) == 2
+    assert sorted(panel.plot.curve_labels()) == ["a2c", "ppo"]
+    assert panel.model.rowCount() == 2
+    assert [c.title for c in panel.model.columns] == [c.title for c in columns_for(panel.rows)]
+    ppo = next(i for i in panel.plot.listDataItems() if i.name() == "ppo")
+    assert list(ppo.xData) == [20.0 * (i + 1) for i in range(40)]  # aligned on timesteps
+    panel.x_combo.setCurrentIndex(panel.x_combo.findData("time"))
+    ppo = next(i for i in panel.plot.listDataItems() if i.name() == "ppo")
+    assert list(ppo.xData) == [2.0 * (i + 1) for i in range(40)]  # seconds since the run's start
+    assert "wall time" in panel.plot.getPlotItem().getAxis("bottom").labelText
+    panel.set_checked([])
+    assert panel.plot.listDataItems() == [] and panel.model.rowCount() == 0 and "Tick runs" in panel.status.text()
+
+
+def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(panel, runs):
+    panel.set_checked([runs["a2c"].name, runs["boom"].name])
+    panel.set_baseline(runs["base"].name)
+    titles = [c.title for c in panel.model.columns]
+    assert titles[-2:] == ["Δ vs baseline", "Δ vs baseline (%)"]
+    cells = {row[0]: row for row in table_cells(panel)}
+    base = cells[runs["base"].name]
+    assert base[-2:] == ["baseline", "baseline"]
+    a2c = panel.rows[[r.run_id for r in panel.rows].index(runs["a2c"].name)]
+    assert cells[a2c.run_id][-2] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
+    assert cells[runs["boom"].name][titles.index("State")] == "crashed †" and "did not finish" in panel.status.text()
+    panel.set_baseline(None)
+    assert "Δ vs baseline" not in [c.title for c in panel.model.columns]
+
+
+def test_sorting_the_table_by_a_number_uses_its_value(panel, runs):
+    panel.set_checked([r.name for r in runs.values()])
+    col = [c.key for c in panel.model.columns].index("episodes")
+    panel.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
+    assert [row[col] for row in table_cells(panel)] == ["40", "30", "3", "2"]
+
+
+@pytest.mark.parametrize(("suffix", "chosen"), [(".xlsx", "Excel workbook (*.xlsx)"), ("", "CSV, Excel-friendly (*.csv)")])
+def test_export_button_writes_the_table_in_the_chosen_format(panel, runs, tmp_path, monkeypatch, suffix, chosen):
+    panel.set_checked([runs["ppo"].name, runs["a2c"].name])
+    target = tmp_path / f"night{suffix}"
+    asked = fake_save_dialog(monkeypatch, target, chosen)
+    panel.export_button.click()
+    assert asked and "Wrote 2 runs" in panel.status.text()
+    if suffix == ".xlsx":
+        ws = openpyxl.load_workbook(target).active
+        assert ws.max_row == 3 and {ws.cell(row=i, column=1).value for i in (2, 3)} == {runs["ppo"].name, runs["a2c"].name}
+    else:  # no suffix typed: the chosen file type's
+        text = (tmp_path / "night.csv").read_text(encoding="utf-8-sig")
+        assert text.splitlines()[0].startswith("Run,Name,Algorithm") and len(text.splitlines()) == 3
+
+
+def test_plot_saves_as_png_and_valid_svg(panel, runs, tmp_path, monkeypatch):
+    panel.set_checked([runs["ppo"].name, runs["a2c"].name])
+    fake_save_dialog(monkeypatch, tmp_path / "curves.png", "PNG image (*.png)")
+    panel.save_plot_button.click()
+    image = QImage(str(tmp_path / "curves.png"))
+    assert not image.isNull() and image.width() >= 800
+    fake_save_dialog(monkeypatch, tmp_path / "curves", "SVG vector image (*.svg)")
+    panel.save_plot_button.click()
+    root = ET.parse(tmp_path / "curves.svg").getroot()
+    assert root.tag == f"{SVG}svg"
+    lines = root.findall(f".//{SVG}polyline")
+    assert len(lines) == 2 and {ln.find(f"{SVG}title").text for ln in lines} == {"ppo", "a2c"}
+    points = [p.split(",") for p in lines[0].get("points").split()]
+    assert len(points) in (30, 40) and all(len(p) == 2 for p in points)
+    assert {t.text for t in root.iter(f"{SVG}text")} >= {"ppo", "a2c", "timesteps"}
+
+
+def test_refresh_keeps_ticks_and_finds_new_runs(panel, runs, runs_dir):
+    panel.set_checked([runs["ppo"].name])
+    panel.set_baseline(runs["base"].name)
+    new = make_result_run(runs_dir, "late", [1.0])
+    panel.refresh()
+    assert panel.run_list.count() == 5 and panel.checked_ids() == [runs["ppo"].name]
+    assert panel.baseline_id() == runs["base"].name and new.name in [panel.baseline_combo.itemData(i)
+                                                                      for i in range(panel.baseline_combo.count())]
+
+
+def test_a_typed_suffix_wins_over_the_chosen_file_type(tmp_path):
+    assert with_suffix(str(tmp_path / "a.tex"), "Markdown table (*.md)", TABLE_FILTERS, {".tex", ".md"}).suffix == ".tex"
+    assert with_suffix(str(tmp_path / "a"), "SVG vector image (*.svg)", PLOT_FILTERS).name == "a.svg"
+
+
+def test_panel_screenshot_is_not_blank(panel, runs, tmp_path):
+    panel.show()
+    panel.set_checked([r.name for r in runs.values()])
+    image = panel.grab().toImage()
+    assert image.width() > 0 and len({image.pixel(x, 200) for x in range(0, image.width(), 7)}) > 3
