@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMes
 from app.gpu_monitor import IdleGpuMonitor
 from app.log_panel import LogPanel
 from app.monitor_panel import MonitorPanel
+from app.results_panel import ResultsPanel
 from app.run_controller import RunFollower
 from app.runs_panel import RunsPanel
 from app.settings import get_setting, set_setting
@@ -59,11 +60,14 @@ class MainWindow(QMainWindow):
         self.configure = make_configure_panel()
         self.monitor = MonitorPanel()
         self.runs = RunsPanel(self.runs_dir)
+        self.results = ResultsPanel(self.runs_dir)
         self.log = LogPanel()
         self.system = SystemPanel(self.runs_dir)
         self.tabs = QTabWidget()
-        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.log, "Log"), (self.system, "System")):
+        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.log, "Log"),
+                             (self.system, "System")):
             self.tabs.addTab(widget, name)
+        self.tabs.currentChanged.connect(lambda _i: self.tabs.currentWidget() is self.results and self.results.refresh())
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.configure)
