@@ -228,3 +228,24 @@ def test_cli_json_rows_and_a_bad_run_id(runs_dir):
     bad = rlpanel("export", "--runs-dir", str(runs_dir), "--runs", "no-such-run", "--format", "md")
     assert bad.returncode != 0 and bad.stdout == ""
     assert bad.stderr.strip().splitlines() == [f"rlpanel export: no run 'no-such-run' in {runs_dir}; list the runs with: rlpanel runs"]
+
+
+# --- the plot as SVG (written from the data) -------------------------------------------------------
+
+def test_curves_svg_is_valid_escaped_and_thinned():
+    import xml.etree.ElementTree as ET
+
+    from core.curves_svg import MAX_POINTS, curves_svg, nice_ticks
+    from core.results import RewardCurve
+
+    n = 10_000
+    big = RewardCurve("r1", "a<&b (r1)", "a<&b", [float(i) for i in range(n)], [i / 10 for i in range(n)], [i % 7 for i in range(n)])
+    small = RewardCurve("r2", "r2", None, [0.0, 5.0], [0.0, 1.0], [-3.0, 2.0])
+    root = ET.fromstring(curves_svg([big, small], x_mode="time"))
+    ns = "{http://www.w3.org/2000/svg}"
+    lines = root.findall(f".//{ns}polyline")
+    assert [ln.find(f"{ns}title").text for ln in lines] == ["a<&b (r1)", "r2"]
+    assert MAX_POINTS // 2 < len(lines[0].get("points").split()) <= MAX_POINTS + 1
+    assert "wall time since start (s)" in {t.text for t in root.iter(f"{ns}text")}
+    assert nice_ticks(0, 5000) == [0, 1000, 2000, 3000, 4000, 5000]
+    assert nice_ticks(-1234, -80) == [-1250, -1000, -750, -500, -250, 0]
