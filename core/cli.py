@@ -25,6 +25,7 @@ COMMANDS = [
     "core.commands.monitor",
     "core.commands.estimate",
     "core.commands.export",
+    "core.commands.queue",
 ]
 
 

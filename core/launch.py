@@ -44,24 +44,37 @@ def worker_command(run_dir: Path, resume: bool = False, python: str | None = Non
     return cmd + ["--resume"] if resume else cmd
 
 
-def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
-                  reap: bool = True) -> subprocess.Popen:
-    """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``.
+def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
+                   reap: bool = True) -> subprocess.Popen:
+    """Start ``cmd`` detached from this process, its output appended to ``log_path``.
 
     With ``reap`` a daemon thread waits for the child so it does not linger as a zombie while
     this process lives (a zombie would look alive to a pid check).
     """
-    run_dir = Path(run_dir)
-    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
     env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
     repo = str(Path(__file__).resolve().parent.parent)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    with open(run_dir / "worker.log", "ab") as log:
-        proc = subprocess.Popen(worker_command(run_dir, resume), stdin=subprocess.DEVNULL, stdout=log,
-                                stderr=subprocess.STDOUT, env=env, cwd=repo, close_fds=True, **detach_popen_kwargs())
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo,
+                                close_fds=True, **detach_popen_kwargs())
     if reap:
         threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
     return proc
+
+
+def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
+                  reap: bool = True) -> subprocess.Popen:
+    """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``."""
+    run_dir = Path(run_dir)
+    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
+    return spawn_detached(worker_command(run_dir, resume), run_dir / "worker.log", extra_env, reap)
+
+
+def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
+    """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
+    folder = Path(runs_dir) / ".queue"
+    folder.mkdir(parents=True, exist_ok=True)
+    return spawn_detached([sys.executable, "-m", "core.queue_runner", str(runs_dir)], folder / "runner.log", reap=reap)
 
 
 def process_tree(pid: int) -> list[psutil.Process]:

@@ -132,7 +132,8 @@ class RunStore:
     def __init__(self, root: Path):
         self.root = Path(root).expanduser()
 
-    def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple = ()) -> Path:
+    def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple = (),
+               extra_status: dict[str, Any] | None = None) -> Path:
         """A new run folder holding the resolved config and status ``queued``."""
         self.root.mkdir(parents=True, exist_ok=True)
         base = make_run_id(cfg)
@@ -149,7 +150,7 @@ class RunStore:
         write_atomic(path / "config.yaml", cfg.to_yaml())
         write_json_atomic(path / "status.json", {
             "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
-            "warnings": list(warnings), "pid": None, "host": socket.gethostname()})
+            "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
         return path
 
     def path(self, run_id: str) -> Path:

@@ -18,12 +18,36 @@ os.environ.setdefault("RLPANEL_TEST", "1")
 REPO = Path(__file__).resolve().parent.parent
 
 
+def kill_detached(marker: str) -> None:
+    """Kill workers and queue runners a test left behind (they are detached: nobody else will)."""
+    import psutil
+
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmd = " ".join(proc.info["cmdline"] or [])
+        if marker in cmd and proc.pid != os.getpid() and ("core.training.worker" in cmd or "core.queue_runner" in cmd or " -c " in cmd):
+            try:
+                for p in [proc, *proc.children(recursive=True)]:
+                    p.kill()
+            except psutil.Error:
+                pass
+
+
 @pytest.fixture(autouse=True)
-def user_home(tmp_path_factory, monkeypatch) -> Path:
+def user_home(tmp_path_factory, monkeypatch):
     """Every test gets its own RLPANEL_HOME (presets, runs, queue state)."""
     home = tmp_path_factory.mktemp("rlpanel_home")
     monkeypatch.setenv("RLPANEL_HOME", str(home))
-    return home
+    yield home
+    kill_detached(str(home))
+
+
+def pytest_sessionfinish(session):
+    basetemp = getattr(session.config, "_tmp_path_factory", None)
+    if basetemp is not None:
+        try:
+            kill_detached(str(basetemp.getbasetemp()))
+        except (OSError, ValueError):
+            pass
 
 
 @pytest.fixture

@@ -1,0 +1,89 @@
+"""``rlpanel queue run|status|cancel``: the night's plan, run by a detached runner."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from core.cli import CliError, emit, runs_dir
+from core.launch import launch_queue_runner
+from core.queue import load_plan, new_state, queue_dir, read_queue, request_cancel, summary_line, write_queue
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("queue", parents=[common], help="run a plan of jobs (detached), see it, cancel it")
+    inner = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
+    r = inner.add_parser("run", parents=[common], help="start a plan file (or continue it after a runner crash)")
+    r.add_argument("plan", type=Path)
+    r.add_argument("--restart", action="store_true", help="start the plan afresh even if an earlier run of it is unfinished")
+    r.set_defaults(func=run_plan)
+    s = inner.add_parser("status", parents=[common], help="what ran, what runs, what waits")
+    s.set_defaults(func=status)
+    c = inner.add_parser("cancel", parents=[common], help="stop launching jobs; running jobs finish")
+    c.add_argument("--stop-running", action="store_true", help="also ask the running jobs to stop gracefully")
+    c.set_defaults(func=cancel)
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    root = runs_dir(args)
+    plan = load_plan(args.plan)
+    current = read_queue(root)
+    same = current is not None and current.get("plan") == plan.model_dump(mode="json")
+    if current and current["state"] in ("running", "cancelling"):
+        raise CliError(f"queue {current['id']} is still running ({summary_line(current)}); "
+                       "see rlpanel queue status, or rlpanel queue cancel")
+    if current and current["state"] == "crashed" and same and not args.restart:
+        note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
+        state = {k: v for k, v in current.items() if k != "recorded_state"}
+        state["state"] = current.get("recorded_state", "running")  # "crashed" is a reading, not a state
+    else:
+        (queue_dir(root) / "CANCEL").unlink(missing_ok=True)
+        state = new_state(plan, str(args.plan.resolve()))
+        note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
+    state["launched_at"] = time.time()
+    state["runner"] = None  # the runner fills it in once it holds the queue's lock
+    write_queue(root, state)
+    launch_queue_runner(root, reap=False)
+    state = read_queue(root) or {}
+    emit(args, {"id": state.get("id"), "state_file": str(queue_dir(root) / "state.json"), "message": note}, note)
+    return 0
+
+
+def _table(state: dict) -> str:
+    lines = [f"queue {state['id']}: {state['state']} ({summary_line(state)}); parallel {state['plan'].get('parallel', 1)}, "
+             f"on_failure {state['plan'].get('on_failure', 'continue')}"]
+    width = max(len(j["name"]) for j in state["jobs"])
+    for job in state["jobs"]:
+        took = ""
+        if job.get("started_at"):
+            took = f"{(job.get('ended_at') or time.time()) - job['started_at']:.0f}s"
+        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {job.get('run_id') or '-':<40}  {took:>6}  {job.get('reason') or ''}".rstrip())
+    return "\n".join(lines)
+
+
+def status(args: argparse.Namespace) -> int:
+    state = read_queue(runs_dir(args))
+    if state is None:
+        emit(args, None, "no queue in this runs folder; start one with: rlpanel queue run PLAN")
+        return 0
+    emit(args, state, lambda: _table(state))
+    return 0
+
+
+def cancel(args: argparse.Namespace) -> int:
+    root = runs_dir(args)
+    state = read_queue(root)
+    if state is None or state["state"] not in ("running", "cancelling", "crashed"):
+        raise CliError("no running queue to cancel")
+    if state["state"] == "crashed":  # no runner to tell: settle the state here
+        for job in state["jobs"]:
+            if job["status"] == "waiting":
+                job.update(status="cancelled", reason="the queue was cancelled")
+        state["state"] = "cancelled"
+        write_queue(root, {k: v for k, v in state.items() if k != "recorded_state"})
+    else:
+        request_cancel(root, args.stop_running)
+    what = "running jobs are asked to stop" if args.stop_running else "running jobs finish"
+    emit(args, {"id": state["id"], "cancel": True, "stop_running": args.stop_running}, f"queue {state['id']}: no more launches; {what}")
+    return 0

@@ -1,0 +1,163 @@
+"""The queue runner process: ``python -m core.queue_runner RUNS_DIR``.
+
+Detached like a worker. Each pass (about once a second): bring job states up to date from
+their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
+fit next to the running ones. A job's run folder is created and recorded in the state before
+its worker starts, so a runner restarted after a crash adopts it instead of launching it again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import traceback
+from pathlib import Path
+
+from core.config import ConfigError
+from core.launch import launch_worker
+from core.queue import (
+    JOB_ENDED,
+    LAUNCHING,
+    RUNNING,
+    WAITING,
+    fits_next_to,
+    job_estimate,
+    plan_job,
+    queue_dir,
+    read_queue,
+    ready_jobs,
+    reconcile,
+    summary_line,
+    write_queue,
+)
+from core.runs import RunLock, RunStore, process_identity, read_status
+
+
+def adopt_orphans(runs_dir: Path, state: dict) -> None:
+    """A job caught between creating its run and recording it: find the run by its queue tag."""
+    for job in state["jobs"]:
+        if job["status"] == LAUNCHING and not job.get("run_id"):
+            for info in RunStore(runs_dir).list():
+                tag = info.status.get("queue") or {}
+                if tag.get("id") == state["id"] and tag.get("job") == job["name"]:
+                    job["run_id"] = info.id
+            if not job.get("run_id"):
+                job["status"] = WAITING  # its run was never created: launch it normally
+
+
+def launch_job(runs_dir: Path, state: dict, job: dict) -> None:
+    cfg = plan_job(state, job["name"]).config()
+    job.update(status=LAUNCHING, started_at=time.time(), reason=None)
+    write_queue(runs_dir, state)  # LAUNCHING is on disk before the run folder exists
+    run = RunStore(runs_dir).create(cfg, preset=plan_job(state, job["name"]).preset,
+                                    extra_status={"queue": {"id": state["id"], "job": job["name"]}})
+    job["run_id"] = run.name
+    write_queue(runs_dir, state)  # the run id is on disk before the worker starts
+    launch_worker(run)
+
+
+def step(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> bool:
+    """One scheduling pass; returns False when the plan is over."""
+    reconcile(runs_dir, state)
+    for job in state["jobs"]:  # a recorded run whose worker never started (runner died in between)
+        if job["status"] == LAUNCHING and job.get("run_id"):
+            if read_status(runs_dir / job["run_id"]).get("state") == "queued":
+                launch_worker(runs_dir / job["run_id"])
+    cancel = queue_dir(runs_dir) / "CANCEL"
+    failed = any(j["status"] in ("failed", "crashed") for j in state["jobs"])
+    stop_launching = cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")
+    if stop_launching:
+        why = "cancelled" if cancel.exists() else "skipped"
+        for job in state["jobs"]:
+            if job["status"] == WAITING:
+                job.update(status=why, reason="the queue was cancelled" if why == "cancelled" else "an earlier job failed (on_failure: stop)")
+        if cancel.exists() and cancel.read_text().strip() == "stop-running":
+            from core.runs import request_stop
+
+            for job in state["jobs"]:
+                if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
+                    request_stop(runs_dir / job["run_id"], "queue cancelled")
+        state["state"] = "cancelling" if cancel.exists() else state["state"]
+    active = [j for j in state["jobs"] if j["status"] in (LAUNCHING, RUNNING)]
+    if not stop_launching:
+        for job in ready_jobs(state):
+            if len(active) >= int(state["plan"].get("parallel", 1)):
+                break
+            if job["name"] not in estimates:
+                try:
+                    estimates[job["name"]] = job_estimate(plan_job(state, job["name"]).config()) or {}
+                except ConfigError as exc:
+                    job.update(status="failed", reason=str(exc), ended_at=time.time())
+                    continue
+            mine = estimates[job["name"]]
+            others = [estimates.get(j["name"]) or {} for j in active]
+            if "error" not in mine and all("error" not in e and e for e in others):
+                ok, why = fits_next_to(mine, others)
+                if not ok:
+                    job["reason"] = why
+                    break  # keep the plan's order: later jobs wait behind this one
+            try:
+                launch_job(runs_dir, state, job)
+            except ConfigError as exc:
+                job.update(status="failed", reason=str(exc), ended_at=time.time())
+                continue
+            active.append(job)
+    over = all(j["status"] in JOB_ENDED for j in state["jobs"])
+    if over:
+        if cancel.exists():
+            state["state"] = "cancelled"
+        elif any(j["status"] in ("failed", "crashed", "skipped") for j in state["jobs"]):
+            state["state"] = "finished with failures"
+        else:
+            state["state"] = "finished"
+        state["ended_at"] = time.time()
+    write_queue(runs_dir, state)
+    return not over
+
+
+def run(runs_dir: Path, poll_s: float = 1.0) -> int:
+    lock = RunLock(queue_dir(runs_dir))
+    try:
+        lock.acquire()
+    except RuntimeError as exc:
+        print(f"queue runner: {exc}", file=sys.stderr)
+        return 2
+    try:
+        state = read_queue(runs_dir)
+        if state is None:
+            print("queue runner: no queue state; start one with: rlpanel queue run PLAN", file=sys.stderr)
+            return 2
+        state.pop("recorded_state", None)
+        state["state"] = "running" if state["state"] in ("crashed", "running") else state["state"]
+        state["runner"] = process_identity()
+        state["restarts"] = int(state.get("restarts", -1)) + 1
+        adopt_orphans(runs_dir, state)
+        print(f"queue runner: pid {state['runner']['pid']} for queue {state['id']} ({summary_line(state)})", flush=True)
+        estimates: dict[str, dict] = {}
+        while step(runs_dir, state, estimates):
+            time.sleep(poll_s)
+        print(f"queue runner: {state['state']} ({summary_line(state)})", flush=True)
+        return 0
+    except Exception:  # noqa: BLE001 - the state must say why the runner ended
+        traceback.print_exc()
+        state = read_queue(runs_dir) or {}
+        if state:
+            state["state"] = "failed"
+            state["error"] = traceback.format_exc().strip().splitlines()[-1]
+            write_queue(runs_dir, state)
+        return 1
+    finally:
+        lock.release()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.queue_runner")
+    parser.add_argument("runs_dir", type=Path)
+    parser.add_argument("--poll", type=float, default=1.0)
+    args = parser.parse_args(argv)
+    return run(args.runs_dir.resolve(), args.poll)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

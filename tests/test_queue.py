@@ -1,0 +1,117 @@
+"""The queue: plan validation, scheduling with after and fit, a runner killed mid-plan."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+
+import pytest
+
+from core.config import ConfigError
+from core.queue import fits_next_to, parse_plan, read_queue
+from core.runs import RunStore, read_status
+from tests.training_helpers import cli, wait_for
+
+
+def plan_file(tmp_path, text: str):
+    path = tmp_path / "plan.yaml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("raw", "message"), [
+    ({"jobs": [{"name": "a"}, {"name": "a"}]}, "repeated: a"),
+    ({"jobs": [{"name": "a", "after": ["b"]}]}, "unknown jobs ['b']"),
+    ({"jobs": [{"name": "a", "after": ["b"]}, {"name": "b", "after": ["a"]}]}, "cycle"),
+    ({"jobs": [{"name": "a", "algo": "SAC", "set": {"sac.batch_size": 0}}]}, "jobs.0(a).sac.batch_size"),
+    ({"jobs": [{"name": "a", "preset": "nope"}]}, "no preset named 'nope'"),
+    ({"parallel": 0, "jobs": [{"name": "a"}]}, "parallel"),
+    ({"jobs": [{"name": "a", "colour": "red"}]}, "jobs.0.colour"),
+])
+def test_bad_plans_are_refused_naming_the_job_and_field(raw, message):
+    with pytest.raises(ConfigError) as info:
+        parse_plan(raw)
+    assert message in str(info.value)
+
+
+def test_fit_next_to_running_jobs():
+    est = {"on_gpu": True, "gpu_name": "RTX 4060 Laptop", "capacity_bytes": 8 * 2**30, "gpu_bytes": 3 * 2**30,
+           "host_bytes": 2**30, "host_capacity_bytes": 16 * 2**30}
+    assert fits_next_to(est, []) == (True, "")
+    assert fits_next_to(est, [est])[0]
+    ok, why = fits_next_to(est, [est, est])
+    assert not ok and "would not fit next to the running jobs on RTX 4060 Laptop" in why
+
+
+def job_runs(runs_dir) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for info in RunStore(runs_dir).list():
+        tag = info.status.get("queue") or {}
+        out.setdefault(tag.get("job"), []).append(info.id)
+    return out
+
+
+@pytest.mark.training
+def test_plan_runs_to_the_end_with_after_respected(tmp_path, runs_dir):
+    plan = plan_file(tmp_path, """
+parallel: 2
+jobs:
+  - {name: base, algo: random, env: CartPole-v1, episodes: 30}
+  - {name: a2c, algo: A2C, env: CartPole-v1, timesteps: 1500}
+  - {name: late, algo: A2C, env: CartPole-v1, timesteps: 500, after: [base, a2c]}
+""")
+    started = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
+    assert started.returncode == 0, started.stderr
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=240, what="the plan to end")
+    assert state["state"] == "finished", state
+    jobs = {j["name"]: j for j in state["jobs"]}
+    assert all(j["status"] == "finished" for j in jobs.values())
+    runs = job_runs(runs_dir)
+    assert sorted(runs) == ["a2c", "base", "late"] and all(len(v) == 1 for v in runs.values())
+    late_started = read_status(runs_dir / jobs["late"]["run_id"])["started_at"]
+    for dep in ("base", "a2c"):
+        assert late_started >= read_status(runs_dir / jobs[dep]["run_id"])["ended_at"]
+    out = cli("queue", "status", "--json", "--runs-dir", str(runs_dir))
+    assert json.loads(out.stdout)["state"] == "finished"
+
+
+@pytest.mark.training
+def test_killed_runner_resumes_without_running_a_job_twice(tmp_path, runs_dir):
+    plan = plan_file(tmp_path, """
+parallel: 1
+jobs:
+  - {name: one, algo: A2C, env: CartPole-v1, timesteps: 3000}
+  - {name: two, algo: random, env: CartPole-v1, episodes: 20}
+  - {name: three, algo: random, env: CartPole-v1, episodes: 20}
+""")
+    assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["jobs"][0]["status"] == "running" and s, what="job one running")
+    os.kill(state["runner"]["pid"], signal.SIGKILL)
+    wait_for(lambda: read_queue(runs_dir)["state"] == "crashed", timeout=30, what="the runner to read as crashed")
+    again = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
+    assert again.returncode == 0 and "continuing queue" in again.stdout
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=240, what="the plan to end")
+    assert state["state"] == "finished" and state["restarts"] == 1
+    runs = job_runs(runs_dir)
+    assert {k: len(v) for k, v in runs.items()} == {"one": 1, "two": 1, "three": 1}
+
+
+@pytest.mark.training
+@pytest.mark.parametrize(("on_failure", "last"), [("continue", "finished"), ("stop", "skipped")])
+def test_a_failing_job_is_reported_and_the_plan_follows_on_failure(tmp_path, runs_dir, on_failure, last):
+    plan = plan_file(tmp_path, f"""
+parallel: 1
+on_failure: {on_failure}
+jobs:
+  - {{name: broken, env: "no_such_pkg.envs:Missing", timesteps: 100}}
+  - {{name: after, algo: random, env: CartPole-v1, episodes: 5}}
+""")
+    assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=180, what="the plan to end")
+    jobs = {j["name"]: j for j in state["jobs"]}
+    assert jobs["broken"]["status"] == "failed" and "no_such_pkg" in jobs["broken"]["reason"]
+    assert jobs["after"]["status"] == last
+    assert state["state"] == "finished with failures"
+    text = cli("queue", "status", "--runs-dir", str(runs_dir)).stdout
+    assert "broken" in text and "failed" in text and "no_such_pkg" in text
