@@ -161,6 +161,78 @@ def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
     (folder / "CANCEL").write_text("stop-running\n" if stop_running else "\n")
 
 
+class QueueBusy(RuntimeError):
+    """A queue is still running in this runs folder: one at a time."""
+
+
+def is_active(state: dict[str, Any] | None) -> bool:
+    return bool(state) and state["state"] in ("running", "cancelling")
+
+
+def save_plan(plan: Plan, path: Path) -> None:
+    """Write a plan as readable YAML: only what differs from the defaults, in the schema's order."""
+    data = plan.model_dump(mode="json", exclude_defaults=True)
+    data = {"parallel": plan.parallel, "on_failure": plan.on_failure, **data}
+    data["jobs"] = [{k: v for k, v in job.items() if v not in (None, [], {})} for job in data["jobs"]]
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text(yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=110), encoding="utf-8")
+
+
+def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
+                reap: bool = False) -> tuple[dict[str, Any], str]:
+    """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
+
+    The same plan after its runner crashed continues where it was (unless ``restart``). Without a
+    ``plan_path`` the plan is written to ``<runs>/.queue/plan.yaml``. ``reap`` waits for the
+    runner from a thread of this process (for a long-lived caller such as the window).
+    Raises ``QueueBusy`` while another queue runs here.
+    """
+    from core.launch import launch_queue_runner
+
+    root = Path(runs_dir)
+    current = read_queue(root)
+    same = current is not None and current.get("plan") == plan.model_dump(mode="json")
+    if is_active(current):
+        raise QueueBusy(f"queue {current['id']} is still running ({summary_line(current)})")
+    if current and current["state"] == "crashed" and same and not restart:
+        note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
+        state = {k: v for k, v in current.items() if k != "recorded_state"}
+        state["state"] = current.get("recorded_state", "running")  # "crashed" is a reading, not a state
+    else:
+        if plan_path is None:
+            plan_path = queue_dir(root) / "plan.yaml"
+            save_plan(plan, plan_path)
+        (queue_dir(root) / "CANCEL").unlink(missing_ok=True)
+        state = new_state(plan, str(Path(plan_path).resolve()))
+        note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
+    state["launched_at"] = time.time()
+    state["runner"] = None  # the runner fills it in once it holds the queue's lock
+    write_queue(root, state)
+    launch_queue_runner(root, reap=reap)
+    return read_queue(root) or state, note
+
+
+def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:
+    """Stop launching jobs (and, with ``stop_running``, ask running ones to stop); returns the state.
+
+    A crashed queue has no runner to tell, so its waiting jobs are settled here.
+    Raises ``LookupError`` when there is nothing to cancel.
+    """
+    state = read_queue(runs_dir)
+    if state is None or state["state"] not in ("running", "cancelling", "crashed"):
+        raise LookupError("no running queue to cancel")
+    if state["state"] == "crashed":
+        for job in state["jobs"]:
+            if job["status"] == WAITING:
+                job.update(status="cancelled", reason="the queue was cancelled")
+        state = {k: v for k, v in state.items() if k != "recorded_state"}
+        state["state"] = "cancelled"
+        write_queue(runs_dir, state)
+    else:
+        request_cancel(runs_dir, stop_running)
+    return state
+
+
 # --- scheduling (one pass; the runner calls it about once a second) -----------------------------
 
 def reconcile(runs_dir: Path, state: dict[str, Any]) -> None:

@@ -7,8 +7,7 @@ import time
 from pathlib import Path
 
 from core.cli import CliError, emit, runs_dir
-from core.launch import launch_queue_runner
-from core.queue import load_plan, new_state, queue_dir, read_queue, request_cancel, summary_line, write_queue
+from core.queue import QueueBusy, cancel_queue, load_plan, queue_dir, read_queue, start_queue, summary_line
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -28,24 +27,10 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def run_plan(args: argparse.Namespace) -> int:
     root = runs_dir(args)
     plan = load_plan(args.plan)
-    current = read_queue(root)
-    same = current is not None and current.get("plan") == plan.model_dump(mode="json")
-    if current and current["state"] in ("running", "cancelling"):
-        raise CliError(f"queue {current['id']} is still running ({summary_line(current)}); "
-                       "see rlpanel queue status, or rlpanel queue cancel")
-    if current and current["state"] == "crashed" and same and not args.restart:
-        note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
-        state = {k: v for k, v in current.items() if k != "recorded_state"}
-        state["state"] = current.get("recorded_state", "running")  # "crashed" is a reading, not a state
-    else:
-        (queue_dir(root) / "CANCEL").unlink(missing_ok=True)
-        state = new_state(plan, str(args.plan.resolve()))
-        note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
-    state["launched_at"] = time.time()
-    state["runner"] = None  # the runner fills it in once it holds the queue's lock
-    write_queue(root, state)
-    launch_queue_runner(root, reap=False)
-    state = read_queue(root) or {}
+    try:
+        state, note = start_queue(root, plan, args.plan, restart=args.restart)
+    except QueueBusy as exc:
+        raise CliError(f"{exc}; see rlpanel queue status, or rlpanel queue cancel") from None
     emit(args, {"id": state.get("id"), "state_file": str(queue_dir(root) / "state.json"), "message": note}, note)
     return 0
 
@@ -72,18 +57,10 @@ def status(args: argparse.Namespace) -> int:
 
 
 def cancel(args: argparse.Namespace) -> int:
-    root = runs_dir(args)
-    state = read_queue(root)
-    if state is None or state["state"] not in ("running", "cancelling", "crashed"):
-        raise CliError("no running queue to cancel")
-    if state["state"] == "crashed":  # no runner to tell: settle the state here
-        for job in state["jobs"]:
-            if job["status"] == "waiting":
-                job.update(status="cancelled", reason="the queue was cancelled")
-        state["state"] = "cancelled"
-        write_queue(root, {k: v for k, v in state.items() if k != "recorded_state"})
-    else:
-        request_cancel(root, args.stop_running)
+    try:
+        state = cancel_queue(runs_dir(args), args.stop_running)
+    except LookupError as exc:
+        raise CliError(str(exc)) from None
     what = "running jobs are asked to stop" if args.stop_running else "running jobs finish"
     emit(args, {"id": state["id"], "cancel": True, "stop_running": args.stop_running}, f"queue {state['id']}: no more launches; {what}")
     return 0
