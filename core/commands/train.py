@@ -175,6 +175,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     last_print = 0.0
     interrupted = False
     unit = "steps"
+    printed_step = -1
     while True:
         try:
             for rec in reader.read_new():
@@ -191,14 +192,14 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
             status = read_status(run_dir)
             state = status.get("state", "unknown")
             now = time.monotonic()
-            if step and (tty or now - last_print >= 5):
+            if step and (tty or (now - last_print >= 5 and step != printed_step)):
                 mean = sum(rewards[-100:]) / len(rewards[-100:]) if rewards else float("nan")
                 eta = _fmt_eta((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
                 line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"
                 print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
-                last_print = now
+                last_print, printed_step = now, step
             if state in TERMINAL:
                 if tty:
                     print(file=sys.stderr)
