@@ -1,0 +1,133 @@
+# ruff: noqa: I001  (pydantic must load before PySide6, see below)
+"""The Queue tab: build the night's plan from the Configure tab, start it, watch it.
+
+The plan runs in a detached queue runner (``core.queue_runner``), as with ``rlpanel queue run``:
+closing the window does not stop it, and a new window shows it again.
+"""
+
+from __future__ import annotations
+
+# pydantic must be fully imported before PySide6 (see app/configure/__init__.py).
+import core.queue  # noqa: F401
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
+
+from app.configure.theme import error_color
+from app.queue_plan_editor import PlanEditor
+from app.queue_status_view import QueueStatusView
+from core.config import ConfigError
+from core.queue import QueueBusy, parse_plan, start_queue, summary_line
+
+
+class QueuePanel(QWidget):
+    """Plan editor over the live queue view.
+
+    Signals: ``run_activated(Path)`` when a job's row with a run is double-clicked;
+    ``queue_started(dict)`` after Start launched a runner; ``state_changed(dict | None)``.
+    """
+
+    run_activated = Signal(object)
+    queue_started = Signal(object)
+    state_changed = Signal(object)
+
+    def __init__(self, runs_dir: Path, configure_panel=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self.editor = PlanEditor(configure_panel)
+        self.status_view = QueueStatusView(self.runs_dir)
+        self.status_view.run_activated.connect(self.run_activated)
+        self.status_view.state_changed.connect(self._queue_changed)
+        self.editor.changed.connect(self._plan_edited)
+
+        self.start_button = QPushButton("Start")
+        self.start_button.setToolTip("Check the plan and start it in a detached queue runner")
+        self.start_button.clicked.connect(self.start)
+        self.start_note = QLabel()
+        self.start_note.setWordWrap(True)
+        self.errors_list = QListWidget()
+        self.errors_list.setWordWrap(True)
+        self.errors_list.setMaximumHeight(110)
+        self.errors_list.hide()
+
+        plan_box = QGroupBox("Plan")
+        plan_layout = QVBoxLayout(plan_box)
+        plan_layout.addWidget(self.editor, 1)
+        plan_layout.addWidget(self.errors_list)
+        start_row = QHBoxLayout()
+        start_row.addWidget(self.start_button)
+        start_row.addWidget(self.start_note, 1)
+        plan_layout.addLayout(start_row)
+        queue_box = QGroupBox("Queue")
+        queue_layout = QVBoxLayout(queue_box)
+        queue_layout.addWidget(self.status_view)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(plan_box)
+        split.addWidget(queue_box)
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addWidget(split)
+        self._queue_changed(self.status_view.state)
+
+    @property
+    def state(self) -> dict | None:
+        """The queue's state as last read (None: no queue in this runs folder)."""
+        return self.status_view.state
+
+    def refresh(self) -> None:
+        self.status_view.refresh()
+
+    def start(self) -> bool:
+        """Validate the plan (errors listed by job and field) and start it; returns whether it started."""
+        self.status_view.refresh()
+        if self.status_view.is_running():
+            state = self.status_view.state
+            self._show_errors([f"Queue {state['id']} is still running ({summary_line(state)}): "
+                               "cancel it or wait for it to end before starting another"])
+            return False
+        if not self.editor.jobs:
+            self._show_errors(["The plan has no jobs: add the current config or a baseline first"])
+            return False
+        try:
+            plan = parse_plan(self.editor.plan_raw())
+        except ConfigError as exc:
+            self._show_errors([f"{issue.path}: {issue.message}" for issue in exc.issues])
+            return False
+        try:
+            state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True)
+        except (QueueBusy, OSError) as exc:
+            self._show_errors([str(exc)])
+            return False
+        self._show_errors([])
+        self.start_note.setText(note[:1].upper() + note[1:])
+        self.status_view.refresh()
+        self.queue_started.emit(state)
+        return True
+
+    def errors(self) -> list[str]:
+        """What the error list shows (empty when the last Start was accepted)."""
+        return [self.errors_list.item(i).text() for i in range(self.errors_list.count())]
+
+    def _show_errors(self, lines: list[str]) -> None:
+        self.errors_list.clear()
+        self.errors_list.addItems(lines)
+        color = error_color(self)
+        for i in range(self.errors_list.count()):
+            self.errors_list.item(i).setForeground(color)
+        self.errors_list.setVisible(bool(lines))
+        if lines:
+            self.start_note.setText("")
+
+    def _plan_edited(self) -> None:
+        if self.errors_list.count():
+            self._show_errors([])  # the listed errors were about the plan as it was
+
+    def _queue_changed(self, state: dict | None) -> None:
+        running = bool(state) and state["state"] in ("running", "cancelling")
+        self.start_button.setToolTip("A queue is running in this runs folder: cancel it or wait for it to end"
+                                     if running else "Check the plan and start it in a detached queue runner")
+        self.state_changed.emit(state)

@@ -1,0 +1,317 @@
+"""The plan being built: jobs in order, what each runs after, parallel jobs, on_failure, YAML files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.queue_jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
+from core.queue import Plan, PlanJob, save_plan
+
+COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
+BASELINE_EPISODES = 20
+
+
+class PlanEditor(QWidget):
+    """Build a plan; ``changed()`` after every edit. ``configure_panel`` supplies "the current config"."""
+
+    changed = Signal()
+
+    def __init__(self, configure_panel=None, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.configure_panel = configure_panel
+        self.jobs: list[PlanJob] = []
+        self.path: Path | None = None  # the file the plan was last saved to or loaded from
+        self._saved: dict[str, Any] | None = None
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+
+        self.add_config_button = QPushButton("Add current config")
+        self.add_config_button.setToolTip("Add the Configure tab's preset and changes as a job")
+        self.add_config_button.setEnabled(configure_panel is not None)
+        self.add_baseline_button = QPushButton("Add baseline")
+        self.add_baseline_button.setToolTip(f"Add a random-policy baseline ({BASELINE_EPISODES} episodes) for the current env")
+        self.remove_button = QPushButton("Remove")
+        self.up_button = QPushButton("Move up")
+        self.down_button = QPushButton("Move down")
+        self.load_button = QPushButton("Load plan…")
+        self.save_button = QPushButton("Save plan…")
+        self.add_config_button.clicked.connect(self.add_current_config)
+        self.add_baseline_button.clicked.connect(self.add_baseline)
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.up_button.clicked.connect(lambda: self.move_selected(-1))
+        self.down_button.clicked.connect(lambda: self.move_selected(1))
+        self.load_button.clicked.connect(lambda: (path := self.ask_open_path()) and self.load(path))
+        self.save_button.clicked.connect(lambda: (path := self.ask_save_path()) and self.save(path))
+
+        self.table = QTreeWidget()
+        self.table.setHeaderLabels(COLUMNS)
+        self.table.setRootIsDecorated(False)
+        self.table.setAlternatingRowColors(True)
+        self.table.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.table.header().setStretchLastSection(True)
+        self.table.itemSelectionChanged.connect(self._show_after)
+        self.after_label = QLabel("Runs after")
+        self.after_list = QListWidget()
+        self.after_list.setToolTip("Tick the jobs that must have ended before this one starts")
+        self.after_list.itemChanged.connect(self._after_edited)
+        after_box = QWidget()
+        after_layout = QVBoxLayout(after_box)
+        after_layout.setContentsMargins(0, 0, 0, 0)
+        after_layout.addWidget(self.after_label)
+        after_layout.addWidget(self.after_list, 1)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(after_box)
+        split.setStretchFactor(0, 4)
+        split.setStretchFactor(1, 1)
+
+        self.parallel = QSpinBox()
+        self.parallel.setRange(1, 64)
+        self.parallel.setToolTip("Jobs at once (a job also waits while its fit estimate does not fit next to the running ones)")
+        self.on_failure = QComboBox()
+        self.on_failure.addItems(["continue", "stop"])
+        self.on_failure.setToolTip("When a job fails: start the remaining jobs anyway, or skip them")
+        self.parallel.valueChanged.connect(self._edited)
+        self.on_failure.currentTextChanged.connect(self._edited)
+
+        buttons = QHBoxLayout()
+        for b in (self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        buttons.addWidget(self.load_button)
+        buttons.addWidget(self.save_button)
+        options = QHBoxLayout()
+        options.addWidget(QLabel("Parallel jobs"))
+        options.addWidget(self.parallel)
+        options.addSpacing(16)
+        options.addWidget(QLabel("On failure"))
+        options.addWidget(self.on_failure)
+        options.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(buttons)
+        layout.addWidget(split, 1)
+        layout.addLayout(options)
+        layout.addWidget(self.message)
+        self._refresh()
+
+    # --- the plan ------------------------------------------------------------------------------
+
+    def plan_raw(self) -> dict[str, Any]:
+        """The plan as a file holds it (validate with ``core.queue.parse_plan``)."""
+        return {"parallel": self.parallel.value(), "on_failure": self.on_failure.currentText(),
+                "jobs": [job.model_dump(mode="json") for job in self.jobs]}
+
+    def set_plan(self, plan: Plan) -> None:
+        self.jobs = [job.model_copy(deep=True) for job in plan.jobs]
+        self.parallel.blockSignals(True)
+        self.on_failure.blockSignals(True)
+        self.parallel.setValue(plan.parallel)
+        self.on_failure.setCurrentText(plan.on_failure)
+        self.parallel.blockSignals(False)
+        self.on_failure.blockSignals(False)
+        self._refresh()
+        self._edited()
+
+    def saved_path(self) -> Path | None:
+        """The plan's file when it holds exactly what the editor shows (else None)."""
+        return self.path if self.path is not None and self._saved == self.plan_raw() else None
+
+    def add_job(self, job: PlanJob) -> None:
+        self.jobs.append(job)
+        self._refresh(select=len(self.jobs) - 1)
+        self._edited()
+
+    def remove_selected(self) -> None:
+        row = self.selected_row()
+        if row is None:
+            return
+        gone = self.jobs.pop(row).name
+        for job in self.jobs:  # nothing waits for a job that is no longer in the plan
+            if gone in job.after:
+                job.after = [a for a in job.after if a != gone]
+        self._refresh(select=min(row, len(self.jobs) - 1))
+        self._edited()
+
+    def move_selected(self, delta: int) -> None:
+        row = self.selected_row()
+        if row is None or not 0 <= row + delta < len(self.jobs):
+            return
+        self.jobs[row], self.jobs[row + delta] = self.jobs[row + delta], self.jobs[row]
+        self._refresh(select=row + delta)
+        self._edited()
+
+    def set_after(self, name: str, after: list[str]) -> None:
+        job = next(j for j in self.jobs if j.name == name)
+        job.after = [j.name for j in self.jobs if j.name in after]  # in plan order
+        self._refresh(select=self.jobs.index(job))
+        self._edited()
+
+    def select(self, name: str) -> None:
+        self._refresh(select=[j.name for j in self.jobs].index(name))
+
+    def selected_row(self) -> int | None:
+        items = self.table.selectedItems()
+        return self.table.indexOfTopLevelItem(items[0]) if items else None
+
+    # --- adding from the Configure tab ---------------------------------------------------------
+
+    def add_current_config(self) -> bool:
+        panel = self.configure_panel
+        if panel is None:
+            return False
+        config = panel.current_config()
+        if config is None:
+            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
+            self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
+            return False
+        name = self.ask_job_name(default_job_name(config.algo, env_text(config), self.names()))
+        if not name:
+            return False
+        self.add_job(job_from_config(name, panel.current_preset(), panel.state.overrides, config))
+        self.say(f"Added {name}")
+        return True
+
+    def add_baseline(self) -> bool:
+        env = "CartPole-v1"
+        if self.configure_panel is not None:
+            raw = self.configure_panel.state.value("env") or {}
+            env = raw.get("id") or raw.get("entry_point") or env
+        name = self.ask_job_name(default_job_name("base", env, self.names()))
+        if not name:
+            return False
+        self.add_job(baseline_job(name, env, BASELINE_EPISODES))
+        self.say(f"Added {name}: a random policy on {env} for {BASELINE_EPISODES} episodes")
+        return True
+
+    def names(self) -> list[str]:
+        return [j.name for j in self.jobs]
+
+    def ask_job_name(self, default: str) -> str | None:
+        """Ask for a new job's name until it is valid and unused (tests replace this)."""
+        name = default
+        while True:
+            name, ok = QInputDialog.getText(self, "Job name", "Name of the job (part of its run id):", text=name)
+            if not ok:
+                return None
+            name = name.strip()
+            problem = self.name_problem(name)
+            if not problem:
+                return name
+            QMessageBox.warning(self, "Job name", problem)
+
+    def name_problem(self, name: str) -> str | None:
+        if not NAME_RE.match(name):
+            return f"{name!r} is not a job name: letters, digits, '.', '_' and '-', at most 48, starting with a letter or digit"
+        if name in self.names():
+            return f"the plan has a job named {name} already"
+        return None
+
+    # --- files ---------------------------------------------------------------------------------
+
+    def save(self, path: Path) -> bool:
+        try:
+            plan = Plan.model_validate(self.plan_raw())
+            save_plan(plan, Path(path))
+        except (ValidationError, OSError) as exc:
+            self.say(f"Cannot save the plan: {exc}".splitlines()[0], error=True)
+            return False
+        self.path, self._saved = Path(path), self.plan_raw()
+        self.say(f"Saved {path}")
+        return True
+
+    def load(self, path: Path) -> bool:
+        """Read a plan file; jobs with bad values are kept (Start names them), a bad structure is not."""
+        try:
+            plan = Plan.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
+        except (OSError, yaml.YAMLError, ValidationError) as exc:
+            self.say(f"Cannot load {path}: {exc}".replace("\n", " "), error=True)
+            return False
+        self.set_plan(plan)
+        self.path, self._saved = Path(path), self.plan_raw()
+        self.say(f"Loaded {path}")
+        return True
+
+    def ask_save_path(self) -> Path | None:
+        start = str(self.path or Path.home() / "plan.yaml")
+        path, _ = QFileDialog.getSaveFileName(self, "Save plan", start, "Plan files (*.yaml *.yml)")
+        return Path(path) if path else None
+
+    def ask_open_path(self) -> Path | None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load plan", str(self.path or Path.home()), "Plan files (*.yaml *.yml)")
+        return Path(path) if path else None
+
+    # --- view ----------------------------------------------------------------------------------
+
+    def say(self, text: str, error: bool = False) -> None:
+        from app.configure.theme import error_color
+
+        self.message.setStyleSheet(f"color: {error_color(self).name()}" if error else "")
+        self.message.setText(text)
+
+    def _edited(self, *_args) -> None:
+        self.changed.emit()
+
+    def _refresh(self, select: int | None = None) -> None:
+        keep = self.selected_row() if select is None else select
+        self.table.clear()
+        for job in self.jobs:
+            QTreeWidgetItem(self.table, [job.name, job.algo or "preset", job.env or "preset", job_budget(job),
+                                         job.preset or "-", job_changes(job), ", ".join(job.after)])
+        if keep is not None and 0 <= keep < len(self.jobs):
+            self.table.setCurrentItem(self.table.topLevelItem(keep))
+        self._show_after()
+
+    def _show_after(self) -> None:
+        row = self.selected_row()
+        for b in (self.remove_button, self.up_button, self.down_button):
+            b.setEnabled(row is not None)
+        self.after_list.blockSignals(True)
+        self.after_list.clear()
+        if row is not None:
+            job = self.jobs[row]
+            self.after_label.setText(f"{job.name} runs after")
+            for other in self.jobs:
+                if other is job:
+                    continue
+                item = QListWidgetItem(other.name, self.after_list)
+                item.setFlags(Qt.ItemFlag.ItemIsUserCheckable | Qt.ItemFlag.ItemIsEnabled)
+                item.setCheckState(Qt.CheckState.Checked if other.name in job.after else Qt.CheckState.Unchecked)
+        else:
+            self.after_label.setText("Runs after (select a job)")
+        self.after_list.blockSignals(False)
+
+    def _after_edited(self, _item: QListWidgetItem) -> None:
+        row = self.selected_row()
+        if row is None:
+            return
+        ticked = [self.after_list.item(i).text() for i in range(self.after_list.count())
+                  if self.after_list.item(i).checkState() == Qt.CheckState.Checked]
+        job = self.jobs[row]
+        job.after = [j.name for j in self.jobs if j.name in ticked]
+        # only the table's cell: rebuilding the list would delete the item whose signal this is
+        self.table.topLevelItem(row).setText(COLUMNS.index("After"), ", ".join(job.after))
+        self._edited()

@@ -1,0 +1,195 @@
+"""The queue as its runner sees it: each job's status, run, elapsed time and reason; Cancel, Continue.
+
+Watches ``<runs>/.queue/state.json`` once a second (a small file: cheap on the GUI thread), so it
+shows a queue started by ``rlpanel queue run`` or an earlier window as well as one started here.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPalette
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from app.configure.theme import is_dark
+from core.queue import JOB_ENDED, WAITING, Plan, QueueBusy, cancel_queue, is_active, read_queue, start_queue, summary_line
+
+POLL_MS = 1000
+COLUMNS = ["Job", "Status", "Run", "Elapsed", "Reason"]
+# (light palette, dark palette): the same hue, dark enough on white, light enough on near-black.
+GREEN, BLUE, AMBER, RED = ("#2e7d32", "#66bb6a"), ("#1565c0", "#64b5f6"), ("#a15c00", "#ffb74d"), ("#c62828", "#ff6b6b")
+STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "stopped": AMBER, "cancelled": AMBER,
+                 "skipped": AMBER, "cancelling": AMBER, "failed": RED, "crashed": RED, "finished with failures": RED}
+
+
+def status_color(widget: QWidget, status: str) -> QColor:
+    """A colour for a job or queue status that reads on the widget's palette (waiting: muted text)."""
+    pair = STATUS_COLORS.get(status)
+    if pair is None:
+        return widget.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
+    return QColor(pair[1 if is_dark(widget) else 0])
+
+
+def format_elapsed(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def job_reason(state: dict[str, Any], job: dict[str, Any]) -> str:
+    """The runner's reason, or for a waiting job what it waits for."""
+    if job.get("reason"):
+        return str(job["reason"])
+    if job["status"] == WAITING and state["state"] in ("running", "cancelling"):
+        after = next((j.get("after") or [] for j in state["plan"]["jobs"] if j["name"] == job["name"]), [])
+        status = {j["name"]: j["status"] for j in state["jobs"]}
+        pending = [a for a in after if status.get(a) not in JOB_ENDED]
+        return f"waiting for {', '.join(pending)}" if pending else "waiting for a free slot"
+    return ""
+
+
+class QueueStatusView(QWidget):
+    """Signals: ``run_activated(Path)`` on double-click of a job with a run; ``state_changed(dict | None)``."""
+
+    run_activated = Signal(object)
+    state_changed = Signal(object)
+
+    def __init__(self, runs_dir: Path, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.runs_dir = Path(runs_dir)
+        self.state: dict[str, Any] | None = None
+        self.header = QLabel()
+        self.header.setWordWrap(True)
+        self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.tree = QTreeWidget()
+        self.tree.setHeaderLabels(COLUMNS)
+        self.tree.setRootIsDecorated(False)
+        self.tree.setAlternatingRowColors(True)
+        self.tree.setWordWrap(True)
+        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.tree.header().setStretchLastSection(True)
+        self.tree.itemDoubleClicked.connect(self._activated)
+        self.tree.setToolTip("Double-click a job to open its run")
+        self.cancel_button = QPushButton("Cancel queue")
+        self.cancel_button.setToolTip("Launch no more jobs; running jobs finish unless the box is ticked")
+        self.stop_running = QCheckBox("stop running jobs too")
+        self.continue_button = QPushButton("Continue")
+        self.continue_button.setToolTip("Start the queue runner again: it adopts the jobs already launched and runs the rest")
+        self.message = QLabel()
+        self.message.setWordWrap(True)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.continue_button.clicked.connect(self.continue_queue)
+
+        row = QHBoxLayout()
+        row.addWidget(self.cancel_button)
+        row.addWidget(self.stop_running)
+        row.addWidget(self.continue_button)
+        row.addWidget(self.message, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.header)
+        layout.addWidget(self.tree, 1)
+        layout.addLayout(row)
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self.refresh)
+        self._timer.start()
+        self.refresh()
+
+    def refresh(self) -> None:
+        state = read_queue(self.runs_dir)
+        changed = state != self.state
+        self.state = state
+        self._show(state)
+        if changed:
+            self.state_changed.emit(state)
+
+    def is_running(self) -> bool:
+        return is_active(self.state)
+
+    # --- actions -------------------------------------------------------------------------------
+
+    def cancel(self) -> bool:
+        try:
+            cancel_queue(self.runs_dir, self.stop_running.isChecked())
+        except LookupError as exc:
+            self.say(str(exc))
+            return False
+        what = "running jobs are asked to stop" if self.stop_running.isChecked() else "running jobs finish"
+        self.say(f"Cancelled: no more launches; {what}")
+        self.refresh()
+        return True
+
+    def continue_queue(self) -> bool:
+        """What ``rlpanel queue run`` on the same plan does after a runner crash."""
+        state = self.state
+        if not state or state["state"] != "crashed":
+            return False
+        try:
+            _, note = start_queue(self.runs_dir, Plan.model_validate(state["plan"]), state.get("plan_path"), reap=True)
+        except (QueueBusy, OSError) as exc:
+            self.say(str(exc))
+            return False
+        self.say(note[:1].upper() + note[1:])
+        self.refresh()
+        return True
+
+    def say(self, text: str) -> None:
+        self.message.setText(text)
+
+    # --- view ----------------------------------------------------------------------------------
+
+    def _show(self, state: dict[str, Any] | None) -> None:
+        self.cancel_button.setEnabled(bool(state) and state["state"] in ("running", "crashed"))
+        self.stop_running.setEnabled(self.cancel_button.isEnabled())
+        self.continue_button.setVisible(bool(state) and state["state"] == "crashed")
+        if not state:
+            self.header.setText(f"No queue in {self.runs_dir} yet: build a plan above and press Start.")
+            self.header.setStyleSheet("")
+            self.tree.clear()
+            return
+        plan = state.get("plan") or {}
+        text = (f"Queue {state['id']}: {state['state']} ({summary_line(state)}); "
+                f"parallel {plan.get('parallel', 1)}, on failure {plan.get('on_failure', 'continue')}")
+        if state["state"] == "crashed":
+            text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."
+        elif state["state"] == "failed" and state.get("error"):
+            text += f". The runner failed: {state['error']}"
+        self.header.setText(text)
+        self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if state["state"] in STATUS_COLORS else "")
+        names = [j["name"] for j in state["jobs"]]
+        if [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())] != names:
+            self.tree.clear()  # another queue: new rows (same queue: update in place, keeping the selection)
+            for name in names:
+                QTreeWidgetItem(self.tree, [name, "", "", "", ""])
+        now = time.time()
+        for i, job in enumerate(state["jobs"]):
+            item = self.tree.topLevelItem(i)
+            elapsed = ""
+            if job.get("started_at"):
+                elapsed = format_elapsed((job.get("ended_at") or now) - job["started_at"])
+            values = [job["name"], job["status"], job.get("run_id") or "", elapsed, job_reason(state, job)]
+            for col, value in enumerate(values):
+                if item.text(col) != value:
+                    item.setText(col, value)
+            item.setForeground(1, status_color(self, job["status"]))
+            item.setData(0, Qt.ItemDataRole.UserRole, job.get("run_id"))
+            item.setToolTip(4, values[4])
+
+    def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
+        run_id = item.data(0, Qt.ItemDataRole.UserRole)
+        if run_id:
+            self.run_activated.emit(self.runs_dir / run_id)
