@@ -49,7 +49,6 @@ class QueuePanel(QWidget):
         self.start_note.setWordWrap(True)
         self.errors_list = QListWidget()
         self.errors_list.setWordWrap(True)
-        self.errors_list.setMaximumHeight(110)
         self.errors_list.hide()
 
         plan_box = QGroupBox("Plan")
@@ -119,6 +118,9 @@ class QueuePanel(QWidget):
         for i in range(self.errors_list.count()):
             self.errors_list.item(i).setForeground(color)
         self.errors_list.setVisible(bool(lines))
+        if lines:  # as tall as its lines (up to five), not a fixed block of empty space
+            rows = sum(self.errors_list.sizeHintForRow(i) for i in range(min(5, len(lines))))
+            self.errors_list.setFixedHeight(rows + 2 * self.errors_list.frameWidth() + 4)
         if lines:
             self.start_note.setText("")
 

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QInputDialog,
     QLabel,
     QListWidget,
@@ -28,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.queue_jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
+from app.queue_status_view import fit_columns
 from core.queue import Plan, PlanJob, save_plan
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
@@ -70,7 +70,6 @@ class PlanEditor(QWidget):
         self.table.setHeaderLabels(COLUMNS)
         self.table.setRootIsDecorated(False)
         self.table.setAlternatingRowColors(True)
-        self.table.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.table.header().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._show_after)
         self.after_label = QLabel("Runs after")
@@ -281,6 +280,7 @@ class PlanEditor(QWidget):
         for job in self.jobs:
             QTreeWidgetItem(self.table, [job.name, job.algo or "preset", job.env or "preset", job_budget(job),
                                          job.preset or "-", job_changes(job), ", ".join(job.after)])
+        fit_columns(self.table)
         if keep is not None and 0 <= keep < len(self.jobs):
             self.table.setCurrentItem(self.table.topLevelItem(keep))
         self._show_after()

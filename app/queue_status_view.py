@@ -15,7 +15,6 @@ from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -41,6 +40,13 @@ def status_color(widget: QWidget, status: str) -> QColor:
     if pair is None:
         return widget.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
     return QColor(pair[1 if is_dark(widget) else 0])
+
+
+def fit_columns(tree: QTreeWidget, padding: int = 14) -> None:
+    """Columns as wide as their contents plus some air (the last one stretches); the user may resize."""
+    for col in range(tree.columnCount() - 1):
+        tree.resizeColumnToContents(col)
+        tree.setColumnWidth(col, tree.columnWidth(col) + padding)
 
 
 def format_elapsed(seconds: float) -> str:
@@ -79,7 +85,6 @@ class QueueStatusView(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setWordWrap(True)
-        self.tree.header().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.tree.header().setStretchLastSection(True)
         self.tree.itemDoubleClicked.connect(self._activated)
         self.tree.setToolTip("Double-click a job to open its run")
@@ -176,6 +181,7 @@ class QueueStatusView(QWidget):
             for name in names:
                 QTreeWidgetItem(self.tree, [name, "", "", "", ""])
         now = time.time()
+        grew = False
         for i, job in enumerate(state["jobs"]):
             item = self.tree.topLevelItem(i)
             elapsed = ""
@@ -184,10 +190,13 @@ class QueueStatusView(QWidget):
             values = [job["name"], job["status"], job.get("run_id") or "", elapsed, job_reason(state, job)]
             for col, value in enumerate(values):
                 if item.text(col) != value:
+                    grew |= col != COLUMNS.index("Elapsed")
                     item.setText(col, value)
             item.setForeground(1, status_color(self, job["status"]))
             item.setData(0, Qt.ItemDataRole.UserRole, job.get("run_id"))
             item.setToolTip(4, values[4])
+        if grew:
+            fit_columns(self.tree)
 
     def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
         run_id = item.data(0, Qt.ItemDataRole.UserRole)
