@@ -14,7 +14,7 @@ IDLE_POLL_MS = 500
 class GpuPoller(QObject):
     """Lives in a QThread; NVML calls (which may stall) never run on the GUI thread."""
 
-    samples = Signal(list)
+    samples = Signal(object)
     unavailable = Signal(str)
 
     def __init__(self, poll_ms: int = IDLE_POLL_MS):
@@ -63,7 +63,7 @@ class GpuPoller(QObject):
 class IdleGpuMonitor(QObject):
     """GUI-side handle: ``samples(list)`` and ``unavailable(str)`` from the poller's thread."""
 
-    samples = Signal(list)
+    samples = Signal(object)
     unavailable = Signal(str)
     _start = Signal()
     _shutdown = Signal()

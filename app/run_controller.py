@@ -57,12 +57,16 @@ class LogTail:
 
 
 class RunController(QObject):
-    """Reads one run folder on a timer in its own thread; signals carry ``(generation, batch)``."""
+    """Reads one run folder on a timer in its own thread; signals carry ``(generation, batch)``.
 
-    records = Signal(int, list)
-    telemetry = Signal(int, list)
-    status = Signal(int, dict)
-    log_lines = Signal(int, list)
+    Batches are declared ``object``, not ``list``/``dict``: they then cross threads as the Python
+    objects themselves instead of being converted to a QVariantList (slow for big batches).
+    """
+
+    records = Signal(int, object)
+    telemetry = Signal(int, object)
+    status = Signal(int, object)
+    log_lines = Signal(int, object)
     stop_finished = Signal(int, str)
 
     def __init__(self, poll_ms: int = POLL_MS):
@@ -166,10 +170,10 @@ class RunFollower(QObject):
     Re-emits the controller's batches without the generation, dropping stale ones.
     """
 
-    records = Signal(list)
-    telemetry = Signal(list)
-    status = Signal(dict)
-    log_lines = Signal(list)
+    records = Signal(object)
+    telemetry = Signal(object)
+    status = Signal(object)
+    log_lines = Signal(object)
     stop_finished = Signal(str)
     _follow = Signal(str, int)
     _stop = Signal(float)

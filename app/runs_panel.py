@@ -65,16 +65,16 @@ def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
 
 
 class _ListSignals(QObject):
-    listed = Signal(list, dict)
+    listed = Signal(object, object)
 
 
 class RunsPanel(QWidget):
     """Signals: ``open_requested(Path)`` on double-click or Open, ``resume_requested(Path)``."""
 
-    open_requested = Signal(Path)
-    resume_requested = Signal(Path)
+    open_requested = Signal(object)
+    resume_requested = Signal(object)
     selection_changed = Signal(object)  # RunInfo or None
-    refreshed = Signal(list)
+    refreshed = Signal(object)
 
     def __init__(self, runs_dir: Path, parent=None):
         super().__init__(parent)

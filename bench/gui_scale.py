@@ -1,0 +1,170 @@
+"""How the window copes with a 12 h run: load time, redraw time while live, memory, latency.
+
+Writes a run folder holding 12 h of data (216,000 telemetry lines of one GPU, i.e. 216,000
+samples in each of 5 GPU series: memory, this run's memory, temperature, utilization, power;
+50,000 episodes; progress once a second; train records), opens it in a real MainWindow
+(offscreen), and then keeps appending records as a live run would while measuring:
+
+- redraw: ``setData`` of the changed curves plus rendering the Monitor tab (``grab()``),
+- RSS of this GUI process with everything loaded,
+- latency from a record appended to metrics.jsonl to it being in the reward plot's curve.
+
+    QT_QPA_PLATFORM=offscreen python bench/gui_scale.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+HOURS = 12
+TELEMETRY_HZ = 5
+EPISODES = 50_000
+
+
+def write_run(root: Path) -> Path:
+    from core.config import validate_config
+    from core.runs import RunStore, process_identity, write_status
+
+    cfg = validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO", "name": "bench-12h",
+                           "budget": {"total_timesteps": 50_000_000}}).config
+    run = RunStore(root).create(cfg)
+    seconds = int(HOURS * 3600)
+    t0 = time.time() - seconds
+    steps_per_s = 1000
+    with open(run / "telemetry.jsonl", "w") as fh:
+        fh.write(json.dumps({"t": t0, "kind": "status", "nvml": True, "reason": None}) + "\n")
+        for i in range(seconds * TELEMETRY_HZ):
+            t = t0 + i / TELEMETRY_HZ
+            fh.write(json.dumps({"t": round(t, 3), "gpu": 0, "memory_used_bytes": 3_000_000_000 + (i * 7919) % 500_000_000,
+                                 "memory_total_bytes": 8 * 2**30, "temperature_c": 60 + i % 20, "utilization_pct": 40 + i % 60,
+                                 "power_w": 35.0 + (i % 50), "process_memory_bytes": 2_000_000_000 + i % 1000,
+                                 "rss_bytes": 900_000_000}) + "\n")
+    with open(run / "metrics.jsonl", "w") as fh:
+        ep_every = seconds / EPISODES
+        e = 0
+        for s in range(seconds):
+            t = t0 + s
+            fh.write(json.dumps({"kind": "progress", "step": s * steps_per_s, "t": t, "fps": 1000.0 + s % 37,
+                                 "total": 50_000_000}) + "\n")
+            while e < EPISODES and int(e * ep_every) <= s:
+                fh.write(json.dumps({"kind": "episode", "step": s * steps_per_s, "t": t, "reward": (e % 500) * 0.9,
+                                     "length": 500}) + "\n")
+                e += 1
+            if s % 10 == 0:
+                fh.write(json.dumps({"kind": "train", "step": s * steps_per_s, "t": t, "train/value_loss": 1 / (1 + s),
+                                     "train/policy_gradient_loss": -0.01, "train/entropy_loss": -0.6}) + "\n")
+    write_status(run, state="running", started_at=t0, **process_identity())
+    return run
+
+
+def rss_mb() -> float:
+    import psutil
+
+    return psutil.Process().memory_info().rss / 2**20
+
+
+def percentile(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(q * (len(values) - 1))))]
+
+
+def main() -> int:
+    from PySide6.QtWidgets import QApplication
+
+    from app.main_window import MainWindow
+    from app.theme import apply_theme
+
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["RLPANEL_HOME"] = tmp
+        start = time.perf_counter()
+        run = write_run(Path(tmp) / "runs")
+        size_mb = sum(p.stat().st_size for p in run.iterdir() if p.is_file()) / 2**20
+        print(f"wrote a 12 h run ({size_mb:.0f} MB) in {time.perf_counter() - start:.1f} s", flush=True)
+
+        app = QApplication([])
+        apply_theme(app)
+        rss_before = rss_mb()
+        window = MainWindow(Path(tmp) / "runs", confirm_close=False)
+        window.resize(1600, 1000)
+        window.show()
+        monitor = window.monitor
+        reward = monitor.reward_plot
+
+        start = time.perf_counter()
+        window.follow_run(run)
+        deadline = time.monotonic() + 300
+        while (reward.buffer("episode").size < EPISODES
+               or monitor.gpu.plots["temperature_c"].buffer("gpu0").size < HOURS * 3600 * TELEMETRY_HZ):
+            app.processEvents()
+            if time.monotonic() > deadline:
+                print("timed out loading the run:", reward.buffer("episode").size,
+                      monitor.gpu.plots["temperature_c"].buffer("gpu0").size)
+                window.close()
+                return 1
+        monitor.redraw()
+        monitor.grab()
+        load_s = time.perf_counter() - start
+        print(f"loaded into the window in {load_s:.1f} s: {reward.buffer('episode').size:,} episodes, "
+              f"{monitor.gpu.plots['temperature_c'].buffer('gpu0').size:,} samples per GPU series", flush=True)
+
+        # Live: a batch every 50 ms like a running worker (1 episode, 1 progress, 5 telemetry lines per tick).
+        metrics = open(run / "metrics.jsonl", "a")
+        telemetry = open(run / "telemetry.jsonl", "a")
+        redraws, latencies = [], []
+        step = HOURS * 3600 * 1000
+        for i in range(200):
+            now = time.time()
+            step += 50
+            metrics.write(json.dumps({"kind": "episode", "step": step, "t": now, "reward": 400.0, "length": 500}) + "\n")
+            metrics.write(json.dumps({"kind": "progress", "step": step, "t": now, "fps": 1000.0, "total": 50_000_000}) + "\n")
+            for k in range(5):
+                telemetry.write(json.dumps({"t": now + k * 0.01, "gpu": 0, "memory_used_bytes": 3e9, "memory_total_bytes": 8 * 2**30,
+                                            "temperature_c": 70, "utilization_pct": 90, "power_w": 60.0,
+                                            "process_memory_bytes": 2e9}) + "\n")
+            metrics.flush()
+            telemetry.flush()
+            written = time.perf_counter()
+            want = EPISODES + i + 1
+            while True:
+                app.processEvents()
+                x, _ = reward.curve("episode").getOriginalDataset()
+                if x is not None and len(x) >= want:
+                    break
+                time.sleep(0.001)
+            latencies.append(time.perf_counter() - written)
+            # The record is in the plot; now time one full redraw of the Monitor tab.
+            t = time.perf_counter()
+            for plot in monitor.all_plots():
+                plot._drawn.clear()  # redraw every curve, not only those that changed: the worst case
+            monitor.redraw()
+            monitor.grab()
+            redraws.append(time.perf_counter() - t)
+        metrics.close()
+        telemetry.close()
+        rss = rss_mb()
+
+        ms = [r * 1000 for r in redraws]
+        print(f"redraw of the Monitor tab (all 7 plots, every curve): median {statistics.median(ms):.1f} ms, "
+              f"p95 {percentile(ms, 0.95):.1f} ms   (goal: median <= 16 ms)")
+        print(f"process RSS with the 12 h run loaded: {rss:.0f} MB (before the window: {rss_before:.0f} MB)   "
+              f"(goal: <= 400 MB)")
+        lat = [v * 1000 for v in latencies]
+        print(f"record written -> in the plot's data: median {statistics.median(lat):.0f} ms, "
+              f"max {max(lat):.0f} ms   (goal: < 1000 ms; poll interval {window.follower.controller.poll_ms} ms)")
+        print(f"loading the 12 h history took {load_s:.1f} s")
+        print("torch imported by the GUI:", "torch" in sys.modules)
+        window.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
