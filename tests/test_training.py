@@ -22,7 +22,7 @@ CONFIGS = {
     "A2C": {"algo": "A2C", "runtime": {"n_envs": 4}, "budget": {"total_timesteps": 2000}},
     "DQN": {"algo": "DQN", "dqn": {"learning_starts": 200, "buffer_size": 5000}, "budget": {"total_timesteps": 2000}},
     "SAC": {"algo": "SAC", "env": {"id": "Pendulum-v1"}, "sac": {"learning_starts": 100, "batch_size": 64},
-            "budget": {"total_timesteps": 600, "checkpoint_every": 300}},
+            "budget": {"total_timesteps": 400, "checkpoint_every": 200}},
 }
 
 
