@@ -25,9 +25,9 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-HOURS = 12
+HOURS = float(os.environ.get("BENCH_HOURS", 12))
 TELEMETRY_HZ = 5
-EPISODES = 50_000
+EPISODES = int(50_000 * HOURS / 12)
 
 
 def write_run(root: Path) -> Path:
