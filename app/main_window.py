@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMes
 from app.gpu_monitor import IdleGpuMonitor
 from app.log_panel import LogPanel
 from app.monitor_panel import MonitorPanel
+from app.queue_panel import QueuePanel
 from app.results_panel import ResultsPanel
 from app.run_controller import RunFollower
 from app.runs_panel import RunsPanel
@@ -61,11 +62,12 @@ class MainWindow(QMainWindow):
         self.monitor = MonitorPanel()
         self.runs = RunsPanel(self.runs_dir)
         self.results = ResultsPanel(self.runs_dir)
+        self.queue = QueuePanel(self.runs_dir, self.configure if hasattr(self.configure, "current_config") else None)
         self.log = LogPanel()
         self.system = SystemPanel(self.runs_dir)
         self.tabs = QTabWidget()
-        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.log, "Log"),
-                             (self.system, "System")):
+        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
+                             (self.log, "Log"), (self.system, "System")):
             self.tabs.addTab(widget, name)
         self.tabs.currentChanged.connect(lambda _i: self.tabs.currentWidget() is self.results and self.results.refresh())
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -90,6 +92,7 @@ class MainWindow(QMainWindow):
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
+        self.queue.run_activated.connect(self.open_run)
         self.runs.resume_requested.connect(self.resume_run)
         self.runs.selection_changed.connect(lambda _info: self._update_actions())
         self.runs.refreshed.connect(self._on_runs_listed)

@@ -32,7 +32,7 @@ def make_window(qtbot, runs_dir):
 
 def test_window_has_its_tabs_and_shortcuts(make_window):
     window = make_window()
-    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == ["Monitor", "Runs", "Results", "Log", "System"]
+    assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == ["Monitor", "Runs", "Results", "Queue", "Log", "System"]
     assert "Ctrl+Return" in [s.toString() for s in window.launch_action.shortcuts()]
     assert {"Ctrl+.", "Ctrl+Shift+S"} <= {s.toString() for s in window.stop_action.shortcuts()}
     assert not window.stop_action.isEnabled()  # nothing to stop
