@@ -159,6 +159,11 @@ class LivePlot(pg.PlotWidget):
         """Show ``text`` over the plot instead of data (e.g. why GPU data is not available)."""
         self._message.setText(text or "")
         self._message.setVisible(bool(text))
+        # empty axes behind a message read as data (0..1 ticks): hide them while it shows
+        item = self.getPlotItem()
+        for side in ("left", "bottom"):
+            item.showAxis(side, show=not text)
+        item.showGrid(x=not text, y=not text, alpha=0.25)
         self._place_overlays()
 
     def message(self) -> str | None:
