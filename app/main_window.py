@@ -24,7 +24,7 @@ from app.runs_panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.system_panel import SystemPanel
 from app.theme import apply_theme, plot_colors
-from core.launch import launch_worker
+from core.launch import ResumeError, launch_worker, resume_run
 from core.runs import ACTIVE, RESUMABLE, TERMINAL, RunStore
 
 STOP_TIMEOUT_S = 60.0
@@ -184,8 +184,8 @@ class MainWindow(QMainWindow):
 
     def resume_run(self, run_dir: Path) -> None:
         try:
-            launch_worker(Path(run_dir), resume=True)
-        except Exception as exc:  # noqa: BLE001
+            resume_run(Path(run_dir))
+        except (ResumeError, OSError) as exc:
             QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{exc}")
             return
         self.follow_run(Path(run_dir))

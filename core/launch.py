@@ -70,6 +70,41 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     return spawn_detached(worker_command(run_dir, resume), run_dir / "worker.log", extra_env, reap)
 
 
+class ResumeError(ValueError):
+    """A run that cannot be resumed, with the reason and what to do instead."""
+
+
+def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) -> tuple[int, int]:
+    """Continue a stopped, crashed or failed run (or a finished one, given ``more_steps``).
+
+    Returns ``(checkpoint step, new total)``. ``more_steps`` extends the budget to the
+    checkpoint's step plus that many; without it the run goes on to its configured total.
+    """
+    import yaml
+
+    from core.config import set_path, validate_config
+    from core.files import write_atomic
+    from core.runs import RESUMABLE, latest_checkpoint, load_run_config
+
+    run_dir = Path(run_dir)
+    state = read_status(run_dir).get("state")
+    if state not in RESUMABLE and not (state == "finished" and more_steps):
+        hint = "; give more steps to train it further" if state == "finished" else ""
+        raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
+    ckpt = latest_checkpoint(run_dir)
+    if ckpt is None:
+        raise ResumeError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
+                          f"rlpanel train --config {run_dir / 'config.yaml'}")
+    step = int(ckpt["step"])
+    if more_steps:
+        raw = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
+        raw = set_path(raw, "budget.total_timesteps", step + more_steps)
+        write_atomic(run_dir / "config.yaml", validate_config(raw, source=str(run_dir / "config.yaml")).config.to_yaml())
+    total = load_run_config(run_dir).budget.total_timesteps
+    launch_worker(run_dir, resume=True, reap=reap)
+    return step, total
+
+
 def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
     """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
     folder = Path(runs_dir) / ".queue"

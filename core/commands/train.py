@@ -11,10 +11,10 @@ import yaml
 
 from core.cli import CliError, emit, runs_dir
 from core.config import ALGOS, BASELINES, ValidatedConfig, merge, normalize_algo, parse_set, set_path, validate_config
-from core.files import JsonlReader, write_atomic
-from core.launch import launch_worker, stop_run
+from core.files import JsonlReader
+from core.launch import ResumeError, launch_worker, resume_run, stop_run
 from core.presets import resolve_raw
-from core.runs import RESUMABLE, TERMINAL, RunStore, latest_checkpoint, load_run_config, read_status, request_stop
+from core.runs import TERMINAL, RunStore, read_status, request_stop
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:
@@ -116,37 +116,25 @@ def _detach_or_follow(args: argparse.Namespace, run_dir: Path) -> int:
     raise CliError(f"run {run_dir.name} {state}: {reason}")
 
 
-def run_resume(args: argparse.Namespace) -> int:
-    store = RunStore(runs_dir(args))
+def _find_run(args: argparse.Namespace) -> Path:
     try:
-        run_dir = store.path(args.run_id)
+        return RunStore(runs_dir(args)).path(args.run_id)
     except KeyError as exc:
         raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-    state = read_status(run_dir).get("state")
-    if state not in RESUMABLE and not (state == "finished" and args.timesteps):
-        hint = "; give --timesteps N to train it further" if state == "finished" else ""
-        raise CliError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
-    ckpt = latest_checkpoint(run_dir)
-    if ckpt is None:
-        raise CliError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
-                       f"rlpanel train --config {run_dir / 'config.yaml'}")
-    step = int(ckpt["step"])
-    if args.timesteps:
-        raw = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
-        raw = set_path(raw, "budget.total_timesteps", step + args.timesteps)
-        write_atomic(run_dir / "config.yaml", validate_config(raw, source=str(run_dir / "config.yaml")).config.to_yaml())
-    total = load_run_config(run_dir).budget.total_timesteps
+
+
+def run_resume(args: argparse.Namespace) -> int:
+    run_dir = _find_run(args)
+    try:
+        step, total = resume_run(run_dir, args.timesteps, reap=not args.detach)
+    except ResumeError as exc:
+        raise CliError(str(exc)) from None
     print(f"resuming {run_dir.name} from step {step:,} to {total:,}", file=sys.stderr)
-    launch_worker(run_dir, resume=True, reap=not args.detach)
     return _detach_or_follow(args, run_dir)
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    store = RunStore(runs_dir(args))
-    try:
-        run_dir = store.path(args.run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+    run_dir = _find_run(args)
     if args.no_wait:
         request_stop(run_dir)
         how = "requested"

@@ -40,3 +40,23 @@ def qsettings_dir(tmp_path_factory, qapp):
     path = tmp_path_factory.mktemp("qsettings")
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(path))
     return path
+
+
+@pytest.fixture
+def make_window(qtbot, runs_dir):
+    """Build main windows on the test's runs folder; closed (never stopping runs) at the end."""
+    from app.main_window import MainWindow
+
+    windows = []
+
+    def make():
+        window = MainWindow(runs_dir, confirm_close=False)
+        qtbot.addWidget(window)
+        window.show()
+        windows.append(window)
+        return window
+
+    yield make
+    for window in windows:
+        if window.isVisible():
+            window.close()

@@ -7,27 +7,9 @@ import sys
 import pytest
 from PySide6.QtCore import QByteArray
 
-from app.main_window import MainWindow
 from app.settings import get_setting
 from core.runs import read_status
 from tests.gui.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
-
-
-@pytest.fixture
-def make_window(qtbot, runs_dir):
-    windows = []
-
-    def make() -> MainWindow:
-        window = MainWindow(runs_dir, confirm_close=False)
-        qtbot.addWidget(window)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        if window.isVisible():
-            window.close()
 
 
 def test_window_has_its_tabs_and_shortcuts(make_window):

@@ -7,7 +7,6 @@ import sys
 
 import pytest
 
-from app.main_window import MainWindow
 from core.config import validate_config
 from core.files import read_jsonl
 from core.runs import read_status
@@ -20,23 +19,6 @@ def ppo_cartpole(total: int, checkpoint_every: int = 1000):
                             "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
                             "runtime": {"n_envs": 2, "device": "cpu", "telemetry_hz": 5},
                             "budget": {"total_timesteps": total, "checkpoint_every": checkpoint_every}}).config
-
-
-@pytest.fixture
-def make_window(qtbot, runs_dir):
-    windows = []
-
-    def make() -> MainWindow:
-        window = MainWindow(runs_dir, confirm_close=False)
-        qtbot.addWidget(window)
-        window.show()
-        windows.append(window)
-        return window
-
-    yield make
-    for window in windows:
-        if window.isVisible():
-            window.close()
 
 
 def test_a_run_launched_from_the_window_is_plotted_and_finishes(qtbot, make_window):
