@@ -179,3 +179,20 @@ def test_baselines_play_their_episodes_like_any_run(runs_dir, algo, env):
 def test_constant_baseline_refuses_a_discrete_env(runs_dir):
     done = cli("train", "--algo", "constant", "--env", "CartPole-v1", "--runs-dir", str(runs_dir))
     assert done.returncode == 2 and "use the random baseline" in done.stderr
+
+
+def test_vecnormalize_stats_are_checkpointed_and_restored(runs_dir):
+    run = make_run(runs_dir, {"algo": "A2C", "runtime": {"n_envs": 2, "normalize": {"obs": True, "reward": True}},
+                              "budget": {"total_timesteps": 1000, "checkpoint_every": 500}})
+    assert run_worker(run) == 0, (run / "worker.log").read_text()
+    latest = read_json(run / "checkpoints" / "latest.json")
+    assert (run / "checkpoints" / latest["vecnormalize"]).is_file()
+    done = cli("resume", run.name, "--timesteps", "500", "--runs-dir", str(runs_dir))
+    assert done.returncode == 0, done.stderr
+    assert read_status(run)["state"] == "finished"
+    import gymnasium as gym
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    stats = VecNormalize.load(str(run / "checkpoints" / read_json(run / "checkpoints" / "latest.json")["vecnormalize"]),
+                              DummyVecEnv([lambda: gym.make("CartPole-v1")]))
+    assert stats.obs_rms.count > 1500  # statistics kept growing across both attempts
