@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 
+def no_display_reason(platform: str = sys.platform, env: dict | None = None) -> str | None:
+    """Why no window can open here (Linux without a display), or None. Qt would abort instead."""
+    env = os.environ if env is None else env
+    if platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM")):
+        return "no display to open the window on (DISPLAY is not set); use a command instead (rlpanel --help), e.g. rlpanel train ..."
+    return None
+
+
 def _open_window(args: argparse.Namespace) -> int:
+    reason = no_display_reason()
+    if reason:
+        print(f"rlpanel: {reason}", file=sys.stderr)
+        return 2
     from app.main import run_app
 
     return run_app(runs_dir=args.runs_dir)

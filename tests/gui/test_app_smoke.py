@@ -26,3 +26,18 @@ def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert other.is_dir()
+
+
+def test_no_display_gives_a_clear_message_not_a_qt_abort(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    env["RLPANEL_HOME"] = str(tmp_path)
+    out = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
+    if not sys.platform.startswith("linux"):
+        return
+    assert out.returncode == 2 and "no display to open the window on" in out.stderr
