@@ -41,3 +41,11 @@ def test_import_linter_contracts_hold():
     out = subprocess.run([exe], capture_output=True, text=True, cwd=REPO)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "BROKEN" not in out.stdout
+
+
+def test_ruff_is_clean():
+    exe = Path(sys.executable).with_name("ruff")
+    if not exe.is_file():
+        pytest.skip("ruff is not installed (pip install -e '.[test]')")
+    out = subprocess.run([str(exe), "check", "core", "app", "tests", "bench"], capture_output=True, text=True, cwd=REPO)
+    assert out.returncode == 0, out.stdout + out.stderr
