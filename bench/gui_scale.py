@@ -78,6 +78,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 def main() -> int:
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     from app.main_window import MainWindow
@@ -90,6 +91,9 @@ def main() -> int:
         size_mb = sum(p.stat().st_size for p in run.iterdir() if p.is_file()) / 2**20
         print(f"wrote a 12 h run ({size_mb:.0f} MB) in {time.perf_counter() - start:.1f} s", flush=True)
 
+        # The user's saved UI state (last tab, geometry) must not leak in: with another tab
+        # current the hidden Monitor never redraws and the bench would wait forever.
+        QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         app = QApplication([])
         apply_theme(app)
         rss_before = rss_mb()
@@ -97,17 +101,21 @@ def main() -> int:
         window.resize(1600, 1000)
         window.show()
         monitor = window.monitor
+        window.tabs.setCurrentWidget(monitor)
         reward = monitor.reward_plot
 
         start = time.perf_counter()
         window.follow_run(run)
         deadline = time.monotonic() + 300
-        while (reward.buffer("episode").size < EPISODES
-               or monitor.gpu.plots["temperature_c"].buffer("gpu0").size < HOURS * 3600 * TELEMETRY_HZ):
+        temperature = monitor.gpu.plots["temperature_c"]
+
+        def gpu_samples() -> int:  # the series appears with the first telemetry batch
+            return temperature.buffer("gpu0").size if temperature.has_series("gpu0") else 0
+
+        while reward.buffer("episode").size < EPISODES or gpu_samples() < HOURS * 3600 * TELEMETRY_HZ:
             app.processEvents()
             if time.monotonic() > deadline:
-                print("timed out loading the run:", reward.buffer("episode").size,
-                      monitor.gpu.plots["temperature_c"].buffer("gpu0").size)
+                print("timed out loading the run:", reward.buffer("episode").size, gpu_samples())
                 window.close()
                 return 1
         monitor.redraw()
