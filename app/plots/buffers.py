@@ -70,3 +70,40 @@ def rolling_mean(values: np.ndarray, window: int) -> np.ndarray:
     idx = np.arange(1, len(values) + 1)
     lo = np.maximum(idx - window, 0)
     return (cs[idx] - cs[lo]) / (idx - lo)
+
+
+def rolling_mean_from(values: np.ndarray, start: int, window: int) -> np.ndarray:
+    """``rolling_mean(values, window)[start:]``, reading only the values it needs.
+
+    Costs O(len(values) - start + window), so a live curve appends its mean per batch instead
+    of recomputing it over the whole history.
+    """
+    lo = max(0, start - window + 1)  # from here every point from `start` on sees its full window
+    return rolling_mean(values[lo:], window)[start - lo:]
+
+
+def envelope_indices(y: np.ndarray, max_points: int) -> np.ndarray:
+    """Indices of at most ~``max_points`` points of ``y`` that keep its shape.
+
+    ``y`` is cut into equal buckets; each keeps its lowest and its highest point (in index
+    order), so the min/max envelope survives. The last point is always kept: the newest episode
+    shows as soon as it arrives. Fewer than ``max_points`` points are all kept.
+    """
+    n = len(y)
+    if n <= max_points:
+        return np.arange(n)
+    size = -(-2 * n // max_points)  # two points per bucket
+    m = n // size
+    body = y[: m * size].reshape(m, size)
+    # NaN (an episode without a reward) must not win a bucket: treat it as neither min nor max
+    filled_lo = np.where(np.isnan(body), np.inf, body)
+    filled_hi = np.where(np.isnan(body), -np.inf, body)
+    base = np.arange(m) * size
+    lo = base + filled_lo.argmin(axis=1)
+    hi = base + filled_hi.argmax(axis=1)
+    tail = np.arange(m * size, n)  # the partial last bucket, the newest points: all of them
+    idx = np.concatenate((lo, hi, tail, [n - 1]))
+    idx.sort()
+    keep = np.ones(len(idx), dtype=bool)
+    keep[1:] = idx[1:] != idx[:-1]
+    return idx[keep]

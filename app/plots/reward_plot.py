@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import partial
 
-from app.plots.buffers import rolling_mean
+from app.plots.buffers import rolling_mean_from
 from app.plots.live_plot import LivePlot
 from app.theme import SERIES_COLORS
 
@@ -15,7 +15,7 @@ class RewardPlot(LivePlot):
     def __init__(self, parent=None):
         super().__init__("Episode reward", "reward", parent=parent)
         self.add_series("episode", "episode", SERIES_COLORS[0], symbol="o", line=False, symbol_size=3)
-        self.add_derived("mean", "episode", partial(rolling_mean, window=ROLLING_WINDOW),
+        self.add_derived("mean", "episode", partial(rolling_mean_from, window=ROLLING_WINDOW),
                          f"mean of {ROLLING_WINDOW}", SERIES_COLORS[1], width=2.5)
         self.add_series("eval", "eval", SERIES_COLORS[2], symbol="s", symbol_size=7, width=1.0)
 
