@@ -107,7 +107,7 @@ class GpuPlots:
             if not plot.has_series(key):
                 idx = len(plot.series_keys())
                 name = f"GPU {key[3:]}" if key.startswith("gpu") else f"this run (GPU {key[4:]})"
-                plot.add_series(key, name, SERIES_COLORS[idx % len(SERIES_COLORS)], width=1.5)
+                plot.add_series(key, name, SERIES_COLORS[idx % len(SERIES_COLORS)])
             plot.buffer(key).extend(times, times, values)
             self._seen_value[field] = True
         self._update_messages()
