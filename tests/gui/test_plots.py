@@ -5,7 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from app.monitor_panel import MonitorPanel
-from app.plots.buffers import SeriesBuffer, rolling_mean
+from PySide6.QtGui import QColor
+
+from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
+from app.plots.live_plot import MAX_SYMBOLS
+from app.plots.reward_plot import ROLLING_WINDOW
 from tests.gui.fake_runs import episodes, gpu_lines
 
 
@@ -100,3 +104,62 @@ def test_pause_holds_the_curves_until_resumed(qtbot):
     assert panel.reward_plot.curve("episode").getOriginalDataset()[0] is None
     panel.follow()  # un-pauses and autoscales
     qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").getOriginalDataset()[0] is not None, timeout=3000)
+
+
+def test_rolling_mean_from_a_start_matches_the_whole_history():
+    values = np.random.default_rng(1).normal(size=1000)
+    for start in (0, 1, 99, 100, 101, 640, 999, 1000):
+        assert np.allclose(rolling_mean_from(values, start, 100), rolling_mean(values, 100)[start:])
+
+
+def test_envelope_keeps_the_newest_point_and_the_extremes():
+    rng = np.random.default_rng(2)
+    for n in (10, 1999, 2000, 2001, 50_001):
+        y = rng.normal(size=n)
+        y[n // 3] = 99.0  # one outlier episode must still show
+        y[n // 2] = np.nan  # an episode without a reward wins no bucket
+        idx = envelope_indices(y, 2000)
+        assert len(idx) <= 2001 and idx[-1] == n - 1 and np.all(np.diff(idx) > 0)
+        assert np.nanmax(y[idx]) == 99.0 and np.nanmin(y[idx]) == np.nanmin(y)
+
+
+def test_a_long_run_draws_a_bounded_scatter_with_its_newest_episode(qtbot):
+    panel = make_panel(qtbot)
+    n = 12_000
+    panel.add_records(episodes(0, n))
+    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None, timeout=3000)
+    x, y = panel.reward_plot.curve("episode").getOriginalDataset()
+    assert len(x) <= MAX_SYMBOLS + 1
+    assert x[-1] == 20 * (n - 1) and y[-1] == n - 1 and y.min() == 0
+    # the mean is of every episode, not of the drawn ones, and follows new batches
+    panel.add_records(episodes(n, 5))
+    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").getOriginalDataset()[1][-1] == n + 4, timeout=3000)
+    mx, my = panel.reward_plot.curve("mean").getOriginalDataset()
+    assert len(my) == n + 5 and np.allclose(my, rolling_mean(np.arange(n + 5, dtype=float), ROLLING_WINDOW))
+
+
+def test_dark_theme_unchecked_check_box_has_a_visible_outline(qtbot, qapp):
+    from PySide6.QtWidgets import QCheckBox, QStyle, QStyleOptionButton
+
+    from app.theme import DARK, apply_theme
+
+    import pyqtgraph as pg
+
+    before = qapp.palette(), pg.getConfigOption("background"), pg.getConfigOption("foreground")
+    apply_theme(qapp, dark=True)
+    try:
+        box = QCheckBox("option")
+        qtbot.addWidget(box)
+        box.resize(120, 30)
+        img = box.grab().toImage()
+        opt = QStyleOptionButton()
+        box.initStyleOption(opt)
+        rect = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, opt, box)
+        # the indicator's outline must stand out from the dark background
+        background = QColor(DARK["window"]).lightness()
+        outline = max(img.pixelColor(x, y).lightness() for x in range(rect.left(), rect.right() + 1)
+                      for y in range(rect.top(), rect.bottom() + 1))
+        assert outline - background > 60
+    finally:
+        qapp.setPalette(before[0])
+        pg.setConfigOptions(background=before[1], foreground=before[2])
