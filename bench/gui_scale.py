@@ -129,7 +129,7 @@ def main() -> int:
         telemetry = open(run / "telemetry.jsonl", "a")
         redraws, latencies = [], []
         step = HOURS * 3600 * 1000
-        for i in range(200):
+        for _ in range(200):
             now = time.time()
             step += 50
             metrics.write(json.dumps({"kind": "episode", "step": step, "t": now, "reward": 400.0, "length": 500}) + "\n")

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
-from app.monitor_panel import MonitorPanel
 from PySide6.QtGui import QColor
 
+from app.monitor_panel import MonitorPanel
 from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
 from app.plots.live_plot import MAX_SYMBOLS
 from app.plots.reward_plot import ROLLING_WINDOW
@@ -139,11 +138,10 @@ def test_a_long_run_draws_a_bounded_scatter_with_its_newest_episode(qtbot):
 
 
 def test_dark_theme_unchecked_check_box_has_a_visible_outline(qtbot, qapp):
+    import pyqtgraph as pg
     from PySide6.QtWidgets import QCheckBox, QStyle, QStyleOptionButton
 
     from app.theme import DARK, apply_theme
-
-    import pyqtgraph as pg
 
     before = qapp.palette(), pg.getConfigOption("background"), pg.getConfigOption("foreground")
     apply_theme(qapp, dark=True)
