@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel
 from app.plots.buffers import SeriesBuffer, envelope_indices
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
-MAX_SYMBOLS = 2000  # a scatter item costs ~3 µs of Python per point on every setData
+MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
 # Peak downsampling keeps each pixel column's min and max, so ~2 samples per pixel look the same
 # as pyqtgraph's default 5 and draw 2.5x fewer line segments.
 DOWNSAMPLE_FACTOR = 2.0

@@ -16,7 +16,7 @@ class RewardPlot(LivePlot):
         super().__init__("Episode reward", "reward", parent=parent)
         self.add_series("episode", "episode", SERIES_COLORS[0], symbol="o", line=False, symbol_size=3)
         self.add_derived("mean", "episode", partial(rolling_mean_from, window=ROLLING_WINDOW),
-                         f"mean of {ROLLING_WINDOW}", SERIES_COLORS[1], width=2.5)
+                         f"mean of {ROLLING_WINDOW}", SERIES_COLORS[1], width=1)
         self.add_series("eval", "eval", SERIES_COLORS[2], symbol="s", symbol_size=7, width=1.0)
 
     def add_records(self, episodes: list[dict], evals: list[dict]) -> None:
