@@ -27,6 +27,21 @@ def write_atomic(path: Path, text: str) -> None:
         raise
 
 
+def read_yaml_mapping(path: Path) -> dict:
+    """A YAML file that must hold a mapping (safe loader); ``ValueError`` says what is wrong."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise ValueError(f"cannot read YAML from {path}: {exc}".replace("\n", " ")) from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
+    return data
+
+
 def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
 

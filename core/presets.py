@@ -24,7 +24,7 @@ from core.config import (
     strip_ignored,
     validate_config,
 )
-from core.files import write_atomic
+from core.files import read_yaml_mapping, write_atomic
 from core.paths import builtin_presets_dir, user_presets_dir
 
 
@@ -61,16 +61,10 @@ class Preset:
 
 
 def _read(path: Path, builtin: bool) -> Preset:
-    name = path.stem
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        return Preset(name, path, builtin, error=f"cannot read YAML: {exc}".replace("\n", " "))
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        return Preset(name, path, builtin, error=f"expected a mapping of settings, got {type(data).__name__}")
-    return Preset(name, path, builtin, data)
+        return Preset(path.stem, path, builtin, read_yaml_mapping(path))
+    except ValueError as exc:
+        return Preset(path.stem, path, builtin, error=str(exc))
 
 
 def _chain(name: str, by_name: dict[str, Preset]) -> list[Preset]:

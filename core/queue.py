@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.config import ConfigError, FieldIssue, RunConfig, normalize_algo, set_path, validate_config
-from core.files import read_json, write_json_atomic
+from core.files import read_json, read_yaml_mapping, write_json_atomic
 from core.presets import resolve_raw
 from core.runs import TERMINAL, is_alive, read_status
 
@@ -98,9 +98,9 @@ def _check_cycles(deps: dict[str, list[str]]) -> None:
 def load_plan(path: Path) -> Plan:
     """Read and validate a plan file; every job's config is validated too."""
     try:
-        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, yaml.YAMLError) as exc:
-        raise ConfigError([FieldIssue("plan", f"cannot read {path}: {exc}".replace("\n", " "))]) from None
+        raw = read_yaml_mapping(Path(path))
+    except ValueError as exc:
+        raise ConfigError([FieldIssue("plan", str(exc))]) from None
     return parse_plan(raw, str(path))
 
 

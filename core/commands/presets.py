@@ -9,6 +9,7 @@ import yaml
 
 from core.cli import CliError, emit
 from core.config import validate_config
+from core.files import read_yaml_mapping
 from core.presets import get_preset, list_presets, resolve, save_user_preset
 
 
@@ -60,11 +61,9 @@ def run_show(args: argparse.Namespace) -> int:
 
 def run_import(args: argparse.Namespace) -> int:
     try:
-        raw = yaml.safe_load(args.file.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise CliError(f"cannot read {args.file}: {exc}".replace("\n", " ")) from None
-    if not isinstance(raw, dict):
-        raise CliError(f"{args.file} must hold a mapping of settings")
+        raw = read_yaml_mapping(args.file)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
     name = args.name or args.file.stem
     warnings = validate_config({k: v for k, v in raw.items() if k != "base"}, source=str(args.file)).warnings
     path = save_user_preset(name, raw, raw.get("description", f"imported from {args.file.name}"), raw.get("base"),

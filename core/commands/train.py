@@ -7,11 +7,9 @@ import sys
 import time
 from pathlib import Path
 
-import yaml
-
 from core.cli import CliError, emit, runs_dir
 from core.config import ALGOS, BASELINES, ValidatedConfig, merge, normalize_algo, parse_set, set_path, validate_config
-from core.files import JsonlReader
+from core.files import JsonlReader, read_yaml_mapping
 from core.launch import ResumeError, launch_worker, resume_run, stop_run
 from core.presets import resolve_raw
 from core.runs import TERMINAL, RunStore, read_status, request_stop
@@ -36,12 +34,9 @@ def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
     overrides: dict = {}
     if args.config:
         try:
-            loaded = yaml.safe_load(args.config.read_text(encoding="utf-8")) or {}
-        except (OSError, yaml.YAMLError) as exc:
-            raise CliError(f"cannot read --config {args.config}: {exc}".replace("\n", " ")) from None
-        if not isinstance(loaded, dict):
-            raise CliError(f"--config {args.config} must hold a mapping of settings")
-        overrides = merge(overrides, loaded)
+            overrides = merge(overrides, read_yaml_mapping(args.config))
+        except ValueError as exc:
+            raise CliError(f"--config: {exc}") from None
     for item in args.set:
         path, value = parse_set(item)
         overrides = set_path(overrides, path, value)
