@@ -17,6 +17,7 @@ import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
 from core.algo_params import ALGO_PARAMS, ON_POLICY, A2CParams, DQNParams, PPOParams, SACParams, Section, hp
+from core.config_paths import del_path, get_path, merge, set_path  # noqa: F401 (part of this module's API)
 
 SCHEMA_VERSION = 1
 ALGOS = ("PPO", "A2C", "SAC", "DQN")
@@ -244,18 +245,7 @@ def resolved_activation(cfg: RunConfig) -> str:
     return act if act != "auto" else ("tanh" if cfg.algo in ON_POLICY else "relu")
 
 
-# --- raw data: merging, --set paths, ignored keys --------------------------------------------
-
-def merge(base: dict, over: dict) -> dict:
-    """Deep-merge ``over`` into a copy of ``base``: dicts merge, everything else replaces."""
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "kwargs":
-            out[key] = merge(out[key], value)
-        else:
-            out[key] = value
-    return out
-
+# --- raw data: --set paths, ignored keys ------------------------------------------------------
 
 def parse_set(text: str) -> tuple[str, Any]:
     """``"ppo.n_epochs=20"`` -> ``("ppo.n_epochs", 20)``; values are YAML scalars or lists."""
@@ -268,43 +258,6 @@ def parse_set(text: str) -> tuple[str, Any]:
     except yaml.YAMLError as exc:
         raise ConfigError([FieldIssue(path, f"value {value!r} is not valid YAML ({exc.__class__.__name__})")]) from None
     return path, parsed
-
-
-def set_path(data: dict, path: str, value: Any) -> dict:
-    """A copy of ``data`` with ``value`` placed at the dotted ``path``."""
-    head, _, rest = path.partition(".")
-    out = dict(data)
-    if rest:
-        inner = out.get(head)
-        out[head] = set_path(inner if isinstance(inner, dict) else {}, rest, value)
-    else:
-        out[head] = value
-    return out
-
-
-def del_path(data: dict, path: str) -> dict:
-    """A copy of ``data`` without the dotted ``path`` (and without sections it leaves empty)."""
-    head, _, rest = path.partition(".")
-    if head not in data:
-        return dict(data)
-    out = dict(data)
-    if rest and isinstance(out[head], dict):
-        inner = del_path(out[head], rest)
-        if inner:
-            out[head] = inner
-        else:
-            del out[head]
-    elif not rest:
-        del out[head]
-    return out
-
-
-def get_path(data: dict, path: str, default: Any = None) -> Any:
-    for part in path.split("."):
-        if not isinstance(data, dict) or part not in data:
-            return default
-        data = data[part]
-    return data
 
 
 def strip_ignored(raw: dict) -> tuple[dict, list[str]]:

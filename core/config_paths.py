@@ -1,0 +1,54 @@
+"""Raw config data: deep merge and dotted paths (``ppo.n_epochs``), shared by presets, ``--set``,
+plans and the GUI's overrides. Plain dicts in, new dicts out (inputs are never modified)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def merge(base: dict, over: dict) -> dict:
+    """Deep-merge ``over`` into a copy of ``base``: dicts merge, everything else replaces."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict) and key != "kwargs":
+            out[key] = merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def set_path(data: dict, path: str, value: Any) -> dict:
+    """A copy of ``data`` with ``value`` placed at the dotted ``path``."""
+    head, _, rest = path.partition(".")
+    out = dict(data)
+    if rest:
+        inner = out.get(head)
+        out[head] = set_path(inner if isinstance(inner, dict) else {}, rest, value)
+    else:
+        out[head] = value
+    return out
+
+
+def del_path(data: dict, path: str) -> dict:
+    """A copy of ``data`` without the dotted ``path`` (and without sections it leaves empty)."""
+    head, _, rest = path.partition(".")
+    if head not in data:
+        return dict(data)
+    out = dict(data)
+    if rest and isinstance(out[head], dict):
+        inner = del_path(out[head], rest)
+        if inner:
+            out[head] = inner
+        else:
+            del out[head]
+    elif not rest:
+        del out[head]
+    return out
+
+
+def get_path(data: dict, path: str, default: Any = None) -> Any:
+    for part in path.split("."):
+        if not isinstance(data, dict) or part not in data:
+            return default
+        data = data[part]
+    return data
