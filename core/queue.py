@@ -239,12 +239,13 @@ def reconcile(runs_dir: Path, state: dict[str, Any]) -> None:
     """Bring each launched job's status up to date from its run folder."""
     for job in state["jobs"]:
         if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
-            run_state = read_status(Path(runs_dir) / job["run_id"]).get("state")
+            run_status = read_status(Path(runs_dir) / job["run_id"])
+            run_state = run_status.get("state")
             if run_state in TERMINAL:
                 job["status"] = run_state
                 job["ended_at"] = job.get("ended_at") or time.time()
                 if run_state != "finished":
-                    err = read_status(Path(runs_dir) / job["run_id"]).get("error") or {}
+                    err = run_status.get("error") or {}
                     job["reason"] = err.get("message") or run_state
             elif run_state in ("starting", "running", "stopping"):
                 job["status"] = RUNNING

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from core.files import read_json, read_jsonl
 from core.runs import TERMINAL, RunStore, run_info
-from core.summary import WINDOW, rolling_means, summarize_records
+from core.summary import WINDOW, rolling_means, summarize
 
 MIB = 2**20
 
@@ -116,29 +116,13 @@ def _summary_for(run_dir: Path, state: str) -> dict[str, Any] | None:
     return summary
 
 
-def _from_records(run_dir: Path, status: dict[str, Any], records: list[dict]) -> dict[str, Any]:
-    """What summary.json would say, for a run that did not write one."""
-    from core.telemetry_recorder import telemetry_summary
-
-    out = summarize_records(records)
-    wall = status.get("train_time_s")
-    if not wall:  # the worker died before it recorded its time: from its first to its last record
-        times = [float(r["t"]) for r in records if isinstance(r.get("t"), int | float)]
-        start = status.get("started_at") or (times[0] if times else None)
-        wall = (max(times) - start) if times and start else None
-    out["wall_time_s"] = float(wall) if wall else None
-    out["steps_per_s"] = out["timesteps"] / out["wall_time_s"] if out["wall_time_s"] else None
-    out.update(telemetry_summary(run_dir))
-    return out
-
-
 def result_row(run_dir: Path) -> ResultRow:
     """The row of one run folder."""
     run_dir = Path(run_dir)
     info = run_info(run_dir)
     summary = _summary_for(run_dir, info.state)
     if summary is None:
-        summary = _from_records(run_dir, info.status, read_jsonl(run_dir / "metrics.jsonl"))
+        summary = summarize(run_dir)
     peak_mem = summary.get("peak_gpu_memory_bytes")
     steps_per_s = summary.get("steps_per_s")
     wall = summary.get("wall_time_s")

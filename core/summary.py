@@ -40,17 +40,19 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def summarize(run_dir: Path) -> dict[str, Any]:
     """Records + status (wall time across attempts) + telemetry peaks."""
+    from core.telemetry_recorder import telemetry_summary
+
     run_dir = Path(run_dir)
-    out = summarize_records(read_jsonl(run_dir / "metrics.jsonl"))
+    records = read_jsonl(run_dir / "metrics.jsonl")
+    out = summarize_records(records)
     status = read_json(run_dir / "status.json", default={}) or {}
     wall = float(status.get("train_time_s") or 0.0)
+    if not wall:  # the worker died before it recorded its time: from its start to its last record
+        times = [float(r["t"]) for r in records if isinstance(r.get("t"), int | float)]
+        start = status.get("started_at") or (times[0] if times else None)
+        wall = max(times) - start if times and start else 0.0
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
     out["attempts"] = int(status.get("attempt", 1))
-    try:
-        from core.telemetry import telemetry_summary
-    except ImportError:  # telemetry not installed in this build
-        telemetry_summary = None
-    if telemetry_summary is not None:
-        out.update(telemetry_summary(run_dir))
+    out.update(telemetry_summary(run_dir))
     return out
