@@ -47,10 +47,11 @@ def adopt_orphans(runs_dir: Path, state: dict) -> None:
 
 
 def launch_job(runs_dir: Path, state: dict, job: dict) -> None:
-    cfg = plan_job(state, job["name"]).config()
+    spec = plan_job(state, job["name"])
+    cfg = spec.config()
     job.update(status=LAUNCHING, started_at=time.time(), reason=None)
     write_queue(runs_dir, state)  # LAUNCHING is on disk before the run folder exists
-    run = RunStore(runs_dir).create(cfg, preset=plan_job(state, job["name"]).preset,
+    run = RunStore(runs_dir).create(cfg, preset=spec.preset,
                                     extra_status={"queue": {"id": state["id"], "job": job["name"]}})
     job["run_id"] = run.name
     write_queue(runs_dir, state)  # the run id is on disk before the worker starts
