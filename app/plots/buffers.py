@@ -12,6 +12,7 @@ class SeriesBuffer:
         self._data = np.empty((3, capacity), dtype=np.float64)
         self.size = 0
         self.version = 0  # bumps on every change, so a redraw can skip an unchanged series
+        self.generation = 0  # bumps on clear: what was derived from the old points is stale
 
     def _reserve(self, extra: int) -> None:
         need = self.size + extra
@@ -44,6 +45,7 @@ class SeriesBuffer:
     def clear(self) -> None:
         self.size = 0
         self.version += 1
+        self.generation += 1
 
     @property
     def steps(self) -> np.ndarray:

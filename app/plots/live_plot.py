@@ -1,10 +1,11 @@
 """A pyqtgraph plot for live series: curves created once, redrawn from buffers on demand.
 
 Data arrives into ``SeriesBuffer``s at any rate; ``refresh()`` (called from the monitor's
-~50 ms timer) pushes only the series that changed into their curves with ``setData``. Curves use
-clip-to-view and peak downsampling so a 12 h run draws as fast as a 12 s one; series drawn as
-symbols (one per episode) are decimated to at most ``MAX_SYMBOLS`` points of their visible
-range, keeping each bucket's min and max and always the newest point.
+~50 ms timer) pushes only the series that changed into their curves with ``setData``. Lines are
+cut from incrementally kept min/max levels (``MinMaxLevels``) to ~2 points per pixel column of
+what is in view, so a 12 h run draws as fast as a 12 s one; series drawn as symbols (one per
+episode) are decimated to at most ``MAX_SYMBOLS`` points of their visible range, keeping each
+bucket's min and max and always the newest point.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QGraphicsItem, QLabel
 
 from app.plots.buffers import SeriesBuffer, envelope_indices
+from app.plots.headroom import Headroom
+from app.plots.minmax_levels import MinMaxLevels
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
 MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
-# Peak downsampling keeps each pixel column's min and max, so ~2 samples per pixel look the same
-# as pyqtgraph's default 5 and draw 2.5x fewer line segments.
-DOWNSAMPLE_FACTOR = 2.0
 
 
 def format_value(v: float) -> str:
@@ -52,6 +52,7 @@ class LivePlot(pg.PlotWidget):
         # its own buffer, extended by the source's new points only.
         self._derived: dict[str, tuple[str, object]] = {}
         self._decimated: set[str] = set()  # symbol series drawn through envelope_indices
+        self._levels: dict[str, tuple[int, MinMaxLevels]] = {}  # line series: (buffer generation, levels)
         item = self.getPlotItem()
         item.setTitle(title, size="9pt")
         item.setLabel("left", y_label, units=units)
@@ -60,8 +61,14 @@ class LivePlot(pg.PlotWidget):
         self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
         self._apply_x_axis()
         self.setMinimumHeight(140)
-        # Re-decimate symbol series for what a zoom or pan shows (the next timer tick does it).
+        # Re-decimate for what a zoom, a pan, a resize or autoscale on/off shows (the next tick does it).
         item.vb.sigXRangeChanged.connect(self._on_x_range_changed)
+        item.vb.sigResized.connect(self._redecimate)
+        self._auto_x = True
+        item.vb.sigStateChanged.connect(self._on_view_state_changed)
+
+        self._headroom = Headroom()  # while autoscaling, x moves in steps rather than every frame
+        item.addItem(self._headroom)
 
         self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((128, 128, 128, 160), width=1))
         self._vline.setVisible(False)
@@ -93,14 +100,13 @@ class LivePlot(pg.PlotWidget):
         if symbol:
             kwargs = {"symbol": symbol, "symbolSize": symbol_size, "symbolPen": None,
                       "symbolBrush": pg.mkBrush(pg.mkColor(color).lighter(110))}
-        curve = self.getPlotItem().plot(name=name, pen=pen, autoDownsampleFactor=DOWNSAMPLE_FACTOR, **kwargs)
+        curve = self.getPlotItem().plot(name=name, pen=pen, **kwargs)
+        # refresh() decimates every series itself (pyqtgraph's downsampling would scan all of it
+        # on every setData, and drop the last partial bucket: the newest episodes)
         if symbol:
-            # pyqtgraph's peak downsampling would drop the last partial bucket (the newest
-            # episodes); refresh() decimates these itself.
             self._decimated.add(key)
         else:
-            curve.setClipToView(True)
-            curve.setDownsampling(auto=True, method="peak")
+            self._levels[key] = (-1, MinMaxLevels())
         buf = SeriesBuffer()
         self._series[key] = (buf, curve)
         return buf
@@ -180,32 +186,68 @@ class LivePlot(pg.PlotWidget):
             x, y = buf.x(self.x_mode), buf.values
             if key in self._decimated:
                 x, y = self._decimate(x, y)
+            elif key in self._levels:
+                x, y = self._line_data(key, buf)
             curve.setData(x, y)
             changed = True
+        if changed:
+            self._follow_extent()
         return changed
+
+    def _follow_extent(self) -> None:
+        xs = [buf.x(self.x_mode) for buf, _ in self._series.values() if buf.size]
+        if xs:
+            self._headroom.follow(min(float(x[0]) for x in xs), max(float(x[-1]) for x in xs))
+        else:
+            self._headroom.follow(None, None)
+
+    def _in_view(self, x: np.ndarray) -> tuple[int, int]:
+        """The index range of ``x`` in view, one point wider each side (all of it while autoscaling)."""
+        vb = self.getPlotItem().vb
+        if vb.autoRangeEnabled()[0]:
+            return 0, len(x)
+        left, right = vb.viewRange()[0]
+        return max(0, int(np.searchsorted(x, left)) - 1), min(len(x), int(np.searchsorted(x, right, side="right")) + 1)
 
     def _decimate(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """At most ~MAX_SYMBOLS points of what is in view (all of it while autoscaling)."""
-        vb = self.getPlotItem().vb
-        if len(x) > MAX_SYMBOLS and not vb.autoRangeEnabled()[0]:
-            left, right = vb.viewRange()[0]
-            lo = max(0, int(np.searchsorted(x, left)) - 1)
-            hi = min(len(x), int(np.searchsorted(x, right, side="right")) + 1)
-            # keep the newest point even when it is out of view, so the data's bounds stay whole
-            x, y = np.concatenate((x[lo:hi], x[-1:])), np.concatenate((y[lo:hi], y[-1:]))
+        if len(x) > MAX_SYMBOLS:
+            lo, hi = self._in_view(x)
+            if (lo, hi) != (0, len(x)):
+                # keep the newest point even when it is out of view, so the data's bounds stay whole
+                x, y = np.concatenate((x[lo:hi], x[-1:])), np.concatenate((y[lo:hi], y[-1:]))
         idx = envelope_indices(y, MAX_SYMBOLS)
         return x[idx], y[idx]
 
+    def _line_data(self, key: str, buf: SeriesBuffer) -> tuple[np.ndarray, np.ndarray]:
+        """The line of what is in view, ~2 points per pixel column."""
+        generation, levels = self._levels[key]
+        if generation != buf.generation:
+            levels.clear()
+            self._levels[key] = (buf.generation, levels)
+        levels.update(buf.values)
+        x = buf.x(self.x_mode)
+        start, stop = self._in_view(x)
+        return levels.decimate(x, buf.values, start, stop, buckets=max(200, int(self.getPlotItem().vb.width())))
+
     def _on_x_range_changed(self, *_args) -> None:
-        if self._decimated and not self.getPlotItem().vb.autoRangeEnabled()[0]:
-            for key in self._decimated:
-                self._drawn.pop(key, None)
+        if not self.getPlotItem().vb.autoRangeEnabled()[0]:
+            self._redecimate()
+
+    def _on_view_state_changed(self, *_args) -> None:
+        auto_x = bool(self.getPlotItem().vb.autoRangeEnabled()[0])
+        if auto_x != self._auto_x:  # autoscale switched on or off (the "A" button, the menu, a zoom)
+            self._auto_x = auto_x
+            self._redecimate()
+
+    def _redecimate(self, *_args) -> None:
+        for key in (*self._decimated, *self._levels):
+            self._drawn.pop(key, None)
 
     def follow(self) -> None:
         """Autoscale both axes again and keep following new data."""
         self.getPlotItem().enableAutoRange()
-        for key in self._decimated:  # they were decimated for the zoomed range only
-            self._drawn.pop(key, None)
+        self._redecimate()  # they were decimated for the zoomed range only
 
     # --- overlays --------------------------------------------------------------------------
 

@@ -133,8 +133,11 @@ def test_a_long_run_draws_a_bounded_scatter_with_its_newest_episode(qtbot):
     # the mean is of every episode, not of the drawn ones, and follows new batches
     panel.add_records(episodes(n, 5))
     qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").getOriginalDataset()[1][-1] == n + 4, timeout=3000)
+    mean = panel.reward_plot.buffer("mean").values
+    assert len(mean) == n + 5 and np.allclose(mean, rolling_mean(np.arange(n + 5, dtype=float), ROLLING_WINDOW))
+    # the line drawn is the mean's min/max envelope, ending with its newest value
     mx, my = panel.reward_plot.curve("mean").getOriginalDataset()
-    assert len(my) == n + 5 and np.allclose(my, rolling_mean(np.arange(n + 5, dtype=float), ROLLING_WINDOW))
+    assert len(my) < n / 2 and my[-1] == mean[-1] and my.min() == mean.min() and my.max() == mean.max()
 
 
 def test_dark_theme_unchecked_check_box_has_a_visible_outline(qtbot, qapp):
@@ -161,3 +164,47 @@ def test_dark_theme_unchecked_check_box_has_a_visible_outline(qtbot, qapp):
     finally:
         qapp.setPalette(before[0])
         pg.setConfigOptions(background=before[1], foreground=before[2])
+
+
+def progress(first: int, n: int, t0: float = 1e9) -> list[dict]:
+    return [{"kind": "progress", "step": 100 * i, "t": t0 + i, "fps": 1000.0 + i % 7, "total": 10**9}
+            for i in range(first, first + n)]
+
+
+def drawn_x_range(qtbot, plot, last_step: float) -> list[float]:
+    """The plot's x range once it has drawn ``last_step`` (autoscale runs when it paints)."""
+    qtbot.waitUntil(lambda: plot.curve("fps").xData is not None and plot.curve("fps").xData[-1] == last_step, timeout=3000)
+    for _ in range(2):  # the first paint may still resize the axes (tick label widths)
+        plot.grab()
+        qtbot.wait(20)
+    return list(plot.getPlotItem().vb.viewRange()[0])
+
+
+def test_a_followed_axis_moves_in_steps_and_always_shows_the_newest_point(qtbot):
+    panel = make_panel(qtbot)
+    plot = panel.speed_plot
+    panel.add_records(progress(0, 1000))
+    first = drawn_x_range(qtbot, plot, 99_900)
+    assert first[0] <= 0 and first[1] >= 99_900 * 1.03  # room ahead of the newest point
+    panel.add_records(progress(1000, 10))  # within the room: the axis stays put
+    assert drawn_x_range(qtbot, plot, 100_900) == first
+    panel.add_records(progress(1010, 200))  # past it: the axis moves, the newest point in view
+    moved = drawn_x_range(qtbot, plot, 120_900)
+    assert moved != first and moved[1] >= 120_900
+
+
+def test_a_long_line_is_drawn_per_pixel_and_a_zoom_draws_its_own_points(qtbot):
+    panel = make_panel(qtbot)
+    plot = panel.speed_plot
+    n = 200_000
+    panel.add_records(progress(0, n))
+    qtbot.waitUntil(lambda: plot.curve("fps").xData is not None and plot.curve("fps").xData[-1] == 100 * (n - 1), timeout=5000)
+    x, y = plot.curve("fps").getOriginalDataset()
+    width = plot.getPlotItem().vb.width()
+    assert len(x) <= 4 * max(200, width) and x[0] == 0 and y.min() == 1000 and y.max() == 1006
+    plot.getPlotItem().vb.setXRange(5_000_000, 5_030_000, padding=0)  # 300 points: all of them drawn
+    qtbot.waitUntil(lambda: len(plot.curve("fps").getOriginalDataset()[0]) < 400, timeout=3000)
+    x, _ = plot.curve("fps").getOriginalDataset()
+    assert x[0] <= 5_000_000 and x[-1] >= 5_030_000 and np.all(np.diff(x) == 100)
+    panel.follow()  # back to the whole run
+    qtbot.waitUntil(lambda: plot.curve("fps").getOriginalDataset()[0][0] == 0, timeout=3000)
