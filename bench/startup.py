@@ -24,7 +24,8 @@ def one_start(home: Path) -> float:
     shown = home / "shown"
     shown.unlink(missing_ok=True)
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"), "RLPANEL_HOME": str(home),
-           "RLPANEL_QUIT_AFTER_MS": "300", "RLPANEL_SHOWN_FILE": str(shown)}
+           "RLPANEL_QUIT_AFTER_MS": "300", "RLPANEL_SHOWN_FILE": str(shown),
+           "XDG_CONFIG_HOME": str(home / "config")}  # the user's saved window state is not touched
     start = time.time()
     out = subprocess.run([sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     if out.returncode != 0 or not shown.exists():

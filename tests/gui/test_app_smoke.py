@@ -9,19 +9,25 @@ import sys
 from tests.conftest import REPO
 
 
+def app_env(home, **extra: str) -> dict[str, str]:
+    """The app's environment: offscreen, its own user folder, and its own QSettings folder
+    (XDG_CONFIG_HOME), so the user's saved window state is neither read nor overwritten."""
+    return {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(home),
+            "XDG_CONFIG_HOME": str(home / "config"), **extra}
+
+
 def test_python_m_app_starts_and_quits(tmp_path):
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(tmp_path), "RLPANEL_QUIT_AFTER_MS": "1000",
-           "RLPANEL_SHOWN_FILE": str(tmp_path / "shown")}
+    env = app_env(tmp_path, RLPANEL_QUIT_AFTER_MS="1000", RLPANEL_SHOWN_FILE=str(tmp_path / "shown"))
     out = subprocess.run([sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "shown").is_file()  # the window was shown
     assert (tmp_path / "runs").is_dir()
+    assert "geometry" in (tmp_path / "config" / "rlpanel" / "rlpanel.ini").read_text()  # window state saved on quit
 
 
 def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):
     other = tmp_path / "elsewhere"
-    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(tmp_path / "home"),
-           "RLPANEL_QUIT_AFTER_MS": "500"}
+    env = app_env(tmp_path / "home", RLPANEL_QUIT_AFTER_MS="500")
     out = subprocess.run([sys.executable, "-m", "app", "--runs-dir", str(other)], cwd=REPO, env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
@@ -29,14 +35,7 @@ def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):
 
 
 def test_no_display_gives_a_clear_message_not_a_qt_abort(tmp_path):
-    import os
-    import subprocess
-    import sys
-
-    from tests.conftest import REPO
-
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
-    env["RLPANEL_HOME"] = str(tmp_path)
+    env = {k: v for k, v in app_env(tmp_path).items() if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
     out = subprocess.run([sys.executable, "-m", "app"], capture_output=True, text=True, cwd=REPO, env=env, timeout=60)
     if not sys.platform.startswith("linux"):
         return
