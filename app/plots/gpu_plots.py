@@ -32,10 +32,14 @@ class GpuPlots:
         self._unavailable: str | None = None
         mem = self.plots["memory_used_bytes"]
         dash = pg.QtCore.Qt.PenStyle.DashLine
+        # labels end at the right edge, clear of the legend (top left); centred, "capacity" was cut
+        right = [(1, 0), (1, 1)]
         self.capacity_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#d84a6a", width=1.5, style=dash),
-                                             label="capacity {value:.1f} GiB", labelOpts={"position": 0.08, "color": "#d84a6a"})
+                                             label="capacity {value:.1f} GiB",
+                                             labelOpts={"position": 0.99, "color": "#d84a6a", "anchors": right})
         self.estimate_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#c9a227", width=1.5, style=dash),
-                                             label="estimate {value:.1f} GiB", labelOpts={"position": 0.3, "color": "#c9a227"})
+                                             label="estimate {value:.1f} GiB",
+                                             labelOpts={"position": 0.99, "color": "#c9a227", "anchors": right})
         for line in (self.capacity_line, self.estimate_line):
             line.setVisible(False)
             mem.getPlotItem().addItem(line)
@@ -98,8 +102,9 @@ class GpuPlots:
             total = rec.get("memory_total_bytes")
             if total and total != self._capacity_bytes:
                 self._capacity_bytes = float(total)
-                self.capacity_line.setValue(self._capacity_bytes / GIB)
+                # visible first: a hidden line's label ignores the new value and would keep "0.0 GiB"
                 self.capacity_line.setVisible(True)
+                self.capacity_line.setValue(self._capacity_bytes / GIB)
         if per_series and self._unavailable:
             self._unavailable = None
         for (field, key), (times, values) in per_series.items():

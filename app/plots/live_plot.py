@@ -312,6 +312,10 @@ class LivePlot(pg.PlotWidget):
 
     def set_theme_colors(self, background: str, foreground: str) -> None:
         self.setBackground(background)
+        # a see-through backing, so the legend stays readable over the lines it names
+        fill = pg.mkColor(background)
+        fill.setAlpha(150)
+        self.legend.setBrush(fill)
         item = self.getPlotItem()
         for name in ("left", "bottom"):
             axis = item.getAxis(name)

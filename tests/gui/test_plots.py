@@ -71,6 +71,9 @@ def test_gpu_plots_draw_memory_with_capacity_and_estimate_lines(qtbot):
     assert mem.has_series("proc0")  # this run's own share
     assert panel.gpu.capacity_line.isVisible() and panel.gpu.capacity_line.value() == 8.0
     assert panel.gpu.estimate_line.isVisible() and panel.gpu.estimate_line.value() == 3.0
+    # the labels name the values (the capacity label once said "0.0 GiB": set while hidden)
+    assert panel.gpu.capacity_line.label.toPlainText() == "capacity 8.0 GiB"
+    assert panel.gpu.estimate_line.label.toPlainText() == "estimate 3.0 GiB"
     assert mem.message() is None
 
 
