@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 from app.plots.overlay import OverlayPlot
 from app.results_model import ResultsTableModel, sorting_proxy
 from app.settings import get_setting, set_setting
+from app.theme import STATE_COLORS
 from core.export import SUFFIXES, export
 from core.results import ResultRow, RewardCurve, results, reward_curve
 from core.runs import RunInfo, RunStore
@@ -38,7 +39,6 @@ from core.runs import RunInfo, RunStore
 TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",
                  "LaTeX booktabs table (*.tex)": ".tex", "HTML table (*.html)": ".html"}
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
-UNFINISHED_COLOR = QColor("#d84a6a")
 ID_ROLE = Qt.ItemDataRole.UserRole
 
 
@@ -171,8 +171,8 @@ class ResultsPanel(QWidget):
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
             item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps")
-            if info.state != "finished":
-                item.setForeground(QBrush(UNFINISHED_COLOR))
+            if info.state != "finished":  # a finished run in the plain text colour, others by state
+                item.setForeground(QBrush(QColor(STATE_COLORS.get(info.state, "#8a8a8a"))))
             self.run_list.addItem(item)
         self.run_list.blockSignals(False)
         self.baseline_combo.blockSignals(True)

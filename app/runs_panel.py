@@ -20,13 +20,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.theme import STATE_COLORS
 from core.runs import ACTIVE, RESUMABLE, RunInfo, RunStore
 
 REFRESH_MS = 3000
 LOG_LINES = 15
 COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age"]
-STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": "#8a8a8a", "stopping": "#c9a227",
-                "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a"}
 
 
 def format_age(seconds: float) -> str:

@@ -18,6 +18,9 @@ LIGHT = {"window": "#f3f3f3", "base": "#ffffff", "alt": "#f6f6f6", "text": "#1d1
          "highlight": "#2f6fd0", "disabled": "#9a9a9a", "plot_bg": "#ffffff", "plot_fg": "#303030"}
 
 # Curve colours readable on both backgrounds.
+# a run's state wherever it is listed (Runs, Results)
+STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": "#8a8a8a", "stopping": "#c9a227",
+                "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a"}
 SERIES_COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 
 

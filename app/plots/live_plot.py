@@ -21,6 +21,7 @@ from PySide6.QtWidgets import QGraphicsItem, QLabel
 from app.plots.buffers import SeriesBuffer, envelope_indices
 from app.plots.headroom import Headroom
 from app.plots.minmax_levels import MinMaxLevels
+from app.plots.plot_message import PlotMessage
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
 MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
@@ -77,12 +78,7 @@ class LivePlot(pg.PlotWidget):
         self._readout.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self._readout.setStyleSheet("QLabel { background: rgba(40,40,40,170); color: white; padding: 2px 4px; font-size: 8pt; }")
         self._readout.hide()
-        self._message = QLabel(self)
-        self._message.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self._message.setWordWrap(True)
-        self._message.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self._message.setStyleSheet("QLabel { color: palette(text); background: palette(base); padding: 6px; font-size: 9pt; }")
-        self._message.hide()
+        self._message = PlotMessage(self)
         # Rate-limit the crosshair so a fast mouse does not redraw 1000 times a second.
         self._mouse_proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse_moved)
 
@@ -253,28 +249,10 @@ class LivePlot(pg.PlotWidget):
 
     def set_message(self, text: str | None) -> None:
         """Show ``text`` over the plot instead of data (e.g. why GPU data is not available)."""
-        self._message.setText(text or "")
-        self._message.setVisible(bool(text))
-        # empty axes behind a message read as data (0..1 ticks): hide them while it shows
-        item = self.getPlotItem()
-        for side in ("left", "bottom"):
-            item.showAxis(side, show=not text)
-        item.showGrid(x=not text, y=not text, alpha=0.25)
-        self._place_overlays()
+        self._message.set_text(text)
 
     def message(self) -> str | None:
-        return self._message.text() if self._message.isVisibleTo(self) else None
-
-    def resizeEvent(self, ev):  # noqa: N802 (Qt API)
-        super().resizeEvent(ev)
-        self._place_overlays()
-
-    def _place_overlays(self) -> None:
-        if "_message" not in self.__dict__:  # GraphicsView resizes once before __init__ gets here
-            return
-        w, h = self.width(), self.height()
-        self._message.setGeometry(int(w * 0.1), int(h * 0.3), int(w * 0.8), int(h * 0.4))
-        self._message.raise_()
+        return self._message.text()
 
     def _on_mouse_moved(self, event) -> None:
         pos = event[0]

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 
+from app.plots.plot_message import PlotMessage
 from app.theme import SERIES_COLORS
 from core.curves_svg import curves_svg
 from core.files import write_atomic
@@ -19,6 +20,7 @@ from core.results import RewardCurve, legend_labels
 from core.summary import WINDOW
 
 X_MODES = {"step": "timesteps", "time": "wall time since start (s)"}
+EMPTY = "Tick runs on the left to overlay their reward curves."
 
 
 class OverlayPlot(pg.PlotWidget):
@@ -35,6 +37,8 @@ class OverlayPlot(pg.PlotWidget):
         self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
         self._label_x()
         self.setMinimumHeight(180)
+        self._message = PlotMessage(self)
+        self._message.set_text(EMPTY)
 
     def _label_x(self) -> None:
         self.getPlotItem().setLabel("bottom", X_MODES[self.x_mode])
@@ -58,6 +62,15 @@ class OverlayPlot(pg.PlotWidget):
             data.setClipToView(True)
             data.setDownsampling(auto=True, method="peak")
         item.enableAutoRange()
+        if not self._curves:
+            self._message.set_text(EMPTY)
+        elif not any(len(c.steps) for c in self._curves):
+            self._message.set_text("The ticked runs have no finished episodes yet.")
+        else:
+            self._message.set_text(None)
+
+    def message(self) -> str | None:
+        return self._message.text()
 
     def curve_labels(self) -> list[str]:
         return [label.text for _, label in self.legend.items]

@@ -60,9 +60,10 @@ def table_cells(panel: ResultsPanel) -> list[list[str]]:
 
 def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(panel, runs):
     assert panel.run_list.count() == 4 and panel.plot.listDataItems() == []
+    assert "Tick runs" in panel.plot.message()  # not empty 0..1 axes
     tick(panel, runs["ppo"].name)
     tick(panel, runs["a2c"].name)
-    assert len(panel.plot.listDataItems()) == 2
+    assert len(panel.plot.listDataItems()) == 2 and panel.plot.message() is None
     assert sorted(panel.plot.curve_labels()) == ["a2c", "ppo"]
     assert panel.model.rowCount() == 2
     assert [c.title for c in panel.model.columns] == [c.title for c in columns_for(panel.rows)]
@@ -74,6 +75,7 @@ def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(panel, runs):
     assert "wall time" in panel.plot.getPlotItem().getAxis("bottom").labelText
     panel.set_checked([])
     assert panel.plot.listDataItems() == [] and panel.model.rowCount() == 0 and "Tick runs" in panel.status.text()
+    assert "Tick runs" in panel.plot.message()
 
 
 def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(panel, runs):
