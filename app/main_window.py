@@ -324,6 +324,7 @@ class MainWindow(QMainWindow):
         self.save_state()
         self.follower.close()
         self.gpu_monitor.close()
+        self.results.close_loader()
         super().closeEvent(event)
 
 

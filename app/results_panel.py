@@ -6,6 +6,7 @@ writes it with ``core.export`` in the format of the file type chosen in the save
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 
@@ -29,11 +30,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
+from app.results_loader import ResultsLoader
 from app.results_model import ResultsTableModel, sorting_proxy
 from app.settings import get_setting, set_setting
 from app.theme import STATE_COLORS
 from core.export import SUFFIXES, export
-from core.results import ResultRow, RewardCurve, results, reward_curve
+from core.results import ResultRow, results
 from core.runs import RunInfo, RunStore
 
 TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",
@@ -64,7 +66,11 @@ class ResultsPanel(QWidget):
         self.store = RunStore(Path(runs_dir))
         self.rows: list[ResultRow] = []
         self._infos: dict[str, RunInfo] = {}
-        self._curve_cache: dict[str, tuple[tuple, RewardCurve]] = {}
+        # run folders are read in a background thread; only the newest request's answer is shown
+        self.loader = ResultsLoader(self)
+        self.loader.loaded.connect(self._on_loaded)
+        self._request_id = self._shown_id = 0
+        self._request: tuple[list[Path], Path | None] = ([], None)
 
         self.run_list = QListWidget()
         self.run_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
@@ -184,33 +190,53 @@ class ResultsPanel(QWidget):
         self.baseline_combo.blockSignals(False)
         self.update_results()
 
-    def _curve(self, path: Path) -> RewardCurve:
-        """A run's curve, read again only when its metrics file changed."""
-        try:
-            st = (path / "metrics.jsonl").stat()
-            key = (st.st_mtime_ns, st.st_size)
-        except OSError:
-            key = (0, 0)
-        cached = self._curve_cache.get(path.name)
-        if cached is None or cached[0] != key:
-            cached = (key, reward_curve(path))
-            self._curve_cache[path.name] = cached
-        return cached[1]
+    @property
+    def loading(self) -> bool:
+        """A request for the ticked runs is still being read."""
+        return self._shown_id != self._request_id
 
     def update_results(self) -> None:
+        """Read the ticked runs and the baseline (in the background) and show them when read."""
         ids = [i for i in self.checked_ids() if i in self._infos]
         paths = [self._infos[i].path for i in ids]
         base = self.baseline_id()
         base_path = self._infos[base].path if base in self._infos else None
-        self.rows = results(paths, baseline=base_path) if (paths or base_path) else []
+        self._request_id += 1
+        self._request = (paths, base_path)
+        wanted = paths + ([base_path] if base_path is not None and base_path not in paths else [])
+        if not wanted:
+            self._on_loaded(self._request_id, {})
+            return
+        self.status.setText(f"Reading {len(wanted)} run(s)…")
+        self.loader.request(self._request_id, wanted)
+
+    def _on_loaded(self, request_id: int, read: dict) -> None:
+        if request_id != self._request_id:
+            return  # the ticks changed since: a newer answer is coming
+        self._shown_id = request_id
+        errors = [v for v in read.values() if isinstance(v, str)]
+        ok = {p: v for p, v in read.items() if not isinstance(v, str)}
+        paths, base_path = self._request
+        paths = [p for p in paths if str(p) in ok]
+        if base_path is not None and str(base_path) not in ok:
+            base_path = None
+        # fresh copies: results() marks the baseline and sets deltas on the rows it gets
+        self.rows = results(paths, baseline=base_path, row=lambda d: replace(ok[str(d)][0])) if (paths or base_path) else []
         self.model.set_rows(self.rows)
         self.table.resizeColumnsToContents()
-        self.plot.set_curves([self._curve(p) for p in paths])
+        self.plot.set_curves([ok[str(p)][1] for p in paths])
         if not self.rows:
-            self.status.setText("Tick runs on the left to overlay their curves and fill the table.")
+            text = "Tick runs on the left to overlay their curves and fill the table."
         else:
             marked = sum(r.marked for r in self.rows)
-            self.status.setText(f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else ""))
+            text = f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else "")
+        if errors:
+            text += "  Could not read " + "; ".join(errors)
+        self.status.setText(text)
+
+    def close_loader(self) -> None:
+        """Stop the reading thread (the window calls this when it closes)."""
+        self.loader.close()
 
     # --- export -----------------------------------------------------------------------------------
 

@@ -9,6 +9,7 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import date, datetime
 from pathlib import Path
@@ -158,14 +159,16 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
         row.delta_reward_pct = 100.0 * row.delta_reward / abs(ref) if ref != 0 else None
 
 
-def results(run_dirs: list[Path], baseline: Path | None = None) -> list[ResultRow]:
+def results(run_dirs: list[Path], baseline: Path | None = None,
+            row: Callable[[Path], ResultRow] = result_row) -> list[ResultRow]:
     """One row per run folder, in the given order; with ``baseline`` its row comes first and
-    every row gets the change of final mean reward against it."""
+    every row gets the change of final mean reward against it. ``row(run_dir)`` makes a fresh
+    row (the window passes rows it read in the background)."""
     dirs = [Path(d) for d in run_dirs]
     if baseline is not None:
         baseline = Path(baseline)
         dirs = [baseline] + [d for d in dirs if d.resolve() != baseline.resolve()]
-    rows = [result_row(d) for d in dirs]
+    rows = [row(d) for d in dirs]
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])

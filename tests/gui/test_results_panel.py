@@ -30,14 +30,21 @@ def panel(qtbot, runs_dir, runs):
     widget = ResultsPanel(runs_dir)
     qtbot.addWidget(widget)
     widget.resize(1200, 700)
-    return widget
+    yield widget
+    widget.close_loader()
 
 
-def tick(panel: ResultsPanel, run_id: str) -> None:
+def shown(qtbot, panel: ResultsPanel) -> None:
+    """Wait until the background reader's answer for the current ticks is on screen."""
+    qtbot.waitUntil(lambda: not panel.loading, timeout=10_000)
+
+
+def tick(qtbot, panel: ResultsPanel, run_id: str) -> None:
     for i in range(panel.run_list.count()):
         item = panel.run_list.item(i)
         if item.data(Qt.ItemDataRole.UserRole) == run_id:
             item.setCheckState(Qt.CheckState.Checked)  # as a click on the box does: itemChanged
+            shown(qtbot, panel)
             return
     raise AssertionError(f"{run_id} is not in the list")
 
@@ -58,11 +65,11 @@ def table_cells(panel: ResultsPanel) -> list[list[str]]:
     return [[m.index(r, c).data() for c in range(m.columnCount())] for r in range(m.rowCount())]
 
 
-def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(panel, runs):
+def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(qtbot, panel, runs):
     assert panel.run_list.count() == 4 and panel.plot.listDataItems() == []
     assert "Tick runs" in panel.plot.message()  # not empty 0..1 axes
-    tick(panel, runs["ppo"].name)
-    tick(panel, runs["a2c"].name)
+    tick(qtbot, panel, runs["ppo"].name)
+    tick(qtbot, panel, runs["a2c"].name)
     assert len(panel.plot.listDataItems()) == 2 and panel.plot.message() is None
     assert sorted(panel.plot.curve_labels()) == ["a2c", "ppo"]
     assert panel.model.rowCount() == 2
@@ -74,13 +81,16 @@ def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(panel, runs):
     assert list(ppo.xData) == [2.0 * (i + 1) for i in range(40)]  # seconds since the run's start
     assert "wall time" in panel.plot.getPlotItem().getAxis("bottom").labelText
     panel.set_checked([])
+    shown(qtbot, panel)
     assert panel.plot.listDataItems() == [] and panel.model.rowCount() == 0 and "Tick runs" in panel.status.text()
     assert "Tick runs" in panel.plot.message()
 
 
-def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(panel, runs):
+def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(qtbot, panel, runs):
     panel.set_checked([runs["a2c"].name, runs["boom"].name])
+    shown(qtbot, panel)
     panel.set_baseline(runs["base"].name)
+    shown(qtbot, panel)
     titles = [c.title for c in panel.model.columns]
     assert titles[-2:] == ["Δ vs baseline", "Δ vs baseline (%)"]
     cells = {row[0]: row for row in table_cells(panel)}
@@ -90,19 +100,22 @@ def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(panel, ru
     assert cells[a2c.run_id][-2] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
     assert cells[runs["boom"].name][titles.index("State")] == "crashed †" and "did not finish" in panel.status.text()
     panel.set_baseline(None)
+    shown(qtbot, panel)
     assert "Δ vs baseline" not in [c.title for c in panel.model.columns]
 
 
-def test_sorting_the_table_by_a_number_uses_its_value(panel, runs):
+def test_sorting_the_table_by_a_number_uses_its_value(qtbot, panel, runs):
     panel.set_checked([r.name for r in runs.values()])
+    shown(qtbot, panel)
     col = [c.key for c in panel.model.columns].index("episodes")
     panel.table.sortByColumn(col, Qt.SortOrder.DescendingOrder)
     assert [row[col] for row in table_cells(panel)] == ["40", "30", "3", "2"]
 
 
 @pytest.mark.parametrize(("suffix", "chosen"), [(".xlsx", "Excel workbook (*.xlsx)"), ("", "CSV, Excel-friendly (*.csv)")])
-def test_export_button_writes_the_table_in_the_chosen_format(panel, runs, tmp_path, monkeypatch, suffix, chosen):
+def test_export_button_writes_the_table_in_the_chosen_format(qtbot, panel, runs, tmp_path, monkeypatch, suffix, chosen):
     panel.set_checked([runs["ppo"].name, runs["a2c"].name])
+    shown(qtbot, panel)
     target = tmp_path / f"night{suffix}"
     asked = fake_save_dialog(monkeypatch, target, chosen)
     panel.export_button.click()
@@ -115,8 +128,9 @@ def test_export_button_writes_the_table_in_the_chosen_format(panel, runs, tmp_pa
         assert text.splitlines()[0].startswith("Run,Name,Algorithm") and len(text.splitlines()) == 3
 
 
-def test_plot_saves_as_png_and_valid_svg(panel, runs, tmp_path, monkeypatch):
+def test_plot_saves_as_png_and_valid_svg(qtbot, panel, runs, tmp_path, monkeypatch):
     panel.set_checked([runs["ppo"].name, runs["a2c"].name])
+    shown(qtbot, panel)
     fake_save_dialog(monkeypatch, tmp_path / "curves.png", "PNG image (*.png)")
     panel.save_plot_button.click()
     image = QImage(str(tmp_path / "curves.png"))
@@ -132,11 +146,14 @@ def test_plot_saves_as_png_and_valid_svg(panel, runs, tmp_path, monkeypatch):
     assert {t.text for t in root.iter(f"{SVG}text")} >= {"ppo", "a2c", "timesteps"}
 
 
-def test_refresh_keeps_ticks_and_finds_new_runs(panel, runs, runs_dir):
+def test_refresh_keeps_ticks_and_finds_new_runs(qtbot, panel, runs, runs_dir):
     panel.set_checked([runs["ppo"].name])
+    shown(qtbot, panel)
     panel.set_baseline(runs["base"].name)
+    shown(qtbot, panel)
     new = make_result_run(runs_dir, "late", [1.0])
     panel.refresh()
+    shown(qtbot, panel)
     assert panel.run_list.count() == 5 and panel.checked_ids() == [runs["ppo"].name]
     assert panel.baseline_id() == runs["base"].name and new.name in [panel.baseline_combo.itemData(i)
                                                                       for i in range(panel.baseline_combo.count())]
@@ -147,8 +164,45 @@ def test_a_typed_suffix_wins_over_the_chosen_file_type(tmp_path):
     assert with_suffix(str(tmp_path / "a"), "SVG vector image (*.svg)", PLOT_FILTERS).name == "a.svg"
 
 
-def test_panel_screenshot_is_not_blank(panel, runs, tmp_path):
+def test_panel_screenshot_is_not_blank(qtbot, panel, runs, tmp_path):
     panel.show()
     panel.set_checked([r.name for r in runs.values()])
+    shown(qtbot, panel)
     image = panel.grab().toImage()
     assert image.width() > 0 and len({image.pixel(x, 200) for x in range(0, image.width(), 7)}) > 3
+
+
+def test_runs_are_read_off_the_gui_thread_and_an_ended_run_only_once(qtbot, panel, runs, monkeypatch):
+    import threading
+
+    import app.results_loader as loader
+
+    on_gui_thread = []
+
+    def spy(run_dir):
+        on_gui_thread.append(threading.current_thread() is threading.main_thread())
+        return real(run_dir)
+
+    real = loader.result_row
+    monkeypatch.setattr(loader, "result_row", spy)
+    panel.set_checked([runs["ppo"].name])
+    assert panel.loading and "Reading 1 run" in panel.status.text()  # the window does not wait for it
+    shown(qtbot, panel)
+    assert on_gui_thread == [False] and panel.rows[0].episodes == 40
+    panel.set_checked([])
+    panel.set_checked([runs["ppo"].name])
+    shown(qtbot, panel)
+    assert len(on_gui_thread) == 1  # unchanged folder: from the cache
+    make_result_run_episode(runs["ppo"])  # the folder changed: read again
+    panel.set_checked([])
+    panel.set_checked([runs["ppo"].name])
+    shown(qtbot, panel)
+    assert len(on_gui_thread) == 2 and len(panel.plot.listDataItems()[0].xData) == 41  # the new episode's point
+
+
+def make_result_run_episode(run_dir) -> None:
+    import json
+    import time
+
+    with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"kind": "episode", "step": 10_000, "t": time.time(), "reward": 1.0, "length": 10}) + "\n")
