@@ -1,10 +1,11 @@
 """Read the Results tab's runs off the GUI thread: a table row and a reward curve per run folder.
 
 Summarising a 12 h run reads ~300,000 JSON lines (~1.5 s); on the GUI thread every tick of a
-box would freeze the window that long. ``ResultsLoader`` hands the reading to a ``QThread`` and
-answers with ``loaded(request_id, {path: (ResultRow, RewardCurve) or an error message})``; a folder that did
-not change since it was last read (same files, sizes and times) and whose run has ended is
-answered from a cache. Requests superseded by a newer one before they start are skipped.
+box would freeze the window that long. ``ResultsLoader`` hands the reading to a ``QThread``
+and answers with ``loaded(request_id, {path: (ResultRow, RewardCurve) or an error message})``;
+a folder that did not change since it was last read (same files, sizes and times) and whose run
+has ended is answered from a cache. Requests superseded by a newer one before they start are
+skipped.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ class _Reader(QObject):
                 continue
             try:
                 row, curve = result_row(Path(path)), reward_curve(Path(path))
-            except (OSError, ValueError) as exc:  # a folder deleted or unreadable meanwhile
+            except Exception as exc:  # noqa: BLE001 (deleted meanwhile, unreadable: say so, and still answer)
                 out[path] = f"{Path(path).name}: {exc}"
                 continue
             out[path] = (row, curve)
