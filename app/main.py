@@ -37,7 +37,9 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
         QTimer.singleShot(0, lambda: Path(shown_file).write_text(repr(time.time())))
     if quit_ms:
         quit_after(int(quit_ms))
+    wake = close_on_signals(window)
     code = app.exec()
+    wake.stop()
     # Tear the widgets down while Qt is still alive: left to interpreter shutdown, PySide6 may
     # crash garbage-collecting them (exit 134 instead of 0).
     window.deleteLater()
@@ -48,3 +50,27 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     gc.collect()
     gc.freeze()  # what is left belongs to modules: keep the exit-time collection away from it
     return code
+
+
+def close_on_signals(window):
+    """Ctrl+C in the terminal or SIGTERM closes the window as its close button does (state saved,
+    runs left going), without the "runs keep going" question: nobody is there to answer it.
+
+    Python runs signal handlers only between bytecodes, never while Qt waits in C++; the returned
+    timer wakes the interpreter four times a second so a signal is handled within 250 ms.
+    """
+    import signal
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    def handle(_signum, _frame):
+        window.confirm_close = False
+        QTimer.singleShot(0, QApplication.closeAllWindows)
+
+    for name in ("SIGINT", "SIGTERM"):
+        signal.signal(getattr(signal, name), handle)
+    wake = QTimer()
+    wake.timeout.connect(lambda: None)
+    wake.start(250)
+    return wake

@@ -56,6 +56,7 @@ class SystemPanel(QWidget):
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # a report in columns: scroll, do not wrap
         top = QHBoxLayout()
         top.addWidget(self.state, 1)
         top.addWidget(self.refresh_button)

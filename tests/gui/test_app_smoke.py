@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
+
+import pytest
 
 from tests.conftest import REPO
 
@@ -23,6 +27,25 @@ def test_python_m_app_starts_and_quits(tmp_path):
     assert (tmp_path / "shown").is_file()  # the window was shown
     assert (tmp_path / "runs").is_dir()
     assert "geometry" in (tmp_path / "config" / "rlpanel" / "rlpanel.ini").read_text()  # window state saved on quit
+
+
+@pytest.mark.skipif(sys.platform.startswith("win"), reason="SIGTERM is not a signal a Windows process can catch")
+def test_sigterm_closes_the_window_as_its_close_button_does(tmp_path):
+    env = app_env(tmp_path, RLPANEL_SHOWN_FILE=str(tmp_path / "shown"))
+    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=REPO, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "shown").exists() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (tmp_path / "shown").exists(), proc.stderr.read() if proc.poll() is not None else "not shown in 60 s"
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "geometry" in (tmp_path / "config" / "rlpanel" / "rlpanel.ini").read_text()  # its state was saved
 
 
 def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):
