@@ -53,6 +53,11 @@ class PlanEditor(QWidget):
         self.add_config_button.setEnabled(configure_panel is not None)
         self.add_baseline_button = QPushButton("Add baseline")
         self.add_baseline_button.setToolTip(f"Add a random-policy baseline ({BASELINE_EPISODES} episodes) for the current env")
+        self.edit_button = QPushButton("Load into Configure")
+        self.edit_button.setToolTip("Show the selected job's preset and changes in the Configure tab, to edit them")
+        self.replace_button = QPushButton("Replace with current config")
+        self.replace_button.setToolTip("The selected job takes the Configure tab's preset and changes (its name and "
+                                       "what it runs after stay)")
         self.remove_button = QPushButton("Remove")
         self.up_button = QPushButton("Move up")
         self.down_button = QPushButton("Move down")
@@ -60,6 +65,8 @@ class PlanEditor(QWidget):
         self.save_button = QPushButton("Save plan…")
         self.add_config_button.clicked.connect(self.add_current_config)
         self.add_baseline_button.clicked.connect(self.add_baseline)
+        self.edit_button.clicked.connect(self.load_selected_into_configure)
+        self.replace_button.clicked.connect(self.replace_selected)
         self.remove_button.clicked.connect(self.remove_selected)
         self.up_button.clicked.connect(lambda: self.move_selected(-1))
         self.down_button.clicked.connect(lambda: self.move_selected(1))
@@ -99,9 +106,10 @@ class PlanEditor(QWidget):
         buttons = QHBoxLayout()
         for b in (self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button):
             buttons.addWidget(b)
+        buttons.addSpacing(12)
+        buttons.addWidget(self.edit_button)
+        buttons.addWidget(self.replace_button)
         buttons.addStretch(1)
-        buttons.addWidget(self.load_button)
-        buttons.addWidget(self.save_button)
         options = QHBoxLayout()
         options.addWidget(QLabel("Parallel jobs"))
         options.addWidget(self.parallel)
@@ -109,6 +117,8 @@ class PlanEditor(QWidget):
         options.addWidget(QLabel("On failure"))
         options.addWidget(self.on_failure)
         options.addStretch(1)
+        options.addWidget(self.load_button)
+        options.addWidget(self.save_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(buttons)
@@ -192,6 +202,36 @@ class PlanEditor(QWidget):
             return False
         self.add_job(job_from_config(name, panel.current_preset(), panel.state.overrides, config))
         self.say(f"Added {name}")
+        return True
+
+    def load_selected_into_configure(self) -> bool:
+        """Put the selected job's preset and changes into the Configure tab's forms."""
+        row = self.selected_row()
+        if row is None or self.configure_panel is None:
+            return False
+        job = self.jobs[row]
+        self.configure_panel.load_config(job.overrides(), preset=job.preset)
+        self.say(f"{job.name} is in the Configure tab: change it there, then Replace with current config")
+        return True
+
+    def replace_selected(self) -> bool:
+        """The selected job becomes the Configure tab's config; its name and "after" stay."""
+        row = self.selected_row()
+        panel = self.configure_panel
+        if row is None or panel is None:
+            return False
+        config = panel.current_config()
+        if config is None:
+            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
+            self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
+            return False
+        old = self.jobs[row]
+        job = job_from_config(old.name, panel.current_preset(), panel.state.overrides, config)
+        job.after = list(old.after)
+        self.jobs[row] = job
+        self._refresh(select=row)
+        self._edited()
+        self.say(f"Replaced {job.name} with the current config")
         return True
 
     def add_baseline(self) -> bool:
@@ -289,6 +329,8 @@ class PlanEditor(QWidget):
         row = self.selected_row()
         for b in (self.remove_button, self.up_button, self.down_button):
             b.setEnabled(row is not None)
+        for b in (self.edit_button, self.replace_button):
+            b.setEnabled(row is not None and self.configure_panel is not None)
         self.after_list.blockSignals(True)
         self.after_list.clear()
         if row is not None:

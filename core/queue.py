@@ -41,7 +41,12 @@ class PlanJob(BaseModel):
 
     def config(self) -> RunConfig:
         """The job's validated run config."""
-        over: dict[str, Any] = {"name": self.name}
+        over = {"name": self.name, **self.overrides()}
+        return validate_config(resolve_raw(self.preset, over), source=f"job {self.name}").config
+
+    def overrides(self) -> dict[str, Any]:
+        """What the job changes over its preset, as a nested raw config (not validated)."""
+        over: dict[str, Any] = {}
         for path, value in self.set.items():
             over = set_path(over, path, value)
         if self.algo:
@@ -52,7 +57,7 @@ class PlanJob(BaseModel):
             over = set_path(over, "budget.total_timesteps", self.timesteps)
         if self.episodes:
             over = set_path(over, "budget.episodes", self.episodes)
-        return validate_config(resolve_raw(self.preset, over), source=f"job {self.name}").config
+        return over
 
 
 class Plan(BaseModel):

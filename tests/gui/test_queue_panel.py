@@ -190,3 +190,36 @@ def test_a_crashed_runner_is_shown_and_continue_finishes_the_plan(qtbot, runs_di
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
     assert panel.state["state"] == "finished" and panel.state["id"] == state["id"]
     assert rows(panel)["only"]["Status"] == "finished"
+
+
+def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
+    wait_settled(qtbot, configure)
+    configure.select_preset("fast")
+    configure.set_field("algo", "A2C")
+    configure.set_field("a2c.n_steps", 8)
+    wait_settled(qtbot, configure)
+    panel = make_panel(qtbot, runs_dir, configure)
+    editor = panel.editor
+    assert editor.add_current_config() and editor.add_baseline()
+    editor.set_after("a2c-CartPole-v1", ["base-CartPole-v1"])
+    configure.select_preset("heavy")  # the user moves on to something else
+    wait_settled(qtbot, configure)
+
+    editor.select("a2c-CartPole-v1")
+    qtbot.mouseClick(editor.edit_button, Qt.MouseButton.LeftButton)
+    wait_settled(qtbot, configure)
+    assert configure.current_preset() == "fast"
+    assert editor.names()[0] == "a2c-CartPole-v1"
+    assert configure.current_config().model_copy(update={"name": None}) == editor.jobs[0].config().model_copy(update={"name": None})
+    configure.set_field("a2c.n_steps", 16)
+    wait_settled(qtbot, configure)
+    qtbot.mouseClick(editor.replace_button, Qt.MouseButton.LeftButton)
+    job = editor.jobs[0]
+    assert (job.name, job.preset, job.algo, job.set, job.after) == (
+        "a2c-CartPole-v1", "fast", "A2C", {"a2c.n_steps": 16}, ["base-CartPole-v1"])
+    assert "16" in editor.table.topLevelItem(0).text(5) and "Replaced a2c-CartPole-v1" in editor.message.text()
+    # an invalid config does not replace anything, and says why
+    configure.set_field("a2c.n_steps", -1)
+    wait_settled(qtbot, configure)
+    assert not editor.replace_selected() and editor.jobs[0].set == {"a2c.n_steps": 16}
+    assert "errors" in editor.message.text()
