@@ -209,5 +209,9 @@ def test_a_long_line_is_drawn_per_pixel_and_a_zoom_draws_its_own_points(qtbot):
     qtbot.waitUntil(lambda: len(plot.curve("fps").getOriginalDataset()[0]) < 400, timeout=3000)
     x, _ = plot.curve("fps").getOriginalDataset()
     assert x[0] <= 5_000_000 and x[-1] >= 5_030_000 and np.all(np.diff(x) == 100)
-    panel.follow()  # back to the whole run
+    plot.getPlotItem().autoBtnClicked()  # the plot's own "A" button: the whole run again
+    qtbot.waitUntil(lambda: plot.curve("fps").getOriginalDataset()[0][0] == 0, timeout=3000)
+    plot.getPlotItem().vb.setXRange(5_000_000, 5_030_000, padding=0)
+    qtbot.waitUntil(lambda: len(plot.curve("fps").getOriginalDataset()[0]) < 400, timeout=3000)
+    panel.follow()  # the Follow button: the same
     qtbot.waitUntil(lambda: plot.curve("fps").getOriginalDataset()[0][0] == 0, timeout=3000)
