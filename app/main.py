@@ -16,6 +16,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
+    from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
     from core.paths import default_runs_dir
@@ -23,6 +24,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     QCoreApplication.setOrganizationName("rlpanel")
     QCoreApplication.setApplicationName("rlpanel")
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
     apply_theme(app)
     folder = Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
     folder.mkdir(parents=True, exist_ok=True)
@@ -47,6 +49,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     QCoreApplication.sendPostedEvents(None, 0)
     import gc
 
+    collector.stop()
     gc.collect()
     gc.freeze()  # what is left belongs to modules: keep the exit-time collection away from it
     return code

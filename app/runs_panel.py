@@ -6,8 +6,8 @@ import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFontDatabase
+from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QColor, QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -91,6 +91,9 @@ class RunsPanel(QWidget):
         self.resume_button = QPushButton("Resume")
         self.resume_button.setToolTip("Continue a stopped, failed or crashed run from its latest checkpoint")
         self.refresh_button = QPushButton("Refresh")
+        self.folder_button = QPushButton("Show folder")
+        self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
+        self.folder_button.clicked.connect(self.show_folder)
         self.open_button.clicked.connect(lambda: self._emit_selected(self.open_requested))
         self.resume_button.clicked.connect(lambda: self._emit_selected(self.resume_requested))
         self.refresh_button.clicked.connect(self.refresh)
@@ -114,7 +117,7 @@ class RunsPanel(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.folder_label, 1)
-        for b in (self.open_button, self.resume_button, self.refresh_button):
+        for b in (self.open_button, self.resume_button, self.folder_button, self.refresh_button):
             top.addWidget(b)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -182,6 +185,11 @@ class RunsPanel(QWidget):
             item = self.tree.topLevelItem(i)
             item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) == run_id)
 
+    def show_folder(self) -> bool:
+        """Open the selected run's folder with the desktop's file manager."""
+        info = self.selected_info()
+        return info is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(info.path)))
+
     def _emit_selected(self, signal) -> None:
         info = self.selected_info()
         if info is not None:
@@ -202,4 +210,5 @@ class RunsPanel(QWidget):
     def _update_buttons(self) -> None:
         info = self.selected_info()
         self.open_button.setEnabled(info is not None)
+        self.folder_button.setEnabled(info is not None)
         self.resume_button.setEnabled(info is not None and info.state in RESUMABLE)

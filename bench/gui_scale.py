@@ -108,6 +108,7 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
+    from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow
     from app.theme import apply_theme
 
@@ -122,6 +123,7 @@ def main() -> int:
         # current the hidden Monitor never redraws and the bench would wait forever.
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         app = QApplication([])
+        collector = MainThreadGc(app)  # as run_app does
         apply_theme(app)
         rss_before = rss_mb()
         window = MainWindow(Path(tmp) / "runs", confirm_close=False)
@@ -208,6 +210,7 @@ def main() -> int:
         print(f"loading the 12 h history took {load_s:.1f} s")
         print("torch imported by the GUI:", "torch" in sys.modules)
         window.close()
+        collector.stop()
     return 0
 
 

@@ -19,8 +19,13 @@ def pytest_collection_modifyitems(config, items):
 
 @pytest.fixture(autouse=True, scope="session")
 def collect_while_qt_lives(qapp):
-    """Collect garbage widgets while Qt still runs: PySide6 can crash collecting them at exit."""
+    """Garbage is collected in the GUI thread only, as in the app (``MainThreadGc``), and while Qt
+    still runs: PySide6 can crash collecting widgets at exit."""
+    from app.main_thread_gc import MainThreadGc
+
+    collector = MainThreadGc(qapp)
     yield
+    collector.stop()
     from PySide6.QtCore import QEvent
 
     for widget in qapp.topLevelWidgets():
@@ -32,6 +37,13 @@ def collect_while_qt_lives(qapp):
     # What is left is referenced from modules; freezing it keeps the final collection at
     # interpreter exit away from PySide objects (it crashed there: exit 134 after all passed).
     gc.freeze()
+
+
+@pytest.fixture(autouse=True)
+def collect_after_each_test():
+    """A test that never spins the event loop gives the collector's timer no chance: collect here."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)

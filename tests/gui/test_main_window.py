@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 
-import pytest
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
+from PySide6.QtGui import QDesktopServices
 
 from app.settings import get_setting
 from core.runs import read_status
@@ -54,6 +55,16 @@ def test_closing_with_a_running_run_says_it_keeps_going(qtbot, make_window, runs
     assert read_status(run_dir)["state"] == "running"
 
 
+class UrlCatcher(QObject):
+    def __init__(self):
+        super().__init__()
+        self.urls = []
+
+    @Slot(QUrl)
+    def catch(self, url: QUrl) -> None:
+        self.urls.append(Path(url.toLocalFile()))
+
+
 def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window, runs_dir):
     crashed = make_fake_run(runs_dir, state="crashed", name="boom",
                             error={"message": "CUDA out of memory", "traceback": "Traceback: ...\nRuntimeError: OOM"})
@@ -70,8 +81,16 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
     finished = next(n for n in states if n != crashed.name)
     window.runs.select(finished)
     assert not window.runs.resume_button.isEnabled()
+    # Show folder hands the run's folder to the desktop (Qt's URL handler for file: stands in for it)
+    opened = UrlCatcher()
+    QDesktopServices.setUrlHandler("file", opened, "catch")
+    try:
+        qtbot.mouseClick(window.runs.folder_button, Qt.MouseButton.LeftButton)
+    finally:
+        QDesktopServices.unsetUrlHandler("file")
+    assert opened.urls == [runs_dir / finished]
     # Double-click opens the run in Monitor + Log.
-    item = window.runs.tree.findItems(crashed.name, pytest.importorskip("PySide6.QtCore").Qt.MatchFlag.MatchExactly)[0]
+    item = window.runs.tree.findItems(crashed.name, Qt.MatchFlag.MatchExactly)[0]
     window.runs.tree.itemDoubleClicked.emit(item, 0)
     assert window.run_dir == crashed and window.tabs.currentWidget() is window.monitor
     qtbot.waitUntil(lambda: "line 39" in window.log.plain_text(), timeout=5000)
