@@ -190,12 +190,8 @@ class PlanEditor(QWidget):
 
     def add_current_config(self) -> bool:
         panel = self.configure_panel
-        if panel is None:
-            return False
-        config = panel.current_config()
+        config = self._valid_config()
         if config is None:
-            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
-            self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
             return False
         name = self.ask_job_name(default_job_name(config.algo, env_text(config), self.names()))
         if not name:
@@ -203,6 +199,17 @@ class PlanEditor(QWidget):
         self.add_job(job_from_config(name, panel.current_preset(), panel.state.overrides, config))
         self.say(f"Added {name}")
         return True
+
+    def _valid_config(self):
+        """The Configure tab's config, or None (and the errors said) when it has none or errors."""
+        panel = self.configure_panel
+        if panel is None:
+            return None
+        config = panel.current_config()
+        if config is None:
+            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
+            self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
+        return config
 
     def load_selected_into_configure(self) -> bool:
         """Put the selected job's preset and changes into the Configure tab's forms."""
@@ -218,12 +225,8 @@ class PlanEditor(QWidget):
         """The selected job becomes the Configure tab's config; its name and "after" stay."""
         row = self.selected_row()
         panel = self.configure_panel
-        if row is None or panel is None:
-            return False
-        config = panel.current_config()
+        config = self._valid_config() if row is not None else None
         if config is None:
-            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
-            self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
             return False
         old = self.jobs[row]
         job = job_from_config(old.name, panel.current_preset(), panel.state.overrides, config)
