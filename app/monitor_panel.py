@@ -11,6 +11,7 @@ from app.plots.gpu_plots import GpuPlots
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.training_plots import LossPlot, SpeedPlot
+from core.timefmt import clock
 
 REDRAW_MS = 50
 
@@ -32,8 +33,8 @@ class MonitorPanel(QWidget):
         self.title.setObjectName("monitorTitle")
         self.title.setStyleSheet("#monitorTitle { font-weight: 600; }")
         self.progress = QProgressBar()
-        self.progress.setMinimumWidth(230)
-        self.progress.setMaximumWidth(320)
+        self.progress.setMinimumWidth(260)
+        self.progress.setMaximumWidth(380)
         self.progress.setTextVisible(True)
         self.progress.hide()
         self.x_mode = QComboBox()
@@ -101,15 +102,27 @@ class MonitorPanel(QWidget):
         self.speed_plot.add_records(by_kind["progress"])
         self.loss_plot.add_records(by_kind["train"])
         if by_kind["progress"]:
-            last = by_kind["progress"][-1]
-            total, step = last.get("total") or 0, last.get("step") or 0
-            if total:
-                self.progress.setRange(0, 1000)
-                self.progress.setValue(int(1000 * min(1.0, step / total)))
-                self.progress.setFormat(f"{step:,} / {total:,} steps")
-                self.progress.show()
+            self._show_progress(by_kind["progress"][-1])
         if records:
             self.last_record_t = time.time()
+
+    def _show_progress(self, last: dict) -> None:
+        """Steps (or a baseline's episodes) done of the budget, and the time left at the current speed."""
+        if last.get("episodes_total"):  # a baseline counts episodes, not steps
+            done, total, unit = last.get("episodes") or 0, last["episodes_total"], "episodes"
+        else:
+            done, total, unit = last.get("step") or 0, last.get("total") or 0, "steps"
+        if not total:
+            return
+        self.progress.setRange(0, 1000)
+        self.progress.setValue(int(1000 * min(1.0, done / total)))
+        text = f"{done:,} / {total:,} {unit}"
+        fps = last.get("fps") or 0
+        if unit == "steps" and fps > 0 and total > done:
+            text += f" · {clock((total - done) / fps)} left"
+        self.progress.setFormat(text)
+        self.progress.setToolTip(f"{fps:,.0f} steps/s" if fps else "")
+        self.progress.show()
 
     def add_telemetry(self, samples: list[dict]) -> None:
         self.gpu.add_samples(samples)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.theme import is_dark
 from core.queue import JOB_ENDED, WAITING, Plan, QueueBusy, cancel_queue, is_active, read_queue, start_queue, summary_line
+from core.timefmt import clock
 
 POLL_MS = 1000
 COLUMNS = ["Job", "Status", "Run", "Elapsed", "Reason"]
@@ -47,12 +48,6 @@ def fit_columns(tree: QTreeWidget, padding: int = 14) -> None:
     for col in range(tree.columnCount() - 1):
         tree.resizeColumnToContents(col)
         tree.setColumnWidth(col, tree.columnWidth(col) + padding)
-
-
-def format_elapsed(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    h, rest = divmod(seconds, 3600)
-    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
 
 
 def job_reason(state: dict[str, Any], job: dict[str, Any]) -> str:
@@ -186,7 +181,7 @@ class QueueStatusView(QWidget):
             item = self.tree.topLevelItem(i)
             elapsed = ""
             if job.get("started_at"):
-                elapsed = format_elapsed((job.get("ended_at") or now) - job["started_at"])
+                elapsed = clock((job.get("ended_at") or now) - job["started_at"])
             values = [job["name"], job["status"], job.get("run_id") or "", elapsed, job_reason(state, job)]
             for col, value in enumerate(values):
                 if item.text(col) != value:

@@ -13,6 +13,7 @@ from core.files import JsonlReader, read_yaml_mapping
 from core.launch import ResumeError, launch_worker, resume_run, stop_run
 from core.presets import resolve_raw
 from core.runs import TERMINAL, RunStore, read_status, request_stop
+from core.timefmt import clock
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:
@@ -142,12 +143,6 @@ def run_stop(args: argparse.Namespace) -> int:
 
 # --- following a run in the terminal ---------------------------------------------------------
 
-def _fmt_eta(seconds: float) -> str:
-    seconds = int(seconds)
-    h, rem = divmod(seconds, 3600)
-    return f"{h}:{rem // 60:02d}:{rem % 60:02d}" if h else f"{rem // 60}:{rem % 60:02d}"
-
-
 def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     """Show a progress line until the run ends; Ctrl-C asks for a graceful stop."""
     reader = JsonlReader(run_dir / "metrics.jsonl")
@@ -177,7 +172,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
             now = time.monotonic()
             if step and (tty or (now - last_print >= 5 and step != printed_step)):
                 mean = sum(rewards[-100:]) / len(rewards[-100:]) if rewards else float("nan")
-                eta = _fmt_eta((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
+                eta = clock((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
                 line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"

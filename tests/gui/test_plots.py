@@ -47,7 +47,11 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     assert len(panel.speed_plot.curve("fps").getOriginalDataset()[1]) == 4
     assert set(panel.loss_plot.series_keys()) == {"train/value_loss", "train/policy_gradient_loss"}  # no lr in losses
     assert panel.reward_plot.buffer("eval").size == 1
-    assert panel.progress.isVisible() and "3,000 / 10,000" in panel.progress.format()
+    # 7,000 steps to go at 903 steps/s
+    assert panel.progress.isVisible() and panel.progress.format() == "3,000 / 10,000 steps · 0:07 left"
+    panel.add_records([{"kind": "progress", "step": 60, "t": 1e9, "fps": 400.0, "total": None,
+                        "episodes": 3, "episodes_total": 20}])  # a baseline counts episodes
+    assert panel.progress.format() == "3 / 20 episodes"
     # The crosshair readout names the value under the mouse.
     assert "episode: 29" in panel.reward_plot.readout_at(29 * 20)
 
