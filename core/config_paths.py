@@ -52,3 +52,14 @@ def get_path(data: dict, path: str, default: Any = None) -> Any:
             return default
         data = data[part]
     return data
+
+
+def leaves(data: dict, prefix: str = "") -> dict[str, Any]:
+    """``{"ppo": {"n_epochs": 10}}`` -> ``{"ppo.n_epochs": 10}``: every non-mapping value by its dotted path."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(value, dict) and value:
+            out.update(leaves(value, f"{prefix}{key}."))
+        else:
+            out[f"{prefix}{key}"] = value
+    return out

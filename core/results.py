@@ -8,14 +8,17 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.files import read_json, read_jsonl
+from core.config import ALGOS, BASELINES
+from core.config_paths import leaves
+from core.files import read_json, read_jsonl, read_yaml_mapping
 from core.runs import TERMINAL, RunStore, run_info
 from core.summary import WINDOW, rolling_means, summarize
 
@@ -55,8 +58,11 @@ COLUMNS: list[Column] = [
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
     Column("delta_reward", "Δ vs baseline", "", "delta", 2),
     Column("delta_reward_pct", "Δ vs baseline", "%", "pct", 1),
+    Column("differs", "Settings that differ"),
 ]
 DELTA_KEYS = ("delta_reward", "delta_reward_pct")
+# what a run's row shows in its own columns, or what never tells runs apart
+SHOWN_PATHS = {"schema_version", "name", "description", "algo", "env.id", "env.entry_point"}
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
 
@@ -83,9 +89,11 @@ class ResultRow:
     peak_temperature_c: float | None = None
     delta_reward: float | None = None
     delta_reward_pct: float | None = None
+    differs: str = ""  # the settings in which the compared runs differ, with this run's values
     is_baseline: bool = False
     started_at: float | None = None
     path: str = ""
+    settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
 
     @property
     def marked(self) -> bool:
@@ -96,13 +104,18 @@ class ResultRow:
         return getattr(self, key)
 
     def to_json(self) -> dict[str, Any]:
-        return {**asdict(self), "marked": self.marked}
+        out = {**asdict(self), "marked": self.marked}
+        del out["settings"]
+        return out
 
 
 def columns_for(rows: list[ResultRow]) -> list[Column]:
-    """The columns of a table of ``rows``: the delta columns only when there is a baseline."""
+    """The columns of a table of ``rows``: the delta columns only when there is a baseline, the
+    differing settings only when the runs differ in some."""
     with_baseline = any(r.is_baseline for r in rows)
-    return [c for c in COLUMNS if with_baseline or c.key not in DELTA_KEYS]
+    differ = any(r.differs for r in rows)
+    return [c for c in COLUMNS
+            if (with_baseline or c.key not in DELTA_KEYS) and (differ or c.key != "differs")]
 
 
 # --- one run ----------------------------------------------------------------------------------
@@ -115,6 +128,45 @@ def _summary_for(run_dir: Path, state: str) -> dict[str, Any] | None:
     if summary.get("state") not in (None, state):
         return None
     return summary
+
+
+def run_settings(run_dir: Path) -> dict[str, Any]:
+    """A run's config as dotted paths, without the sections of the algorithms it does not use and
+    without what its row shows in other columns (``{}`` when there is no readable config)."""
+    try:
+        raw = read_yaml_mapping(Path(run_dir) / "config.yaml")
+    except (OSError, ValueError):
+        return {}
+    own = str(raw.get("algo", "")).lower()
+    others = {a.lower() for a in ALGOS} - {own}
+    return {p: v for p, v in leaves(raw).items() if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others}
+
+
+def mark_differences(rows: list[ResultRow]) -> None:
+    """Set ``differs`` of each trained run: its values of the settings that two or more of the
+    runs have and not all alike (an A2C setting compares the A2C runs only).
+
+    Baselines (random / constant) are left out: they differ from trained runs by design.
+    """
+    trained = [r for r in rows if r.algo not in BASELINES and r.settings]
+    values: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for row in trained:
+        for path, value in row.settings.items():
+            values.setdefault(path, set()).add(json.dumps(value, sort_keys=True))
+            counts[path] = counts.get(path, 0) + 1
+    differing = sorted(p for p, seen in values.items() if counts[p] >= 2 and len(seen) > 1)
+    trained_ids = {id(r) for r in trained}
+    for row in rows:
+        mine = [p for p in differing if p in row.settings] if id(row) in trained_ids else []
+        row.differs = ", ".join(f"{p}={_setting_text(row.settings[p])}" for p in mine)
+
+
+def _setting_text(value: Any) -> str:
+    """A value as the config file writes it (``null``, ``true``, ``[64, 64]``), floats in short form."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 def result_row(run_dir: Path) -> ResultRow:
@@ -138,7 +190,7 @@ def result_row(run_dir: Path) -> ResultRow:
         eval_std_reward=_num(summary.get("last_eval_std_reward")),
         peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
         peak_temperature_c=_num(summary.get("peak_temperature_c")),
-        started_at=info.started_at or info.created_at, path=str(run_dir))
+        started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
 
 
 def _num(v: Any) -> float | None:
@@ -172,6 +224,7 @@ def results(run_dirs: list[Path], baseline: Path | None = None,
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])
+    mark_differences(rows)
     return rows
 
 

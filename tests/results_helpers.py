@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from core.config import validate_config
+from core.config_paths import set_path
 from core.files import write_json_atomic
 from core.runs import RunStore
 from core.summary import summarize
@@ -27,9 +28,13 @@ def dead_pid() -> int:
 def make_result_run(runs_dir: Path, name: str, rewards: list[float], state: str = "finished", algo: str = "A2C",
                     env: str = "CartPole-v1", steps_per_episode: int = 20, seconds_per_episode: float = 0.5,
                     started_at: float | None = None, preset: str | None = None, evals: list[tuple[float, float]] = (),
-                    gpu_peak_bytes: int | None = None, peak_temperature_c: float = 71.0) -> Path:
-    """A run that played ``rewards`` (one episode each); ``crashed`` = status running with a dead pid."""
+                    gpu_peak_bytes: int | None = None, peak_temperature_c: float = 71.0,
+                    settings: dict | None = None) -> Path:
+    """A run that played ``rewards`` (one episode each); ``crashed`` = status running with a dead pid.
+    ``settings``: config values by dotted path (``{"a2c.learning_rate": 0.001}``)."""
     raw = {"name": name, "env": {"id": env}, "algo": algo, "budget": {"total_timesteps": 10_000}}
+    for path, value in (settings or {}).items():
+        raw = set_path(raw, path, value)
     run_dir = RunStore(runs_dir).create(validate_config(raw).config, preset=preset)
     t0 = started_at if started_at is not None else time.time() - 600
     records = [{"kind": "event", "t": t0, "level": "info", "message": "device cpu"}]

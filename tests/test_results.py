@@ -136,4 +136,23 @@ def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
 def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
-    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")]
+    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")
+                                                   and c.key != "differs"]
+
+
+def test_the_table_names_the_settings_in_which_the_runs_differ(runs_dir):
+    slow = make_result_run(runs_dir, "slow", [1.0], settings={"a2c.learning_rate": 0.0001, "runtime.seed": 1})
+    fast = make_result_run(runs_dir, "fast", [2.0], settings={"a2c.learning_rate": 0.003, "runtime.seed": 1,
+                                                               "policy.net_arch": [256, 256]})
+    ppo = make_result_run(runs_dir, "ppo", [3.0], algo="PPO", settings={"runtime.seed": 1})
+    base = make_result_run(runs_dir, "base", [0.5], algo="random")
+    rows = {r.name: r for r in results([slow, fast, ppo], baseline=base)}
+    # the A2C setting compares the two A2C runs; ppo.* is the PPO run's alone; the name is its own column
+    assert rows["slow"].differs == "a2c.learning_rate=0.0001, policy.net_arch=null"
+    assert rows["fast"].differs == "a2c.learning_rate=0.003, policy.net_arch=[256, 256]"
+    assert rows["ppo"].differs == "policy.net_arch=null"
+    assert rows["base"].differs == ""  # a baseline differs by design
+    assert "differs" in [c.key for c in columns_for(list(rows.values()))]
+    same = results([slow, make_result_run(runs_dir, "again", [1.0], settings={"a2c.learning_rate": 0.0001, "runtime.seed": 1})])
+    assert [r.differs for r in same] == ["", ""] and "differs" not in [c.key for c in columns_for(same)]
+    assert "settings" not in same[0].to_json()
