@@ -19,7 +19,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
-    from core.paths import default_runs_dir
+    from core.util.paths import default_runs_dir
 
     QCoreApplication.setOrganizationName("rlpanel")
     QCoreApplication.setApplicationName("rlpanel")

@@ -11,7 +11,7 @@ from app.plots.gpu_plots import GpuPlots
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.training_plots import LossPlot, SpeedPlot
-from core.timefmt import clock
+from core.util.text import clock
 
 REDRAW_MS = 50
 

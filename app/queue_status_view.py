@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.theme import is_dark
 from core.queue import JOB_ENDED, WAITING, Plan, QueueBusy, cancel_queue, is_active, read_queue, start_queue, summary_line
-from core.timefmt import clock
+from core.util.text import clock
 
 POLL_MS = 1000
 COLUMNS = ["Job", "Status", "Run", "Elapsed", "Reason"]

@@ -15,45 +15,14 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from core.files import JsonlReader
 from core.launch import stop_run
 from core.runs import ACTIVE, read_status
+from core.util.files import TextTail
+from core.util.jsonl import JsonlReader
 
 POLL_MS = 200
 CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
 LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
-
-
-class LogTail:
-    """New complete lines of a growing text file, starting near its end."""
-
-    def __init__(self, path: Path, tail_bytes: int = LOG_TAIL_BYTES):
-        self.path = path
-        self.offset: int | None = None
-        self.tail_bytes = tail_bytes
-
-    def read_new(self) -> list[str]:
-        try:
-            with open(self.path, "rb") as fh:
-                size = fh.seek(0, 2)
-                if self.offset is None or size < self.offset:
-                    self.offset = max(0, size - self.tail_bytes)
-                    skip_partial = self.offset > 0
-                else:
-                    skip_partial = False
-                fh.seek(self.offset)
-                data = fh.read(CHUNK_BYTES)
-        except FileNotFoundError:
-            return []
-        if skip_partial:
-            cut = data.find(b"\n") + 1
-            self.offset += cut
-            data = data[cut:]
-        end = data.rfind(b"\n")
-        if end < 0:
-            return []
-        self.offset += end + 1
-        return data[:end].decode("utf-8", errors="replace").splitlines()
 
 
 class RunController(QObject):
@@ -75,7 +44,7 @@ class RunController(QObject):
         self.run_dir: Path | None = None
         self.generation = 0
         self._timer: QTimer | None = None
-        self._readers: tuple[JsonlReader, JsonlReader, LogTail] | None = None
+        self._readers: tuple[JsonlReader, JsonlReader, TextTail] | None = None
         self._last_status: dict | None = None
 
     @Slot(str, int)
@@ -88,7 +57,7 @@ class RunController(QObject):
             self._readers = None
         else:
             self._readers = (JsonlReader(self.run_dir / "metrics.jsonl"), JsonlReader(self.run_dir / "telemetry.jsonl"),
-                             LogTail(self.run_dir / "worker.log"))
+                             TextTail(self.run_dir / "worker.log", LOG_TAIL_BYTES, CHUNK_BYTES))
         if self._timer is None:  # created here so it belongs to this object's thread
             self._timer = QTimer(self)
             self._timer.timeout.connect(self.poll)

@@ -22,31 +22,12 @@ from PySide6.QtWidgets import (
 
 from app.theme import STATE_COLORS
 from core.runs import ACTIVE, RESUMABLE, RunInfo, RunStore
+from core.util.files import tail_lines
+from core.util.text import format_age
 
 REFRESH_MS = 3000
 LOG_LINES = 15
 COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age"]
-
-
-def format_age(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 5400:
-        return f"{seconds / 60:.0f} min"
-    if seconds < 2 * 86400:
-        return f"{seconds / 3600:.1f} h"
-    return f"{seconds / 86400:.0f} d"
-
-
-def last_log_lines(run_dir: Path, n: int = LOG_LINES) -> list[str]:
-    try:
-        with open(run_dir / "worker.log", "rb") as fh:
-            size = fh.seek(0, 2)
-            fh.seek(max(0, size - 16384))
-            data = fh.read()
-    except OSError:
-        return []
-    return data.decode("utf-8", errors="replace").splitlines()[-n:]
 
 
 def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
@@ -141,7 +122,7 @@ class RunsPanel(QWidget):
                 infos = self.store.list()
             except OSError:
                 infos = []
-            logs = {i.id: last_log_lines(i.path) for i in infos if i.state in ("crashed", "failed")}
+            logs = {i.id: tail_lines(i.path / "worker.log", LOG_LINES) for i in infos if i.state in ("crashed", "failed")}
             self._signals.listed.emit(infos, logs)
 
         threading.Thread(target=work, name="list-runs", daemon=True).start()

@@ -43,8 +43,8 @@ def plain(timesteps: int) -> float:
 
 def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
     from core.config import validate_config
-    from core.files import read_json
     from core.runs import RunStore
+    from core.util.files import read_json
 
     cfg = validate_config({"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
                                                                               "telemetry_hz": telemetry_hz},

@@ -38,7 +38,7 @@ class CliError(Exception):
 
 
 def runs_dir(args: argparse.Namespace) -> Path:
-    from core.paths import default_runs_dir
+    from core.util.paths import default_runs_dir
 
     return Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
 

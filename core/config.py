@@ -364,16 +364,9 @@ def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
     return []
 
 
-def safe_name(text: str, max_len: int = 48) -> str:
-    """User text made safe to be part of a file name: ``[a-z0-9._-]``, no leading dot."""
-    cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower())
-    cleaned = re.sub(r"[-.]{2,}", "-", cleaned).strip("-.")
-    return cleaned[:max_len].strip("-.")
-
-
 __all__ = [
     "ALGO_PARAMS", "ALGOS", "BASELINES", "BudgetParams", "ConfigError", "EnvSpec", "FieldIssue", "PolicyParams",
     "RunConfig", "RuntimeParams", "ValidatedConfig", "check_spaces", "del_path", "get_path", "largest_divisor", "merge",
-    "parse_set", "resolved_activation", "resolved_net_arch", "safe_name", "set_path", "strip_ignored",
+    "parse_set", "resolved_activation", "resolved_net_arch", "set_path", "strip_ignored",
     "normalize_algo", "validate_config",
 ]

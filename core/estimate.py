@@ -257,7 +257,7 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     terms.append(Term("worker_runtime", "host", runtime,
                       "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))
     if rt.vec_env == "subproc":
-        from core.launch import effective_start_method
+        from core.util.procs import effective_start_method
 
         method, _ = effective_start_method(rt.start_method, sys.platform)
         each = ENV_PROCESS_FORK if method == "fork" else ENV_PROCESS_SPAWN

@@ -16,7 +16,7 @@ from typing import Any
 import yaml
 
 from core.config import ConfigError, FieldIssue
-from core.paths import CONFIGS_DIR
+from core.util.paths import CONFIGS_DIR
 
 GPUS_FILE = CONFIGS_DIR / "gpus.yaml"
 MIB = 1 << 20

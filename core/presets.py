@@ -13,19 +13,11 @@ from typing import Any
 
 import yaml
 
-from core.config import (
-    ALGOS,
-    ConfigError,
-    FieldIssue,
-    RunConfig,
-    ValidatedConfig,
-    merge,
-    safe_name,
-    strip_ignored,
-    validate_config,
-)
-from core.files import read_yaml_mapping, write_atomic
-from core.paths import builtin_presets_dir, user_presets_dir
+from core.config import ALGOS, ConfigError, FieldIssue, RunConfig, ValidatedConfig, merge, strip_ignored, validate_config
+from core.util.files import write_atomic
+from core.util.paths import builtin_presets_dir, user_presets_dir
+from core.util.text import safe_name
+from core.util.yaml_reader import read_yaml_mapping
 
 
 @dataclass

@@ -16,9 +16,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from core.config import ConfigError, FieldIssue, RunConfig, normalize_algo, set_path, validate_config
-from core.files import read_json, read_yaml_mapping, write_json_atomic
 from core.presets import resolve_raw
-from core.runs import TERMINAL, is_alive, read_status
+from core.runs import TERMINAL, read_status
+from core.util.files import read_json, write_json_atomic
+from core.util.procs import is_alive
+from core.util.yaml_reader import read_yaml_mapping
 
 WAITING, LAUNCHING, RUNNING = "waiting", "launching", "running"
 RUNNER_START_GRACE_S = 60.0

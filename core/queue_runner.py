@@ -31,7 +31,8 @@ from core.queue import (
     summary_line,
     write_queue,
 )
-from core.runs import RunLock, RunStore, process_identity, read_status
+from core.runs import RunLock, RunStore, read_status
+from core.util.procs import process_identity
 
 
 def adopt_orphans(runs_dir: Path, state: dict) -> None:

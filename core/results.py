@@ -18,9 +18,11 @@ from typing import Any, NamedTuple
 
 from core.config import ALGOS, BASELINES
 from core.config_paths import leaves
-from core.files import read_json, read_jsonl, read_yaml_mapping
 from core.runs import TERMINAL, RunStore, run_info
 from core.summary import WINDOW, rolling_means, summarize
+from core.util.files import read_json
+from core.util.jsonl import read_jsonl
+from core.util.yaml_reader import read_yaml_mapping
 
 MIB = 2**20
 

@@ -15,37 +15,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import psutil
 import yaml
 
-from core.config import BASELINES, ConfigError, FieldIssue, RunConfig, safe_name
-from core.files import read_json, tail_jsonl, write_atomic, write_json_atomic
+from core.config import BASELINES, ConfigError, FieldIssue, RunConfig
+from core.util.files import read_json, write_atomic, write_json_atomic
+from core.util.jsonl import tail_jsonl
+from core.util.procs import is_alive, process_identity
+from core.util.text import safe_name
 
 ACTIVE = ("queued", "starting", "running", "stopping")
 TERMINAL = ("finished", "stopped", "failed", "crashed")
 RESUMABLE = ("stopped", "failed", "crashed")
 STARTING_GRACE_S = 120.0  # a run "starting" with no worker pid after this long never started
-
-
-# --- process identity ----------------------------------------------------------------------
-
-def process_identity(pid: int | None = None) -> dict[str, Any]:
-    """``pid`` and its start time: together they name one process (a pid alone may be reused)."""
-    proc = psutil.Process(pid or os.getpid())
-    return {"pid": proc.pid, "pid_create_time": proc.create_time(), "host": socket.gethostname()}
-
-
-def is_alive(pid: int | None, create_time: float | None) -> bool:
-    """Whether the process that had ``pid`` at ``create_time`` still runs (zombies are dead)."""
-    if not pid:
-        return False
-    try:
-        proc = psutil.Process(pid)
-        if create_time is not None and abs(proc.create_time() - create_time) > 1.0:
-            return False
-        return proc.status() != psutil.STATUS_ZOMBIE
-    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
-        return False
 
 
 # --- status.json ---------------------------------------------------------------------------

@@ -10,7 +10,6 @@ one JSON object.
 from __future__ import annotations
 
 import argparse
-import importlib
 import importlib.util
 import json
 import os
@@ -21,7 +20,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from core.config import ConfigError, EnvSpec, FieldIssue
-from core.paths import REPO_ROOT
+from core.util.imports import load_object
+from core.util.paths import REPO_ROOT
 
 ActionKind = str  # "box" | "discrete" | "multidiscrete" | "multibinary"
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
@@ -245,12 +245,6 @@ def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
     return EnvSpaces.from_json(data)
 
 
-def _make_entry_point(entry_point: str, kwargs: dict[str, Any]) -> Any:
-    module_name, _, attr = entry_point.partition(":")
-    factory = getattr(importlib.import_module(module_name), attr)
-    return factory(**kwargs)
-
-
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.spaces", description="Print an env's spaces as JSON.")
     parser.add_argument("--entry-point", required=True, help="package.module:Class")
@@ -258,7 +252,7 @@ def _main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     sys.path.insert(0, os.getcwd())
     try:
-        made = _make_entry_point(args.entry_point, json.loads(args.kwargs))
+        made = load_object(args.entry_point)(**json.loads(args.kwargs))
         try:
             out: dict[str, Any] = describe(made.observation_space, made.action_space, args.entry_point).to_json()
         finally:

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from core.files import read_json, read_jsonl
+from core.util.files import read_json
+from core.util.jsonl import read_jsonl
 
 WINDOW = 100  # episodes in the "mean reward" of SB3's logger and of our tables
 

@@ -23,6 +23,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+from core.util.text import format_bytes
+
 LIBRARY_NOT_FOUND = "NVML shared library not found (no NVIDIA driver installed?)"
 
 
@@ -248,17 +250,6 @@ class GpuSampler:
 
 # --- host figures through psutil ---------------------------------------------------------------
 
-def process_tree(root_pid: int) -> set[int]:
-    """``root_pid`` and all its descendants (empty when the process is gone)."""
-    import psutil
-
-    try:
-        root = psutil.Process(root_pid)
-        return {root_pid, *(child.pid for child in root.children(recursive=True))}
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
-        return set()
-
-
 class HostSampler:
     """CPU % since the previous sample (None on the first) and memory of a process tree."""
 
@@ -303,24 +294,7 @@ class HostSampler:
         return (rss, round(cpu, 1)) if seen else (None, None)
 
 
-_host = HostSampler()
-
-
-def host_sample(pids: Iterable[int] | None = None) -> HostSample:
-    """Host figures for the process tree ``pids`` (worker + env subprocesses)."""
-    return _host.sample(pids)
-
-
 # --- what `rlpanel doctor` prints ----------------------------------------------------------------
-
-def format_bytes(n: int | None) -> str:
-    if n is None:
-        return "n/a"
-    for unit, size in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if abs(n) >= size:
-            return f"{n / size:.1f} {unit}"
-    return f"{n} B"
-
 
 def _na(value: Any, fmt: str = "{}") -> str:
     return "n/a" if value is None else fmt.format(value)

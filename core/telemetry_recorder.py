@@ -21,7 +21,7 @@ older than ``thin_after_s`` (one hour) are therefore rewritten as one ``agg`` li
 per GPU keeping min, max and mean of every number (the peaks of bursts survive), ~600-900 bytes a
 second instead of ~1,700. Thinning runs every ``thin_every_s`` (an hour) and at stop, so the
 file holds at most two hours at full rate: 12 h on one GPU stays near 40 MB. Thinning replaces
-the file atomically with a shorter one; a ``core.files.JsonlReader`` following it notices the
+the file atomically with a shorter one; a ``core.util.jsonl.JsonlReader`` following it notices the
 shrink and starts over from the beginning, so a follower must replace (not append) what it had.
 """
 
@@ -36,8 +36,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.files import JsonlWriter, read_jsonl, write_atomic
-from core.telemetry import GpuSampler, HostSample, HostSampler, detect_gpus, nvml_status, process_tree
+from core.telemetry import GpuSampler, HostSample, HostSampler, detect_gpus, nvml_status
+from core.util.files import write_atomic
+from core.util.jsonl import JsonlWriter, read_jsonl
+from core.util.procs import tree_pids
 
 FILE_NAME = "telemetry.jsonl"
 MAX_HZ = 50.0
@@ -123,12 +125,12 @@ class TelemetryRecorder:
             start = next_tick = time.monotonic()
             last_flush = last_tree = start
             next_thin = start + self.thin_after_s + self.thin_every_s
-            pids = process_tree(self.root_pid)
+            pids = tree_pids(self.root_pid)
             buffer: list[dict] = []
             while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
                 now = time.monotonic()
                 if now - last_tree >= self.tree_refresh_s:
-                    pids, last_tree = process_tree(self.root_pid) or pids, now
+                    pids, last_tree = tree_pids(self.root_pid) or pids, now
                 buffer.extend(self._tick(status.available, pids))
                 self.ticks += 1
                 next_tick += period

@@ -14,9 +14,9 @@ from pathlib import Path
 
 from core.config import validate_config
 from core.config_paths import set_path
-from core.files import write_json_atomic
 from core.runs import RunStore
 from core.summary import summarize
+from core.util.files import write_json_atomic
 
 
 def dead_pid() -> int:

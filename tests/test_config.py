@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.config import ConfigError, largest_divisor, parse_set, safe_name, set_path, validate_config
+from core.config import ConfigError, largest_divisor, parse_set, set_path, validate_config
+from core.util.text import safe_name
 
 
 def issues(raw: dict) -> list[str]:

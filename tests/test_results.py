@@ -9,9 +9,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from core.files import read_json
 from core.results import COLUMNS, ResultRow, columns_for, results, reward_curve, select_runs
 from core.runs import RunStore
+from core.util.files import read_json
 from tests.results_helpers import make_result_run
 from tests.training_helpers import make_run
 

@@ -10,9 +10,9 @@ import sys
 import pytest
 
 from core.config import validate_config
-from core.files import JsonlReader, JsonlWriter, read_jsonl, tail_jsonl
-from core.launch import detach_popen_kwargs, effective_start_method
 from core.runs import RunLock, RunStore, read_status, write_status
+from core.util.jsonl import JsonlReader, JsonlWriter, read_jsonl, tail_jsonl
+from core.util.procs import detach_popen_kwargs, effective_start_method
 
 
 def test_torn_last_line_keeps_every_earlier_record(tmp_path):

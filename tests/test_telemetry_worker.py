@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
-from core.files import read_json, read_jsonl
 from core.runs import read_status
+from core.util.files import read_json
+from core.util.jsonl import read_jsonl
 from tests.fakenvml import REPO
 
 pytestmark = pytest.mark.training

@@ -8,10 +8,11 @@ import signal
 
 import pytest
 
-from core.files import read_json
-from core.launch import launch_worker, process_tree, stop_run
+from core.launch import launch_worker, stop_run
 from core.runs import read_status
 from core.summary import rolling_means
+from core.util.files import read_json
+from core.util.procs import process_tree
 from tests.training_helpers import cli, last_step, make_run, records, run_worker, wait_for, wait_state
 
 pytestmark = pytest.mark.training

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from core.config import validate_config
-from core.files import read_jsonl
 from core.runs import RunStore, read_status
+from core.util.jsonl import read_jsonl
 from tests.conftest import REPO
 
 

@@ -14,17 +14,14 @@ from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
 from app.configure.theme import segment_color, verdict_color
+from core.util import text
 
 GIB = 1024**3
 
 
 def format_bytes(n: float | None) -> str:
-    if n is None:
-        return "?"
-    for unit, size in (("GiB", GIB), ("MiB", 1024**2), ("KiB", 1024)):
-        if abs(n) >= size:
-            return f"{n / size:.2f} {unit}" if unit == "GiB" else f"{n / size:.0f} {unit}"
-    return f"{n:.0f} B"
+    """Sizes in the fit bar: two decimals of GiB (7.60 of 8.00 GiB decides a fit), ``?`` when unknown."""
+    return text.format_bytes(n, missing="?", gib_digits=2)
 
 
 def term_label(name: str) -> str:

@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 from app.configure.preset_diff import PresetDiffDialog
 from app.configure.state import ConfigState
 from app.configure.theme import error_color
-from core.config import ConfigError, safe_name
+from core.config import ConfigError
 from core.presets import Preset, delete_user_preset, get_preset, list_presets, rename_user_preset, resolve_raw, save_user_preset
+from core.util.text import safe_name
 
 NO_PRESET = "(schema defaults)"
 NAME_ROLE = Qt.ItemDataRole.UserRole

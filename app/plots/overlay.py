@@ -15,9 +15,9 @@ import pyqtgraph as pg
 from app.plots.plot_message import PlotMessage
 from app.theme import SERIES_COLORS
 from core.curves_svg import curves_svg
-from core.files import write_atomic
 from core.results import RewardCurve, legend_labels
 from core.summary import WINDOW
+from core.util.files import write_atomic
 
 X_MODES = {"step": "timesteps", "time": "wall time since start (s)"}
 EMPTY = "Tick runs on the left to overlay their reward curves."

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli import emit, runs_dir
-from core.paths import user_home
+from core.util.paths import user_home
 
 
 def torch_facts(timeout: float = 120.0) -> dict[str, Any]:

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from core.cli import CliError
-from core.telemetry import GpuSample, GpuSampler, format_bytes, nvml_status, process_tree
+from core.telemetry import GpuSample, GpuSampler, nvml_status
+from core.util.procs import tree_pids
+from core.util.text import format_bytes
 
 MIN_INTERVAL = 0.05
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     ticks = 0
     try:
         while True:
-            pids = process_tree(args.pid) if args.pid else None
+            pids = tree_pids(args.pid) if args.pid else None
             samples = sampler.sample(pids)
             for s in samples:
                 row = s._asdict()

@@ -9,8 +9,8 @@ import yaml
 
 from core.cli import CliError, emit
 from core.config import validate_config
-from core.files import read_yaml_mapping
 from core.presets import get_preset, list_presets, resolve, save_user_preset
+from core.util.yaml_reader import read_yaml_mapping
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:

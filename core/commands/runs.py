@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from core.cli import CliError, emit, runs_dir
-from core.files import read_json
 from core.runs import RunInfo, RunStore
+from core.util.files import read_json
+from core.util.text import format_age
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -16,14 +17,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(func=run)
 
 
-def human_age(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
-        if seconds >= size:
-            return f"{seconds // size}{unit}"
-    return f"{seconds}s"
-
-
 def table(infos: list[RunInfo]) -> str:
     if not infos:
         return "no runs"
@@ -31,7 +24,7 @@ def table(infos: list[RunInfo]) -> str:
     for i in infos:
         steps = f"{i.steps:,}" + (f"/{i.total:,}" if i.total else "")
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
-        rows.append((i.id, i.state, i.algo, i.env, steps, reward, human_age(i.age_s)))
+        rows.append((i.id, i.state, i.algo, i.env, steps, reward, format_age(i.age_s)))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
 

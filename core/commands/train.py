@@ -9,11 +9,12 @@ from pathlib import Path
 
 from core.cli import CliError, emit, runs_dir
 from core.config import ALGOS, BASELINES, ValidatedConfig, merge, normalize_algo, parse_set, set_path, validate_config
-from core.files import JsonlReader, read_yaml_mapping
 from core.launch import ResumeError, launch_worker, resume_run, stop_run
 from core.presets import resolve_raw
 from core.runs import TERMINAL, RunStore, read_status, request_stop
-from core.timefmt import clock
+from core.util.jsonl import JsonlReader
+from core.util.text import clock
+from core.util.yaml_reader import read_yaml_mapping
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:

@@ -13,11 +13,12 @@ import numpy as np
 from gymnasium import spaces
 
 from core.config import ConfigError, FieldIssue, RunConfig, check_spaces
-from core.files import JsonlWriter, write_json_atomic
 from core.runs import write_status
 from core.summary import summarize
 from core.training.callbacks import StopFlag
 from core.training.factory import action_kind, build_vec_env
+from core.util.files import write_json_atomic
+from core.util.jsonl import JsonlWriter
 
 
 def zero_action(space: spaces.Space, label: str) -> np.ndarray:

@@ -17,8 +17,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter
 
-from core.files import JsonlWriter
 from core.training.checkpoints import Checkpointer
+from core.util.jsonl import JsonlWriter
 
 
 class StopFlag:

@@ -15,8 +15,9 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
-from core.files import JsonlWriter, write_json_atomic
 from core.runs import latest_checkpoint
+from core.util.files import write_json_atomic
+from core.util.jsonl import JsonlWriter
 
 
 class Checkpointer:

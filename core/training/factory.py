@@ -5,7 +5,6 @@ Imported only by the worker (and tests): this is where torch and stable-baseline
 
 from __future__ import annotations
 
-import importlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,8 @@ from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
 from core.config import EnvSpec, RunConfig, resolved_activation, resolved_net_arch
-from core.launch import effective_start_method
+from core.util.imports import load_object
+from core.util.procs import effective_start_method
 
 ALGO_CLASSES: dict[str, type[BaseAlgorithm]] = {"PPO": PPO, "A2C": A2C, "SAC": SAC, "DQN": DQN}
 ACTIVATION_FNS = {"tanh": th.nn.Tanh, "relu": th.nn.ReLU, "elu": th.nn.ELU, "leaky_relu": th.nn.LeakyReLU,
@@ -28,8 +28,7 @@ ACTIVATION_FNS = {"tanh": th.nn.Tanh, "relu": th.nn.ReLU, "elu": th.nn.ELU, "lea
 def env_maker(spec: EnvSpec):
     """A callable that creates one env: a gymnasium id, or an entry point imported here."""
     if spec.entry_point:
-        module_name, cls_name = spec.entry_point.split(":")
-        cls = getattr(importlib.import_module(module_name), cls_name)
+        cls = load_object(spec.entry_point)
         return lambda **kw: cls(**{**spec.kwargs, **kw})
     return lambda **kw: gym.make(spec.id, **{**spec.kwargs, **kw})
 

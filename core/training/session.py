@@ -13,12 +13,13 @@ from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, L
 from stable_baselines3.common.vec_env import VecNormalize
 
 from core.config import ConfigError, FieldIssue, RunConfig, check_spaces
-from core.files import JsonlWriter, read_json, read_jsonl, repair_torn_tail, write_atomic, write_json_atomic
 from core.runs import latest_checkpoint, write_status
 from core.summary import summarize
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
 from core.training.checkpoints import Checkpointer
 from core.training.factory import action_kind, build_model, build_vec_env, load_model, resolve_device, wrap_normalize
+from core.util.files import read_json, write_atomic, write_json_atomic
+from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:

@@ -15,7 +15,8 @@ import time
 import traceback
 from pathlib import Path
 
-from core.runs import RunLock, load_run_config, process_identity, read_status, write_status
+from core.runs import RunLock, load_run_config, read_status, write_status
+from core.util.procs import process_identity
 
 
 def set_thread_env(torch_threads: int | None, subproc: bool) -> None:

@@ -7,8 +7,9 @@ import time
 from pathlib import Path
 
 from core.config import validate_config
-from core.files import write_json_atomic
-from core.runs import RunStore, process_identity
+from core.runs import RunStore
+from core.util.files import write_json_atomic
+from core.util.procs import process_identity
 
 
 def make_fake_run(runs_dir: Path, state: str = "running", name: str | None = None, **status) -> Path:
@@ -48,7 +49,8 @@ def gpu_lines(n: int, gpu: int = 0, t0: float | None = None) -> list[dict]:
 FAKE_WORKER = r'''
 import json, sys, time
 from pathlib import Path
-from core.runs import process_identity, write_status
+from core.util.procs import process_identity
+from core.runs import write_status
 run = Path(sys.argv[1])
 write_status(run, state="running", started_at=time.time(), **process_identity())
 step = 0
@@ -70,7 +72,7 @@ def start_fake_worker(run_dir: Path):
     import subprocess
     import sys
 
-    from core.launch import detach_popen_kwargs
+    from core.util.procs import detach_popen_kwargs
     from tests.conftest import REPO
 
     log = open(run_dir / "worker.log", "ab")  # noqa: SIM115 (the child keeps it)

@@ -8,8 +8,8 @@ import sys
 import pytest
 
 from core.config import validate_config
-from core.files import read_jsonl
 from core.runs import read_status
+from core.util.jsonl import read_jsonl
 
 pytestmark = pytest.mark.training
 

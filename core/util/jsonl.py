@@ -1,4 +1,4 @@
-"""Files that a reader may see while they are written: atomic replace and append-only JSONL.
+"""Append-only JSONL files: the run folder's records (metrics.jsonl, telemetry.jsonl).
 
 Readers tolerate a torn last line (a writer killed mid-write) and never lose earlier records.
 """
@@ -7,51 +7,9 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
-from typing import Any
 
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for every reader
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def read_yaml_mapping(path: Path) -> dict:
-    """A YAML file that must hold a mapping (safe loader); ``ValueError`` says what is wrong."""
-    import yaml
-
-    try:
-        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ValueError(f"cannot read YAML from {path}: {exc}".replace("\n", " ")) from None
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a mapping of settings, got {type(data).__name__}")
-    return data
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
-
-
-def read_json(path: Path, default: Any = None) -> Any:
-    """A JSON file's content, or ``default`` if it is missing or unreadable."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return default
+from core.util.files import read_tail
 
 
 class JsonlReader:
@@ -106,16 +64,7 @@ def read_jsonl(path: Path) -> list[dict]:
 
 def tail_jsonl(path: Path, max_bytes: int = 256 * 1024) -> list[dict]:
     """The complete records in the last ``max_bytes`` of a JSONL file (cheap for big files)."""
-    try:
-        with open(path, "rb") as fh:
-            size = os.fstat(fh.fileno()).st_size
-            start = max(0, size - max_bytes)
-            fh.seek(start)
-            data = fh.read()
-    except FileNotFoundError:
-        return []
-    if start > 0:  # drop the partial first line
-        data = data[data.find(b"\n") + 1:]
+    data, _ = read_tail(path, max_bytes)
     end = data.rfind(b"\n")
     return parse_lines(data[: end + 1]) if end >= 0 else []
 

@@ -1,0 +1,100 @@
+"""Files a reader may see while they are written: atomic replace, JSON documents, text tails.
+
+Every writer of a file that another process reads (status.json, latest.json, queue state, run
+configs) goes through ``write_atomic``: readers see the old or the new file, never half of one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
+    write_bytes_atomic(path, text.encode("utf-8"))
+
+
+def write_bytes_atomic(path: Path, data: bytes) -> None:
+    """``write_atomic`` for bytes: a temp file in the same folder, fsync, rename over ``path``."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for every reader
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json_atomic(path: Path, data: Any) -> None:
+    write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    """A JSON file's content, or ``default`` if it is missing or unreadable."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return default
+
+
+def read_tail(path: Path, max_bytes: int) -> tuple[bytes, int]:
+    """The last ``max_bytes`` of a file from its first full line, and the offset they start at.
+
+    ``(b"", 0)`` when the file is missing. The one way the log views and the JSONL tail reader
+    start near the end of a big file.
+    """
+    try:
+        with open(path, "rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            start = max(0, size - max_bytes)
+            fh.seek(start)
+            data = fh.read()
+    except FileNotFoundError:
+        return b"", 0
+    if start > 0:  # drop the partial first line
+        cut = data.find(b"\n") + 1
+        data, start = data[cut:], start + cut
+    return data, start
+
+
+def tail_lines(path: Path, n: int, max_bytes: int = 16384) -> list[str]:
+    """The last ``n`` lines of a text file (for showing the end of a log)."""
+    try:
+        data, _ = read_tail(path, max_bytes)
+    except OSError:
+        return []
+    return data.decode("utf-8", errors="replace").splitlines()[-n:]
+
+
+class TextTail:
+    """New complete lines of a growing text file, starting ``tail_bytes`` before its end."""
+
+    def __init__(self, path: Path, tail_bytes: int = 64 * 1024, chunk_bytes: int = 4 * 1024 * 1024):
+        self.path = Path(path)
+        self.offset: int | None = None
+        self.tail_bytes = tail_bytes
+        self.chunk_bytes = chunk_bytes
+
+    def read_new(self) -> list[str]:
+        try:
+            if self.offset is None or self.path.stat().st_size < self.offset:  # first read, or replaced
+                _, self.offset = read_tail(self.path, self.tail_bytes)
+            with open(self.path, "rb") as fh:
+                fh.seek(self.offset)
+                data = fh.read(self.chunk_bytes)
+        except FileNotFoundError:
+            return []
+        end = data.rfind(b"\n")
+        if end < 0:
+            return []
+        self.offset += end + 1
+        return data[:end].decode("utf-8", errors="replace").splitlines()

@@ -1,0 +1,110 @@
+"""Processes: who a pid is, whether it still runs, its tree, and starting one detached.
+
+A pid alone may be reused after its process ended; a pid together with its start time names one
+process. The platform decisions (how to detach, which multiprocessing start method really runs)
+are functions of a platform name so that the Windows paths are tested on Linux too.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import psutil
+
+from core.util.paths import REPO_ROOT
+
+# Windows process-creation flags (subprocess defines them only on Windows).
+CREATE_NEW_PROCESS_GROUP = 0x00000200
+CREATE_NO_WINDOW = 0x08000000
+
+
+def process_identity(pid: int | None = None) -> dict[str, Any]:
+    """``pid`` and its start time: together they name one process (a pid alone may be reused)."""
+    proc = psutil.Process(pid or os.getpid())
+    return {"pid": proc.pid, "pid_create_time": proc.create_time(), "host": socket.gethostname()}
+
+
+def is_alive(pid: int | None, create_time: float | None) -> bool:
+    """Whether the process that had ``pid`` at ``create_time`` still runs (zombies are dead)."""
+    if not pid:
+        return False
+    try:
+        proc = psutil.Process(pid)
+        if create_time is not None and abs(proc.create_time() - create_time) > 1.0:
+            return False
+        return bool(proc.status() != psutil.STATUS_ZOMBIE)
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+        return False
+
+
+def process_tree(pid: int) -> list[psutil.Process]:
+    """``pid`` and all its descendants (empty when the process is gone)."""
+    try:
+        root = psutil.Process(pid)
+        return [root, *root.children(recursive=True)]
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return []
+
+
+def terminate_tree(pid: int, grace_s: float = 5.0) -> None:
+    """Terminate ``pid`` and its descendants; kill what is still there after ``grace_s``."""
+    procs = process_tree(pid)
+    for proc in procs:
+        try:
+            proc.terminate()
+        except psutil.NoSuchProcess:
+            pass
+    _, alive = psutil.wait_procs(procs, timeout=grace_s)
+    for proc in alive:
+        try:
+            proc.kill()
+        except psutil.NoSuchProcess:
+            pass
+    psutil.wait_procs(alive, timeout=grace_s)
+
+
+# --- starting processes ---------------------------------------------------------------------
+
+def detach_popen_kwargs(platform: str = sys.platform) -> dict:
+    """``Popen`` arguments that detach a child from its parent's terminal on ``platform``."""
+    if platform.startswith("win"):
+        return {"creationflags": CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW}
+    return {"start_new_session": True}
+
+
+def effective_start_method(requested: str, platform: str = sys.platform) -> tuple[str, str | None]:
+    """The multiprocessing start method that will be used, and a note when it differs."""
+    if platform.startswith("win") and requested in ("forkserver", "fork"):
+        return "spawn", f"start_method {requested} does not exist on Windows; using spawn"
+    if platform == "darwin" and requested == "fork":
+        return "spawn", "start_method fork is unsafe on macOS; using spawn"
+    return requested, None
+
+
+def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
+                   reap: bool = True) -> subprocess.Popen:
+    """Start ``cmd`` detached from this process, its output appended to ``log_path``.
+
+    With ``reap`` a daemon thread waits for the child so it does not linger as a zombie while
+    this process lives (a zombie would look alive to a pid check).
+    """
+    env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
+    repo = str(REPO_ROOT)
+    env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    with open(log_path, "ab") as log:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo,
+                                close_fds=True, **detach_popen_kwargs())
+    if reap:
+        threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
+    return proc
+
+
+def tree_pids(pid: int) -> set[int]:
+    """The pids of ``pid``'s tree (empty when it is gone): what the telemetry samplers match."""
+    return {p.pid for p in process_tree(pid)}

@@ -1,0 +1,46 @@
+"""Numbers and names as people read them: clock durations, ages, byte sizes, safe file names.
+
+One formatter per kind of number, shared by the CLI, the queue and the window.
+"""
+
+from __future__ import annotations
+
+import re
+
+KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
+
+
+def clock(seconds: float) -> str:
+    """``m:ss`` under an hour, ``h:mm:ss`` from there; negative counts as zero (ETAs, elapsed times)."""
+    seconds = max(0, int(seconds))
+    h, rest = divmod(seconds, 3600)
+    return f"{h}:{rest // 60:02d}:{rest % 60:02d}" if h else f"{rest // 60}:{rest % 60:02d}"
+
+
+def format_age(seconds: float) -> str:
+    """How long ago, to the unit that reads best: ``45 s``, ``12 min``, ``3.5 h``, ``2 d``."""
+    seconds = max(0.0, seconds)
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.0f} d"
+
+
+def format_bytes(n: float | None, missing: str = "n/a", gib_digits: int = 1) -> str:
+    """``7.6 GiB`` (``gib_digits`` decimals), ``430 MiB``, ``12 KiB``, ``512 B``; ``missing`` for ``None``."""
+    if n is None:
+        return missing
+    for unit, size in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if abs(n) >= size:
+            return f"{n / size:.{gib_digits}f} {unit}" if unit == "GiB" else f"{n / size:.0f} {unit}"
+    return f"{n:.0f} B"
+
+
+def safe_name(text: str, max_len: int = 48) -> str:
+    """User text made safe to be part of a file name: ``[a-z0-9._-]``, no leading dot."""
+    cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower())
+    cleaned = re.sub(r"[-.]{2,}", "-", cleaned).strip("-.")
+    return cleaned[:max_len].strip("-.")
