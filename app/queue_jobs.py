@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from core.config import RunConfig
+from core.config.schema import RunConfig
 from core.queue import PlanJob
 
 # Paths a job states with its own keys (or that the job sets itself: its name).

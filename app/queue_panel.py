@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPush
 from app.configure.theme import error_color
 from app.queue_plan_editor import PlanEditor
 from app.queue_status_view import QueueStatusView
-from core.config import ConfigError
+from core.config.errors import ConfigError
 from core.queue import QueueBusy, parse_plan, start_queue, summary_line
 
 

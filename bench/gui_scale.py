@@ -37,7 +37,7 @@ FRAMES, BLOCK = 240, 40  # live frames timed, in blocks alternating rlpanel's dr
 
 
 def write_run(root: Path) -> Path:
-    from core.config import validate_config
+    from core.config.validate import validate_config
     from core.runs import RunStore, write_status
     from core.util.procs import process_identity
 

@@ -42,7 +42,7 @@ def plain(timesteps: int) -> float:
 
 
 def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
-    from core.config import validate_config
+    from core.config.validate import validate_config
     from core.runs import RunStore
     from core.util.files import read_json
 

@@ -20,10 +20,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from core.config.presets import list_presets, resolve  # noqa: E402
+from core.config.spaces import probe_spaces  # noqa: E402
 from core.estimate import estimate  # noqa: E402
 from core.gpus import get_profile  # noqa: E402
-from core.presets import list_presets, resolve  # noqa: E402
-from core.spaces import probe_spaces  # noqa: E402
 
 MIB = 1 << 20
 

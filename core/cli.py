@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.config import ConfigError
+from core.config.errors import ConfigError
 
 COMMANDS = [
     "core.commands.presets",

@@ -1,6 +1,6 @@
 """Will this run fit? GPU and host memory before launch, with a breakdown, a verdict and a fix.
 
-Pure arithmetic over the run config, the env's spaces (``core.spaces``) and a GPU profile
+Pure arithmetic over the run config, the env's spaces (``core.config.spaces``) and a GPU profile
 (``core.gpus``): no torch, so the GUI can call it on every keystroke. The counts mirror SB3's
 own code (``core.sb3_shapes``); the tests compare them with real SB3 objects.
 
@@ -26,9 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core import sb3_shapes as shapes
-from core.config import ConfigError, RunConfig, check_spaces
+from core.config.errors import ConfigError
+from core.config.schema import RunConfig
+from core.config.spaces import EnvSpaces, check_spaces
 from core.gpus import AllocatorModel, GpuProfile, allocator_model
-from core.spaces import EnvSpaces
 
 MIB = 1 << 20
 FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
@@ -270,8 +271,8 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
 
 def estimate_config(cfg: RunConfig, gpu_name: str | None = None, host_memory_bytes: int | None = None) -> FitEstimate:
     """Convenience for callers holding only a config: probe the env, resolve the GPU, estimate."""
+    from core.config.spaces import probe_spaces
     from core.gpus import get_profile
-    from core.spaces import probe_spaces
 
     spaces = probe_spaces(cfg.env)
     gpu = get_profile(gpu_name or cfg.target_gpu)

@@ -14,10 +14,13 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from core.config import ConfigError, RunConfig, get_path, resolved_net_arch, set_path, validate_config
+from core.config.dotted import get_path, set_path
+from core.config.errors import ConfigError
+from core.config.schema import RunConfig, resolved_net_arch
+from core.config.spaces import EnvSpaces
+from core.config.validate import validate_config
 from core.estimate import FITS, MIB, NO_FIT, TIGHT, FitEstimate, Suggestion, _estimate
 from core.gpus import GpuProfile, allocator_model
-from core.spaces import EnvSpaces
 
 _RANK = {FITS: 0, TIGHT: 1, NO_FIT: 2}
 Knob = tuple[str, list[Any]]  # (--set path, candidate values, largest first)

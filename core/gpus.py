@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from core.config import ConfigError, FieldIssue
+from core.config.errors import ConfigError, FieldIssue
 from core.util.paths import CONFIGS_DIR
 
 GPUS_FILE = CONFIGS_DIR / "gpus.yaml"

@@ -41,7 +41,8 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
     """
     import yaml
 
-    from core.config import set_path, validate_config
+    from core.config.dotted import set_path
+    from core.config.validate import validate_config
     from core.runs import RESUMABLE, latest_checkpoint, load_run_config
     from core.util.files import write_atomic
 

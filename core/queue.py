@@ -15,8 +15,12 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from core.config import ConfigError, FieldIssue, RunConfig, normalize_algo, set_path, validate_config
-from core.presets import resolve_raw
+from core.config.algorithms import normalize_algo
+from core.config.dotted import set_path
+from core.config.errors import ConfigError, FieldIssue
+from core.config.presets import resolve_raw
+from core.config.schema import RunConfig
+from core.config.validate import validate_config
 from core.runs import TERMINAL, read_status
 from core.util.files import read_json, write_json_atomic
 from core.util.procs import is_alive

@@ -14,7 +14,7 @@ import time
 import traceback
 from pathlib import Path
 
-from core.config import ConfigError
+from core.config.errors import ConfigError
 from core.launch import launch_worker
 from core.queue import (
     JOB_ENDED,

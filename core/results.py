@@ -16,8 +16,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.config import ALGOS, BASELINES
-from core.config_paths import leaves
+from core.config.algorithms import ALGOS, BASELINES
+from core.config.dotted import leaves
 from core.runs import TERMINAL, RunStore, run_info
 from core.summary import WINDOW, rolling_means, summarize
 from core.util.files import read_json

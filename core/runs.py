@@ -17,7 +17,9 @@ from typing import Any
 
 import yaml
 
-from core.config import BASELINES, ConfigError, FieldIssue, RunConfig
+from core.config.algorithms import BASELINES
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import RunConfig
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.procs import is_alive, process_identity
@@ -169,7 +171,7 @@ def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
 
 
 def load_run_config(run_dir: Path) -> RunConfig:
-    from core.config import validate_config
+    from core.config.validate import validate_config
 
     raw = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))
     return validate_config(raw, source=str(Path(run_dir) / "config.yaml")).config

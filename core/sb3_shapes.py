@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from core.config import RunConfig, resolved_activation, resolved_net_arch
-from core.spaces import EnvSpaces
+from core.config.schema import RunConfig, resolved_activation, resolved_net_arch
+from core.config.spaces import EnvSpaces
 
 FLOAT = 4  # SB3 trains in float32 (no AMP)
 N_CRITICS = 2  # SACPolicy default

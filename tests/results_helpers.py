@@ -12,8 +12,8 @@ import sys
 import time
 from pathlib import Path
 
-from core.config import validate_config
-from core.config_paths import set_path
+from core.config.dotted import set_path
+from core.config.validate import validate_config
 from core.runs import RunStore
 from core.summary import summarize
 from core.util.files import write_json_atomic

@@ -6,7 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from core.config import ConfigError, largest_divisor, parse_set, set_path, validate_config
+from core.config.algorithms.ppo import largest_divisor
+from core.config.dotted import set_path
+from core.config.errors import ConfigError
+from core.config.validate import parse_set, validate_config
 from core.util.text import safe_name
 
 

@@ -7,12 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from core.config import ConfigError, EnvSpec, set_path, validate_config
+from core.config.dotted import set_path
+from core.config.errors import ConfigError
+from core.config.presets import list_presets, resolve
+from core.config.schema import EnvSpec
+from core.config.spaces import probe_spaces
+from core.config.validate import validate_config
 from core.estimate import FITS, NO_FIT, TIGHT, estimate, verdict_for
 from core.gpus import GpuProfile, get_profile
-from core.presets import list_presets, resolve
 from core.sb3_shapes import model_shape, replay_buffer_bytes, rollout_buffer_bytes
-from core.spaces import probe_spaces
 
 GIB = 1 << 30
 HOST = 64 * GIB  # a fixed host so verdicts do not depend on the machine running the tests

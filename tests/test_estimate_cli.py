@@ -9,8 +9,9 @@ import sys
 
 import pytest
 
-from core.config import ConfigError, EnvSpec
-from core.spaces import COMMON_ENVS, default_envs, probe_spaces
+from core.config.errors import ConfigError
+from core.config.schema import EnvSpec
+from core.config.spaces import COMMON_ENVS, default_envs, probe_spaces
 from tests.conftest import REPO
 
 
@@ -22,8 +23,8 @@ def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
 def test_estimate_never_imports_torch():
     code = (
         "import sys\n"
-        "from core.presets import resolve\n"
-        "from core.spaces import probe_spaces\n"
+        "from core.config.presets import resolve\n"
+        "from core.config.spaces import probe_spaces\n"
         "from core.gpus import get_profile, known_profiles\n"
         "from core.estimate import estimate\n"
         "for algo, env in (('PPO', 'CartPole-v1'), ('SAC', 'Pendulum-v1'), ('DQN', 'CartPole-v1')):\n"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.presets import list_presets, resolve
+from core.config.presets import list_presets, resolve
 
 ENV_FOR = {"PPO": "CartPole-v1", "A2C": "CartPole-v1", "DQN": "CartPole-v1", "SAC": "Pendulum-v1"}
 CASES = [(p.name, algo) for p in list_presets() if p.builtin for algo in p.algos]

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from core.config import ConfigError
-from core.presets import diff_against_base, list_presets, resolve, save_user_preset
+from core.config.errors import ConfigError
+from core.config.presets import diff_against_base, list_presets, resolve, save_user_preset
 from tests.conftest import REPO
 
 BUILTIN = {"fast", "heavy", "beast", "laptop-8gb", "cpu-bound-env", "dqn-small"}

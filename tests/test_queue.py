@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from core.config import ConfigError
+from core.config.errors import ConfigError
 from core.queue import fits_next_to, parse_plan, read_queue
 from core.runs import RunStore, read_status
 from tests.training_helpers import cli, wait_for

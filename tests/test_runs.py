@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from core.config import validate_config
+from core.config.validate import validate_config
 from core.runs import RunLock, RunStore, read_status, write_status
 from core.util.jsonl import JsonlReader, JsonlWriter, read_jsonl, tail_jsonl
 from core.util.procs import detach_popen_kwargs, effective_start_method

@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.config import validate_config
+from core.config.validate import validate_config
 from core.runs import RunStore, read_status
 from core.util.jsonl import read_jsonl
 from tests.conftest import REPO
@@ -15,7 +15,7 @@ from tests.conftest import REPO
 
 def make_run(runs_dir: Path, raw: dict) -> Path:
     base = {"budget": {"checkpoint_every": 1000}, "runtime": {"telemetry_hz": 5}}
-    from core.config import merge
+    from core.config.dotted import merge
 
     return RunStore(runs_dir).create(validate_config(merge(base, raw)).config)
 

@@ -21,8 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.theme import error_color
-from core.config import ALGOS
-from core.spaces import COMMON_ENVS
+from core.config.algorithms import ALGOS
+from core.config.spaces import COMMON_ENVS
 
 KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
              "multidiscrete": "multi-discrete actions", "multibinary": "multi-binary actions"}

@@ -1,4 +1,4 @@
-"""The panel's link to ``core.estimate``, ``core.gpus`` and ``core.spaces``.
+"""The panel's link to ``core.estimate``, ``core.gpus`` and ``core.config.spaces``.
 
 Env spaces are probed once per env, on a QThreadPool thread (an entry point runs in a
 subprocess there; a gymnasium id is created in that thread), so the GUI thread never waits.
@@ -12,7 +12,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
-from core.config import ConfigError, EnvSpec, RunConfig
+from core.config.errors import ConfigError
+from core.config.schema import EnvSpec, RunConfig
 
 try:  # written by the estimate issue; the panel says so instead of failing while it is missing
     from core import estimate as _estimate
@@ -77,7 +78,7 @@ class _ProbeTask(QRunnable):
         self.key, self.env, self.signals = key, env, signals
 
     def run(self) -> None:
-        from core.spaces import probe_spaces
+        from core.config.spaces import probe_spaces
 
         try:
             spaces, error = probe_spaces(self.env), ""

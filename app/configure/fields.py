@@ -1,7 +1,7 @@
 """Reading the config schema: what kind of editor a field needs, its help, and text <-> value.
 
 No Qt here: the form (``forms.py``) asks this module how to show and parse each field, so a
-new field in ``core.config`` / ``core.algo_params`` needs no UI code.
+new field in ``core.config.schema`` or an algorithm table (``core.config.algorithms``) needs no UI code.
 """
 
 from __future__ import annotations

@@ -23,11 +23,15 @@ from app.configure.forms import FieldRow, SectionForm
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState, Validation
 from app.configure.theme import error_color
-from core.config import ALGO_PARAMS, EnvSpec, FieldIssue, RunConfig, check_spaces, get_path
+from core.config.algorithms import ALGORITHMS
+from core.config.dotted import get_path
+from core.config.errors import FieldIssue
+from core.config.schema import EnvSpec, RunConfig
+from core.config.spaces import check_spaces
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
-ALGO_SECTIONS = tuple(a.lower() for a in ALGO_PARAMS)
+ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
 DEBOUNCE_MS = 100
 
 

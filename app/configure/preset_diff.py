@@ -17,12 +17,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.fields import format_value
-from core.config import ConfigError
-from core.presets import diff_against_base, get_preset
+from core.config.errors import ConfigError
+from core.config.presets import diff_against_base, get_preset
 
 
 class PresetDiffDialog(QDialog):
-    """Setting | base value | preset value, from ``core.presets.diff_against_base``."""
+    """Setting | base value | preset value, from ``core.config.presets.diff_against_base``."""
 
     def __init__(self, name: str, parent: QWidget | None = None):
         super().__init__(parent)

@@ -1,6 +1,6 @@
 """The preset list: built-in and user presets, broken files flagged, and the preset actions.
 
-Every file operation goes through ``core.presets`` (which never overwrites without being asked);
+Every file operation goes through ``core.config.presets`` (which never overwrites without being asked);
 this box only asks the user (names, confirmations) and shows the result.
 """
 
@@ -29,8 +29,16 @@ from PySide6.QtWidgets import (
 from app.configure.preset_diff import PresetDiffDialog
 from app.configure.state import ConfigState
 from app.configure.theme import error_color
-from core.config import ConfigError
-from core.presets import Preset, delete_user_preset, get_preset, list_presets, rename_user_preset, resolve_raw, save_user_preset
+from core.config.errors import ConfigError
+from core.config.presets import (
+    Preset,
+    delete_user_preset,
+    get_preset,
+    list_presets,
+    rename_user_preset,
+    resolve_raw,
+    save_user_preset,
+)
 from core.util.text import safe_name
 
 NO_PRESET = "(schema defaults)"
@@ -181,7 +189,7 @@ class PresetsBox(QGroupBox):
         if preset == name:  # overwriting the preset being edited: fold the edits into its own data
             own = self.presets[name]
             data, base = {**own.overrides}, own.base
-            from core.config import merge
+            from core.config.dotted import merge
 
             data = merge(data, self.state.overrides)
         try:

@@ -9,8 +9,11 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.config import ConfigError, FieldIssue, RunConfig, get_path, merge, set_path, validate_config
-from core.presets import resolve_raw
+from core.config.dotted import get_path, merge, set_path
+from core.config.errors import ConfigError, FieldIssue
+from core.config.presets import resolve_raw
+from core.config.schema import RunConfig
+from core.config.validate import validate_config
 
 MISSING = object()
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import yaml
 
 from core.cli import CliError, emit
-from core.config import validate_config
-from core.presets import get_preset, list_presets, resolve, save_user_preset
+from core.config.algorithms import ALGOS
+from core.config.presets import get_preset, list_presets, resolve, save_user_preset
+from core.config.validate import validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
 
@@ -51,7 +52,7 @@ def run_show(args: argparse.Namespace) -> int:
     overrides = {"algo": args.algo.upper()} if args.algo else None
     validated = resolve(preset.name, overrides)
     data = validated.config.model_dump(mode="json")
-    for algo in ("PPO", "A2C", "SAC", "DQN"):  # sections the preset does not tune are noise here
+    for algo in ALGOS:  # sections the preset does not tune are noise here
         if algo not in preset.algos and algo != validated.config.algo:
             data.pop(algo.lower())
     emit(args, {"preset": preset.name, "config": data, "warnings": validated.warnings},

@@ -8,9 +8,11 @@ import time
 from pathlib import Path
 
 from core.cli import CliError, emit, runs_dir
-from core.config import ALGOS, BASELINES, ValidatedConfig, merge, normalize_algo, parse_set, set_path, validate_config
+from core.config.algorithms import ALGOS, BASELINES, normalize_algo
+from core.config.dotted import merge, set_path
+from core.config.presets import resolve_raw
+from core.config.validate import ValidatedConfig, parse_set, validate_config
 from core.launch import ResumeError, launch_worker, resume_run, stop_run
-from core.presets import resolve_raw
 from core.runs import TERMINAL, RunStore, read_status, request_stop
 from core.util.jsonl import JsonlReader
 from core.util.text import clock
@@ -79,10 +81,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 def _check_spaces_early(validated: ValidatedConfig) -> None:
     """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
     try:
-        from core.spaces import probe_spaces
+        from core.config.spaces import probe_spaces
     except ImportError:
         return  # the worker checks again before training
-    from core.config import ConfigError, check_spaces
+    from core.config.errors import ConfigError
+    from core.config.spaces import check_spaces
 
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)

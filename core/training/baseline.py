@@ -12,11 +12,13 @@ from pathlib import Path
 import numpy as np
 from gymnasium import spaces
 
-from core.config import ConfigError, FieldIssue, RunConfig, check_spaces
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import RunConfig
+from core.config.spaces import check_spaces, space_kind
 from core.runs import write_status
 from core.summary import summarize
 from core.training.callbacks import StopFlag
-from core.training.factory import action_kind, build_vec_env
+from core.training.factory import build_vec_env
 from core.util.files import write_json_atomic
 from core.util.jsonl import JsonlWriter
 
@@ -32,7 +34,7 @@ def zero_action(space: spaces.Space, label: str) -> np.ndarray:
 def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) -> tuple[str, str]:
     env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor", append_monitor=resume)
     try:
-        issues = check_spaces(cfg, action_kind(env.action_space))
+        issues = check_spaces(cfg, space_kind(env.action_space))
         if issues:
             raise ConfigError(issues)
         space = env.action_space

@@ -11,16 +11,14 @@ from typing import Any
 
 import gymnasium as gym
 import torch as th
-from stable_baselines3 import A2C, DQN, PPO, SAC
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
-from core.config import EnvSpec, RunConfig, resolved_activation, resolved_net_arch
+from core.config.schema import EnvSpec, RunConfig, resolved_activation, resolved_net_arch
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
 
-ALGO_CLASSES: dict[str, type[BaseAlgorithm]] = {"PPO": PPO, "A2C": A2C, "SAC": SAC, "DQN": DQN}
 ACTIVATION_FNS = {"tanh": th.nn.Tanh, "relu": th.nn.ReLU, "elu": th.nn.ELU, "leaky_relu": th.nn.LeakyReLU,
                   "gelu": th.nn.GELU, "silu": th.nn.SiLU}
 
@@ -67,7 +65,7 @@ def wrap_normalize(cfg: RunConfig, env: VecEnv, training: bool = True) -> VecEnv
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     arch = resolved_net_arch(cfg)
-    net_arch: Any = arch["qf"] if cfg.algo == "DQN" else arch
+    net_arch: Any = arch["qf"] if cfg.spec.network == "q_network" else arch
     return {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
 
 
@@ -77,7 +75,7 @@ def model_kwargs(cfg: RunConfig) -> dict[str, Any]:
     params.pop("auto_batch_cap", None)
     optimize = params.pop("optimize_memory_usage", False)
     kwargs: dict[str, Any] = {**params, "policy_kwargs": policy_kwargs(cfg), "seed": cfg.runtime.seed}
-    if cfg.algo in ("SAC", "DQN") and optimize:
+    if not cfg.spec.on_policy and optimize:
         # SB3 cannot combine the memory-optimised buffer with timeout handling
         kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
     return kwargs
@@ -89,22 +87,20 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
+    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``)."""
+    if cfg.spec is None:
+        raise ValueError(f"{cfg.algo} is a baseline: it has no model to build")
+    cls: type[BaseAlgorithm] = load_object(cfg.spec.sb3_class)
+    return cls
+
+
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
-    cls = ALGO_CLASSES[cfg.algo]
+    cls = algorithm_class(cfg)
     return cls("MlpPolicy", env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log,
                **model_kwargs(cfg))
 
 
 def load_model(cfg: RunConfig, path: Path, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
-    cls = ALGO_CLASSES[cfg.algo]
+    cls = algorithm_class(cfg)
     return cls.load(str(path), env=env, device=resolve_device(device))
-
-
-def action_kind(space: gym.Space) -> str:
-    from gymnasium import spaces
-
-    for kind, cls in (("box", spaces.Box), ("discrete", spaces.Discrete), ("multidiscrete", spaces.MultiDiscrete),
-                      ("multibinary", spaces.MultiBinary)):
-        if isinstance(space, cls):
-            return kind
-    return type(space).__name__.lower()

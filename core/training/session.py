@@ -12,12 +12,14 @@ from stable_baselines3.common.callbacks import CallbackList, EvalCallback
 from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.vec_env import VecNormalize
 
-from core.config import ConfigError, FieldIssue, RunConfig, check_spaces
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import RunConfig
+from core.config.spaces import check_spaces, space_kind
 from core.runs import latest_checkpoint, write_status
 from core.summary import summarize
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
 from core.training.checkpoints import Checkpointer
-from core.training.factory import action_kind, build_model, build_vec_env, load_model, resolve_device, wrap_normalize
+from core.training.factory import build_model, build_vec_env, load_model, resolve_device, wrap_normalize
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
@@ -92,7 +94,7 @@ class TrainingSession:
         env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor", append_monitor=self.resume)
         for note in notes:
             self._event(out, note, "warning")
-        issues = check_spaces(cfg, action_kind(env.action_space))
+        issues = check_spaces(cfg, space_kind(env.action_space))
         if issues:
             env.close()
             raise ConfigError(issues)

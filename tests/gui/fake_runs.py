@@ -6,7 +6,7 @@ import json
 import time
 from pathlib import Path
 
-from core.config import validate_config
+from core.config.validate import validate_config
 from core.runs import RunStore
 from core.util.files import write_json_atomic
 from core.util.procs import process_identity

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from app.configure import LaunchRequest
-from core.config import get_path
+from core.config.dotted import get_path
 from tests.conftest import REPO
 from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 

@@ -7,7 +7,8 @@ from typing import Literal
 import pytest
 
 from app.configure.forms import SectionForm
-from core.algo_params import PPOParams, hp
+from core.config.algorithms.ppo import PPOParams
+from core.config.fields import hp
 from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
 

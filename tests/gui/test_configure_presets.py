@@ -6,7 +6,7 @@ import pytest
 
 from app.configure import ConfigurePanel
 from app.configure.preset_diff import PresetDiffDialog
-from core.config import ConfigError
+from core.config.errors import ConfigError
 from core.util.paths import user_presets_dir
 from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 

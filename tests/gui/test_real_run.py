@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from core.config import validate_config
+from core.config.validate import validate_config
 from core.runs import read_status
 from core.util.jsonl import read_jsonl
 

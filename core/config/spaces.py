@@ -2,8 +2,8 @@
 
 The fit estimate needs shapes and dtypes only. A registered gymnasium id is created in-process
 (gymnasium does not import torch) and cached per ``(id, kwargs)``. A ``module:Class`` entry
-point is user code, which only the worker may import in-process (DESIGN.md "Safety"): it is
-probed in a subprocess, ``python -m core.spaces --entry-point M:C --kwargs JSON``, which prints
+point is user code, which only the worker may import in-process (ARCHITECTURE.md, "Safety"): it is
+probed in a subprocess, ``python -m core.config.spaces --entry-point M:C --kwargs JSON``, which prints
 one JSON object.
 """
 
@@ -19,12 +19,14 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from core.config import ConfigError, EnvSpec, FieldIssue
+from core.config.algorithms import algorithms_for
+from core.config.algorithms.spec import SPACE_KINDS
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import EnvSpec, RunConfig
 from core.util.imports import load_object
 from core.util.paths import REPO_ROOT
 
-ActionKind = str  # "box" | "discrete" | "multidiscrete" | "multibinary"
-SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
+ActionKind = str  # one of SPACE_KINDS
 PROBE_TIMEOUT_S = 60.0
 
 
@@ -131,46 +133,58 @@ def default_envs() -> list[CommonEnv]:
 
 # --- describing gymnasium spaces ----------------------------------------------------------
 
-def describe(observation_space: Any, action_space: Any, label: str = "the env") -> EnvSpaces:
-    """``EnvSpaces`` from gymnasium space objects (no torch involved)."""
+def space_kind(space: Any) -> str:
+    """``box``, ``discrete``, ``multidiscrete`` or ``multibinary`` (else the space's class name, lower case)."""
     from gymnasium import spaces
 
-    obs = observation_space
-    if isinstance(obs, spaces.Box):
-        obs_kw: dict[str, Any] = dict(obs_kind="box", obs_shape=tuple(obs.shape))
-    elif isinstance(obs, spaces.Discrete):
-        obs_kw = dict(obs_kind="discrete", obs_shape=(1,), obs_n=int(obs.n))
-    elif isinstance(obs, spaces.MultiDiscrete):
-        obs_kw = dict(obs_kind="multidiscrete", obs_shape=(len(obs.nvec),), obs_nvec=tuple(int(n) for n in obs.nvec))
-    elif isinstance(obs, spaces.MultiBinary):
-        obs_kw = dict(obs_kind="multibinary", obs_shape=tuple(obs.shape))
-    else:
+    for kind, cls in (("box", spaces.Box), ("discrete", spaces.Discrete), ("multidiscrete", spaces.MultiDiscrete),
+                      ("multibinary", spaces.MultiBinary)):
+        if isinstance(space, cls):
+            return kind
+    return type(space).__name__.lower()
+
+
+def describe(observation_space: Any, action_space: Any, label: str = "the env") -> EnvSpaces:
+    """``EnvSpaces`` from gymnasium space objects (no torch involved)."""
+    obs, act = observation_space, action_space
+    obs_kind, act_kind = space_kind(obs), space_kind(act)
+    if obs_kind not in SPACE_KINDS:
         raise ConfigError([FieldIssue("env.id", (
             f"{label} has a {type(obs).__name__} observation space, which rlpanel's MLP policies do not take: "
             "wrap the env with gymnasium.wrappers.FlattenObservation (or use a Box/Discrete observation env)"))])
-    act = action_space
-    if isinstance(act, spaces.Box):
-        act_kw: dict[str, Any] = dict(action_kind="box", action_shape=tuple(act.shape))
-    elif isinstance(act, spaces.Discrete):
-        act_kw = dict(action_kind="discrete", action_shape=(), n_actions=int(act.n))
-    elif isinstance(act, spaces.MultiDiscrete):
-        act_kw = dict(action_kind="multidiscrete", action_shape=tuple(act.shape), action_nvec=tuple(int(n) for n in act.nvec))
-    elif isinstance(act, spaces.MultiBinary):
-        act_kw = dict(action_kind="multibinary", action_shape=tuple(act.shape))
-    else:
+    if act_kind not in SPACE_KINDS:
         raise ConfigError([FieldIssue("env.id", f"{label} has a {type(act).__name__} action space, which stable-baselines3 does not support")])
+    obs_kw: dict[str, Any] = {"obs_kind": obs_kind, "obs_shape": tuple(obs.shape)}
+    if obs_kind == "discrete":
+        obs_kw.update(obs_shape=(1,), obs_n=int(obs.n))
+    elif obs_kind == "multidiscrete":
+        obs_kw.update(obs_shape=(len(obs.nvec),), obs_nvec=tuple(int(n) for n in obs.nvec))
+    act_kw: dict[str, Any] = {"action_kind": act_kind, "action_shape": tuple(act.shape)}
+    if act_kind == "discrete":
+        act_kw.update(action_shape=(), n_actions=int(act.n))
+    elif act_kind == "multidiscrete":
+        act_kw.update(action_nvec=tuple(int(n) for n in act.nvec))
     return EnvSpaces(obs_dtype=str(obs.dtype), action_dtype=str(act.dtype), **obs_kw, **act_kw)
+
+
+def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
+    """Rules that need the env's action space (``box``, ``discrete``, ...)."""
+    spec = cfg.spec
+    label = cfg.env.label
+    if spec is not None and not spec.takes(action_kind):
+        others = [a for a in algorithms_for(action_kind) if a != spec.name]
+        use = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else "".join(others)
+        return [FieldIssue("algo", f"{spec.name} needs {spec.action_need}; {label} has a {action_kind} one: use {use}")]
+    if cfg.algo == "constant" and action_kind != "box":
+        return [FieldIssue("algo", f"the constant baseline plays the zero action of a Box action space; {label} has a "
+                                   f"{action_kind} one: use the random baseline")]
+    return []
 
 
 # --- probing ---------------------------------------------------------------------------------
 
 _cache: dict[tuple[str, str, str], EnvSpaces] = {}
 _lock = threading.Lock()
-
-
-def clear_cache() -> None:
-    with _lock:
-        _cache.clear()
 
 
 def _key(env: EnvSpec) -> tuple[str, str, str]:
@@ -222,7 +236,7 @@ def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
 
 
 def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
-    cmd = [sys.executable, "-m", "core.spaces", "--entry-point", env.entry_point or "",
+    cmd = [sys.executable, "-m", "core.config.spaces", "--entry-point", env.entry_point or "",
            "--kwargs", json.dumps(env.kwargs, default=repr)]
     pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.getcwd(), os.environ.get("PYTHONPATH")]))
     try:
@@ -246,7 +260,7 @@ def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.spaces", description="Print an env's spaces as JSON.")
+    parser = argparse.ArgumentParser(prog="python -m core.config.spaces", description="Print an env's spaces as JSON.")
     parser.add_argument("--entry-point", required=True, help="package.module:Class")
     parser.add_argument("--kwargs", default="{}", help="constructor kwargs as JSON")
     args = parser.parse_args(argv)

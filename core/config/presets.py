@@ -13,7 +13,11 @@ from typing import Any
 
 import yaml
 
-from core.config import ALGOS, ConfigError, FieldIssue, RunConfig, ValidatedConfig, merge, strip_ignored, validate_config
+from core.config.algorithms import ALGOS
+from core.config.dotted import merge
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import RunConfig
+from core.config.validate import ValidatedConfig, strip_ignored, validate_config
 from core.util.files import write_atomic
 from core.util.paths import builtin_presets_dir, user_presets_dir
 from core.util.text import safe_name

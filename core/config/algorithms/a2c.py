@@ -1,0 +1,28 @@
+"""A2C: Advantage Actor-Critic (on-policy, one update per rollout). Defaults are SB3 2.x's own."""
+
+from __future__ import annotations
+
+from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
+from core.config.fields import Section, gamma, hp, learning_rate
+
+
+class A2CParams(Section):
+    """Advantage Actor-Critic (on-policy, one update per rollout)."""
+
+    learning_rate: float = learning_rate(7e-4)
+    n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000)
+    gamma: float = gamma()
+    gae_lambda: float = hp(1.0, "GAE lambda", "1.0 is the classic A2C return; lower trades bias for variance.", "", ge=0, le=1)
+    ent_coef: float = hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
+    vf_coef: float = hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
+    max_grad_norm: float = hp(0.5, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+    use_rms_prop: bool = hp(True, "Use RMSprop", "RMSprop (one state tensor) instead of Adam (two).")
+    rms_prop_eps: float = hp(1e-5, "RMSprop epsilon", "Numerical stabiliser of RMSprop.", "", gt=0, le=1)
+    normalize_advantage: bool = hp(False, "Normalize advantage", "Standardise advantages per update.")
+
+
+A2C = AlgoSpec(
+    name="A2C", params=A2CParams, sb3_class="stable_baselines3:A2C", on_policy=True, network="actor_critic",
+    action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
+    default_activation="tanh",
+    train_batch=lambda p, n_envs: p.n_steps * n_envs)  # rollout_buffer.get(batch_size=None): the whole rollout

@@ -1,0 +1,70 @@
+"""PPO: Proximal Policy Optimization (on-policy, rollout buffer). Defaults are SB3 2.x's own."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import field_validator
+
+from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
+from core.config.errors import FieldIssue
+from core.config.fields import Section, gamma, hp, learning_rate
+
+
+class PPOParams(Section):
+    """Proximal Policy Optimization (on-policy, rollout buffer)."""
+
+    learning_rate: float = learning_rate(3e-4)
+    n_steps: int = hp(2048, "Steps per env per rollout", "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
+    batch_size: int | Literal["auto"] = hp(64, "Minibatch size", "Transitions per gradient step; must divide n_envs x n_steps ('auto' picks the largest divisor up to auto_batch_cap).", "transitions")
+    auto_batch_cap: int = hp(4096, "Auto batch cap", "Upper bound for batch_size: auto.", "transitions", ge=2, le=1_000_000)
+    n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
+    gamma: float = gamma()
+    gae_lambda: float = hp(0.95, "GAE lambda", "Bias/variance trade-off of the advantage estimate.", "", ge=0, le=1)
+    clip_range: float = hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", "", gt=0, le=10)
+    ent_coef: float = hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
+    vf_coef: float = hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
+    max_grad_norm: float = hp(0.5, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+    target_kl: float | None = hp(None, "Target KL", "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
+    normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
+
+    @field_validator("batch_size")
+    @classmethod
+    def _batch_positive(cls, v: int | str) -> int | str:
+        if isinstance(v, int) and not 2 <= v <= 10_000_000:
+            raise ValueError(f"batch_size {v} is out of range: use 2 to 10,000,000 or 'auto'")
+        return v
+
+
+def largest_divisor(n: int, cap: int) -> int:
+    """The largest divisor of ``n`` that is at least 2 and at most ``cap`` (or ``n`` if none)."""
+    for d in range(min(cap, n), 1, -1):
+        if n % d == 0:
+            return d
+    return n
+
+
+def batch_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
+    """batch_size must divide the rollout (n_envs x n_steps); ``auto`` is resolved here."""
+    n_envs = runtime.n_envs
+    rollout = n_envs * p.n_steps
+    if rollout < 2:
+        return [FieldIssue("ppo.n_steps", "n_envs x n_steps = 1 leaves nothing to batch: use n_steps >= 2")]
+    if p.batch_size == "auto":
+        object.__setattr__(p, "batch_size", largest_divisor(rollout, p.auto_batch_cap))
+    elif rollout % p.batch_size:
+        best = largest_divisor(rollout, p.batch_size)
+        return [FieldIssue(
+            "ppo.batch_size",
+            f"batch_size {p.batch_size} does not divide n_envs x n_steps = {n_envs} x {p.n_steps} = {rollout}: "
+            f"use {best} (the largest divisor below it) or 'auto'")]
+    elif p.batch_size > rollout:
+        return [FieldIssue("ppo.batch_size", f"batch_size {p.batch_size} exceeds the rollout {rollout}")]
+    return []
+
+
+PPO = AlgoSpec(
+    name="PPO", params=PPOParams, sb3_class="stable_baselines3:PPO", on_policy=True, network="actor_critic",
+    action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
+    default_activation="tanh", train_batch=lambda p, n_envs: int(p.batch_size), rules=(batch_rule,),
+    batch_divides_rollout=True)

@@ -1,0 +1,50 @@
+"""What rlpanel knows about one algorithm, in one place: ``AlgoSpec``.
+
+Each algorithm module (``ppo.py``, ``sac.py``, ...) holds its hyperparameter section and one
+``AlgoSpec``; the rest of rlpanel asks the spec instead of comparing algorithm names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from core.config.errors import FieldIssue
+from core.config.fields import Section
+
+SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
+# A rule between the algorithm's section and the run's runtime and budget sections.
+Rule = Callable[[Any, Any, Any], list[FieldIssue]]
+
+
+@dataclass(frozen=True)
+class AlgoSpec:
+    """One algorithm: its section of the config, the SB3 class, and the facts the estimate uses.
+
+    ``network`` names the SB3 policy family, which decides the networks and optimizers built:
+    ``actor_critic`` (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and
+    twin Q critics with a target copy) or ``q_network`` (a Q-network and its target).
+    """
+
+    name: str                      # the config's ``algo`` value, e.g. "PPO"
+    params: type[Section]          # its section of the config (``ppo:``)
+    sb3_class: str                 # "module:Class", imported by the worker only
+    on_policy: bool                # rollout buffer (True) or replay buffer (False)
+    network: str                   # "actor_critic" | "sac" | "q_network"
+    action_kinds: tuple[str, ...]  # the action spaces it takes
+    action_need: str               # what it needs, for messages: "a continuous (Box) action space"
+    net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
+    default_net: tuple[int, ...]   # SB3's hidden layers when net_arch is empty
+    default_activation: str        # SB3's activation when activation is auto
+    train_batch: Callable[[Any, int], int]  # samples in one gradient pass, from (params, n_envs)
+    rules: tuple[Rule, ...] = ()   # cross-field rules; may resolve 'auto' values in place
+    batch_divides_rollout: bool = False  # PPO: batch_size must divide n_envs x n_steps
+
+    @property
+    def section(self) -> str:
+        """The config key of its hyperparameters: ``ppo``."""
+        return self.name.lower()
+
+    def takes(self, action_kind: str) -> bool:
+        return action_kind in self.action_kinds

@@ -1,0 +1,180 @@
+"""The run config: one typed schema for everything a run needs (ARCHITECTURE.md, "Config").
+
+One pydantic field per setting; each algorithm's section lives in ``core.config.algorithms``.
+``RunConfig`` checks the rules between fields when it is built; ``core.config.validate`` is the
+single entry for user data and turns pydantic's errors into ``FieldIssue``s.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+import yaml
+from pydantic import Field, field_validator, model_validator
+
+from core.config.algorithms import ALGORITHMS, ALGOS, BASELINES
+from core.config.algorithms.a2c import A2CParams
+from core.config.algorithms.dqn import DQNParams
+from core.config.algorithms.ppo import PPOParams
+from core.config.algorithms.sac import SACParams
+from core.config.algorithms.spec import AlgoSpec
+from core.config.errors import CrossFieldError, FieldIssue
+from core.config.fields import Section, hp
+
+SCHEMA_VERSION = 1
+ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
+
+
+class EnvSpec(Section):
+    """The environment: a registered gymnasium id, or a ``module:Class`` entry point."""
+
+    id: str | None = hp("CartPole-v1", "Environment id", "A registered gymnasium id such as CartPole-v1.")
+    entry_point: str | None = hp(None, "Entry point", "A custom env as 'package.module:Class' (imported only by the worker).")
+    kwargs: dict[str, Any] = hp({}, "Env kwargs", "Keyword arguments passed to the env constructor.")
+
+    @field_validator("entry_point")
+    @classmethod
+    def _entry_point(cls, v: str | None) -> str | None:
+        if v is not None and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", v):
+            raise ValueError(f"entry_point {v!r} is not 'package.module:Class'")
+        return v
+
+    @model_validator(mode="after")
+    def _one_of(self) -> EnvSpec:
+        if self.entry_point and self.id == "CartPole-v1" and "id" not in self.model_fields_set:
+            object.__setattr__(self, "id", None)
+        if bool(self.id) == bool(self.entry_point):
+            raise ValueError("give exactly one of env.id (a gymnasium id) or env.entry_point ('module:Class')")
+        return self
+
+    @property
+    def label(self) -> str:
+        return self.id or (self.entry_point or "").rsplit(":", 1)[-1]
+
+
+class PolicyParams(Section):
+    """The policy network shared by the algorithm's actor and critic(s)."""
+
+    net_arch: list[int] | dict[str, list[int]] | None = hp(
+        None, "Network layers", "Hidden layer sizes, e.g. [256, 256], or {pi: [...], vf: [...]} / {pi: [...], qf: [...]}; empty: SB3's default.")
+    activation: Literal[ACTIVATIONS] = hp("auto", "Activation", "Hidden-layer activation; auto is SB3's (tanh on-policy, relu off-policy).")  # type: ignore[valid-type]
+
+    @field_validator("net_arch")
+    @classmethod
+    def _net_arch(cls, v: Any) -> Any:
+        layers = v.values() if isinstance(v, dict) else [v] if v is not None else []
+        if isinstance(v, dict) and (not v or set(v) - {"pi", "vf", "qf"}):
+            raise ValueError(f"net_arch keys {sorted(v)} are not valid: use pi with vf (PPO, A2C) or pi with qf (SAC)")
+        for sizes in layers:
+            if any(not 1 <= s <= 65536 for s in sizes):
+                raise ValueError(f"net_arch layer sizes {sizes} must each be 1 to 65536")
+        return v
+
+
+class NormalizeParams(Section):
+    obs: bool = hp(False, "Normalize observations", "VecNormalize running mean/std of observations.")
+    reward: bool = hp(False, "Normalize rewards", "VecNormalize scaling of rewards by the return's std.")
+
+
+class RuntimeParams(Section):
+    """Where and how the worker runs."""
+
+    n_envs: int = hp(1, "Parallel envs", "Environments stepped together per vectorised step.", "envs", ge=1, le=1024)
+    vec_env: Literal["dummy", "subproc"] = hp("dummy", "Vector env", "dummy: envs in the worker process; subproc: one process per env.")
+    start_method: Literal["spawn", "forkserver", "fork"] = hp("forkserver", "Start method", "How subprocess envs start (forkserver falls back to spawn on Windows).")
+    device: str = hp("auto", "Device", "auto, cpu, cuda or cuda:N.")
+    tf32: bool = hp(False, "TF32 matmul", "Allow TF32 on Ampere and newer (faster float32 matmuls, ~10-bit mantissa).")
+    cudnn_benchmark: bool = hp(False, "cuDNN benchmark", "Let cuDNN pick the fastest kernels (helps CNN policies).")
+    torch_threads: int | None = hp(None, "Torch threads", "CPU threads torch may use in the worker (empty: torch's default).", "threads", ge=1, le=256)
+    seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
+    normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
+    telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)
+
+    @field_validator("device")
+    @classmethod
+    def _device(cls, v: str) -> str:
+        if not re.fullmatch(r"auto|cpu|cuda(:\d+)?", v):
+            raise ValueError(f"device {v!r} is not valid: use auto, cpu, cuda or cuda:N")
+        return v
+
+
+class BudgetParams(Section):
+    total_timesteps: int = hp(100_000, "Total timesteps", "Env steps to train for (all envs together).", "steps", ge=1, le=10**12)
+    checkpoint_every: int = hp(50_000, "Checkpoint every", "Steps between checkpoints (0: only at the end and on stop).", "steps", ge=0)
+    keep_checkpoints: int = hp(3, "Checkpoints kept", "Older checkpoints are deleted.", "", ge=1, le=1000)
+    eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
+    eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
+    episodes: int = hp(20, "Baseline episodes", "Episodes a baseline (random, constant) plays; training runs use total_timesteps.", "episodes", ge=1, le=1_000_000)
+
+
+class RunConfig(Section):
+    """A complete, validated run config (ARCHITECTURE.md, "Config file shape")."""
+
+    schema_version: Literal[1] = SCHEMA_VERSION
+    name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
+    env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
+    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm", "PPO, A2C, SAC or DQN; or a baseline: random, constant (zero action).")  # type: ignore[valid-type]
+    ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
+    a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
+    sac: SACParams = Field(default_factory=SACParams, title="SAC")
+    dqn: DQNParams = Field(default_factory=DQNParams, title="DQN")
+    policy: PolicyParams = Field(default_factory=PolicyParams, title="Policy network")
+    runtime: RuntimeParams = Field(default_factory=RuntimeParams, title="Runtime")
+    budget: BudgetParams = Field(default_factory=BudgetParams, title="Budget")
+    target_gpu: str = hp("auto", "Target GPU", "A profile from configs/gpus.yaml, or auto for the detected GPU.")
+
+    @model_validator(mode="after")
+    def _cross_field(self) -> RunConfig:
+        issues = cross_field_issues(self)
+        if issues:
+            raise CrossFieldError(issues)
+        return self
+
+    @property
+    def spec(self) -> AlgoSpec | None:
+        """The chosen algorithm's table (``None`` for a baseline)."""
+        return ALGORITHMS.get(self.algo)
+
+    @property
+    def params(self) -> Any:
+        """The hyperparameters of the chosen algorithm (``None`` for a baseline)."""
+        return getattr(self, self.algo.lower()) if self.algo in ALGORITHMS else None
+
+    @property
+    def is_baseline(self) -> bool:
+        return self.algo in BASELINES
+
+    def to_yaml(self) -> str:
+        return str(yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False))
+
+
+def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
+    """Rules between fields of the chosen algorithm (its spec's rules), and the net_arch keys it takes."""
+    spec = cfg.spec
+    if spec is None:
+        return []
+    issues = [issue for rule in spec.rules for issue in rule(cfg.params, cfg.runtime, cfg.budget)]
+    net = cfg.policy.net_arch
+    if isinstance(net, dict) and (set(net) - spec.net_keys or not spec.net_keys):
+        want = " and ".join(sorted(spec.net_keys)) if spec.net_keys else "a plain list"
+        issues.append(FieldIssue("policy.net_arch", f"{cfg.algo} takes {want} for net_arch, not keys {sorted(net)}"))
+    return issues
+
+
+def resolved_net_arch(cfg: RunConfig) -> dict[str, list[int]]:
+    """The hidden layers of each network SB3 will build: ``pi`` and ``vf`` or ``qf``."""
+    spec = cfg.spec
+    if spec is None:
+        return {}
+    net = list(spec.default_net) if cfg.policy.net_arch is None else cfg.policy.net_arch
+    if isinstance(net, dict):
+        return dict(net)
+    return {key: list(net) for key in sorted(spec.net_keys)} if spec.net_keys else {"qf": list(net)}
+
+
+def resolved_activation(cfg: RunConfig) -> str:
+    act = cfg.policy.activation
+    if act != "auto" or cfg.spec is None:
+        return str(act)
+    return cfg.spec.default_activation

@@ -1,0 +1,132 @@
+"""The single entry for user data: presets, config.yaml, ``--set``, plans and form values.
+
+``validate_config(raw)`` strips keys SB3 cannot honour (with a warning saying why), validates
+every field and the rules between them, and raises ``ConfigError`` whose issues name the field
+path, the value and the fix.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+from pydantic import ValidationError
+
+from core.config.errors import ConfigError, CrossFieldError, FieldIssue
+from core.config.fields import Section
+from core.config.schema import RunConfig
+from core.util.yaml_reader import load_yaml
+
+# Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
+# import and reported, never silently dropped (ARCHITECTURE.md, "Safety").
+IGNORED_KEYS = {
+    "use_amp": "SB3 has no mixed-precision training; every update runs in float32 (TF32 where enabled)",
+    "cuda_graph_optimization": "SB3 does not capture CUDA graphs; its update loop calls kernels one by one",
+    "log_interval": "rlpanel logs every update to metrics.jsonl and TensorBoard; there is nothing to tune",
+}
+
+
+def parse_set(text: str) -> tuple[str, Any]:
+    """``"ppo.n_epochs=20"`` -> ``("ppo.n_epochs", 20)``; values are YAML scalars or lists."""
+    path, sep, value = text.partition("=")
+    path = path.strip()
+    if not sep or not re.fullmatch(r"[a-z_][a-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", path):
+        raise ConfigError([FieldIssue(path or text, f"--set {text!r} is not PATH=VALUE, e.g. --set ppo.n_epochs=20")])
+    try:
+        parsed = load_yaml(value) if value.strip() else None
+    except yaml.YAMLError as exc:
+        raise ConfigError([FieldIssue(path, f"value {value!r} is not valid YAML ({exc.__class__.__name__})")]) from None
+    return path, parsed
+
+
+def strip_ignored(raw: dict) -> tuple[dict, list[str]]:
+    """Remove keys SB3 cannot honour (top level or one section deep), with a warning each."""
+    warnings: list[str] = []
+
+    def strip(d: dict, prefix: str) -> dict:
+        out = {}
+        for key, value in d.items():
+            if key in IGNORED_KEYS:
+                warnings.append(f"{prefix}{key}: {value!r} is not applied: {IGNORED_KEYS[key]}")
+            elif isinstance(value, dict) and not prefix and key != "env":
+                out[key] = strip(value, f"{key}.")
+            else:
+                out[key] = value
+        return out
+
+    return strip(raw, ""), warnings
+
+
+def issues_from_validation(exc: ValidationError) -> list[FieldIssue]:
+    """Turn pydantic's errors into issues that name the field path, the value and the fix."""
+    issues: list[FieldIssue] = []
+    for err in exc.errors():
+        original = (err.get("ctx") or {}).get("error")
+        if isinstance(original, CrossFieldError):
+            issues.extend(original.issues)
+            continue
+        loc = [str(p) for p in err["loc"] if not _is_branch_tag(p)]
+        while loc and loc[-1].isdigit():  # an item of a list: report the list
+            loc.pop()
+        path = ".".join(loc)
+        msg = err["msg"].removeprefix("Value error, ")
+        if err["type"].startswith("int_") and _allows_auto(path):
+            msg += " or 'auto'"
+        if err["type"] == "extra_forbidden":
+            parent, _, key = path.rpartition(".")
+            msg = f"unknown setting {key!r}"
+            known = _known_keys(parent)
+            close = difflib.get_close_matches(key, known, n=1)
+            msg += f"; did you mean {close[0]!r}?" if close else (f"; known: {', '.join(known)}" if known else "")
+        elif "input" in err and err["type"] not in ("missing",) and not isinstance(err["input"], dict):
+            msg = f"{err['input']!r}: {msg}"
+        issues.append(FieldIssue(path, msg))
+    # a union (int | 'auto') reports one error per branch: keep one per path
+    seen: dict[str, FieldIssue] = {}
+    for issue in issues:
+        seen.setdefault(issue.path, issue)
+    return list(seen.values())
+
+
+def _is_branch_tag(part: Any) -> bool:
+    """pydantic names union branches in ``loc`` (``int``, ``literal['auto']``): not fields."""
+    return isinstance(part, str) and ("[" in part or part in ("int", "float", "str", "bool", "none"))
+
+
+def _allows_auto(path: str) -> bool:
+    return path == "ppo.batch_size"
+
+
+def _known_keys(parent: str) -> list[str]:
+    model: Any = RunConfig
+    for part in filter(None, parent.split(".")):
+        info = model.model_fields.get(part)
+        ann = getattr(info, "annotation", None)
+        if not (isinstance(ann, type) and issubclass(ann, Section)):
+            return []
+        model = ann
+    return list(model.model_fields)
+
+
+@dataclass
+class ValidatedConfig:
+    config: RunConfig
+    warnings: list[str] = field(default_factory=list)
+
+
+def validate_config(raw: dict, source: str = "") -> ValidatedConfig:
+    """Validate raw config data; raise ``ConfigError`` naming every bad field."""
+    if not isinstance(raw, dict):
+        raise ConfigError([FieldIssue("", f"expected a mapping of settings, got {type(raw).__name__}")], source)
+    clean, warnings = strip_ignored(raw)
+    for key in ("description", "base"):
+        clean.pop(key, None)
+    try:
+        return ValidatedConfig(RunConfig.model_validate(clean), warnings)
+    except ValidationError as exc:
+        raise ConfigError(issues_from_validation(exc), source) from None
+
+
