@@ -26,7 +26,7 @@ class GpuPoller(QObject):
     @Slot()
     def start(self) -> None:
         try:
-            from core.telemetry import GpuSampler, nvml_status
+            from core.telemetry.nvml import GpuSampler, nvml_status
 
             status = nvml_status()
         except Exception as exc:  # noqa: BLE001 (a broken driver must not take the window down)

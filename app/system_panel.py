@@ -6,8 +6,6 @@ can take seconds, so it runs on a worker thread and the panel fills in when it i
 
 from __future__ import annotations
 
-import platform
-import sys
 import threading
 from pathlib import Path
 
@@ -15,26 +13,12 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from core.commands import doctor
+
 
 def gather_report(runs_dir: Path) -> str:
-    """The doctor's report as text (the lead's doctor module, or a short fallback)."""
-    try:
-        from core.commands import doctor
-    except ImportError:
-        doctor = None
-    if doctor is not None and hasattr(doctor, "report"):
-        return doctor.format_report(doctor.report(Path(runs_dir)))
-    lines = [f"python      {sys.version.split()[0]} ({sys.executable})", f"platform    {platform.platform()}"]
-    try:
-        from core.telemetry import doctor_gpu_lines, nvml_status
-
-        status = nvml_status()
-        lines.append("NVML        available" if status.available else f"NVML        not available: {status.reason}")
-        lines += [f"            {line}" for line in doctor_gpu_lines()]
-    except ImportError:
-        lines.append("NVML        telemetry module missing")
-    lines.append(f"runs        {runs_dir}")
-    return "\n".join(lines)
+    """The doctor's report as text, exactly as ``rlpanel doctor`` prints it."""
+    return doctor.format_report(doctor.report(Path(runs_dir)))
 
 
 class _ReportSignals(QObject):

@@ -29,11 +29,11 @@ from tests.fakenvml import FakeNvml, compile_fake_nvml  # noqa: E402
 RECORDER = """
 import json, os, sys, time
 from pathlib import Path
-from core.telemetry import nvml_status
-from core.telemetry_recorder import TelemetryRecorder
+from core.telemetry.nvml import nvml_status
+from core.telemetry.recorder import TelemetryRecorder
 run_dir, hz, seconds = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 nvml_status()  # NVML init (once per process) is not part of the steady cost
-rec = TelemetryRecorder(run_dir, hz, root_pid=os.getppid())
+rec = TelemetryRecorder(run_dir / "telemetry.jsonl", hz, root_pid=os.getppid())
 cpu0, wall0 = time.process_time(), time.monotonic()
 rec.start()
 time.sleep(seconds)

@@ -16,6 +16,7 @@ from typing import Any
 import yaml
 
 from core.config.errors import ConfigError, FieldIssue
+from core.telemetry.nvml import detect_gpus
 from core.util.paths import CONFIGS_DIR
 
 GPUS_FILE = CONFIGS_DIR / "gpus.yaml"
@@ -145,23 +146,18 @@ def detected_profiles(refresh: bool = False) -> list[GpuProfile]:
     global _detected
     if _detected is not None and not refresh:
         return list(_detected)
-    try:
-        from core.telemetry import detect_gpus  # written alongside; absent or older: no detection
-
-        infos = list(detect_gpus())
-    except (ImportError, AttributeError):
-        infos = []
+    infos = detect_gpus()
     table = _load_table()
     found = []
     for info in infos:
-        if not getattr(info, "memory_total_bytes", None):
+        if not info.memory_total_bytes:
             continue  # NVML could not read this card's memory: nothing to plan against
-        cc = _cc_text(getattr(info, "compute_capability", None))
+        cc = _cc_text(info.compute_capability)
         generation = generation_for(cc)
         context, workspace = _constants(generation, table.generations, {})
-        index = int(getattr(info, "index", len(found)))
+        index = info.index
         name = f"this machine: {getattr(info, 'name', None) or 'GPU'}" + (f" (GPU {index})" if len(infos) > 1 else "")
-        found.append(GpuProfile(name, int(getattr(info, "memory_total_bytes", 0) or 0), cc,
+        found.append(GpuProfile(name, info.memory_total_bytes, cc,
                                 _cc_tuple(cc)[0] >= 8, generation, context, workspace, detected=True, index=index))
     _detected = found
     return list(found)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
@@ -41,8 +42,6 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def summarize(run_dir: Path) -> dict[str, Any]:
     """Records + status (wall time across attempts) + telemetry peaks."""
-    from core.telemetry_recorder import telemetry_summary
-
     run_dir = Path(run_dir)
     records = read_jsonl(run_dir / "metrics.jsonl")
     out = summarize_records(records)
@@ -55,5 +54,5 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
     out["attempts"] = int(status.get("attempt", 1))
-    out.update(telemetry_summary(run_dir))
+    out.update(telemetry_summary(run_dir / "telemetry.jsonl"))
     return out

@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from core.telemetry import LIBRARY_NOT_FOUND
-from core.telemetry_recorder import TelemetryRecorder, telemetry_summary, thin_telemetry
+from core.telemetry.nvml import LIBRARY_NOT_FOUND
+from core.telemetry.recorder import TelemetryRecorder
+from core.telemetry.summary import telemetry_summary
+from core.telemetry.thinning import thin_telemetry
 from tests.fakenvml import REPO, FakeNvml
 
 TWO_GPUS = {
@@ -28,10 +30,11 @@ TWO_GPUS = {
 
 SAMPLE_SCRIPT = """
 import json, os, sys
-from core import telemetry as T
+from core.telemetry import nvml as T
+from core.commands.doctor import doctor_gpu_lines
 print(json.dumps({"status": T.nvml_status()._asdict(), "gpus": [g._asdict() for g in T.detect_gpus()],
                   "samples": [s._asdict() for s in T.GpuSampler().sample()],
-                  "doctor": T.doctor_gpu_lines()}))
+                  "doctor": doctor_gpu_lines()}))
 """
 
 CLI = "import sys; from core.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -112,7 +115,7 @@ import json, os, sys
 from pathlib import Path
 me = os.getpid()
 Path(os.environ["FAKE_NVML_CONFIG"]).write_text(sys.argv[1].replace("ME", str(me)).replace(";", "\\n") + "\\n")
-from core import telemetry as T
+from core.telemetry import nvml as T
 torch = (lambda: 777_000) if sys.argv[2] == "torch" else None
 s = T.GpuSampler(torch_memory=torch).sample({me})[0]
 print(json.dumps([s.process_memory_bytes, s.process_memory_source]))
@@ -146,7 +149,7 @@ def test_without_nvml_the_status_says_why(no_nvml_env):
 
 
 def test_importing_telemetry_loads_neither_pynvml_nor_torch(no_nvml_env):
-    code = ("import sys, core.telemetry, core.telemetry_recorder, core.commands.monitor; "
+    code = ("import sys, core.telemetry.nvml, core.telemetry.recorder, core.commands.monitor; "
             "print(sorted(m for m in ('pynvml', 'torch', 'PySide6') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], env=no_nvml_env, cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -225,10 +228,10 @@ def test_monitor_does_not_overwrite_a_csv_without_asking(no_nvml_env, tmp_path):
 RECORDER_SCRIPT = """
 import json, os, sys, time
 from pathlib import Path
-from core.telemetry_recorder import TelemetryRecorder
+from core.telemetry.recorder import TelemetryRecorder
 run_dir, hz, seconds = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
 path = run_dir / "telemetry.jsonl"
-rec = TelemetryRecorder(run_dir, hz, torch_memory=lambda: 123_000_000)
+rec = TelemetryRecorder(path, hz, torch_memory=lambda: 123_000_000)
 start = time.monotonic()
 rec.start()
 sizes = set()
@@ -274,7 +277,7 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     assert (samples[1]["process_memory_bytes"], samples[1]["process_memory_source"]) == (0, "nvml")
     times = [s["t"] for s in samples[::2]]
     assert times == sorted(times)
-    summary = telemetry_summary(tmp_path)
+    summary = telemetry_summary(tmp_path / "telemetry.jsonl")
     assert summary["peak_gpu_memory_bytes"] == 3 << 30
     assert summary["peak_temperature_c"] == 61
     assert summary["mean_utilization_pct"] == 87
@@ -294,7 +297,7 @@ def test_recorder_picks_up_changed_readings(fake_nvml, tmp_path):
     temps = [s.get("temperature_c") for s in map(json.loads, (tmp_path / "telemetry.jsonl").read_text().splitlines())
              if "kind" not in s]
     assert temps[0] == 50 and temps[-1] == 83
-    assert telemetry_summary(tmp_path)["peak_temperature_c"] == 83
+    assert telemetry_summary(tmp_path / "telemetry.jsonl")["peak_temperature_c"] == 83
 
 
 def test_recorder_without_nvml_writes_host_lines_and_the_reason_once(no_nvml_env, tmp_path):
@@ -307,7 +310,7 @@ def test_recorder_without_nvml_writes_host_lines_and_the_reason_once(no_nvml_env
     samples = records[1:]
     assert len(samples) == stats["ticks"] and stats["ticks"] >= 5
     assert all(s["gpu"] is None and s["rss_bytes"] > 0 for s in samples)
-    summary = telemetry_summary(tmp_path)
+    summary = telemetry_summary(tmp_path / "telemetry.jsonl")
     assert summary["peak_gpu_memory_bytes"] is None and summary["peak_temperature_c"] is None
     assert summary["peak_rss_bytes"] > 0 and summary["nvml_reason"] == LIBRARY_NOT_FOUND
 
@@ -315,11 +318,11 @@ def test_recorder_without_nvml_writes_host_lines_and_the_reason_once(no_nvml_env
 @pytest.mark.parametrize("hz", [-1, 51, float("nan")])
 def test_recorder_refuses_a_bad_rate(tmp_path, hz):
     with pytest.raises(ValueError, match="runtime.telemetry_hz"):
-        TelemetryRecorder(tmp_path, hz)
+        TelemetryRecorder(tmp_path / "telemetry.jsonl", hz)
 
 
 def test_recorder_at_zero_hz_records_nothing(tmp_path):
-    rec = TelemetryRecorder(tmp_path, 0)
+    rec = TelemetryRecorder(tmp_path / "telemetry.jsonl", 0)
     rec.start()
     rec.stop()
     assert not (tmp_path / "telemetry.jsonl").exists()
@@ -346,7 +349,7 @@ def synthetic_run(path: Path, seconds: int, hz: int = 5, t0: float = 1_000_000.0
 def test_thinning_keeps_peaks_and_recent_samples_and_shrinks_the_file(tmp_path):
     path = tmp_path / "telemetry.jsonl"
     synthetic_run(path, seconds=600)
-    before, size_before = telemetry_summary(tmp_path), path.stat().st_size
+    before, size_before = telemetry_summary(tmp_path / "telemetry.jsonl"), path.stat().st_size
     folded = thin_telemetry(path, older_than_t=1_000_000.0 + 300)
     after = [json.loads(line) for line in path.read_text().splitlines()]
     assert folded == 300 * 5 + 1
@@ -359,7 +362,7 @@ def test_thinning_keeps_peaks_and_recent_samples_and_shrinks_the_file(tmp_path):
     assert burst["temperature_c_max"] == 90 and burst["utilization_pct_max"] == 100
     assert burst["memory_used_bytes_max"] == 7 << 30
     assert path.stat().st_size < 0.8 * size_before
-    summary = telemetry_summary(tmp_path)
+    summary = telemetry_summary(tmp_path / "telemetry.jsonl")
     assert summary["peak_temperature_c"] == before["peak_temperature_c"] == 90
     assert summary["peak_gpu_memory_bytes"] == 7 << 30
     assert summary["peak_rss_bytes"] == before["peak_rss_bytes"]
@@ -381,7 +384,7 @@ def test_twelve_hours_at_5_hz_stay_under_50_mb(tmp_path):
 
 
 def test_summary_without_data_is_none(tmp_path):
-    summary = telemetry_summary(tmp_path)
+    summary = telemetry_summary(tmp_path / "telemetry.jsonl")
     for key in ("peak_gpu_memory_bytes", "peak_process_gpu_memory_bytes", "peak_temperature_c",
                 "mean_utilization_pct", "peak_rss_bytes"):
         assert summary[key] is None
@@ -392,4 +395,4 @@ def test_summary_ignores_a_torn_last_line(tmp_path):
     synthetic_run(path, seconds=2)
     with path.open("a") as fh:
         fh.write('{"t": 1, "gpu": 0, "temperature_c": 99')
-    assert telemetry_summary(tmp_path)["peak_temperature_c"] == 90
+    assert telemetry_summary(tmp_path / "telemetry.jsonl")["peak_temperature_c"] == 90

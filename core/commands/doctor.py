@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from core.cli import emit, runs_dir
+from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.util.paths import user_home
+from core.util.text import format_bytes, na
 
 
 def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
@@ -28,14 +30,32 @@ def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
+def doctor_gpu_lines() -> list[str]:
+    """What ``rlpanel doctor`` says about NVML and each GPU (read through the sampler)."""
+    status = nvml_status()
+    if not status.available:
+        return [f"NVML not available: {status.reason}"]
+    lines = [f"NVML available: driver {status.driver_version or 'n/a'}, {status.device_count} GPU(s)"]
+    if status.device_count == 0:
+        lines.append("no NVIDIA GPU found by NVML")
+    infos = {g.index: g for g in detect_gpus()}
+    for s in GpuSampler().sample():
+        info = infos.get(s.index)
+        cc = info.compute_capability if info else None
+        lines.append(
+            f"GPU {s.index}: {s.name or 'n/a'}, {format_bytes(s.memory_total_bytes)}, "
+            f"compute capability {na(cc and f'{cc[0]}.{cc[1]}')}; "
+            f"{format_bytes(s.memory_used_bytes)} used, temp {na(s.temperature_c, '{} C')}, "
+            f"util {na(s.utilization_pct, '{} %')}, power {na(s.power_w, '{:.1f} W')} "
+            f"of {na(s.power_limit_w, '{:.0f} W')}, SM {na(s.sm_clock_mhz, '{} MHz')}, "
+            f"fan {na(s.fan_pct, '{} %')}")
+    return lines
+
+
 def gpu_facts() -> dict[str, Any]:
-    try:
-        from core import telemetry
-    except ImportError:
-        return {"available": False, "reason": "telemetry module missing", "lines": []}
-    status = telemetry.nvml_status()
+    status = nvml_status()
     return {"available": status.available, "reason": status.reason, "driver_version": status.driver_version,
-            "lines": telemetry.doctor_gpu_lines()}
+            "lines": doctor_gpu_lines()}
 
 
 def report(runs: Path) -> dict[str, Any]:

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from core.cli import CliError
-from core.telemetry import GpuSample, GpuSampler, nvml_status
+from core.telemetry.nvml import GpuSample, GpuSampler, nvml_status
 from core.util.procs import tree_pids
-from core.util.text import format_bytes
+from core.util.text import format_bytes, na
 
 MIN_INTERVAL = 0.05
 
@@ -23,18 +23,14 @@ COLUMNS: list[tuple[str, int, Any]] = [
     ("gpu", 3, lambda s: str(s.index)),
     ("name", 24, lambda s: (s.name or "n/a")[:24]),
     ("memory used", 20, lambda s: f"{_gib(s.memory_used_bytes)} / {_gib(s.memory_total_bytes)} GiB"),
-    ("util", 5, lambda s: _na(s.utilization_pct, "{} %")),
-    ("mem%", 5, lambda s: _na(s.memory_utilization_pct, "{} %")),
-    ("temp", 5, lambda s: _na(s.temperature_c, "{} C")),
-    ("power", 15, lambda s: f"{_na(s.power_w, '{:.1f}')} / {_na(s.power_limit_w, '{:.0f}')} W"),
-    ("sm clock", 9, lambda s: _na(s.sm_clock_mhz, "{} MHz")),
-    ("fan", 5, lambda s: _na(s.fan_pct, "{} %")),
+    ("util", 5, lambda s: na(s.utilization_pct, "{} %")),
+    ("mem%", 5, lambda s: na(s.memory_utilization_pct, "{} %")),
+    ("temp", 5, lambda s: na(s.temperature_c, "{} C")),
+    ("power", 15, lambda s: f"{na(s.power_w, '{:.1f}')} / {na(s.power_limit_w, '{:.0f}')} W"),
+    ("sm clock", 9, lambda s: na(s.sm_clock_mhz, "{} MHz")),
+    ("fan", 5, lambda s: na(s.fan_pct, "{} %")),
     ("process mem", 11, lambda s: format_bytes(s.process_memory_bytes) if s.process_memory_source else "n/a"),
 ]
-
-
-def _na(value: Any, fmt: str) -> str:
-    return "n/a" if value is None else fmt.format(value)
 
 
 def _gib(n: int | None) -> str:

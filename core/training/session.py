@@ -17,6 +17,7 @@ from core.config.schema import RunConfig
 from core.config.spaces import check_spaces, space_kind
 from core.runs import latest_checkpoint, write_status
 from core.summary import summarize
+from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
 from core.training.checkpoints import Checkpointer
 from core.training.factory import build_model, build_vec_env, load_model, resolve_device, wrap_normalize
@@ -175,12 +176,7 @@ class TrainingSession:
         hz = self.cfg.runtime.telemetry_hz
         if not hz:
             return None
-        try:
-            from core.telemetry import TelemetryRecorder
-        except ImportError as exc:
-            self._event(out, f"telemetry off: {exc}", "warning")
-            return None
         torch_memory = (lambda: th.cuda.memory_reserved()) if th.cuda.is_available() else None
-        recorder = TelemetryRecorder(self.run_dir, hz, root_pid=os.getpid(), torch_memory=torch_memory)
+        recorder = TelemetryRecorder(self.run_dir / "telemetry.jsonl", hz, root_pid=os.getpid(), torch_memory=torch_memory)
         recorder.start()
         return recorder

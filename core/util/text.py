@@ -44,3 +44,8 @@ def safe_name(text: str, max_len: int = 48) -> str:
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower())
     cleaned = re.sub(r"[-.]{2,}", "-", cleaned).strip("-.")
     return cleaned[:max_len].strip("-.")
+
+
+def na(value: object, fmt: str = "{}") -> str:
+    """``value`` through ``fmt``, or ``n/a`` when it is ``None`` (a reading the device does not give)."""
+    return "n/a" if value is None else fmt.format(value)

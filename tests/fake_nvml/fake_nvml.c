@@ -2,8 +2,8 @@
  * A fake NVML (libnvidia-ml.so.1) for tests: the real pynvml binding loads it through
  * LD_LIBRARY_PATH and gets canned readings.
  *
- * Readings come from the file named by FAKE_NVML_CONFIG (re-read when its mtime or size
- * changes, so a test can change them while a process runs). One `key=value` a line; `#` starts
+ * Readings come from the file named by FAKE_NVML_CONFIG (re-read when its mtime, to the
+ * nanosecond, or its size changes, so a test can change them while a process runs). One `key=value` a line; `#` starts
  * a comment. A per-GPU key `gpu<N>.<key>` overrides the global `<key>` for GPU N.
  *
  *   init_error=9              nvmlInitWithFlags returns this NVML error code (0: success)
@@ -69,6 +69,7 @@ static char keys[MAX_KEYS][KEY_LEN];
 static char vals[MAX_KEYS][VAL_LEN];
 static int nkeys = 0;
 static time_t loaded_mtime = 0;
+static long loaded_mtime_ns = -1;
 static off_t loaded_size = -1;
 static int initialized = 0;
 
@@ -79,7 +80,8 @@ static void load_config(void) {
         nkeys = 0;
         return;
     }
-    if (st.st_mtime == loaded_mtime && st.st_size == loaded_size) return;
+    /* same second and same size is not the same file: a test rewrites 'temperature=50' as '=83' */
+    if (st.st_mtime == loaded_mtime && st.st_mtim.tv_nsec == loaded_mtime_ns && st.st_size == loaded_size) return;
     FILE *fh = fopen(path, "r");
     if (!fh) return;
     nkeys = 0;
@@ -96,6 +98,7 @@ static void load_config(void) {
     }
     fclose(fh);
     loaded_mtime = st.st_mtime;
+    loaded_mtime_ns = st.st_mtim.tv_nsec;
     loaded_size = st.st_size;
 }
 

@@ -1,4 +1,4 @@
-"""GPU and host telemetry: one wrapper around every NVML call, immutable samples, host figures.
+"""GPU readings through NVML: one wrapper around every NVML call, immutable samples.
 
 Every NVML call goes through ``_read``: a reading that raises NotSupported, or any other NVML
 error, is ``None`` ("not available") in that sample while the other readings are still taken.
@@ -11,19 +11,14 @@ process tree. Where NVML gives no figure for those pids (Windows WDDM reports no
 container NVML lists host pids that never match), a ``torch_memory`` callable supplied by the
 worker (``torch.cuda.memory_reserved()``) is used for the GPU torch runs on, and the sample says
 so in ``process_memory_source`` ("nvml" | "torch" | None).
-
-The recorder that writes ``telemetry.jsonl`` and ``telemetry_summary`` live in
-``core.telemetry_recorder`` and are importable from here too.
 """
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, NamedTuple
-
-from core.util.text import format_bytes
 
 LIBRARY_NOT_FOUND = "NVML shared library not found (no NVIDIA driver installed?)"
 
@@ -63,17 +58,6 @@ class GpuSample(NamedTuple):
     fan_pct: int | None
     process_memory_bytes: int | None
     process_memory_source: str | None
-
-
-class HostSample(NamedTuple):
-    """Host figures: system CPU %, the process tree's CPU % (of one core) and RSS, system memory."""
-
-    t: float
-    cpu_pct: float | None
-    process_cpu_pct: float | None
-    process_rss_bytes: int | None
-    system_memory_used_bytes: int | None
-    system_memory_total_bytes: int | None
 
 
 # --- NVML: initialised once per process --------------------------------------------------------
@@ -246,86 +230,3 @@ class GpuSampler:
         except Exception:  # a dying CUDA context must not stop the telemetry thread
             return None
         return int(value) if value else None
-
-
-# --- host figures through psutil ---------------------------------------------------------------
-
-class HostSampler:
-    """CPU % since the previous sample (None on the first) and memory of a process tree."""
-
-    def __init__(self) -> None:
-        self._cpu_last: tuple[float, float] | None = None
-        self._procs: dict[int, Any] = {}
-
-    def sample(self, pids: Iterable[int] | None = None) -> HostSample:
-        import psutil
-
-        t = time.time()
-        times = psutil.cpu_times()
-        idle = times.idle + getattr(times, "iowait", 0.0)
-        total = sum(times)
-        cpu_pct = None
-        if self._cpu_last is not None and total > self._cpu_last[1]:
-            busy = (total - idle) - (self._cpu_last[1] - self._cpu_last[0])
-            cpu_pct = round(max(0.0, min(100.0, 100.0 * busy / (total - self._cpu_last[1]))), 1)
-        self._cpu_last = (idle, total)
-        rss, proc_cpu = self._tree(psutil, pids)
-        vm = psutil.virtual_memory()
-        return HostSample(t, cpu_pct, proc_cpu, rss, vm.total - vm.available, vm.total)
-
-    def _tree(self, psutil: Any, pids: Iterable[int] | None) -> tuple[int | None, float | None]:
-        if pids is None:
-            return None, None
-        wanted = set(pids)
-        for gone in set(self._procs) - wanted:
-            del self._procs[gone]
-        rss, cpu, seen = 0, 0.0, 0
-        for pid in wanted:
-            try:
-                proc = self._procs.get(pid)
-                if proc is None:
-                    proc = self._procs[pid] = psutil.Process(pid)
-                with proc.oneshot():
-                    rss += proc.memory_info().rss
-                    cpu += proc.cpu_percent(None)
-                seen += 1
-            except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
-                self._procs.pop(pid, None)
-        return (rss, round(cpu, 1)) if seen else (None, None)
-
-
-# --- what `rlpanel doctor` prints ----------------------------------------------------------------
-
-def _na(value: Any, fmt: str = "{}") -> str:
-    return "n/a" if value is None else fmt.format(value)
-
-
-def doctor_gpu_lines() -> list[str]:
-    """What ``rlpanel doctor`` says about NVML and each GPU (read through the sampler)."""
-    status = nvml_status()
-    if not status.available:
-        return [f"NVML not available: {status.reason}"]
-    lines = [f"NVML available: driver {status.driver_version or 'n/a'}, {status.device_count} GPU(s)"]
-    if status.device_count == 0:
-        lines.append("no NVIDIA GPU found by NVML")
-    infos = {g.index: g for g in detect_gpus()}
-    for s in GpuSampler().sample():
-        info = infos.get(s.index)
-        cc = info.compute_capability if info else None
-        lines.append(
-            f"GPU {s.index}: {s.name or 'n/a'}, {format_bytes(s.memory_total_bytes)}, "
-            f"compute capability {_na(cc and f'{cc[0]}.{cc[1]}')}; "
-            f"{format_bytes(s.memory_used_bytes)} used, temp {_na(s.temperature_c, '{} C')}, "
-            f"util {_na(s.utilization_pct, '{} %')}, power {_na(s.power_w, '{:.1f} W')} "
-            f"of {_na(s.power_limit_w, '{:.0f} W')}, SM {_na(s.sm_clock_mhz, '{} MHz')}, "
-            f"fan {_na(s.fan_pct, '{} %')}")
-    return lines
-
-
-def __getattr__(name: str) -> Any:
-    # The recorder is in its own module (it imports this one); re-exported lazily.
-    if name in ("TelemetryRecorder", "telemetry_summary", "thin_telemetry"):
-        from core import telemetry_recorder
-
-        return getattr(telemetry_recorder, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

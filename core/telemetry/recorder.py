@@ -1,5 +1,8 @@
 """The worker's telemetry thread: samples GPUs and the run's process tree into ``telemetry.jsonl``.
 
+The recorder is given the file to write (the run folder's layout names it); ``thinning`` folds
+old samples and ``summary`` reads peaks back.
+
 File format (one JSON object a line, ``null`` = not available):
 
 - ``{"t", "kind": "status", "nvml": true|false, "reason", "driver_version", "gpus": [names]}``
@@ -27,44 +30,38 @@ shrink and starts over from the beginning, so a follower must replace (not appen
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
-from core.telemetry import GpuSampler, HostSample, HostSampler, detect_gpus, nvml_status
-from core.util.files import write_atomic
-from core.util.jsonl import JsonlWriter, read_jsonl
+from core.telemetry.host import HostSample, HostSampler
+from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
+from core.telemetry.thinning import thin_telemetry
+from core.util.jsonl import JsonlWriter
 from core.util.procs import tree_pids
 
-FILE_NAME = "telemetry.jsonl"
 MAX_HZ = 50.0
-NUMERIC = ("memory_used_bytes", "temperature_c", "utilization_pct", "memory_utilization_pct",
-           "power_w", "sm_clock_mhz", "fan_pct", "process_memory_bytes", "rss_bytes", "cpu_pct",
-           "process_cpu_pct")
-CONSTANT = ("memory_total_bytes", "power_limit_w", "process_memory_source")
 
 
 class TelemetryRecorder:
-    """Samples at ``hz`` in a daemon thread and appends to ``run_dir/telemetry.jsonl``.
+    """Samples at ``hz`` in a daemon thread and appends to ``path`` (the run's ``telemetry.jsonl``).
 
     ``root_pid`` is the root of the run's process tree (default: this process). ``torch_memory``
     returns ``torch.cuda.memory_reserved()`` (or None) and is used only where NVML has no
     per-process figure. ``hz <= 0`` disables recording (``start`` does nothing).
     """
 
-    def __init__(self, run_dir: Path, hz: float, root_pid: int | None = None,
+    def __init__(self, path: Path, hz: float, root_pid: int | None = None,
                  torch_memory: Callable[[], int | None] | None = None, *, torch_device: int = 0,
                  flush_every_s: float = 1.0, tree_refresh_s: float = 3.0,
                  thin_after_s: float = 3600.0, thin_every_s: float = 3600.0):
         if not isinstance(hz, (int, float)) or not 0 <= hz <= MAX_HZ:
             raise ValueError(f"telemetry rate must be between 0 (off) and {MAX_HZ:g} Hz, got {hz!r}; "
                              "fix: set runtime.telemetry_hz (default 5)")
-        self.path = Path(run_dir) / FILE_NAME
+        self.path = Path(path)
         self.hz = float(hz)
         self.root_pid = os.getpid() if root_pid is None else root_pid
         self.flush_every_s = flush_every_s
@@ -191,74 +188,3 @@ def _host_fields(line: dict, host: HostSample) -> dict:
     line["cpu_pct"] = host.cpu_pct
     line["process_cpu_pct"] = host.process_cpu_pct
     return line
-
-
-# --- thinning -----------------------------------------------------------------------------------
-
-def thin_telemetry(path: Path, older_than_t: float) -> int:
-    """Rewrite samples older than unix time ``older_than_t`` as per-second min/max/mean lines.
-
-    Returns how many sample lines were folded. The file is replaced atomically.
-    """
-    import json
-
-    records = read_jsonl(path)
-    old = [r for r in records if "kind" not in r and r.get("t", math.inf) < older_than_t]
-    if not old:
-        return 0
-    groups: dict[tuple[int, Any], list[dict]] = {}
-    for r in old:
-        groups.setdefault((int(r["t"]), r.get("gpu")), []).append(r)
-    aggs = [_aggregate(sec, gpu, rows) for (sec, gpu), rows in groups.items()]
-    rest = [r for r in records if not ("kind" not in r and r.get("t", math.inf) < older_than_t)]
-    merged = sorted(aggs + rest, key=lambda r: (r.get("kind") != "status", r.get("t", 0)))
-    write_atomic(path, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in merged))
-    return len(old)
-
-
-def _aggregate(second: int, gpu: Any, rows: list[dict]) -> dict:
-    agg: dict[str, Any] = {"t": second, "kind": "agg", "gpu": gpu, "n": len(rows), "dt": 1}
-    for key in NUMERIC:
-        values = [r[key] for r in rows if r.get(key) is not None]
-        if values:
-            low, high, mean = min(values), max(values), sum(values) / len(values)
-            agg[key] = round(mean) if all(isinstance(v, int) for v in values) else round(mean, 2)
-            if low != high:  # a constant second is one number (keeps a 12 h file small)
-                agg[key + "_min"], agg[key + "_max"] = low, high
-        else:
-            agg[key] = None
-    for key in CONSTANT:
-        agg[key] = next((r[key] for r in reversed(rows) if r.get(key) is not None), None)
-    return agg
-
-
-# --- summary ------------------------------------------------------------------------------------
-
-def telemetry_summary(run_dir: Path) -> dict:
-    """Peaks and means of a run's telemetry (values are None when there is no data)."""
-    records = read_jsonl(Path(run_dir) / FILE_NAME)
-    samples = [r for r in records if r.get("kind") in (None, "agg")]
-    gpu_rows = [r for r in samples if r.get("gpu") is not None]
-
-    def peak(rows: list[dict], key: str) -> Any:
-        values = [r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows]
-        values = [v for v in values if v is not None]
-        return max(values) if values else None
-
-    util_sum = util_n = 0.0
-    for r in gpu_rows:
-        if r.get("utilization_pct") is not None:
-            weight = r.get("n", 1) if r.get("kind") == "agg" else 1
-            util_sum += r["utilization_pct"] * weight
-            util_n += weight
-    # rss is the same host figure on every GPU's line of a tick: the peak is unaffected.
-    status = next((r for r in records if r.get("kind") == "status"), None)
-    return {
-        "peak_gpu_memory_bytes": peak(gpu_rows, "memory_used_bytes"),
-        "peak_process_gpu_memory_bytes": peak(gpu_rows, "process_memory_bytes"),
-        "peak_temperature_c": peak(gpu_rows, "temperature_c"),
-        "mean_utilization_pct": round(util_sum / util_n, 1) if util_n else None,
-        "peak_rss_bytes": peak(samples, "rss_bytes"),
-        "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" else 1 for r in samples),
-        "nvml_reason": status.get("reason") if status else None,
-    }

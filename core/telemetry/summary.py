@@ -1,0 +1,38 @@
+"""Peaks and means of a run's telemetry, read back from its ``telemetry.jsonl``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from core.util.jsonl import read_jsonl
+
+
+def telemetry_summary(path: Path) -> dict:
+    """Peaks and means of a run's telemetry (values are None when there is no data)."""
+    records = read_jsonl(Path(path))
+    samples = [r for r in records if r.get("kind") in (None, "agg")]
+    gpu_rows = [r for r in samples if r.get("gpu") is not None]
+
+    def peak(rows: list[dict], key: str) -> Any:
+        values = [r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows]
+        values = [v for v in values if v is not None]
+        return max(values) if values else None
+
+    util_sum = util_n = 0.0
+    for r in gpu_rows:
+        if r.get("utilization_pct") is not None:
+            weight = r.get("n", 1) if r.get("kind") == "agg" else 1
+            util_sum += r["utilization_pct"] * weight
+            util_n += weight
+    # rss is the same host figure on every GPU's line of a tick: the peak is unaffected.
+    status = next((r for r in records if r.get("kind") == "status"), None)
+    return {
+        "peak_gpu_memory_bytes": peak(gpu_rows, "memory_used_bytes"),
+        "peak_process_gpu_memory_bytes": peak(gpu_rows, "process_memory_bytes"),
+        "peak_temperature_c": peak(gpu_rows, "temperature_c"),
+        "mean_utilization_pct": round(util_sum / util_n, 1) if util_n else None,
+        "peak_rss_bytes": peak(samples, "rss_bytes"),
+        "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" else 1 for r in samples),
+        "nvml_reason": status.get("reason") if status else None,
+    }
