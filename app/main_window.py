@@ -2,7 +2,7 @@
 
 The window drives ``core``: Launch creates the run folder and starts a detached worker, a
 ``RunFollower`` (controller in a QThread) follows the run folder, Stop/Resume go through
-``core.launch``. Closing the window never stops a run; a later window re-attaches to it.
+``core.run.control``. Closing the window never stops a run; a later window re-attaches to it.
 """
 
 from __future__ import annotations
@@ -24,8 +24,9 @@ from app.runs_panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.system_panel import SystemPanel
 from app.theme import apply_theme, plot_colors
-from core.launch import ResumeError, launch_worker, resume_run
-from core.runs import ACTIVE, RESUMABLE, TERMINAL, RunStore
+from core.run.control import ResumeError, launch_worker, resume_run
+from core.run.states import ACTIVE, RESUMABLE, TERMINAL
+from core.run.store import RunStore
 
 STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",

@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from core.results import ResultRow, RewardCurve, result_row, reward_curve
-from core.runs import ACTIVE
+from core.run.states import ACTIVE
 
 
 def folder_stamp(run_dir: Path) -> tuple:

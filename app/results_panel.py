@@ -36,7 +36,7 @@ from app.settings import get_setting, set_setting
 from app.theme import STATE_COLORS
 from core.export import SUFFIXES, export
 from core.results import ResultRow, results
-from core.runs import RunInfo, RunStore
+from core.run.store import RunInfo, RunStore
 
 TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",
                  "LaTeX booktabs table (*.tex)": ".tex", "HTML table (*.html)": ".html"}

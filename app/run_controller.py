@@ -4,7 +4,7 @@
 of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, and emits one signal per kind per
 tick. Every signal carries the generation it was read for; ``RunFollower`` (GUI side) drops a
 signal whose generation is not the current one, so a batch still queued from the previous run
-never lands in the new run's plots. Stopping runs ``core.launch.stop_run`` on a helper thread,
+never lands in the new run's plots. Stopping runs ``core.run.control.stop_run`` on a helper thread,
 because it blocks for up to its timeout and following must go on meanwhile.
 """
 
@@ -15,8 +15,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
 
-from core.launch import stop_run
-from core.runs import ACTIVE, read_status
+from core.run.control import stop_run
+from core.run.layout import RunDir
+from core.run.states import ACTIVE
+from core.run.status import read_status
 from core.util.files import TextTail
 from core.util.jsonl import JsonlReader
 
@@ -56,8 +58,9 @@ class RunController(QObject):
         if self.run_dir is None:
             self._readers = None
         else:
-            self._readers = (JsonlReader(self.run_dir / "metrics.jsonl"), JsonlReader(self.run_dir / "telemetry.jsonl"),
-                             TextTail(self.run_dir / "worker.log", LOG_TAIL_BYTES, CHUNK_BYTES))
+            layout = RunDir(self.run_dir)
+            self._readers = (JsonlReader(layout.metrics), JsonlReader(layout.telemetry),
+                             TextTail(layout.worker_log, LOG_TAIL_BYTES, CHUNK_BYTES))
         if self._timer is None:  # created here so it belongs to this object's thread
             self._timer = QTimer(self)
             self._timer.timeout.connect(self.poll)

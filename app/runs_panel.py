@@ -21,7 +21,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.theme import STATE_COLORS
-from core.runs import ACTIVE, RESUMABLE, RunInfo, RunStore
+from core.run.layout import RunDir
+from core.run.states import ACTIVE, RESUMABLE
+from core.run.store import RunInfo, RunStore
 from core.util.files import tail_lines
 from core.util.text import format_age
 
@@ -122,7 +124,7 @@ class RunsPanel(QWidget):
                 infos = self.store.list()
             except OSError:
                 infos = []
-            logs = {i.id: tail_lines(i.path / "worker.log", LOG_LINES) for i in infos if i.state in ("crashed", "failed")}
+            logs = {i.id: tail_lines(RunDir(i.path).worker_log, LOG_LINES) for i in infos if i.state in ("crashed", "failed")}
             self._signals.listed.emit(infos, logs)
 
         threading.Thread(target=work, name="list-runs", daemon=True).start()

@@ -38,7 +38,8 @@ FRAMES, BLOCK = 240, 40  # live frames timed, in blocks alternating rlpanel's dr
 
 def write_run(root: Path) -> Path:
     from core.config.validate import validate_config
-    from core.runs import RunStore, write_status
+    from core.run.status import write_status
+    from core.run.store import RunStore
     from core.util.procs import process_identity
 
     cfg = validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO", "name": "bench-12h",

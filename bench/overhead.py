@@ -43,7 +43,7 @@ def plain(timesteps: int) -> float:
 
 def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
     from core.config.validate import validate_config
-    from core.runs import RunStore
+    from core.run.store import RunStore
     from core.util.files import read_json
 
     cfg = validate_config({"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",

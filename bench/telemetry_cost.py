@@ -61,7 +61,7 @@ def recorder_cost(env: dict[str, str], hz: float, seconds: float, label: str) ->
 def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
     from core.config.dotted import merge
     from core.config.validate import validate_config
-    from core.runs import RunStore
+    from core.run.store import RunStore
 
     raw = merge({"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 512, "batch_size": 256, "n_epochs": 4},
                  "runtime": {"n_envs": 4, "vec_env": "dummy", "device": "auto", "telemetry_hz": hz},

@@ -8,6 +8,8 @@ exists is adopted, never launched twice.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any, Literal
@@ -21,9 +23,11 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
-from core.runs import TERMINAL, read_status
+from core.run.lock import RunLock
+from core.run.states import TERMINAL
+from core.run.status import read_status
 from core.util.files import read_json, write_json_atomic
-from core.util.procs import is_alive
+from core.util.procs import is_alive, spawn_detached
 from core.util.yaml_reader import read_yaml_mapping
 
 WAITING, LAUNCHING, RUNNING = "waiting", "launching", "running"
@@ -152,7 +156,7 @@ def read_queue(runs_dir: Path) -> dict[str, Any] | None:
     state = read_json(queue_dir(runs_dir) / "state.json", default=None)
     if state and state.get("state") in ("running", "cancelling"):
         # the runner holds .queue/worker.lock while it lives; a just-launched one gets a grace period
-        holder = read_json(queue_dir(runs_dir) / "worker.lock", default=None) or {}
+        holder = read_json(RunLock(queue_dir(runs_dir)).path, default=None) or {}
         alive = is_alive(holder.get("pid"), holder.get("pid_create_time"))
         starting = not state.get("runner") and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
         if not alive and not starting:
@@ -198,8 +202,6 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     runner from a thread of this process (for a long-lived caller such as the window).
     Raises ``QueueBusy`` while another queue runs here.
     """
-    from core.launch import launch_queue_runner
-
     root = Path(runs_dir)
     current = read_queue(root)
     same = current is not None and current.get("plan") == plan.model_dump(mode="json")
@@ -221,6 +223,13 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     write_queue(root, state)
     launch_queue_runner(root, reap=reap)
     return read_queue(root) or state, note
+
+
+def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
+    """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
+    folder = queue_dir(runs_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    return spawn_detached([sys.executable, "-m", "core.queue_runner", str(runs_dir)], folder / "runner.log", reap=reap)
 
 
 def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:

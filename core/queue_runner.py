@@ -15,7 +15,6 @@ import traceback
 from pathlib import Path
 
 from core.config.errors import ConfigError
-from core.launch import launch_worker
 from core.queue import (
     JOB_ENDED,
     LAUNCHING,
@@ -31,7 +30,10 @@ from core.queue import (
     summary_line,
     write_queue,
 )
-from core.runs import RunLock, RunStore, read_status
+from core.run.control import launch_worker
+from core.run.lock import RunLock
+from core.run.status import read_status
+from core.run.store import RunStore
 from core.util.procs import process_identity
 
 
@@ -75,7 +77,7 @@ def step(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> bool:
             if job["status"] == WAITING:
                 job.update(status=why, reason="the queue was cancelled" if why == "cancelled" else "an earlier job failed (on_failure: stop)")
         if cancel.exists() and cancel.read_text().strip() == "stop-running":
-            from core.runs import request_stop
+            from core.run.control import request_stop
 
             for job in state["jobs"]:
                 if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):

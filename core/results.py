@@ -18,8 +18,10 @@ from typing import Any, NamedTuple
 
 from core.config.algorithms import ALGOS, BASELINES
 from core.config.dotted import leaves
-from core.runs import TERMINAL, RunStore, run_info
-from core.summary import WINDOW, rolling_means, summarize
+from core.run.layout import RunDir
+from core.run.states import TERMINAL
+from core.run.store import RunStore, run_info
+from core.run.summary import REWARD_WINDOW, rolling_means, summarize
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 from core.util.yaml_reader import read_yaml_mapping
@@ -52,8 +54,8 @@ COLUMNS: list[Column] = [
     Column("wall_time_s", "Wall time", "s", "float", 1),
     Column("steps_per_s", "Steps/s", "", "float", 0),
     Column("episodes", "Episodes", "", "int"),
-    Column("final_mean_reward", f"Final mean reward ({WINDOW} ep)", "", "float", 2),
-    Column("best_mean_reward", f"Best rolling mean ({WINDOW} ep)", "", "float", 2),
+    Column("final_mean_reward", f"Final mean reward ({REWARD_WINDOW} ep)", "", "float", 2),
+    Column("best_mean_reward", f"Best rolling mean ({REWARD_WINDOW} ep)", "", "float", 2),
     Column("eval_mean_reward", "Eval mean", "", "float", 2),
     Column("eval_std_reward", "Eval std", "", "float", 2),
     Column("peak_gpu_memory_mib", "Peak GPU memory", "MiB", "float", 0),
@@ -124,7 +126,7 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
 
 def _summary_for(run_dir: Path, state: str) -> dict[str, Any] | None:
     """summary.json if it describes the run as it is now (a resumed run that crashed has a stale one)."""
-    summary = read_json(run_dir / "summary.json", default=None)
+    summary = read_json(RunDir(run_dir).summary, default=None)
     if not isinstance(summary, dict) or state not in TERMINAL or state == "crashed":
         return None
     if summary.get("state") not in (None, state):
@@ -136,7 +138,7 @@ def run_settings(run_dir: Path) -> dict[str, Any]:
     """A run's config as dotted paths, without the sections of the algorithms it does not use and
     without what its row shows in other columns (``{}`` when there is no readable config)."""
     try:
-        raw = read_yaml_mapping(Path(run_dir) / "config.yaml")
+        raw = read_yaml_mapping(RunDir(run_dir).config)
     except (OSError, ValueError):
         return {}
     own = str(raw.get("algo", "")).lower()
@@ -274,11 +276,12 @@ def legend_labels(curves: list[RewardCurve]) -> list[str]:
     return [c.name if c.name and names.count(c.name) == 1 else c.label for c in curves]
 
 
-def reward_curve(run_dir: Path, window: int = WINDOW) -> RewardCurve:
+def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
     run_dir = Path(run_dir)
-    records = read_jsonl(run_dir / "metrics.jsonl")
+    layout = RunDir(run_dir)
+    records = read_jsonl(layout.metrics)
     episodes = [r for r in records if r.get("kind") == "episode" and r.get("reward") is not None]
-    status = read_json(run_dir / "status.json", default={}) or {}
+    status = read_json(layout.status, default={}) or {}
     first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
     starts = [t for t in (status.get("started_at"), first_t) if t is not None]
     t0 = min(starts) if starts else 0.0

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from core.config.dotted import set_path
 from core.config.validate import validate_config
-from core.runs import RunStore
-from core.summary import summarize
+from core.run.store import RunStore
+from core.run.summary import summarize
 from core.util.files import write_json_atomic
 
 

@@ -28,7 +28,7 @@ print(json.dumps({"modules": names, "heavy": heavy}))
 def test_importing_core_loads_neither_qt_nor_torch():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=REPO, check=True)
     data = json.loads(out.stdout)
-    assert {"core.config.schema", "core.config.presets", "core.runs", "core.cli", "core.launch"} <= set(data["modules"])
+    assert {"core.config.schema", "core.config.presets", "core.run.store", "core.cli", "core.run.control"} <= set(data["modules"])
     assert data["heavy"] == []
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from core.config.errors import ConfigError
 from core.queue import fits_next_to, parse_plan, read_queue
-from core.runs import RunStore, read_status
+from core.run.status import read_status
+from core.run.store import RunStore
 from tests.training_helpers import cli, wait_for
 
 

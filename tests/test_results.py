@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 
 from core.results import COLUMNS, ResultRow, columns_for, results, reward_curve, select_runs
-from core.runs import RunStore
+from core.run.store import RunStore
 from core.util.files import read_json
 from tests.results_helpers import make_result_run
 from tests.training_helpers import make_run
@@ -19,7 +19,7 @@ from tests.training_helpers import make_run
 @pytest.fixture(scope="module")
 def real_runs(tmp_path_factory):
     """Two tiny A2C runs and a random baseline on CartPole, their workers run side by side."""
-    from core.launch import launch_worker
+    from core.run.control import launch_worker
 
     runs = tmp_path_factory.mktemp("runs")
     a2c = {"algo": "A2C", "env": {"id": "CartPole-v1"}, "budget": {"total_timesteps": 600}}

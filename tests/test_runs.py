@@ -10,7 +10,9 @@ import sys
 import pytest
 
 from core.config.validate import validate_config
-from core.runs import RunLock, RunStore, read_status, write_status
+from core.run.lock import RunLock
+from core.run.status import read_status, write_status
+from core.run.store import RunStore
 from core.util.jsonl import JsonlReader, JsonlWriter, read_jsonl, tail_jsonl
 from core.util.procs import detach_popen_kwargs, effective_start_method
 
@@ -70,7 +72,7 @@ def test_dead_worker_reads_as_crashed(runs_dir):
 
 def test_lock_admits_one_writer_and_takes_over_a_stale_one(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c",
-                               "import sys, time; from core.runs import RunLock; RunLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)",
+                               "import sys, time; from core.run.lock import RunLock; RunLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)",
                                str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"

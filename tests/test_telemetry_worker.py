@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from core.runs import read_status
+from core.run.status import read_status
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 from tests.fakenvml import REPO

@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from core.config.validate import validate_config
-from core.runs import RunStore, read_status
+from core.run.status import read_status
+from core.run.store import RunStore
 from core.util.jsonl import read_jsonl
 from tests.conftest import REPO
 
@@ -22,7 +23,7 @@ def make_run(runs_dir: Path, raw: dict) -> Path:
 
 def run_worker(run_dir: Path, resume: bool = False, timeout: float = 240) -> int:
     """Launch the worker the way the GUI and CLI do (detached, output in worker.log) and wait."""
-    from core.launch import launch_worker
+    from core.run.control import launch_worker
 
     return launch_worker(run_dir, resume=resume, reap=False).wait(timeout)
 

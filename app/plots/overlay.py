@@ -16,7 +16,7 @@ from app.plots.plot_message import PlotMessage
 from app.theme import SERIES_COLORS
 from core.curves_svg import curves_svg
 from core.results import RewardCurve, legend_labels
-from core.summary import WINDOW
+from core.run.summary import REWARD_WINDOW
 from core.util.files import write_atomic
 
 X_MODES = {"step": "timesteps", "time": "wall time since start (s)"}
@@ -31,7 +31,7 @@ class OverlayPlot(pg.PlotWidget):
         self.x_mode = "step"
         self._curves: list[RewardCurve] = []
         item = self.getPlotItem()
-        item.setTitle(f"Episode reward, mean of {WINDOW}", size="9pt")
+        item.setTitle(f"Episode reward, mean of {REWARD_WINDOW}", size="9pt")
         item.setLabel("left", "reward")
         item.showGrid(x=True, y=True, alpha=0.25)
         self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
@@ -88,6 +88,6 @@ class OverlayPlot(pg.PlotWidget):
         """The curves as drawn (same x mode, labels, colours and background), as an SVG document."""
         background = self.backgroundBrush().color().name()
         foreground = self.getPlotItem().getAxis("bottom").textPen().color().name()
-        write_atomic(Path(path), curves_svg(self._curves, self.x_mode, title=f"Episode reward, mean of {WINDOW}",
+        write_atomic(Path(path), curves_svg(self._curves, self.x_mode, title=f"Episode reward, mean of {REWARD_WINDOW}",
                                             labels=legend_labels(self._curves), background=background,
                                             foreground=foreground, colors=SERIES_COLORS))

@@ -7,8 +7,9 @@ from functools import partial
 from app.plots.buffers import rolling_mean_from
 from app.plots.live_plot import LivePlot
 from app.theme import SERIES_COLORS
+from core.run.summary import REWARD_WINDOW
 
-ROLLING_WINDOW = 100
+ROLLING_WINDOW = REWARD_WINDOW  # the rolling mean the tables report, drawn over the episodes
 
 
 class RewardPlot(LivePlot):

@@ -11,7 +11,8 @@ from pathlib import Path
 from core.cli import CliError, runs_dir
 from core.export import FORMATS, ExportError, export, format_for
 from core.results import results, select_runs
-from core.runs import TERMINAL, RunStore
+from core.run.states import TERMINAL
+from core.run.store import RunStore
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from core.cli import CliError, emit, runs_dir
-from core.runs import RunInfo, RunStore
+from core.run.layout import RunDir
+from core.run.store import RunInfo, RunStore
 from core.util.files import read_json
 from core.util.text import format_age
 
@@ -36,10 +37,11 @@ def run(args: argparse.Namespace) -> int:
             path = store.path(args.run_id)
         except KeyError as exc:
             raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-        from core.runs import read_status, run_info
+        from core.run.status import read_status
+        from core.run.store import run_info
 
         info = run_info(path)
-        data = {**info.to_json(), "status": read_status(path), "summary": read_json(path / "summary.json")}
+        data = {**info.to_json(), "status": read_status(path), "summary": read_json(RunDir(path).summary)}
         emit(args, data, lambda: _details(data))
         return 0
     infos = [i for i in store.list() if not args.state or i.state == args.state]

@@ -12,8 +12,12 @@ from core.config.algorithms import ALGOS, BASELINES, normalize_algo
 from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
 from core.config.validate import ValidatedConfig, parse_set, validate_config
-from core.launch import ResumeError, launch_worker, resume_run, stop_run
-from core.runs import TERMINAL, RunStore, read_status, request_stop
+from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
+from core.run.layout import RunDir
+from core.run.states import TERMINAL
+from core.run.status import read_status
+from core.run.store import RunStore
+from core.run.summary import REWARD_WINDOW
 from core.util.jsonl import JsonlReader
 from core.util.text import clock
 from core.util.yaml_reader import read_yaml_mapping
@@ -149,7 +153,7 @@ def run_stop(args: argparse.Namespace) -> int:
 
 def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     """Show a progress line until the run ends; Ctrl-C asks for a graceful stop."""
-    reader = JsonlReader(run_dir / "metrics.jsonl")
+    reader = JsonlReader(RunDir(run_dir).metrics)
     tty = sys.stderr.isatty()
     step = total = 0
     fps = 0.0
@@ -175,7 +179,8 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
             state = status.get("state", "unknown")
             now = time.monotonic()
             if step and (tty or (now - last_print >= 5 and step != printed_step)):
-                mean = sum(rewards[-100:]) / len(rewards[-100:]) if rewards else float("nan")
+                recent = rewards[-REWARD_WINDOW:]
+                mean = sum(recent) / len(recent) if recent else float("nan")
                 eta = clock((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))

@@ -15,8 +15,10 @@ from gymnasium import spaces
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import check_spaces, space_kind
-from core.runs import write_status
-from core.summary import summarize
+from core.run import records
+from core.run.layout import RunDir
+from core.run.status import write_status
+from core.run.summary import summarize
 from core.training.callbacks import StopFlag
 from core.training.factory import build_vec_env
 from core.util.files import write_json_atomic
@@ -32,7 +34,8 @@ def zero_action(space: spaces.Space, label: str) -> np.ndarray:
 
 
 def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) -> tuple[str, str]:
-    env, notes = build_vec_env(cfg, monitor_dir=run_dir / "monitor", append_monitor=resume)
+    layout = RunDir(run_dir)
+    env, notes = build_vec_env(cfg, monitor_dir=layout.monitor, append_monitor=resume)
     try:
         issues = check_spaces(cfg, space_kind(env.action_space))
         if issues:
@@ -61,11 +64,11 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
                 ep = infos[i].get("episode")
                 if ep is not None and episodes < wanted:
                     episodes += 1
-                    pending.append({"kind": "episode", "step": step, "t": time.time(), "reward": float(ep["r"]), "length": int(ep["l"])})
+                    pending.append(records.episode(step, ep["r"], ep["l"]))
             now = time.monotonic()
             if now - last_flush >= 1.0 or episodes >= wanted:
-                pending.append({"kind": "progress", "step": step, "t": time.time(), "fps": round((step - last_step) / max(now - last_flush, 1e-9), 2),
-                                "total": None, "episodes": episodes, "episodes_total": wanted})
+                fps = (step - last_step) / max(now - last_flush, 1e-9)
+                pending.append(records.progress(step, fps, None, episodes=episodes, episodes_total=wanted))
                 out.write(pending)
                 pending, last_flush, last_step = [], now, step
                 if stop.check():
@@ -76,9 +79,9 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
     stopped = episodes < wanted
     state = "stopped" if stopped else "finished"
     reason = f"{cfg.algo} baseline played {episodes} of {wanted} episodes" + (f" ({stop.reason})" if stopped else "")
-    out.write([{"kind": "event", "t": time.time(), "level": "info", "message": reason}])
+    out.write([records.event(reason)])
     out.close()
     summary = summarize(run_dir)
     summary.update(exit_reason=reason, state=state)
-    write_json_atomic(run_dir / "summary.json", summary)
+    write_json_atomic(layout.summary, summary)
     return state, reason

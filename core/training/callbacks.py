@@ -17,6 +17,8 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import KVWriter
 
+from core.run import records
+from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
 from core.util.jsonl import JsonlWriter
 
@@ -25,7 +27,7 @@ class StopFlag:
     """Set by the STOP file or by SIGTERM; read by the recorder once a second."""
 
     def __init__(self, run_dir: Path):
-        self.stop_file = Path(run_dir) / "STOP"
+        self.stop_file = RunDir(run_dir).stop_request
         self._event = threading.Event()
         self.reason = ""
 
@@ -50,12 +52,12 @@ class MetricsWriter(KVWriter):
         self.out = out
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
-        rec: dict[str, Any] = {"kind": "train", "step": int(step), "t": time.time()}
+        values: dict[str, float | None] = {}
         for key, value in key_values.items():
             if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
                 value = float(value)
-                rec[key] = value if math.isfinite(value) else None
-        self.out.write([rec])
+                values[key] = value if math.isfinite(value) else None
+        self.out.write([records.train(step, values)])
 
     def close(self) -> None:
         pass
@@ -89,8 +91,7 @@ class RunRecorder(BaseCallback):
             for i in np.flatnonzero(dones):
                 ep = infos[i].get("episode")
                 if ep is not None:
-                    self._pending.append({"kind": "episode", "step": self.num_timesteps, "t": now,
-                                          "reward": float(ep["r"]), "length": int(ep["l"])})
+                    self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
         now = time.monotonic()
         if now >= self._next_flush:
             self.flush(now)
@@ -103,8 +104,7 @@ class RunRecorder(BaseCallback):
         now = time.monotonic() if now is None else now
         dt = now - self._last_t
         fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
-        self._pending.append({"kind": "progress", "step": self.num_timesteps, "t": time.time(),
-                              "fps": round(fps, 2), "total": self.total})
+        self._pending.append(records.progress(self.num_timesteps, fps, self.total))
         self.out.write(self._pending)
         self._pending = []
         self._last_t, self._last_step = now, self.num_timesteps
@@ -143,7 +143,5 @@ class EvalRecorder(BaseCallback):
     def _on_step(self) -> bool:
         parent = self.parent
         rewards = parent.evaluations_results[-1] if parent.evaluations_results else [parent.last_mean_reward]
-        self.out.write([{"kind": "eval", "step": self.num_timesteps, "t": time.time(),
-                         "mean_reward": float(np.mean(rewards)), "std_reward": float(np.std(rewards)),
-                         "episodes": len(rewards)}])
+        self.out.write([records.evaluation(self.num_timesteps, float(np.mean(rewards)), float(np.std(rewards)), len(rewards))])
         return True

@@ -15,14 +15,17 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
-from core.runs import latest_checkpoint
+from core.run import records
+from core.run.layout import RunDir
+from core.run.store import latest_checkpoint
 from core.util.files import write_json_atomic
 from core.util.jsonl import JsonlWriter
 
 
 class Checkpointer:
     def __init__(self, run_dir: Path, keep: int, events: JsonlWriter | None = None):
-        self.folder = Path(run_dir) / "checkpoints"
+        self.layout = RunDir(run_dir)
+        self.folder = self.layout.checkpoints
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep = keep
         self.events = events
@@ -31,7 +34,7 @@ class Checkpointer:
     def save(self, model: BaseAlgorithm) -> dict[str, Any]:
         step = int(model.num_timesteps)
         if step == self.last_step:
-            return latest_checkpoint(self.folder.parent) or {}
+            return latest_checkpoint(self.layout.path) or {}
         started = time.monotonic()
         stem = f"step_{step:012d}"
         entry: dict[str, Any] = {"step": step, "t": time.time(), "model": f"{stem}.zip"}
@@ -43,13 +46,13 @@ class Checkpointer:
         if isinstance(venv, VecNormalize):
             self._atomic(lambda p: venv.save(p), f"{stem}_vecnormalize.pkl")
             entry["vecnormalize"] = f"{stem}_vecnormalize.pkl"
-        write_json_atomic(self.folder / "latest.json", entry)
+        write_json_atomic(self.layout.latest_checkpoint, entry)
         self.last_step = step
         self._prune()
         if self.events is not None:
             size = sum((self.folder / entry[k]).stat().st_size for k in ("model", "replay_buffer", "vecnormalize") if k in entry)
-            self.events.write([{"kind": "event", "t": time.time(), "level": "info", "step": step,
-                                "message": f"checkpoint saved at step {step:,} ({size / 2**20:.1f} MiB, {time.monotonic() - started:.1f} s)"}])
+            took = time.monotonic() - started
+            self.events.write([records.event(f"checkpoint saved at step {step:,} ({size / 2**20:.1f} MiB, {took:.1f} s)", step=step)])
         return entry
 
     def _atomic(self, save, name: str) -> None:

@@ -15,7 +15,10 @@ import time
 import traceback
 from pathlib import Path
 
-from core.runs import RunLock, load_run_config, read_status, write_status
+from core.run.layout import RunDir
+from core.run.lock import RunLock
+from core.run.status import read_status, write_status
+from core.run.store import load_run_config
 from core.util.procs import process_identity
 
 
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     previous = read_status(run_dir)
     attempt = int(previous.get("attempt", 0)) + 1
-    (run_dir / "STOP").unlink(missing_ok=True)  # a STOP left from an earlier stop must not end this attempt
+    RunDir(run_dir).stop_request.unlink(missing_ok=True)  # a STOP left from an earlier stop must not end this attempt
     write_status(run_dir, state="starting", **process_identity(), attempt=attempt, error=None, exit_reason=None,
                  ended_at=None, started_at=previous.get("started_at") or time.time(),
                  resumed_from=previous.get("resumed_from") if not args.resume else previous.get("state"))

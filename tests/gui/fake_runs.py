@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from core.config.validate import validate_config
-from core.runs import RunStore
+from core.run.store import RunStore
 from core.util.files import write_json_atomic
 from core.util.procs import process_identity
 
@@ -50,7 +50,7 @@ FAKE_WORKER = r'''
 import json, sys, time
 from pathlib import Path
 from core.util.procs import process_identity
-from core.runs import write_status
+from core.run.status import write_status
 run = Path(sys.argv[1])
 write_status(run, state="running", started_at=time.time(), **process_identity())
 step = 0

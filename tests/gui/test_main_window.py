@@ -9,7 +9,7 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from app.settings import get_setting
-from core.runs import read_status
+from core.run.status import read_status
 from tests.gui.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
 
 

@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from core.config.validate import validate_config
-from core.runs import read_status
+from core.run.status import read_status
 from core.util.jsonl import read_jsonl
 
 pytestmark = pytest.mark.training

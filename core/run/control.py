@@ -1,4 +1,4 @@
-"""Start and stop workers as detached processes (DESIGN.md "Processes").
+"""Start, stop and resume workers as detached processes (ARCHITECTURE.md, "Processes").
 
 A worker outlives whoever started it: a new session on POSIX, a new process group with no
 console window on Windows. Stopping asks through the STOP file first (no POSIX signals, so the
@@ -10,15 +10,31 @@ from __future__ import annotations
 import subprocess
 import sys
 import time
+from datetime import datetime
 from pathlib import Path
 
-from core.runs import read_status, request_stop, write_status
+from core.config.dotted import set_path
+from core.config.validate import validate_config
+from core.run.layout import RunDir
+from core.run.states import ACTIVE, RESUMABLE
+from core.run.status import read_status, write_status
+from core.run.store import latest_checkpoint, load_run_config
+from core.util.files import write_atomic
 from core.util.procs import spawn_detached, terminate_tree
+from core.util.yaml_reader import read_yaml_mapping
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
-    cmd = [python or sys.executable, "-m", "core.training.worker", str(run_dir)]
+    cmd = [python or sys.executable, "-m", WORKER_MODULE, str(run_dir)]
     return cmd + ["--resume"] if resume else cmd
+
+
+WORKER_MODULE = "core.training.worker"
+
+
+def request_stop(run_dir: Path, reason: str = "requested") -> None:
+    """Ask the worker for a graceful stop (it checks about once a second)."""
+    write_atomic(RunDir(run_dir).stop_request, f"{reason} at {datetime.now().isoformat(timespec='seconds')}\n")
 
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
@@ -26,7 +42,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``."""
     run_dir = Path(run_dir)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
-    return spawn_detached(worker_command(run_dir, resume), run_dir / "worker.log", extra_env, reap)
+    return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap)
 
 
 class ResumeError(ValueError):
@@ -39,14 +55,8 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
     Returns ``(checkpoint step, new total)``. ``more_steps`` extends the budget to the
     checkpoint's step plus that many; without it the run goes on to its configured total.
     """
-    import yaml
-
-    from core.config.dotted import set_path
-    from core.config.validate import validate_config
-    from core.runs import RESUMABLE, latest_checkpoint, load_run_config
-    from core.util.files import write_atomic
-
     run_dir = Path(run_dir)
+    layout = RunDir(run_dir)
     state = read_status(run_dir).get("state")
     if state not in RESUMABLE and not (state == "finished" and more_steps):
         hint = "; give more steps to train it further" if state == "finished" else ""
@@ -54,22 +64,14 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
     ckpt = latest_checkpoint(run_dir)
     if ckpt is None:
         raise ResumeError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
-                          f"rlpanel train --config {run_dir / 'config.yaml'}")
+                          f"rlpanel train --config {layout.config}")
     step = int(ckpt["step"])
     if more_steps:
-        raw = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
-        raw = set_path(raw, "budget.total_timesteps", step + more_steps)
-        write_atomic(run_dir / "config.yaml", validate_config(raw, source=str(run_dir / "config.yaml")).config.to_yaml())
+        raw = set_path(read_yaml_mapping(layout.config), "budget.total_timesteps", step + more_steps)
+        write_atomic(layout.config, validate_config(raw, source=str(layout.config)).config.to_yaml())
     total = load_run_config(run_dir).budget.total_timesteps
     launch_worker(run_dir, resume=True, reap=reap)
     return step, total
-
-
-def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
-    """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
-    folder = Path(runs_dir) / ".queue"
-    folder.mkdir(parents=True, exist_ok=True)
-    return spawn_detached([sys.executable, "-m", "core.queue_runner", str(runs_dir)], folder / "runner.log", reap=reap)
 
 
 def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2) -> str:
@@ -79,13 +81,13 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2) -> str:
     """
     run_dir = Path(run_dir)
     status = read_status(run_dir)
-    if status.get("state") not in ("queued", "starting", "running", "stopping"):
+    if status.get("state") not in ACTIVE:
         return "not running"
     request_stop(run_dir)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status = read_status(run_dir)
-        if status.get("state") not in ("queued", "starting", "running", "stopping"):
+        if status.get("state") not in ACTIVE:
             return "graceful"
         time.sleep(poll)
     pid = status.get("pid")

@@ -1,13 +1,10 @@
-"""The run store: one folder per run (DESIGN.md "The run directory").
+"""The runs folder: create a run, list runs, find one by id, read one cheaply for a list.
 
-The worker writes a run; everyone else reads it. ``status.json`` is replaced atomically; a run
-whose status says it is active but whose worker process is gone reads as ``crashed``.
+See ARCHITECTURE.md, "The run folder"; user text never becomes a path outside the runs root.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import socket
 import time
 from dataclasses import asdict, dataclass, field
@@ -15,55 +12,18 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.config.algorithms import BASELINES
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
+from core.config.validate import validate_config
+from core.run.layout import RunDir
+from core.run.states import ACTIVE, TERMINAL
+from core.run.status import read_status
+from core.run.summary import REWARD_WINDOW
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
-from core.util.procs import is_alive, process_identity
 from core.util.text import safe_name
-
-ACTIVE = ("queued", "starting", "running", "stopping")
-TERMINAL = ("finished", "stopped", "failed", "crashed")
-RESUMABLE = ("stopped", "failed", "crashed")
-STARTING_GRACE_S = 120.0  # a run "starting" with no worker pid after this long never started
-
-
-# --- status.json ---------------------------------------------------------------------------
-
-def read_status(run_dir: Path) -> dict[str, Any]:
-    """The run's status, with ``state`` turned to ``crashed`` when its worker is gone."""
-    status = read_json(Path(run_dir) / "status.json", default=None) or {"state": "unknown"}
-    state = status.get("state")
-    if state in ("starting", "running", "stopping") and status.get("host", socket.gethostname()) == socket.gethostname():
-        pid = status.get("pid")
-        if pid is None:
-            since = status.get("updated_at", 0)
-            if state != "starting" or time.time() - since > STARTING_GRACE_S:
-                status = {**status, "state": "crashed", "recorded_state": state,
-                          "error": status.get("error") or {"message": "the worker never started (see worker.log)"}}
-        elif not is_alive(pid, status.get("pid_create_time")):
-            status = {**status, "state": "crashed", "recorded_state": state,
-                      "error": status.get("error") or {"message": f"the worker (pid {pid}) ended without a word; see worker.log"}}
-    return status
-
-
-def write_status(run_dir: Path, **changes: Any) -> dict[str, Any]:
-    """Update status.json atomically; only the run's single writer calls this."""
-    path = Path(run_dir) / "status.json"
-    status = read_json(path, default=None) or {}
-    status.update(changes)
-    status["updated_at"] = time.time()
-    write_json_atomic(path, status)
-    return status
-
-
-def request_stop(run_dir: Path, reason: str = "requested") -> None:
-    """Ask the worker for a graceful stop (it checks about once a second)."""
-    write_atomic(Path(run_dir) / "STOP", f"{reason} at {datetime.now().isoformat(timespec='seconds')}\n")
-
+from core.util.yaml_reader import read_yaml_mapping
 
 # --- run ids ---------------------------------------------------------------------------------
 
@@ -130,8 +90,9 @@ class RunStore:
                 continue
         else:
             raise ConfigError([FieldIssue("name", f"could not find a free run id for {base!r}")])
-        write_atomic(path / "config.yaml", cfg.to_yaml())
-        write_json_atomic(path / "status.json", {
+        layout = RunDir(path)
+        write_atomic(layout.config, cfg.to_yaml())
+        write_json_atomic(layout.status, {
             "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
             "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
         return path
@@ -142,7 +103,7 @@ class RunStore:
         if clean != run_id or clean in ("", ".", ".."):
             raise KeyError(f"{run_id!r} is not a run id")
         exact = self.root / clean
-        if (exact / "config.yaml").is_file():
+        if RunDir(exact).config.is_file():
             return exact
         matches = [p for p in self._run_dirs() if p.name.startswith(clean)]
         if len(matches) == 1:
@@ -154,7 +115,7 @@ class RunStore:
     def _run_dirs(self) -> list[Path]:
         if not self.root.is_dir():
             return []
-        return [p for p in self.root.iterdir() if (p / "config.yaml").is_file()]
+        return [p for p in self.root.iterdir() if RunDir(p).config.is_file()]
 
     def list(self) -> list[RunInfo]:
         """Every run, newest first."""
@@ -167,23 +128,22 @@ class RunStore:
 
 def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
     """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
-    return read_json(Path(run_dir) / "checkpoints" / "latest.json", default=None)
+    return read_json(RunDir(run_dir).latest_checkpoint, default=None)
 
 
 def load_run_config(run_dir: Path) -> RunConfig:
-    from core.config.validate import validate_config
-
-    raw = yaml.safe_load((Path(run_dir) / "config.yaml").read_text(encoding="utf-8"))
-    return validate_config(raw, source=str(Path(run_dir) / "config.yaml")).config
+    path = RunDir(run_dir).config
+    return validate_config(read_yaml_mapping(path), source=str(path)).config
 
 
 def run_info(run_dir: Path) -> RunInfo:
     """A run's list entry: status, config basics, and progress from the tail of its metrics."""
     run_dir = Path(run_dir)
+    layout = RunDir(run_dir)
     status = read_status(run_dir)
     try:
-        raw = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError):
+        raw = read_yaml_mapping(layout.config)
+    except ValueError:
         raw = {}
     env = raw.get("env") or {}
     info = RunInfo(
@@ -192,14 +152,14 @@ def run_info(run_dir: Path) -> RunInfo:
         total=0 if raw.get("algo") in BASELINES else int((raw.get("budget") or {}).get("total_timesteps", 0)), created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
         error=status.get("error"), status=status)
-    summary = read_json(run_dir / "summary.json", default=None)
+    summary = read_json(layout.summary, default=None)
     if summary and info.state in TERMINAL:
         info.steps = int(summary.get("timesteps") or 0)
         info.mean_reward = summary.get("final_mean_reward")
         info.episodes = summary.get("episodes")
         return info
     rewards: list[float] = []
-    for rec in tail_jsonl(run_dir / "metrics.jsonl"):
+    for rec in tail_jsonl(layout.metrics):
         kind = rec.get("kind")
         if kind in ("progress", "episode", "train"):
             info.steps = max(info.steps, int(rec.get("step", 0)))
@@ -208,36 +168,5 @@ def run_info(run_dir: Path) -> RunInfo:
         if kind == "episode":
             rewards.append(float(rec["reward"]))
     if rewards:
-        info.mean_reward = sum(rewards[-100:]) / len(rewards[-100:])
+        info.mean_reward = sum(rewards[-REWARD_WINDOW:]) / len(rewards[-REWARD_WINDOW:])
     return info
-
-
-class RunLock:
-    """One writer per run: a lock file naming its holder's pid and start time.
-
-    A lock left by a dead process (``kill -9``) is stale and taken over.
-    """
-
-    def __init__(self, run_dir: Path):
-        self.path = Path(run_dir) / "worker.lock"
-
-    def acquire(self) -> None:
-        ident = process_identity()
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = read_json(self.path, default={}) or {}
-                if is_alive(holder.get("pid"), holder.get("pid_create_time")) and holder.get("pid") != ident["pid"]:
-                    raise RuntimeError(f"run {self.path.parent.name} is already being written by pid {holder.get('pid')}") from None
-                self.path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as fh:
-                fh.write(json.dumps(ident))
-            return
-        raise RuntimeError(f"could not lock {self.path}")
-
-    def release(self) -> None:
-        holder = read_json(self.path, default={}) or {}
-        if holder.get("pid") == os.getpid():
-            self.path.unlink(missing_ok=True)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.run.layout import RunDir
 from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
-WINDOW = 100  # episodes in the "mean reward" of SB3's logger and of our tables
+REWARD_WINDOW = 100  # episodes in the "mean reward" of SB3's logger, our tables and plots
 
 
-def rolling_means(values: list[float], window: int = WINDOW) -> list[float]:
+def rolling_means(values: list[float], window: int = REWARD_WINDOW) -> list[float]:
     """Mean of the last ``window`` values at each position (fewer at the start)."""
     out, acc = [], 0.0
     for i, v in enumerate(values):
@@ -29,7 +30,7 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     evals = [r for r in records if r.get("kind") == "eval"]
     means = rolling_means(rewards)
     # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
-    full = means[WINDOW - 1:] if len(means) >= WINDOW else means[-1:]
+    full = means[REWARD_WINDOW - 1:] if len(means) >= REWARD_WINDOW else means[-1:]
     return {
         "timesteps": steps,
         "episodes": len(rewards),
@@ -42,10 +43,10 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
 
 def summarize(run_dir: Path) -> dict[str, Any]:
     """Records + status (wall time across attempts) + telemetry peaks."""
-    run_dir = Path(run_dir)
-    records = read_jsonl(run_dir / "metrics.jsonl")
+    layout = RunDir(run_dir)
+    records = read_jsonl(layout.metrics)
     out = summarize_records(records)
-    status = read_json(run_dir / "status.json", default={}) or {}
+    status = read_json(layout.status, default={}) or {}
     wall = float(status.get("train_time_s") or 0.0)
     if not wall:  # the worker died before it recorded its time: from its start to its last record
         times = [float(r["t"]) for r in records if isinstance(r.get("t"), int | float)]
@@ -54,5 +55,5 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
     out["attempts"] = int(status.get("attempt", 1))
-    out.update(telemetry_summary(run_dir / "telemetry.jsonl"))
+    out.update(telemetry_summary(layout.telemetry))
     return out

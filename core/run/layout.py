@@ -1,0 +1,97 @@
+"""Every file name of a run folder, in one place: ``RunDir(path).status`` and so on.
+
+The worker writes a run folder; everyone else reads it (ARCHITECTURE.md, "The run folder").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class RunDir:
+    """The paths of one run folder."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, path: Path | str):
+        self.path = Path(path)
+
+    def __repr__(self) -> str:
+        return f"RunDir({str(self.path)!r})"
+
+    @property
+    def name(self) -> str:
+        """The run id."""
+        return self.path.name
+
+    @property
+    def config(self) -> Path:
+        """The resolved config as launched (``config.yaml``)."""
+        return self.path / "config.yaml"
+
+    @property
+    def status(self) -> Path:
+        """State, pid, times, error; replaced atomically (``status.json``)."""
+        return self.path / "status.json"
+
+    @property
+    def metrics(self) -> Path:
+        """Episode, progress, train, eval and event records (``metrics.jsonl``)."""
+        return self.path / "metrics.jsonl"
+
+    @property
+    def superseded(self) -> Path:
+        """Records of an interrupted attempt past the checkpoint it resumed from."""
+        return self.path / "metrics.superseded.jsonl"
+
+    @property
+    def telemetry(self) -> Path:
+        """GPU and process samples (``telemetry.jsonl``)."""
+        return self.path / "telemetry.jsonl"
+
+    @property
+    def worker_log(self) -> Path:
+        return self.path / "worker.log"
+
+    @property
+    def summary(self) -> Path:
+        """Written last: what the run achieved (``summary.json``)."""
+        return self.path / "summary.json"
+
+    @property
+    def stop_request(self) -> Path:
+        """Created by the window or the CLI to ask for a graceful stop (``STOP``)."""
+        return self.path / "STOP"
+
+    @property
+    def lock(self) -> Path:
+        """Held by the run's one writer (``worker.lock``)."""
+        return self.path / "worker.lock"
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.path / "checkpoints"
+
+    @property
+    def latest_checkpoint(self) -> Path:
+        """Names the newest complete checkpoint (``checkpoints/latest.json``)."""
+        return self.checkpoints / "latest.json"
+
+    @property
+    def tensorboard(self) -> Path:
+        return self.path / "tb"
+
+    @property
+    def monitor(self) -> Path:
+        """SB3 Monitor CSVs."""
+        return self.path / "monitor"
+
+    @property
+    def sb3_logs(self) -> Path:
+        """SB3's own progress.csv / progress.json, one pair per attempt."""
+        return self.path / "sb3"
+
+    @property
+    def evaluations(self) -> Path:
+        """SB3's EvalCallback log."""
+        return self.path / "eval"

@@ -1,0 +1,14 @@
+"""The states a run passes through, and which of them mean what.
+
+queued -> starting -> running -> (stopping ->) finished | stopped | failed. ``crashed`` is never
+written: it is what a reader sees when the status says active but the worker is gone.
+"""
+
+from __future__ import annotations
+
+ACTIVE = ("queued", "starting", "running", "stopping")
+LIVE = ("starting", "running", "stopping")  # a worker should be running
+TERMINAL = ("finished", "stopped", "failed", "crashed")
+RESUMABLE = ("stopped", "failed", "crashed")
+FAILED = ("failed", "crashed")
+STARTING_GRACE_S = 120.0  # a run "starting" with no worker pid after this long never started
