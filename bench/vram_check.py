@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.config.presets import list_presets, resolve  # noqa: E402
 from core.config.spaces import probe_spaces  # noqa: E402
-from core.estimate import estimate  # noqa: E402
-from core.gpus import get_profile  # noqa: E402
+from core.fit.estimate import estimate  # noqa: E402
+from core.fit.gpus import get_profile  # noqa: E402
 
 MIB = 1 << 20
 
@@ -64,7 +64,7 @@ def vram(steps: int) -> int:
 
     gpu = get_profile("auto")
     if gpu is None:  # CUDA without NVML: describe the card from torch
-        from core.gpus import GpuProfile, _constants, _load_table, generation_for
+        from core.fit.gpus import GpuProfile, _constants, _load_table, generation_for
 
         props = torch.cuda.get_device_properties(0)
         cc = f"{props.major}.{props.minor}"

@@ -296,7 +296,7 @@ def fits_next_to(candidate: dict[str, Any], running: list[dict[str, Any]]) -> tu
 
 def job_estimate(cfg: RunConfig) -> dict[str, Any] | None:
     try:
-        from core.estimate import estimate_config
+        from core.fit.estimate import estimate_config
 
         return estimate_config(cfg).to_json()
     except (ConfigError, ImportError, OSError) as exc:  # an estimate is advice; the worker decides

@@ -1,4 +1,4 @@
-"""The panel's link to ``core.estimate``, ``core.gpus`` and ``core.config.spaces``.
+"""The panel's link to ``core.fit`` (estimate, GPU profiles) and ``core.config.spaces``.
 
 Env spaces are probed once per env, on a QThreadPool thread (an entry point runs in a
 subprocess there; a gymnasium id is created in that thread), so the GUI thread never waits.
@@ -14,14 +14,9 @@ from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
 
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
-
-try:  # written by the estimate issue; the panel says so instead of failing while it is missing
-    from core import estimate as _estimate
-except ImportError as exc:  # pragma: no cover - depends on the checkout
-    _estimate = None
-    _ESTIMATE_MISSING = f"the fit estimate is not available ({exc})"
-else:
-    _ESTIMATE_MISSING = ""
+from core.config.spaces import probe_spaces
+from core.fit.estimate import estimate
+from core.fit.gpus import detected_profiles, get_profile, known_profiles
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
@@ -31,10 +26,6 @@ def env_key(env: EnvSpec | dict[str, Any]) -> str:
 
 def target_choices() -> list[tuple[str, str]]:
     """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles."""
-    try:
-        from core.gpus import detected_profiles, known_profiles
-    except ImportError:
-        return [("auto", "auto")]
     detected = detected_profiles()
     auto = f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
     out = [("auto", auto)]
@@ -43,24 +34,10 @@ def target_choices() -> list[tuple[str, str]]:
     return out
 
 
-def host_memory_bytes() -> int | None:
-    try:
-        import psutil
-
-        return int(psutil.virtual_memory().total)
-    except Exception:  # psutil missing or unsupported platform: the host bar shows no capacity
-        return None
-
-
 def estimate_json(cfg: RunConfig, spaces: Any, host_total: int | None) -> tuple[dict[str, Any] | None, str]:
     """The estimate as JSON, or ``None`` and why not."""
-    if _estimate is None:
-        return None, _ESTIMATE_MISSING
     try:
-        from core.gpus import get_profile
-
-        profile = get_profile(cfg.target_gpu)
-        result = _estimate.estimate(cfg, spaces, profile, host_memory_bytes=host_total)
+        result = estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total)
     except ConfigError as exc:
         return None, "; ".join(i.message for i in exc.issues)
     except (ValueError, TypeError, KeyError) as exc:  # an estimate bug must not take the panel down
@@ -78,8 +55,6 @@ class _ProbeTask(QRunnable):
         self.key, self.env, self.signals = key, env, signals
 
     def run(self) -> None:
-        from core.config.spaces import probe_spaces
-
         try:
             spaces, error = probe_spaces(self.env), ""
         except ConfigError as exc:

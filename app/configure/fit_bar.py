@@ -2,7 +2,7 @@
 
 ``MemoryBar`` paints one stacked bar (QPainter) with a tooltip per segment; ``FitBox`` shows the
 GPU bar, the host bar, the verdict, the biggest term and the suggested fix as a button. The
-estimate itself comes from ``core.estimate`` (see ``estimator.py``); nothing here computes it.
+estimate itself comes from ``core.fit.estimate`` (see ``estimator.py``); nothing here computes it.
 """
 
 from __future__ import annotations

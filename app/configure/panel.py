@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from app.configure.env_picker import KIND_TEXT, EnvPicker
-from app.configure.estimator import SpacesCache, estimate_json, host_memory_bytes, target_choices
+from app.configure.estimator import SpacesCache, estimate_json, target_choices
 from app.configure.fields import is_section
 from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
@@ -28,6 +28,7 @@ from core.config.dotted import get_path
 from core.config.errors import FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import check_spaces
+from core.fit.estimate import host_memory_total
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
@@ -58,7 +59,7 @@ class ConfigurePanel(QWidget):
         self._validation = Validation({})
         self._issues: list[FieldIssue] = []
         self._estimate: dict[str, Any] | None = None
-        self._host_total = host_memory_bytes()
+        self._host_total = host_memory_total()
         self.spaces = SpacesCache(self)
         self.spaces.ready.connect(lambda _key: self._update_estimate())
         self._timer = QTimer(self)

@@ -12,8 +12,9 @@ import sys
 from core.cli import CliError, emit
 from core.commands.train import add_config_args, config_from_args
 from core.config.spaces import probe_spaces
-from core.estimate import FITS, MIB, NO_FIT, FitEstimate, estimate
-from core.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
+from core.fit.estimate import estimate
+from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
+from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 
 EXIT_NO_FIT = 3
 

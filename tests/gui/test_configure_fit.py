@@ -14,7 +14,6 @@ from core.config.dotted import get_path
 from tests.conftest import REPO
 from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
-pytest.importorskip("core.estimate")
 LAPTOP = "RTX 4060 Laptop"
 
 

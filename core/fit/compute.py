@@ -1,8 +1,8 @@
-"""Will this run fit? GPU and host memory before launch, with a breakdown, a verdict and a fix.
+"""The terms of the fit estimate: the memory a run needs, term by term, on the GPU and the host.
 
 Pure arithmetic over the run config, the env's spaces (``core.config.spaces``) and a GPU profile
-(``core.gpus``): no torch, so the GUI can call it on every keystroke. The counts mirror SB3's
-own code (``core.sb3_shapes``); the tests compare them with real SB3 objects.
+(``core.fit.gpus``). The counts mirror SB3's own code (``core.fit.sb3_sizes``); the tests compare
+them with real SB3 objects.
 
 GPU terms (on the host instead when the run uses the CPU):
   cuda_context     CUDA context + cuBLAS workspaces, per GPU generation (configs/gpus.yaml)
@@ -22,19 +22,13 @@ to the GPU per gradient step; the estimate says so instead of putting them on th
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass, field
-from typing import Any
 
-from core import sb3_shapes as shapes
-from core.config.errors import ConfigError
 from core.config.schema import RunConfig
-from core.config.spaces import EnvSpaces, check_spaces
-from core.gpus import AllocatorModel, GpuProfile, allocator_model
-
-MIB = 1 << 20
-FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
-FIT_BELOW = 0.80   # below this share of capacity: fits
-TIGHT_UPTO = 0.95  # up to and including this share: tight; above: does not fit
+from core.config.spaces import EnvSpaces
+from core.fit import sb3_sizes as shapes
+from core.fit.gpus import AllocatorModel, GpuProfile
+from core.fit.result import MIB, FitEstimate, Term, verdict_for
+from core.util.procs import effective_start_method
 
 # Host RSS of the worker itself: python + numpy + gymnasium + torch + SB3, measured at ~325 MiB
 # after a short CPU PPO run (torch 2.13 CPU, Linux); a CUDA build adds the CUDA runtime, cuBLAS
@@ -48,132 +42,7 @@ ENV_PROCESS_SPAWN = 160 * MIB
 ENV_PROCESS_FORK = 16 * MIB
 
 
-@dataclass(frozen=True)
-class Term:
-    name: str
-    where: str  # "gpu" | "host"
-    bytes: int
-    note: str = ""
-
-    def to_json(self, total: int) -> dict[str, Any]:
-        return {"name": self.name, "where": self.where, "bytes": self.bytes,
-                "share": round(self.bytes / total, 4) if total else 0.0, "note": self.note}
-
-
-@dataclass(frozen=True)
-class Suggestion:
-    """A change the GUI can apply at ``path`` (a ``--set`` path); it fits when re-estimated."""
-
-    path: str
-    old: Any
-    new: Any
-    text: str
-
-    def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "old": self.old, "new": self.new, "text": self.text}
-
-
-@dataclass
-class FitEstimate:
-    verdict: str
-    capacity_bytes: int
-    gpu_bytes: int
-    host_bytes: int
-    terms: list[Term]
-    gpu_name: str | None
-    host_verdict: str
-    host_capacity_bytes: int
-    on_gpu: bool
-    parameter_count: int
-    allocator_bytes: int = 0        # what torch's caching allocator holds (cf. max_memory_reserved)
-    buffer_full_at_step: int | None = None
-    suggestion: Suggestion | None = None
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def usage(self) -> float:
-        """The share of the verdict's capacity used (GPU, or host for CPU runs)."""
-        used = self.gpu_bytes if self.on_gpu else self.host_bytes
-        return used / self.capacity_bytes if self.capacity_bytes else float("inf")
-
-    @property
-    def host_usage(self) -> float:
-        return self.host_bytes / self.host_capacity_bytes if self.host_capacity_bytes else float("inf")
-
-    @property
-    def fits(self) -> bool:
-        return self.verdict != NO_FIT and self.host_verdict != NO_FIT
-
-    def term(self, name: str) -> Term | None:
-        return next((t for t in self.terms if t.name == name), None)
-
-    @property
-    def main_side(self) -> str:
-        """The side that decides: the one that does not fit (the fuller one if both), else the run's device."""
-        gpu_usage = self.usage if self.on_gpu and self.verdict != FITS else -1.0
-        host_usage = self.host_usage if self.host_verdict != FITS else -1.0
-        if gpu_usage < 0 and host_usage < 0:
-            return "gpu" if self.on_gpu else "host"
-        return "gpu" if gpu_usage >= host_usage else "host"
-
-    def biggest(self, where: str | None = None) -> Term:
-        side = where or self.main_side
-        return max((t for t in self.terms if t.where == side), key=lambda t: t.bytes)
-
-    def to_json(self) -> dict[str, Any]:
-        totals = {"gpu": self.gpu_bytes, "host": self.host_bytes}
-        big = self.biggest()
-        return {
-            "verdict": self.verdict, "fits": NO_FIT not in (self.verdict, self.host_verdict), "capacity_bytes": self.capacity_bytes, "usage": round(self.usage, 4),
-            "gpu_name": self.gpu_name, "on_gpu": self.on_gpu,
-            "gpu_bytes": self.gpu_bytes, "host_bytes": self.host_bytes,
-            "host_verdict": self.host_verdict, "host_capacity_bytes": self.host_capacity_bytes,
-            "host_usage": round(self.host_usage, 4), "allocator_bytes": self.allocator_bytes,
-            "parameter_count": self.parameter_count, "buffer_full_at_step": self.buffer_full_at_step,
-            "terms": [t.to_json(totals[t.where]) for t in self.terms],
-            "biggest_term": {"name": big.name, "where": big.where, "bytes": big.bytes},
-            "suggestion": self.suggestion.to_json() if self.suggestion else None,
-            "notes": list(self.notes),
-        }
-
-
-def verdict_for(used: int, capacity: int) -> str:
-    if capacity <= 0:
-        return NO_FIT
-    share = used / capacity
-    if share < FIT_BELOW:
-        return FITS
-    return TIGHT if share <= TIGHT_UPTO else NO_FIT
-
-
-_host_total: int | None = None
-
-
-def host_memory_total() -> int:
-    global _host_total
-    if _host_total is None:
-        import psutil
-
-        _host_total = int(psutil.virtual_memory().total)
-    return _host_total
-
-
-def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
-             host_memory_bytes: int | None = None, suggest: bool = True) -> FitEstimate:
-    """The memory ``cfg`` needs on ``gpu`` (``None``: no GPU) and on this host."""
-    issues = check_spaces(cfg, spaces.action_kind)
-    if issues:
-        raise ConfigError(issues)
-    host_capacity = int(host_memory_bytes) if host_memory_bytes else host_memory_total()
-    result = _estimate(cfg, spaces, gpu, host_capacity, allocator_model())
-    if suggest and (result.verdict != FITS or result.host_verdict != FITS):
-        from core.estimate_fix import suggest_fix  # the search re-estimates; kept apart for size
-
-        result.suggestion = suggest_fix(cfg, spaces, gpu, host_capacity, result)
-    return result
-
-
-def _estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
+def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
               alloc: AllocatorModel) -> FitEstimate:
     notes: list[str] = []
     if cfg.is_baseline:  # a fixed policy: no networks, nothing on the GPU
@@ -233,7 +102,7 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     full_at: int | None = None
     if cfg.is_baseline:
         pass
-    elif cfg.algo in ("PPO", "A2C"):
+    elif cfg.spec is not None and cfg.spec.on_policy:
         n_steps = cfg.params.n_steps
         terms.append(Term("rollout_buffer", "host", shapes.rollout_buffer_bytes(n_steps, rt.n_envs, spaces),
                           f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy), refilled every rollout"))
@@ -258,8 +127,6 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     terms.append(Term("worker_runtime", "host", runtime,
                       "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))
     if rt.vec_env == "subproc":
-        from core.util.procs import effective_start_method
-
         method, _ = effective_start_method(rt.start_method, sys.platform)
         each = ENV_PROCESS_FORK if method == "fork" else ENV_PROCESS_SPAWN
         terms.append(Term("env_processes", "host", each * rt.n_envs,
@@ -267,16 +134,3 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
         if cfg.env.entry_point:
             notes.append("env_processes counts python and SB3 only: add what your own env allocates, per env")
     return full_at
-
-
-def estimate_config(cfg: RunConfig, gpu_name: str | None = None, host_memory_bytes: int | None = None) -> FitEstimate:
-    """Convenience for callers holding only a config: probe the env, resolve the GPU, estimate."""
-    from core.config.spaces import probe_spaces
-    from core.gpus import get_profile
-
-    spaces = probe_spaces(cfg.env)
-    gpu = get_profile(gpu_name or cfg.target_gpu)
-    return estimate(cfg, spaces, gpu, host_memory_bytes)
-
-
-__all__ = ["FITS", "FitEstimate", "NO_FIT", "Suggestion", "TIGHT", "Term", "estimate", "estimate_config", "verdict_for"]

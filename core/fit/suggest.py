@@ -19,8 +19,9 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig, resolved_net_arch
 from core.config.spaces import EnvSpaces
 from core.config.validate import validate_config
-from core.estimate import FITS, MIB, NO_FIT, TIGHT, FitEstimate, Suggestion, _estimate
-from core.gpus import GpuProfile, allocator_model
+from core.fit.compute import compute
+from core.fit.gpus import GpuProfile, allocator_model
+from core.fit.result import FITS, MIB, NO_FIT, TIGHT, FitEstimate, Suggestion
 
 _RANK = {FITS: 0, TIGHT: 1, NO_FIT: 2}
 Knob = tuple[str, list[Any]]  # (--set path, candidate values, largest first)
@@ -58,7 +59,7 @@ def _try(raw: dict, path: str, value: Any, spaces: EnvSpaces, gpu: GpuProfile | 
         trial = validate_config(set_path(raw, path, value)).config
     except ConfigError:
         return None
-    est = _estimate(trial, spaces, gpu if trial.runtime.device != "cpu" else None, host_capacity, alloc)
+    est = compute(trial, spaces, gpu if trial.runtime.device != "cpu" else None, host_capacity, alloc)
     return est if ok(est) else None
 
 
@@ -78,8 +79,9 @@ def _bisect(candidates: list[Any], attempt: Callable[[Any], FitEstimate | None])
 # --- which knobs, which values -------------------------------------------------------------------
 
 def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterator[Knob]:
-    algo = cfg.algo
-    section = algo.lower()
+    spec = cfg.spec
+    assert spec is not None, "a baseline needs no fix: it holds no network"
+    section = spec.section
     batch = list(_batch_knobs(cfg))
     net = [("policy.net_arch", _smaller_nets(cfg))]
     envs = [("runtime.n_envs", _fewer_envs(cfg))]
@@ -108,20 +110,21 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
         yield from batch + net
     elif term in ("parameters", "gradients", "optimizer"):
         yield from net + batch
-    if algo in ("SAC", "DQN") and term != "replay_buffer":
+    if not spec.on_policy and term != "replay_buffer":
         yield f"{section}.buffer_size", _smaller_buffers(cfg)
 
 
 def _batch_knobs(cfg: RunConfig) -> Iterator[Knob]:
-    if cfg.algo == "PPO":
-        rollout = cfg.runtime.n_envs * cfg.ppo.n_steps
-        current = int(cfg.ppo.batch_size)
-        yield "ppo.batch_size", [d for d in _divisors(rollout) if 2 <= d < current]
-    elif cfg.algo == "A2C":
-        yield "a2c.n_steps", _halvings(cfg.a2c.n_steps)
+    spec, p = cfg.spec, cfg.params
+    assert spec is not None
+    if spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
+        rollout = cfg.runtime.n_envs * p.n_steps
+        yield f"{spec.section}.batch_size", [d for d in _divisors(rollout) if 2 <= d < int(p.batch_size)]
+    elif spec.on_policy:  # A2C: the whole rollout is the batch
+        yield f"{spec.section}.n_steps", _halvings(p.n_steps)
         yield "runtime.n_envs", _fewer_envs(cfg)
     else:
-        yield f"{cfg.algo.lower()}.batch_size", _halvings(int(cfg.params.batch_size))
+        yield f"{spec.section}.batch_size", _halvings(int(p.batch_size))
 
 
 def _divisors(n: int) -> list[int]:
@@ -139,9 +142,9 @@ def _fewer_envs(cfg: RunConfig) -> list[int]:
     current = cfg.runtime.n_envs
     out = []
     for n in range(current - 1, 0, -1):
-        if cfg.algo == "PPO":
-            rollout = n * cfg.ppo.n_steps
-            if rollout < max(2, int(cfg.ppo.batch_size)) or rollout % int(cfg.ppo.batch_size):
+        if cfg.spec is not None and cfg.spec.batch_divides_rollout:
+            rollout = n * cfg.params.n_steps
+            if rollout < max(2, int(cfg.params.batch_size)) or rollout % int(cfg.params.batch_size):
                 continue
         out.append(n)
     return out
@@ -149,9 +152,9 @@ def _fewer_envs(cfg: RunConfig) -> list[int]:
 
 def _fewer_steps(cfg: RunConfig) -> list[int]:
     steps = cfg.params.n_steps
-    if cfg.algo != "PPO":
+    if cfg.spec is None or not cfg.spec.batch_divides_rollout:
         return _halvings(steps)
-    batch, n_envs = int(cfg.ppo.batch_size), cfg.runtime.n_envs
+    batch, n_envs = int(cfg.params.batch_size), cfg.runtime.n_envs
     unit = batch // math.gcd(batch, n_envs)  # n_steps must be a multiple of this
     return [s for s in range(steps - steps % unit, 0, -unit) if s < steps][:200]
 

@@ -100,21 +100,22 @@ def _network(name: str, stacks: list[tuple[int, ...]], trainable: bool = True, e
 def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
     arch = resolved_net_arch(cfg)
     feats = spaces.obs_features
-    if cfg.algo in ("PPO", "A2C"):
+    network = _network_family(cfg)
+    if network == "actor_critic":
         pi, vf = tuple(arch.get("pi", [])), tuple(arch.get("vf", []))
         box = spaces.action_kind == "box"
         # the mlp_extractor's pi stack and the action head are one chain for activations
         actor = _network("actor", [(feats, *pi, spaces.action_logits)], extra_params=spaces.action_dim if box else 0,
                          extra_tensors=1 if box else 0)
         critic = _network("critic", [(feats, *vf, 1)])
-        rms = cfg.algo == "A2C" and cfg.a2c.use_rms_prop
+        rms = bool(getattr(cfg.params, "use_rms_prop", False))
         opt = Optimizer("policy", "rmsprop" if rms else "adam", actor.params + critic.params, actor.tensors + critic.tensors)
         return ModelShape((actor, critic), (opt,))
-    if cfg.algo == "SAC":
+    if network == "sac":
         pi, qf = tuple(arch.get("pi", [])), tuple(arch.get("qf", []))
         act = spaces.action_dim
         latent = pi[-1] if pi else feats
-        if cfg.sac.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
+        if cfg.params.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
             actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act, extra_tensors=1)
         else:  # mu and log_std heads
             actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + act, extra_tensors=2)
@@ -123,7 +124,7 @@ def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         target = _network("critic_target", q_stacks, trainable=False)
         nets = [actor, critic, target]
         opts = [Optimizer("actor", "adam", actor.params, actor.tensors), Optimizer("critic", "adam", critic.params, critic.tensors)]
-        if isinstance(cfg.sac.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef
+        if isinstance(cfg.params.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef
             nets.append(Network("log_ent_coef", 1, 1, True))
             opts.append(Optimizer("ent_coef", "adam", 1, 1))
         return ModelShape(tuple(nets), tuple(opts))
@@ -138,12 +139,13 @@ def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
 
 def train_batch(cfg: RunConfig) -> int:
     """Samples in one forward/backward pass: PPO's minibatch, A2C's whole rollout, SAC/DQN's batch."""
-    n_envs = cfg.runtime.n_envs
-    if cfg.algo == "PPO":
-        return int(cfg.ppo.batch_size)  # resolved from 'auto' by validation
-    if cfg.algo == "A2C":
-        return cfg.a2c.n_steps * n_envs  # A2C's rollout_buffer.get(batch_size=None): one batch
-    return int(cfg.params.batch_size)
+    assert cfg.spec is not None, "a baseline trains nothing"
+    return cfg.spec.train_batch(cfg.params, cfg.runtime.n_envs)  # PPO's 'auto' is resolved by validation
+
+
+def _network_family(cfg: RunConfig) -> str:
+    assert cfg.spec is not None, "a baseline holds no network"
+    return cfg.spec.network
 
 
 def _graph_floats(stack: tuple[int, ...], saves_input: bool) -> int:
@@ -166,9 +168,10 @@ def activation_bytes(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tu
     saves_input = resolved_activation(cfg) in SAVES_INPUT
     widest = max(max(s[1:]) for n in shape.networks for s in n.stacks)
     extras = 3 * spaces.action_logits + 16
-    if cfg.algo in ("PPO", "A2C"):
+    network = _network_family(cfg)
+    if network == "actor_critic":
         graph = sum(_graph_floats(s, saves_input) for n in shape.networks for s in n.stacks)
-    elif cfg.algo == "SAC":
+    elif network == "sac":
         actor = shape.network("actor")
         critic = shape.network("critic")
         graph = (sum(_graph_floats(s, saves_input) for s in actor.stacks) + spaces.action_dim
@@ -192,7 +195,7 @@ def batch_copy_bytes(cfg: RunConfig, spaces: EnvSpaces) -> int:
     """Device copies of one sampled batch (``to_torch``) plus float copies of non-float obs."""
     obs = spaces.obs_size * itemsize(spaces.obs_dtype)
     as_float = FLOAT * spaces.obs_features if (spaces.obs_dtype != "float32" or spaces.obs_kind != "box") else 0
-    if cfg.algo in ("PPO", "A2C"):
+    if _network_family(cfg) == "actor_critic":
         # obs, actions cast to float32, old values, old log-probs, advantages, returns, normalized advantages
         long_actions = 8 * spaces.action_dim if spaces.action_kind != "box" else 0
         per = obs + as_float + FLOAT * spaces.action_dim + long_actions + 5 * FLOAT

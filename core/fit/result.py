@@ -1,0 +1,113 @@
+"""What the fit estimate says: terms, verdicts, the suggested fix (plain data, no arithmetic).
+
+``FitEstimate`` crosses from ``core`` to the window and the CLI as this object; ``to_json()`` is
+for ``rlpanel estimate --json`` and the queue's state file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+MIB = 1 << 20
+FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
+FIT_BELOW = 0.80   # below this share of capacity: fits
+TIGHT_UPTO = 0.95  # up to and including this share: tight; above: does not fit
+
+
+@dataclass(frozen=True)
+class Term:
+    name: str
+    where: str  # "gpu" | "host"
+    bytes: int
+    note: str = ""
+
+    def to_json(self, total: int) -> dict[str, Any]:
+        return {"name": self.name, "where": self.where, "bytes": self.bytes,
+                "share": round(self.bytes / total, 4) if total else 0.0, "note": self.note}
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    """A change the GUI can apply at ``path`` (a ``--set`` path); it fits when re-estimated."""
+
+    path: str
+    old: Any
+    new: Any
+    text: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "old": self.old, "new": self.new, "text": self.text}
+
+
+@dataclass
+class FitEstimate:
+    verdict: str
+    capacity_bytes: int
+    gpu_bytes: int
+    host_bytes: int
+    terms: list[Term]
+    gpu_name: str | None
+    host_verdict: str
+    host_capacity_bytes: int
+    on_gpu: bool
+    parameter_count: int
+    allocator_bytes: int = 0        # what torch's caching allocator holds (cf. max_memory_reserved)
+    buffer_full_at_step: int | None = None
+    suggestion: Suggestion | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def usage(self) -> float:
+        """The share of the verdict's capacity used (GPU, or host for CPU runs)."""
+        used = self.gpu_bytes if self.on_gpu else self.host_bytes
+        return used / self.capacity_bytes if self.capacity_bytes else float("inf")
+
+    @property
+    def host_usage(self) -> float:
+        return self.host_bytes / self.host_capacity_bytes if self.host_capacity_bytes else float("inf")
+
+    @property
+    def fits(self) -> bool:
+        return self.verdict != NO_FIT and self.host_verdict != NO_FIT
+
+    def term(self, name: str) -> Term | None:
+        return next((t for t in self.terms if t.name == name), None)
+
+    @property
+    def main_side(self) -> str:
+        """The side that decides: the one that does not fit (the fuller one if both), else the run's device."""
+        gpu_usage = self.usage if self.on_gpu and self.verdict != FITS else -1.0
+        host_usage = self.host_usage if self.host_verdict != FITS else -1.0
+        if gpu_usage < 0 and host_usage < 0:
+            return "gpu" if self.on_gpu else "host"
+        return "gpu" if gpu_usage >= host_usage else "host"
+
+    def biggest(self, where: str | None = None) -> Term:
+        side = where or self.main_side
+        return max((t for t in self.terms if t.where == side), key=lambda t: t.bytes)
+
+    def to_json(self) -> dict[str, Any]:
+        totals = {"gpu": self.gpu_bytes, "host": self.host_bytes}
+        big = self.biggest()
+        return {
+            "verdict": self.verdict, "fits": NO_FIT not in (self.verdict, self.host_verdict), "capacity_bytes": self.capacity_bytes, "usage": round(self.usage, 4),
+            "gpu_name": self.gpu_name, "on_gpu": self.on_gpu,
+            "gpu_bytes": self.gpu_bytes, "host_bytes": self.host_bytes,
+            "host_verdict": self.host_verdict, "host_capacity_bytes": self.host_capacity_bytes,
+            "host_usage": round(self.host_usage, 4), "allocator_bytes": self.allocator_bytes,
+            "parameter_count": self.parameter_count, "buffer_full_at_step": self.buffer_full_at_step,
+            "terms": [t.to_json(totals[t.where]) for t in self.terms],
+            "biggest_term": {"name": big.name, "where": big.where, "bytes": big.bytes},
+            "suggestion": self.suggestion.to_json() if self.suggestion else None,
+            "notes": list(self.notes),
+        }
+
+
+def verdict_for(used: int, capacity: int) -> str:
+    if capacity <= 0:
+        return NO_FIT
+    share = used / capacity
+    if share < FIT_BELOW:
+        return FITS
+    return TIGHT if share <= TIGHT_UPTO else NO_FIT
