@@ -10,7 +10,7 @@ import re
 from typing import Any
 
 from core.config.schema import RunConfig
-from core.queue import PlanJob
+from core.queue.plan import PlanJob
 
 # Paths a job states with its own keys (or that the job sets itself: its name).
 OWN_KEYS = ("name", "schema_version", "description", "base", "algo", "env", "budget.total_timesteps")

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.queue_jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
 from app.queue_status_view import fit_columns
-from core.queue import Plan, PlanJob, save_plan
+from core.queue.plan import Plan, PlanJob, save_plan
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
 BASELINE_EPISODES = 20

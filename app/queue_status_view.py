@@ -24,7 +24,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.theme import is_dark
-from core.queue import JOB_ENDED, WAITING, Plan, QueueBusy, cancel_queue, is_active, read_queue, start_queue, summary_line
+from core.queue.control import QueueBusy, cancel_queue, start_queue
+from core.queue.plan import Plan
+from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
 from core.util.text import clock
 
 POLL_MS = 1000

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from core.results import ResultRow, RewardCurve, result_row, reward_curve
+from core.results.curves import RewardCurve, reward_curve
+from core.results.table import ResultRow, result_row
 from core.run.states import ACTIVE
 
 

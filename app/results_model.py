@@ -1,4 +1,4 @@
-"""The Results table's model: ``core.results`` rows under the export's columns, sortable by value."""
+"""The Results table's model: ``core.results.table`` rows under the export's columns, sortable by value."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QColor, QFont
 
-from core.export import display
-from core.results import LEGEND, Column, ResultRow, columns_for
+from core.results.export import display
+from core.results.table import LEGEND, Column, ResultRow, columns_for
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 MARKED_COLOR = QColor("#d84a6a")

@@ -1,7 +1,7 @@
 """The Results tab: tick runs, overlay their reward curves, read and export the results table.
 
-The table is ``core.results`` under the same columns as ``rlpanel export``; the Export button
-writes it with ``core.export`` in the format of the file type chosen in the save dialog.
+The table is ``core.results.table`` under the same columns as ``rlpanel export``; the Export button
+writes it with ``core.results.export`` in the format of the file type chosen in the save dialog.
 """
 
 from __future__ import annotations
@@ -34,8 +34,8 @@ from app.results_loader import ResultsLoader
 from app.results_model import ResultsTableModel, sorting_proxy
 from app.settings import get_setting, set_setting
 from app.theme import STATE_COLORS
-from core.export import SUFFIXES, export
-from core.results import ResultRow, results
+from core.results.export import SUFFIXES, export
+from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
 TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",

@@ -13,8 +13,8 @@ from html.parser import HTMLParser
 import openpyxl
 import pytest
 
-from core.export import EMPTY, ExportError, display, export, format_for
-from core.results import MARK, columns_for, results
+from core.results.export import EMPTY, ExportError, display, export, format_for
+from core.results.table import MARK, columns_for, results
 from tests.conftest import REPO
 from tests.results_helpers import make_result_run
 
@@ -235,8 +235,8 @@ def test_cli_json_rows_and_a_bad_run_id(runs_dir):
 def test_curves_svg_is_valid_escaped_and_thinned():
     import xml.etree.ElementTree as ET
 
-    from core.curves_svg import MAX_POINTS, curves_svg, nice_ticks
-    from core.results import RewardCurve
+    from core.results.curves import RewardCurve
+    from core.results.svg import MAX_POINTS, curves_svg, nice_ticks
 
     n = 10_000
     big = RewardCurve("r1", "a<&b (r1)", "a<&b", [float(i) for i in range(n)], [i / 10 for i in range(n)], [i % 7 for i in range(n)])

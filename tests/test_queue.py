@@ -9,7 +9,8 @@ import signal
 import pytest
 
 from core.config.errors import ConfigError
-from core.queue import fits_next_to, parse_plan, read_queue
+from core.queue.plan import parse_plan
+from core.queue.state import fits_next_to, read_queue
 from core.run.status import read_status
 from core.run.store import RunStore
 from tests.training_helpers import cli, wait_for

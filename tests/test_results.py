@@ -9,7 +9,8 @@ from datetime import date, timedelta
 
 import pytest
 
-from core.results import COLUMNS, ResultRow, columns_for, results, reward_curve, select_runs
+from core.results.curves import reward_curve
+from core.results.table import COLUMNS, ResultRow, columns_for, results, select_runs
 from core.run.store import RunStore
 from core.util.files import read_json
 from tests.results_helpers import make_result_run

@@ -1,7 +1,7 @@
 """Reward curves of several runs on one plot, aligned on timesteps or on seconds since each start.
 
 Plot export: PNG through pyqtgraph's ImageExporter; SVG written from the curve data by
-``core.curves_svg`` (pyqtgraph 0.14's SVGExporter raises ValueError with PySide6 6.12, and Qt's
+``core.results.svg`` (pyqtgraph 0.14's SVGExporter raises ValueError with PySide6 6.12, and Qt's
 QSvgGenerator painting the scene misplaces the curves against the axes).
 """
 
@@ -14,8 +14,8 @@ import pyqtgraph as pg
 
 from app.plots.plot_message import PlotMessage
 from app.theme import SERIES_COLORS
-from core.curves_svg import curves_svg
-from core.results import RewardCurve, legend_labels
+from core.results.curves import RewardCurve, legend_labels
+from core.results.svg import curves_svg
 from core.run.summary import REWARD_WINDOW
 from core.util.files import write_atomic
 

@@ -9,8 +9,8 @@ from datetime import date
 from pathlib import Path
 
 from core.cli import CliError, runs_dir
-from core.export import FORMATS, ExportError, export, format_for
-from core.results import results, select_runs
+from core.results.export import FORMATS, ExportError, export, format_for
+from core.results.table import results, select_runs
 from core.run.states import TERMINAL
 from core.run.store import RunStore
 

@@ -7,7 +7,9 @@ import time
 from pathlib import Path
 
 from core.cli import CliError, emit, runs_dir
-from core.queue import QueueBusy, cancel_queue, load_plan, queue_dir, read_queue, start_queue, summary_line
+from core.queue.control import QueueBusy, cancel_queue, start_queue
+from core.queue.plan import load_plan
+from core.queue.state import QueueFolder, read_queue, summary_line
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -31,7 +33,7 @@ def run_plan(args: argparse.Namespace) -> int:
         state, note = start_queue(root, plan, args.plan, restart=args.restart)
     except QueueBusy as exc:
         raise CliError(f"{exc}; see rlpanel queue status, or rlpanel queue cancel") from None
-    emit(args, {"id": state.get("id"), "state_file": str(queue_dir(root) / "state.json"), "message": note}, note)
+    emit(args, {"id": state.get("id"), "state_file": str(QueueFolder(root).state), "message": note}, note)
     return 0
 
 

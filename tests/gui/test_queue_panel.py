@@ -9,7 +9,9 @@ import yaml
 from PySide6.QtCore import Qt
 
 from app.queue_panel import QueuePanel
-from core.queue import PlanJob, new_state, parse_plan, read_queue, start_queue, write_queue
+from core.queue.control import start_queue
+from core.queue.plan import PlanJob, parse_plan
+from core.queue.state import new_state, read_queue, write_queue
 from tests.gui.configure_helpers import new_panel, wait_settled
 
 TIMEOUT_MS = 120_000  # a worker imports torch and SB3 on a loaded 2-core machine

@@ -11,7 +11,7 @@ from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
 from app.results_panel import PLOT_FILTERS, TABLE_FILTERS, ResultsPanel, with_suffix
-from core.results import columns_for
+from core.results.table import columns_for
 from tests.results_helpers import make_result_run
 
 SVG = "{http://www.w3.org/2000/svg}"

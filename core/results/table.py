@@ -8,7 +8,6 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -16,15 +15,12 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.config.algorithms import ALGOS, BASELINES
-from core.config.dotted import leaves
+from core.results.settings_diff import differences, run_settings
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
-from core.run.summary import REWARD_WINDOW, rolling_means, summarize
+from core.run.summary import REWARD_WINDOW, summarize
 from core.util.files import read_json
-from core.util.jsonl import read_jsonl
-from core.util.yaml_reader import read_yaml_mapping
 
 MIB = 2**20
 
@@ -65,8 +61,6 @@ COLUMNS: list[Column] = [
     Column("differs", "Settings that differ"),
 ]
 DELTA_KEYS = ("delta_reward", "delta_reward_pct")
-# what a run's row shows in its own columns, or what never tells runs apart
-SHOWN_PATHS = {"schema_version", "name", "description", "algo", "env.id", "env.entry_point"}
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
 
@@ -134,45 +128,6 @@ def _summary_for(run_dir: Path, state: str) -> dict[str, Any] | None:
     return summary
 
 
-def run_settings(run_dir: Path) -> dict[str, Any]:
-    """A run's config as dotted paths, without the sections of the algorithms it does not use and
-    without what its row shows in other columns (``{}`` when there is no readable config)."""
-    try:
-        raw = read_yaml_mapping(RunDir(run_dir).config)
-    except (OSError, ValueError):
-        return {}
-    own = str(raw.get("algo", "")).lower()
-    others = {a.lower() for a in ALGOS} - {own}
-    return {p: v for p, v in leaves(raw).items() if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others}
-
-
-def mark_differences(rows: list[ResultRow]) -> None:
-    """Set ``differs`` of each trained run: its values of the settings that two or more of the
-    runs have and not all alike (an A2C setting compares the A2C runs only).
-
-    Baselines (random / constant) are left out: they differ from trained runs by design.
-    """
-    trained = [r for r in rows if r.algo not in BASELINES and r.settings]
-    values: dict[str, set[str]] = {}
-    counts: dict[str, int] = {}
-    for row in trained:
-        for path, value in row.settings.items():
-            values.setdefault(path, set()).add(json.dumps(value, sort_keys=True))
-            counts[path] = counts.get(path, 0) + 1
-    differing = sorted(p for p, seen in values.items() if counts[p] >= 2 and len(seen) > 1)
-    trained_ids = {id(r) for r in trained}
-    for row in rows:
-        mine = [p for p in differing if p in row.settings] if id(row) in trained_ids else []
-        row.differs = ", ".join(f"{p}={_setting_text(row.settings[p])}" for p in mine)
-
-
-def _setting_text(value: Any) -> str:
-    """A value as the config file writes it (``null``, ``true``, ``[64, 64]``), floats in short form."""
-    if isinstance(value, float):
-        return f"{value:g}"
-    return value if isinstance(value, str) else json.dumps(value)
-
-
 def result_row(run_dir: Path) -> ResultRow:
     """The row of one run folder."""
     run_dir = Path(run_dir)
@@ -228,7 +183,8 @@ def results(run_dirs: list[Path], baseline: Path | None = None,
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])
-    mark_differences(rows)
+    for row, text in zip(rows, differences([(r.algo, r.settings) for r in rows]), strict=True):
+        row.differs = text
     return rows
 
 
@@ -254,40 +210,3 @@ def select_runs(store: RunStore, ids: list[str] | None = None, all: bool = False
 
 def _local_date(ts: float | None) -> date:
     return datetime.fromtimestamp(ts if ts is not None else time.time()).date()
-
-
-# --- curves for the overlay plot -------------------------------------------------------------------
-
-@dataclass
-class RewardCurve:
-    """A run's rolling mean of episode rewards against timesteps and seconds since its start."""
-
-    run_id: str
-    label: str
-    name: str | None
-    steps: list[float]
-    seconds: list[float]
-    mean_reward: list[float]
-
-
-def legend_labels(curves: list[RewardCurve]) -> list[str]:
-    """Each curve by its run name; by name and id where names repeat or are missing."""
-    names = [c.name for c in curves]
-    return [c.name if c.name and names.count(c.name) == 1 else c.label for c in curves]
-
-
-def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
-    run_dir = Path(run_dir)
-    layout = RunDir(run_dir)
-    records = read_jsonl(layout.metrics)
-    episodes = [r for r in records if r.get("kind") == "episode" and r.get("reward") is not None]
-    status = read_json(layout.status, default={}) or {}
-    first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
-    starts = [t for t in (status.get("started_at"), first_t) if t is not None]
-    t0 = min(starts) if starts else 0.0
-    cfg_name = run_info(run_dir).name
-    return RewardCurve(
-        run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name, name=cfg_name,
-        steps=[float(r.get("step", 0)) for r in episodes],
-        seconds=[float(r.get("t", t0)) - t0 for r in episodes],
-        mean_reward=rolling_means([float(r["reward"]) for r in episodes], window))

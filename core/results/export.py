@@ -23,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from core.results import LEGEND, MARK, Column, ResultRow, columns_for
+from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
 
 FORMATS = ("md", "csv", "xlsx", "tex", "html")
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from core.results import RewardCurve
+from core.results.curves import RewardCurve
 
 COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 MAX_POINTS = 4000  # per curve: a 12 h run's thousands of episodes stay a light file

@@ -1,4 +1,4 @@
-"""The queue runner process: ``python -m core.queue_runner RUNS_DIR``.
+"""The queue runner process: ``python -m core.queue.runner RUNS_DIR``.
 
 Detached like a worker. Each pass (about once a second): bring job states up to date from
 their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
@@ -13,28 +13,30 @@ import sys
 import time
 import traceback
 from pathlib import Path
+from typing import Any
 
 from core.config.errors import ConfigError
-from core.queue import (
+from core.queue.state import (
     JOB_ENDED,
     LAUNCHING,
     RUNNING,
     WAITING,
+    QueueFolder,
     fits_next_to,
     job_estimate,
+    load_queue,
     plan_job,
-    queue_dir,
-    read_queue,
     ready_jobs,
     reconcile,
     summary_line,
     write_queue,
 )
-from core.run.control import launch_worker
-from core.run.lock import RunLock
+from core.run.control import launch_worker, request_stop
 from core.run.status import read_status
 from core.run.store import RunStore
 from core.util.procs import process_identity
+
+Job = dict[str, Any]
 
 
 def adopt_orphans(runs_dir: Path, state: dict) -> None:
@@ -49,7 +51,7 @@ def adopt_orphans(runs_dir: Path, state: dict) -> None:
                 job["status"] = WAITING  # its run was never created: launch it normally
 
 
-def launch_job(runs_dir: Path, state: dict, job: dict) -> None:
+def launch_job(runs_dir: Path, state: dict, job: Job) -> None:
     spec = plan_job(state, job["name"])
     cfg = spec.config()
     job.update(status=LAUNCHING, started_at=time.time(), reason=None)
@@ -64,76 +66,99 @@ def launch_job(runs_dir: Path, state: dict, job: dict) -> None:
 def step(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> bool:
     """One scheduling pass; returns False when the plan is over."""
     reconcile(runs_dir, state)
-    for job in state["jobs"]:  # a recorded run whose worker never started (runner died in between)
-        if job["status"] == LAUNCHING and job.get("run_id"):
-            if read_status(runs_dir / job["run_id"]).get("state") == "queued":
-                launch_worker(runs_dir / job["run_id"])
-    cancel = queue_dir(runs_dir) / "CANCEL"
-    failed = any(j["status"] in ("failed", "crashed") for j in state["jobs"])
-    stop_launching = cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")
-    if stop_launching:
-        why = "cancelled" if cancel.exists() else "skipped"
-        for job in state["jobs"]:
-            if job["status"] == WAITING:
-                job.update(status=why, reason="the queue was cancelled" if why == "cancelled" else "an earlier job failed (on_failure: stop)")
-        if cancel.exists() and cancel.read_text().strip() == "stop-running":
-            from core.run.control import request_stop
-
-            for job in state["jobs"]:
-                if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
-                    request_stop(runs_dir / job["run_id"], "queue cancelled")
+    _start_recorded_runs(runs_dir, state)
+    cancel = QueueFolder(runs_dir).cancel_request
+    if _stop_launching(runs_dir, state, cancel):
         state["state"] = "cancelling" if cancel.exists() else state["state"]
-    active = [j for j in state["jobs"] if j["status"] in (LAUNCHING, RUNNING)]
-    if not stop_launching:
-        for job in ready_jobs(state):
-            if len(active) >= int(state["plan"].get("parallel", 1)):
-                break
-            if job["name"] not in estimates:
-                try:
-                    estimates[job["name"]] = job_estimate(plan_job(state, job["name"]).config()) or {}
-                except ConfigError as exc:
-                    job.update(status="failed", reason=str(exc), ended_at=time.time())
-                    continue
-            mine = estimates[job["name"]]
-            others = [estimates.get(j["name"]) or {} for j in active]
-            if "error" not in mine and all("error" not in e and e for e in others):
-                ok, why = fits_next_to(mine, others)
-                if not ok:
-                    job["reason"] = why
-                    break  # keep the plan's order: later jobs wait behind this one
-            try:
-                launch_job(runs_dir, state, job)
-            except ConfigError as exc:
-                job.update(status="failed", reason=str(exc), ended_at=time.time())
-                continue
-            active.append(job)
+    else:
+        _launch_ready(runs_dir, state, estimates)
     over = all(j["status"] in JOB_ENDED for j in state["jobs"])
     if over:
-        if cancel.exists():
-            state["state"] = "cancelled"
-        elif any(j["status"] in ("failed", "crashed", "skipped") for j in state["jobs"]):
-            state["state"] = "finished with failures"
-        else:
-            state["state"] = "finished"
+        state["state"] = _final_state(state, cancelled=cancel.exists())
         state["ended_at"] = time.time()
     write_queue(runs_dir, state)
     return not over
 
 
+def _start_recorded_runs(runs_dir: Path, state: dict) -> None:
+    """A recorded run whose worker never started (the runner died in between) starts now."""
+    for job in state["jobs"]:
+        if job["status"] == LAUNCHING and job.get("run_id"):
+            if read_status(runs_dir / job["run_id"]).get("state") == "queued":
+                launch_worker(runs_dir / job["run_id"])
+
+
+def _stop_launching(runs_dir: Path, state: dict, cancel: Path) -> bool:
+    """Settle the waiting jobs of a cancelled queue (or one that stops on failure); True if so."""
+    failed = any(j["status"] in ("failed", "crashed") for j in state["jobs"])
+    if not (cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")):
+        return False
+    why = "cancelled" if cancel.exists() else "skipped"
+    reason = "the queue was cancelled" if cancel.exists() else "an earlier job failed (on_failure: stop)"
+    for job in state["jobs"]:
+        if job["status"] == WAITING:
+            job.update(status=why, reason=reason)
+    if cancel.exists() and cancel.read_text().strip() == "stop-running":
+        for job in state["jobs"]:
+            if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
+                request_stop(runs_dir / job["run_id"], "queue cancelled")
+    return True
+
+
+def _launch_ready(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> None:
+    """Start ready jobs in plan order while slots are free and each fits next to the running ones."""
+    active = [j for j in state["jobs"] if j["status"] in (LAUNCHING, RUNNING)]
+    for job in ready_jobs(state):
+        if len(active) >= int(state["plan"].get("parallel", 1)):
+            return
+        mine = _estimate(state, job, estimates)
+        if mine is None:
+            continue
+        others = [estimates.get(j["name"]) or {} for j in active]
+        if "error" not in mine and all("error" not in e and e for e in others):
+            ok, why = fits_next_to(mine, others)
+            if not ok:
+                job["reason"] = why
+                return  # keep the plan's order: later jobs wait behind this one
+        try:
+            launch_job(runs_dir, state, job)
+        except ConfigError as exc:
+            job.update(status="failed", reason=str(exc), ended_at=time.time())
+            continue
+        active.append(job)
+
+
+def _estimate(state: dict, job: Job, estimates: dict[str, dict]) -> dict | None:
+    """The job's fit estimate (computed once); None when its config is invalid (the job failed)."""
+    if job["name"] not in estimates:
+        try:
+            estimates[job["name"]] = job_estimate(plan_job(state, job["name"]).config()) or {}
+        except ConfigError as exc:
+            job.update(status="failed", reason=str(exc), ended_at=time.time())
+            return None
+    return estimates[job["name"]]
+
+
+def _final_state(state: dict, cancelled: bool) -> str:
+    if cancelled:
+        return "cancelled"
+    if any(j["status"] in ("failed", "crashed", "skipped") for j in state["jobs"]):
+        return "finished with failures"
+    return "finished"
+
+
 def run(runs_dir: Path, poll_s: float = 1.0) -> int:
-    lock = RunLock(queue_dir(runs_dir))
+    lock = QueueFolder(runs_dir).lock()
     try:
         lock.acquire()
     except RuntimeError as exc:
         print(f"queue runner: {exc}", file=sys.stderr)
         return 2
     try:
-        state = read_queue(runs_dir)
+        state = load_queue(runs_dir)
         if state is None:
             print("queue runner: no queue state; start one with: rlpanel queue run PLAN", file=sys.stderr)
             return 2
-        state.pop("recorded_state", None)
-        state["state"] = "running" if state["state"] in ("crashed", "running") else state["state"]
         state["runner"] = process_identity()
         state["restarts"] = int(state.get("restarts", -1)) + 1
         adopt_orphans(runs_dir, state)
@@ -145,7 +170,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         return 0
     except Exception:  # noqa: BLE001 - the state must say why the runner ended
         traceback.print_exc()
-        state = read_queue(runs_dir) or {}
+        state = load_queue(runs_dir) or {}
         if state:
             state["state"] = "failed"
             state["error"] = traceback.format_exc().strip().splitlines()[-1]
@@ -156,7 +181,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m core.queue_runner")
+    parser = argparse.ArgumentParser(prog="python -m core.queue.runner")
     parser.add_argument("runs_dir", type=Path)
     parser.add_argument("--poll", type=float, default=1.0)
     args = parser.parse_args(argv)

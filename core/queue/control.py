@@ -1,0 +1,86 @@
+"""Start, continue and cancel a queue; the runner itself is a detached process (``core.queue.runner``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from core.queue.plan import Plan, save_plan
+from core.queue.state import WAITING, QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
+from core.util.procs import spawn_detached
+
+RUNNER_MODULE = "core.queue.runner"
+
+
+class QueueBusy(RuntimeError):
+    """A queue is still running in this runs folder: one at a time."""
+
+
+def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
+    folder = QueueFolder(runs_dir)
+    folder.path.mkdir(parents=True, exist_ok=True)
+    folder.cancel_request.write_text("stop-running\n" if stop_running else "\n")
+
+
+def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
+                reap: bool = False) -> tuple[dict[str, Any], str]:
+    """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
+
+    The same plan after its runner crashed continues where it was (unless ``restart``). Without a
+    ``plan_path`` the plan is written to ``<runs>/.queue/plan.yaml``. ``reap`` waits for the
+    runner from a thread of this process (for a long-lived caller such as the window).
+    Raises ``QueueBusy`` while another queue runs here.
+    """
+    root = Path(runs_dir)
+    current = read_queue(root)
+    same = current is not None and current.get("plan") == plan.model_dump(mode="json")
+    if is_active(current):
+        raise QueueBusy(f"queue {current['id']} is still running ({summary_line(current)})")
+    stored = load_queue(root)
+    if current and current["state"] == "crashed" and same and not restart and stored:
+        note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
+        state = stored  # as its runner left it
+    else:
+        folder = QueueFolder(root)
+        if plan_path is None:
+            plan_path = folder.plan
+            save_plan(plan, plan_path)
+        folder.cancel_request.unlink(missing_ok=True)
+        state = new_state(plan, str(Path(plan_path).resolve()))
+        note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
+    state["launched_at"] = time.time()
+    state["runner"] = None  # the runner fills it in once it holds the queue's lock
+    write_queue(root, state)
+    launch_queue_runner(root, reap=reap)
+    return read_queue(root) or state, note
+
+
+def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
+    """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
+    folder = QueueFolder(runs_dir)
+    folder.path.mkdir(parents=True, exist_ok=True)
+    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(runs_dir)], folder.runner_log, reap=reap)
+
+
+def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:
+    """Stop launching jobs (and, with ``stop_running``, ask running ones to stop); returns the state.
+
+    A crashed queue has no runner to tell, so its waiting jobs are settled here.
+    Raises ``LookupError`` when there is nothing to cancel.
+    """
+    state = read_queue(runs_dir)
+    if state is None or state["state"] not in ("running", "cancelling", "crashed"):
+        raise LookupError("no running queue to cancel")
+    if state["state"] == "crashed":
+        state = load_queue(runs_dir) or state  # as stored: "crashed" is only how it reads
+        for job in state["jobs"]:
+            if job["status"] == WAITING:
+                job.update(status="cancelled", reason="the queue was cancelled")
+        state["state"] = "cancelled"
+        write_queue(runs_dir, state)
+    else:
+        request_cancel(runs_dir, stop_running)
+    return state

@@ -1,0 +1,158 @@
+"""The queue's state: ``<runs>/.queue/state.json`` (atomic replace), and the scheduling rules.
+
+Every job records its run id before its worker starts, so a runner restarted after a crash
+adopts a launched job instead of launching it twice. ``read_queue`` reads the queue as a user
+sees it: ``crashed`` when the runner is gone (a reading, never written); the runner and
+``start_queue`` work on ``load_queue``, the state as stored.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from core.config.errors import ConfigError
+from core.config.schema import RunConfig
+from core.fit.estimate import estimate_config
+from core.queue.plan import Plan, PlanJob
+from core.run.lock import RunLock
+from core.run.states import LIVE, TERMINAL
+from core.run.status import read_status
+from core.util.files import read_json, write_json_atomic
+from core.util.procs import is_alive
+
+WAITING, LAUNCHING, RUNNING = "waiting", "launching", "running"
+RUNNER_START_GRACE_S = 60.0
+JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
+QUEUE_ACTIVE = ("running", "cancelling")
+
+
+class QueueFolder:
+    """Every file of ``<runs>/.queue`` in one place."""
+
+    __slots__ = ("path",)
+
+    def __init__(self, runs_dir: Path | str):
+        self.path = Path(runs_dir) / ".queue"
+
+    @property
+    def state(self) -> Path:
+        return self.path / "state.json"
+
+    @property
+    def cancel_request(self) -> Path:
+        """``CANCEL``: stop launching (its text ``stop-running`` also stops the running jobs)."""
+        return self.path / "CANCEL"
+
+    @property
+    def plan(self) -> Path:
+        """Where a plan started from the window is written."""
+        return self.path / "plan.yaml"
+
+    @property
+    def runner_log(self) -> Path:
+        return self.path / "runner.log"
+
+    def lock(self) -> RunLock:
+        """Held by the runner while it lives."""
+        return RunLock(self.path)
+
+
+def new_state(plan: Plan, plan_path: str) -> dict[str, Any]:
+    return {"id": time.strftime("%Y%m%d-%H%M%S"), "plan_path": plan_path, "plan": plan.model_dump(mode="json"),
+            "state": "running", "created_at": time.time(), "runner": None,
+            "jobs": [{"name": j.name, "status": WAITING, "run_id": None, "reason": None, "started_at": None, "ended_at": None}
+                     for j in plan.jobs]}
+
+
+def load_queue(runs_dir: Path) -> dict[str, Any] | None:
+    """The queue's state as stored (None when this runs folder never ran a queue)."""
+    stored = read_json(QueueFolder(runs_dir).state, default=None)
+    return stored if isinstance(stored, dict) else None
+
+
+def runner_alive(runs_dir: Path, state: dict[str, Any]) -> bool:
+    """Whether the queue's runner still runs (or was launched moments ago and has not locked yet)."""
+    holder = read_json(QueueFolder(runs_dir).lock().path, default=None) or {}
+    if is_alive(holder.get("pid"), holder.get("pid_create_time")):
+        return True
+    return not state.get("runner") and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
+
+
+def read_queue(runs_dir: Path) -> dict[str, Any] | None:
+    """The queue's state as a reader sees it: ``state`` reads ``crashed`` when its runner is gone."""
+    state = load_queue(runs_dir)
+    if state and state.get("state") in QUEUE_ACTIVE and not runner_alive(runs_dir, state):
+        state = {**state, "state": "crashed", "recorded_state": state["state"]}
+    return state
+
+
+def write_queue(runs_dir: Path, state: dict[str, Any]) -> None:
+    state["updated_at"] = time.time()
+    folder = QueueFolder(runs_dir)
+    folder.path.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder.state, state)
+
+
+def is_active(state: dict[str, Any] | None) -> bool:
+    return bool(state) and state["state"] in QUEUE_ACTIVE
+
+
+# --- scheduling (one pass; the runner calls it about once a second) -----------------------------
+
+def reconcile(runs_dir: Path, state: dict[str, Any]) -> None:
+    """Bring each launched job's status up to date from its run folder."""
+    for job in state["jobs"]:
+        if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
+            run_status = read_status(Path(runs_dir) / job["run_id"])
+            run_state = run_status.get("state")
+            if run_state in TERMINAL:
+                job["status"] = run_state
+                job["ended_at"] = job.get("ended_at") or time.time()
+                if run_state != "finished":
+                    err = run_status.get("error") or {}
+                    job["reason"] = err.get("message") or run_state
+            elif run_state in LIVE:
+                job["status"] = RUNNING
+
+
+def ready_jobs(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """Waiting jobs whose ``after`` jobs have all ended, in plan order."""
+    plan = {j["name"]: j for j in state["plan"]["jobs"]}
+    status = {j["name"]: j["status"] for j in state["jobs"]}
+    return [j for j in state["jobs"] if j["status"] == WAITING
+            and all(status[dep] in JOB_ENDED for dep in plan[j["name"]].get("after", []))]
+
+
+def fits_next_to(candidate: dict[str, Any], running: list[dict[str, Any]]) -> tuple[bool, str]:
+    """Whether a job's estimate fits beside the running jobs' estimates (GPU and host RAM)."""
+    if not running:
+        return True, ""
+    gpu = sum(e["gpu_bytes"] for e in running) + candidate["gpu_bytes"]
+    host = sum(e["host_bytes"] for e in running) + candidate["host_bytes"]
+    if candidate["on_gpu"] and gpu > 0.95 * candidate["capacity_bytes"]:
+        return False, (f"waiting: would not fit next to the running jobs on {candidate['gpu_name']} "
+                       f"({gpu / 2**20:,.0f} of {candidate['capacity_bytes'] / 2**20:,.0f} MiB)")
+    if host > 0.95 * candidate["host_capacity_bytes"]:
+        return False, (f"waiting: would not fit next to the running jobs in host RAM "
+                       f"({host / 2**20:,.0f} of {candidate['host_capacity_bytes'] / 2**20:,.0f} MiB)")
+    return True, ""
+
+
+def job_estimate(cfg: RunConfig) -> dict[str, Any] | None:
+    try:
+        return estimate_config(cfg).to_json()
+    except (ConfigError, OSError) as exc:  # an estimate is advice; the worker decides
+        return {"error": str(exc)}
+
+
+def plan_job(state: dict[str, Any], name: str) -> PlanJob:
+    return PlanJob.model_validate(next(j for j in state["plan"]["jobs"] if j["name"] == name))
+
+
+def summary_line(state: dict[str, Any]) -> str:
+    counts: dict[str, int] = {}
+    for job in state["jobs"]:
+        counts[job["status"]] = counts.get(job["status"], 0) + 1
+    return ", ".join(f"{n} {s}" for s, n in counts.items())

@@ -1,0 +1,47 @@
+"""Reward curves for the Results overlay: each run's rolling mean against steps and seconds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.run.layout import RunDir
+from core.run.store import run_info
+from core.run.summary import REWARD_WINDOW, rolling_means
+from core.util.files import read_json
+from core.util.jsonl import read_jsonl
+
+
+@dataclass
+class RewardCurve:
+    """A run's rolling mean of episode rewards against timesteps and seconds since its start."""
+
+    run_id: str
+    label: str
+    name: str | None
+    steps: list[float]
+    seconds: list[float]
+    mean_reward: list[float]
+
+
+def legend_labels(curves: list[RewardCurve]) -> list[str]:
+    """Each curve by its run name; by name and id where names repeat or are missing."""
+    names = [c.name for c in curves]
+    return [c.name if c.name and names.count(c.name) == 1 else c.label for c in curves]
+
+
+def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
+    run_dir = Path(run_dir)
+    layout = RunDir(run_dir)
+    records = read_jsonl(layout.metrics)
+    episodes = [r for r in records if r.get("kind") == "episode" and r.get("reward") is not None]
+    status = read_json(layout.status, default={}) or {}
+    first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
+    starts = [t for t in (status.get("started_at"), first_t) if t is not None]
+    t0 = min(starts) if starts else 0.0
+    cfg_name = run_info(run_dir).name
+    return RewardCurve(
+        run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name, name=cfg_name,
+        steps=[float(r.get("step", 0)) for r in episodes],
+        seconds=[float(r.get("t", t0)) - t0 for r in episodes],
+        mean_reward=rolling_means([float(r["reward"]) for r in episodes], window))

@@ -1,0 +1,51 @@
+"""Which settings tell the compared runs apart: the "Settings that differ" column of the table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from core.config.algorithms import ALGOS, BASELINES
+from core.config.dotted import leaves
+from core.run.layout import RunDir
+from core.util.yaml_reader import read_yaml_mapping
+
+# what a run's row shows in its own columns, or what never tells runs apart
+SHOWN_PATHS = {"schema_version", "name", "description", "algo", "env.id", "env.entry_point"}
+
+def run_settings(run_dir: Path) -> dict[str, Any]:
+    """A run's config as dotted paths, without the sections of the algorithms it does not use and
+    without what its row shows in other columns (``{}`` when there is no readable config)."""
+    try:
+        raw = read_yaml_mapping(RunDir(run_dir).config)
+    except (OSError, ValueError):
+        return {}
+    own = str(raw.get("algo", "")).lower()
+    others = {a.lower() for a in ALGOS} - {own}
+    return {p: v for p, v in leaves(raw).items() if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others}
+
+
+def differences(runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """For each ``(algo, settings)``: its values of the settings that two or more of the trained
+    runs have and not all alike (an A2C setting compares the A2C runs only), as ``path=value, ...``.
+
+    Baselines (random / constant) get ``""``: they differ from trained runs by design.
+    """
+    trained = [settings if algo not in BASELINES and settings else None for algo, settings in runs]
+    values: dict[str, set[str]] = {}
+    counts: dict[str, int] = {}
+    for settings in filter(None, trained):
+        for path, value in settings.items():
+            values.setdefault(path, set()).add(json.dumps(value, sort_keys=True))
+            counts[path] = counts.get(path, 0) + 1
+    differing = sorted(p for p, seen in values.items() if counts[p] >= 2 and len(seen) > 1)
+    return [", ".join(f"{p}={_setting_text(settings[p])}" for p in differing if p in settings) if settings else ""
+            for settings in trained]
+
+
+def _setting_text(value: Any) -> str:
+    """A value as the config file writes it (``null``, ``true``, ``[64, 64]``), floats in short form."""
+    if isinstance(value, float):
+        return f"{value:g}"
+    return value if isinstance(value, str) else json.dumps(value)
