@@ -26,7 +26,7 @@ def _open_window(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from core.cli import main as cli_main
+    from core.cli.main import main as cli_main
 
     return cli_main(argv, open_window=_open_window)
 

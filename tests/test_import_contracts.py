@@ -15,10 +15,11 @@ from tests.conftest import REPO
 PROBE = """
 import importlib, json, pkgutil, sys
 import core
-names = [m.name for m in pkgutil.walk_packages(core.__path__, "core.") if not m.name.startswith("core.training")]
+names = [m.name for m in pkgutil.walk_packages(core.__path__, "core.")
+         if not m.name.startswith("core.training") and not m.name.endswith("__main__")]
 for name in names:
     importlib.import_module(name)
-from core.cli import build_parser
+from core.cli.main import build_parser
 build_parser()
 heavy = sorted(m for m in ("torch", "stable_baselines3", "PySide6", "pyqtgraph") if m in sys.modules)
 print(json.dumps({"modules": names, "heavy": heavy}))
@@ -28,7 +29,7 @@ print(json.dumps({"modules": names, "heavy": heavy}))
 def test_importing_core_loads_neither_qt_nor_torch():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=REPO, check=True)
     data = json.loads(out.stdout)
-    assert {"core.config.schema", "core.config.presets", "core.run.store", "core.cli", "core.run.control"} <= set(data["modules"])
+    assert {"core.config.schema", "core.config.presets", "core.run.store", "core.cli.main", "core.run.control"} <= set(data["modules"])
     assert data["heavy"] == []
 
 

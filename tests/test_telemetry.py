@@ -31,13 +31,13 @@ TWO_GPUS = {
 SAMPLE_SCRIPT = """
 import json, os, sys
 from core.telemetry import nvml as T
-from core.commands.doctor import doctor_gpu_lines
+from core.cli.doctor import doctor_gpu_lines
 print(json.dumps({"status": T.nvml_status()._asdict(), "gpus": [g._asdict() for g in T.detect_gpus()],
                   "samples": [s._asdict() for s in T.GpuSampler().sample()],
                   "doctor": doctor_gpu_lines()}))
 """
 
-CLI = "import sys; from core.cli import main; sys.exit(main(sys.argv[1:]))"
+CLI = "import sys; from core.cli.main import main; sys.exit(main(sys.argv[1:]))"
 
 
 def sample_with(fake: FakeNvml, readings: dict) -> dict:
@@ -149,7 +149,7 @@ def test_without_nvml_the_status_says_why(no_nvml_env):
 
 
 def test_importing_telemetry_loads_neither_pynvml_nor_torch(no_nvml_env):
-    code = ("import sys, core.telemetry.nvml, core.telemetry.recorder, core.commands.monitor; "
+    code = ("import sys, core.telemetry.nvml, core.telemetry.recorder, core.cli.monitor; "
             "print(sorted(m for m in ('pynvml', 'torch', 'PySide6') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], env=no_nvml_env, cwd=REPO, capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
@@ -166,8 +166,6 @@ def test_monitor_without_nvml_says_so_and_exits_0(no_nvml_env):
 
 
 def test_doctor_without_nvml_says_so(no_nvml_env):
-    if not (REPO / "core" / "commands" / "doctor.py").exists():
-        pytest.skip("rlpanel doctor is not written yet")
     out = cli(["doctor"], no_nvml_env, timeout=300)
     assert out.returncode == 0, out.stderr
     assert f"not available: {LIBRARY_NOT_FOUND}" in out.stdout

@@ -9,8 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli import CliError, emit
-from core.commands.train import add_config_args, config_from_args
+from core.cli.common import CliError, add_config_args, config_from_args, emit
 from core.config.spaces import probe_spaces
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli import CliError, emit, runs_dir
+from core.cli.common import CliError, emit, runs_dir
 from core.run.layout import RunDir
 from core.run.store import RunInfo, RunStore
 from core.util.files import read_json

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from core.cli import CliError, emit, runs_dir
+from core.cli.common import CliError, emit, runs_dir
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import load_plan
 from core.queue.state import QueueFolder, read_queue, summary_line

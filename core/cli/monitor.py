@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.cli import CliError
+from core.cli.common import CliError
 from core.telemetry.nvml import GpuSample, GpuSampler, nvml_status
 from core.util.procs import tree_pids
 from core.util.text import format_bytes, na

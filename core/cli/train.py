@@ -7,11 +7,10 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli import CliError, emit, runs_dir
-from core.config.algorithms import ALGOS, BASELINES, normalize_algo
-from core.config.dotted import merge, set_path
-from core.config.presets import resolve_raw
-from core.config.validate import ValidatedConfig, parse_set, validate_config
+from core.cli.common import CliError, add_config_args, config_from_args, emit, runs_dir
+from core.config.errors import ConfigError
+from core.config.spaces import check_spaces, probe_spaces
+from core.config.validate import ValidatedConfig
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
@@ -20,47 +19,6 @@ from core.run.store import RunStore
 from core.run.summary import REWARD_WINDOW
 from core.util.jsonl import JsonlReader
 from core.util.text import clock
-from core.util.yaml_reader import read_yaml_mapping
-
-
-def add_config_args(p: argparse.ArgumentParser) -> None:
-    """The options that describe a run config; shared by ``train`` and ``estimate``."""
-    p.add_argument("--preset", help="start from this preset (rlpanel presets lists them)")
-    p.add_argument("--config", type=Path, metavar="FILE", help="a YAML run config (partial is fine)")
-    p.add_argument("--algo", type=normalize_algo, choices=ALGOS + BASELINES, help="algorithm, or a baseline (random, constant)")
-    p.add_argument("--episodes", type=int, metavar="N", help="episodes a baseline plays (budget.episodes)")
-    p.add_argument("--env", metavar="ID", help="gymnasium id, or 'package.module:Class'")
-    p.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
-    p.add_argument("--name", help="run name (part of the run id)")
-    p.add_argument("--device", help="auto, cpu, cuda or cuda:N")
-    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
-                   help="override one setting, e.g. --set ppo.n_epochs=20 (repeatable)")
-
-
-def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
-    """Preset <- --config file <- --set <- the dedicated flags, validated."""
-    overrides: dict = {}
-    if args.config:
-        try:
-            overrides = merge(overrides, read_yaml_mapping(args.config))
-        except ValueError as exc:
-            raise CliError(f"--config: {exc}") from None
-    for item in args.set:
-        path, value = parse_set(item)
-        overrides = set_path(overrides, path, value)
-    if args.algo:
-        overrides["algo"] = args.algo
-    if args.env:
-        overrides["env"] = {"entry_point": args.env, "id": None} if ":" in args.env else {"id": args.env, "entry_point": None}
-    if args.timesteps is not None:
-        overrides = set_path(overrides, "budget.total_timesteps", args.timesteps)
-    if getattr(args, "episodes", None) is not None:
-        overrides = set_path(overrides, "budget.episodes", args.episodes)
-    if args.name:
-        overrides["name"] = args.name
-    if args.device:
-        overrides = set_path(overrides, "runtime.device", args.device)
-    return validate_config(resolve_raw(args.preset, overrides), source=f"preset {args.preset}" if args.preset else "")
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -84,13 +42,6 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
 def _check_spaces_early(validated: ValidatedConfig) -> None:
     """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
-    try:
-        from core.config.spaces import probe_spaces
-    except ImportError:
-        return  # the worker checks again before training
-    from core.config.errors import ConfigError
-    from core.config.spaces import check_spaces
-
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)
     if issues:

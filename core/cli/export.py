@@ -8,7 +8,7 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from core.cli import CliError, runs_dir
+from core.cli.common import CliError, runs_dir
 from core.results.export import FORMATS, ExportError, export, format_for
 from core.results.table import results, select_runs
 from core.run.states import TERMINAL

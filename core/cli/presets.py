@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from core.cli import CliError, emit
+from core.cli.common import CliError, emit
 from core.config.algorithms import ALGOS
 from core.config.presets import get_preset, list_presets, resolve, save_user_preset
 from core.config.validate import validate_config

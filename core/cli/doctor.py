@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.cli import emit, runs_dir
+from core.cli.common import emit, runs_dir
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
-from core.util.paths import user_home
+from core.util.paths import REPO_ROOT, user_home
 from core.util.text import format_bytes, na
 
 
@@ -21,7 +21,7 @@ def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
     """torch/CUDA/SB3 facts from a child process (the caller never imports torch)."""
     try:
         out = subprocess.run([sys.executable, "-m", "core.training.probe"], capture_output=True, text=True,
-                             timeout=timeout, cwd=str(Path(__file__).resolve().parents[2]))
+                             timeout=timeout, cwd=str(REPO_ROOT))
     except subprocess.TimeoutExpired:
         return {"error": f"importing torch took over {timeout:g} s"}
     if out.returncode != 0:

@@ -1,0 +1,76 @@
+"""What every command shares: the error type, JSON-or-text output, the runs folder, config options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from core.config.algorithms import ALGOS, BASELINES, normalize_algo
+from core.config.dotted import merge, set_path
+from core.config.presets import resolve_raw
+from core.config.validate import ValidatedConfig, parse_set, validate_config
+from core.util.paths import default_runs_dir
+from core.util.yaml_reader import read_yaml_mapping
+
+
+class CliError(Exception):
+    """A user-facing failure: one line on stderr and exit ``code``."""
+
+    def __init__(self, message: str, code: int = 1):
+        super().__init__(message)
+        self.code = code
+
+
+def runs_dir(args: argparse.Namespace) -> Path:
+    return Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
+
+
+def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
+    """Print ``data`` as JSON with ``--json``, else the human ``text``."""
+    if getattr(args, "json", False):
+        print(json.dumps(data, indent=2, default=str))
+    else:
+        print(text() if callable(text) else text)
+
+
+def add_config_args(p: argparse.ArgumentParser) -> None:
+    """The options that describe a run config; shared by ``train`` and ``estimate``."""
+    p.add_argument("--preset", help="start from this preset (rlpanel presets lists them)")
+    p.add_argument("--config", type=Path, metavar="FILE", help="a YAML run config (partial is fine)")
+    p.add_argument("--algo", type=normalize_algo, choices=ALGOS + BASELINES, help="algorithm, or a baseline (random, constant)")
+    p.add_argument("--episodes", type=int, metavar="N", help="episodes a baseline plays (budget.episodes)")
+    p.add_argument("--env", metavar="ID", help="gymnasium id, or 'package.module:Class'")
+    p.add_argument("--timesteps", type=int, metavar="N", help="total timesteps")
+    p.add_argument("--name", help="run name (part of the run id)")
+    p.add_argument("--device", help="auto, cpu, cuda or cuda:N")
+    p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
+                   help="override one setting, e.g. --set ppo.n_epochs=20 (repeatable)")
+
+
+def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
+    """Preset <- --config file <- --set <- the dedicated flags, validated."""
+    overrides: dict = {}
+    if args.config:
+        try:
+            overrides = merge(overrides, read_yaml_mapping(args.config))
+        except ValueError as exc:
+            raise CliError(f"--config: {exc}") from None
+    for item in args.set:
+        path, value = parse_set(item)
+        overrides = set_path(overrides, path, value)
+    if args.algo:
+        overrides["algo"] = args.algo
+    if args.env:
+        overrides["env"] = {"entry_point": args.env, "id": None} if ":" in args.env else {"id": args.env, "entry_point": None}
+    if args.timesteps is not None:
+        overrides = set_path(overrides, "budget.total_timesteps", args.timesteps)
+    if getattr(args, "episodes", None) is not None:
+        overrides = set_path(overrides, "budget.episodes", args.episodes)
+    if args.name:
+        overrides["name"] = args.name
+    if args.device:
+        overrides = set_path(overrides, "runtime.device", args.device)
+    return validate_config(resolve_raw(args.preset, overrides), source=f"preset {args.preset}" if args.preset else "")
