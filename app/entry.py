@@ -11,7 +11,8 @@ def no_display_reason(platform: str = sys.platform, env: dict | None = None) -> 
     """Why no window can open here (Linux without a display), or None. Qt would abort instead."""
     env = os.environ if env is None else env
     if platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM")):
-        return "no display to open the window on (DISPLAY is not set); use a command instead (rlpanel --help), e.g. rlpanel train ..."
+        return ("no display to open the window on (DISPLAY is not set); use a command instead (rlpanel --help), "
+                "e.g. rlpanel train ...")
     return None
 
 

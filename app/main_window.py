@@ -120,7 +120,8 @@ class MainWindow(QMainWindow):
         self.stop_action.setToolTip("Ask the followed run to stop at its next check, saving a checkpoint (Ctrl+.)")
         self.stop_action.triggered.connect(self.stop_run)
         self.resume_action = QAction("Resume", self)
-        self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run from its latest checkpoint")
+        self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run "
+                                      "from its latest checkpoint")
         self.resume_action.triggered.connect(self._resume_target)
         for action in (self.launch_action, self.stop_action, self.resume_action):
             bar.addAction(action)

@@ -171,7 +171,8 @@ class QueueStatusView(QWidget):
         elif state["state"] == "failed" and state.get("error"):
             text += f". The runner failed: {state['error']}"
         self.header.setText(text)
-        self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if state["state"] in STATUS_COLORS else "")
+        known = state["state"] in STATUS_COLORS
+        self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if known else "")
         names = [j["name"] for j in state["jobs"]]
         if [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())] != names:
             self.tree.clear()  # another queue: new rows (same queue: update in place, keeping the selection)

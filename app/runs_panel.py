@@ -86,7 +86,8 @@ class RunsPanel(QWidget):
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
         self.tree.setSortingEnabled(False)
-        self.tree.itemDoubleClicked.connect(lambda item, _col: self.open_requested.emit(self.infos[item.data(0, Qt.ItemDataRole.UserRole)].path))
+        self.tree.itemDoubleClicked.connect(
+            lambda item, _col: self.open_requested.emit(self.infos[item.data(0, Qt.ItemDataRole.UserRole)].path))
         self.tree.itemSelectionChanged.connect(self._on_selection)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)

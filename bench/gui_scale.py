@@ -170,8 +170,9 @@ def main() -> int:
             metrics.write(json.dumps({"kind": "episode", "step": step, "t": now, "reward": 400.0, "length": 500}) + "\n")
             metrics.write(json.dumps({"kind": "progress", "step": step, "t": now, "fps": 1000.0, "total": 50_000_000}) + "\n")
             for k in range(5):
-                telemetry.write(json.dumps({"t": now + k * 0.01, "gpu": 0, "memory_used_bytes": 3e9, "memory_total_bytes": 8 * 2**30,
-                                            "temperature_c": 70, "utilization_pct": 90, "power_w": 60.0,
+                telemetry.write(json.dumps({"t": now + k * 0.01, "gpu": 0, "memory_used_bytes": 3e9,
+                                            "memory_total_bytes": 8 * 2**30, "temperature_c": 70,
+                                            "utilization_pct": 90, "power_w": 60.0,
                                             "process_memory_bytes": 2e9}) + "\n")
             metrics.flush()
             telemetry.flush()

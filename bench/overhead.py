@@ -58,7 +58,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--timesteps", type=int, default=50_000)
-    parser.add_argument("--telemetry-hz", type=float, default=5.0, help="the worker's telemetry rate (default 5, as users run it)")
+    parser.add_argument("--telemetry-hz", type=float, default=5.0,
+                        help="the worker's telemetry rate (default 5, as users run it)")
     args = parser.parse_args()
     ratios = []
     with tempfile.TemporaryDirectory() as tmp:

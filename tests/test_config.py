@@ -38,9 +38,11 @@ def test_ppo_rule_ignored_when_another_algorithm_runs():
     assert cfg.ppo.batch_size == 1000
 
 
-@pytest.mark.parametrize(("n_envs", "n_steps", "cap", "expected"), [(16, 256, 4096, 4096), (3, 100, 64, 60), (1, 8192, 512, 512), (7, 1, 4096, 7)])
+@pytest.mark.parametrize(("n_envs", "n_steps", "cap", "expected"),
+                         [(16, 256, 4096, 4096), (3, 100, 64, 60), (1, 8192, 512, 512), (7, 1, 4096, 7)])
 def test_auto_batch_picks_largest_divisor_not_above_cap(n_envs, n_steps, cap, expected):
-    cfg = validate_config({"ppo": {"n_steps": n_steps, "batch_size": "auto", "auto_batch_cap": cap}, "runtime": {"n_envs": n_envs}}).config
+    cfg = validate_config({"ppo": {"n_steps": n_steps, "batch_size": "auto", "auto_batch_cap": cap},
+                           "runtime": {"n_envs": n_envs}}).config
     assert cfg.ppo.batch_size == expected
 
 

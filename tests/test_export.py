@@ -227,7 +227,8 @@ def test_cli_json_rows_and_a_bad_run_id(runs_dir):
     assert data[0]["state"] == "crashed" and data[0]["marked"] is True and data[0]["final_mean_reward"] == 3.0
     bad = rlpanel("export", "--runs-dir", str(runs_dir), "--runs", "no-such-run", "--format", "md")
     assert bad.returncode != 0 and bad.stdout == ""
-    assert bad.stderr.strip().splitlines() == [f"rlpanel export: no run 'no-such-run' in {runs_dir}; list the runs with: rlpanel runs"]
+    assert bad.stderr.strip().splitlines() == [
+        f"rlpanel export: no run 'no-such-run' in {runs_dir}; list the runs with: rlpanel runs"]
 
 
 # --- the plot as SVG (written from the data) -------------------------------------------------------
@@ -239,7 +240,8 @@ def test_curves_svg_is_valid_escaped_and_thinned():
     from core.results.svg import MAX_POINTS, curves_svg, nice_ticks
 
     n = 10_000
-    big = RewardCurve("r1", "a<&b (r1)", "a<&b", [float(i) for i in range(n)], [i / 10 for i in range(n)], [i % 7 for i in range(n)])
+    big = RewardCurve("r1", "a<&b (r1)", "a<&b", [float(i) for i in range(n)], [i / 10 for i in range(n)],
+                      [i % 7 for i in range(n)])
     small = RewardCurve("r2", "r2", None, [0.0, 5.0], [0.0, 1.0], [-3.0, 2.0])
     root = ET.fromstring(curves_svg([big, small], x_mode="time"))
     ns = "{http://www.w3.org/2000/svg}"

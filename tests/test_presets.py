@@ -36,7 +36,8 @@ def test_ppo_presets_resolve_through_their_bases(name, n_envs, n_steps, batch, e
 
 def test_laptop_preset_covers_three_algorithms():
     sac = resolve("laptop-8gb").config
-    assert sac.algo == "SAC" and (sac.sac.batch_size, sac.sac.buffer_size, sac.sac.train_freq, sac.sac.learning_starts) == (256, 1_000_000, 2, 500)
+    p = sac.sac
+    assert sac.algo == "SAC" and (p.batch_size, p.buffer_size, p.train_freq, p.learning_starts) == (256, 1_000_000, 2, 500)
     ppo = resolve("laptop-8gb", {"algo": "PPO"}).config
     assert (ppo.ppo.n_steps, ppo.ppo.n_epochs, ppo.ppo.batch_size) == (8192, 40, 512)
     a2c = resolve("laptop-8gb", {"algo": "A2C"}).config

@@ -65,7 +65,7 @@ jobs:
 """)
     started = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
     assert started.returncode == 0, started.stderr
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=240, what="the plan to end")
+    state = wait_for(lambda: plan_over(runs_dir), timeout=240, what="the plan to end")
     assert state["state"] == "finished", state
     jobs = {j["name"]: j for j in state["jobs"]}
     assert all(j["status"] == "finished" for j in jobs.values())
@@ -93,7 +93,7 @@ jobs:
     wait_for(lambda: read_queue(runs_dir)["state"] == "crashed", timeout=30, what="the runner to read as crashed")
     again = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
     assert again.returncode == 0 and "continuing queue" in again.stdout
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=240, what="the plan to end")
+    state = wait_for(lambda: plan_over(runs_dir), timeout=240, what="the plan to end")
     assert state["state"] == "finished" and state["restarts"] == 1
     runs = job_runs(runs_dir)
     assert {k: len(v) for k, v in runs.items()} == {"one": 1, "two": 1, "three": 1}
@@ -110,10 +110,16 @@ jobs:
   - {{name: after, algo: random, env: CartPole-v1, episodes: 5}}
 """)
     assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running",) and s, timeout=180, what="the plan to end")
+    state = wait_for(lambda: plan_over(runs_dir), timeout=180, what="the plan to end")
     jobs = {j["name"]: j for j in state["jobs"]}
     assert jobs["broken"]["status"] == "failed" and "no_such_pkg" in jobs["broken"]["reason"]
     assert jobs["after"]["status"] == last
     assert state["state"] == "finished with failures"
     text = cli("queue", "status", "--runs-dir", str(runs_dir)).stdout
     assert "broken" in text and "failed" in text and "no_such_pkg" in text
+
+
+def plan_over(runs_dir):
+    """The queue's state once it is no longer running (else None)."""
+    state = read_queue(runs_dir)
+    return state if state and state["state"] != "running" else None

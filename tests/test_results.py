@@ -46,7 +46,8 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.timesteps == summary["timesteps"] and row.episodes == summary["episodes"] > 0
         assert row.final_mean_reward == summary["final_mean_reward"]
         assert row.best_mean_reward == summary["best_mean_reward"]
-        assert row.wall_time_s > 0 and row.steps_per_s == pytest.approx(row.timesteps / row.wall_time_s, rel=0.05)  # wall time in ms
+        # wall time in ms
+        assert row.wall_time_s > 0 and row.steps_per_s == pytest.approx(row.timesteps / row.wall_time_s, rel=0.05)
     assert one.timesteps >= 600 and two.timesteps >= 600
     for row in rows:
         assert row.delta_reward == row.final_mean_reward - base.final_mean_reward

@@ -72,7 +72,8 @@ def test_dead_worker_reads_as_crashed(runs_dir):
 
 def test_lock_admits_one_writer_and_takes_over_a_stale_one(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c",
-                               "import sys, time; from core.run.lock import RunLock; RunLock(sys.argv[1]).acquire(); print('locked', flush=True); time.sleep(60)",
+                               "import sys, time; from core.run.lock import RunLock; RunLock(sys.argv[1]).acquire(); "
+                               "print('locked', flush=True); time.sleep(60)",
                                str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
@@ -91,5 +92,6 @@ def test_windows_decisions():
     kwargs = detach_popen_kwargs("win32")
     assert "start_new_session" not in kwargs and kwargs["creationflags"] & 0x00000200 and kwargs["creationflags"] & 0x08000000
     assert detach_popen_kwargs("linux") == {"start_new_session": True}
-    assert effective_start_method("forkserver", "win32") == ("spawn", "start_method forkserver does not exist on Windows; using spawn")
+    assert effective_start_method("forkserver", "win32") == (
+        "spawn", "start_method forkserver does not exist on Windows; using spawn")
     assert effective_start_method("forkserver", "linux") == ("forkserver", None)

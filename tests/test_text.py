@@ -11,5 +11,6 @@ def test_ages_and_sizes_read_in_the_unit_that_fits():
     from core.util.text import format_age, format_bytes
 
     assert [format_age(s) for s in (5, 600, 3 * 3600, 5 * 86400)] == ["5 s", "10 min", "3.0 h", "5 d"]
-    assert format_bytes(8 << 30) == "8.0 GiB" and format_bytes(8 << 30, gib_digits=2) == "8.00 GiB" and format_bytes(430 << 20) == "430 MiB" and format_bytes(512) == "512 B"
+    assert format_bytes(8 << 30) == "8.0 GiB" and format_bytes(8 << 30, gib_digits=2) == "8.00 GiB"
+    assert format_bytes(430 << 20) == "430 MiB" and format_bytes(512) == "512 B"
     assert format_bytes(None) == "n/a" and format_bytes(None, "?") == "?"

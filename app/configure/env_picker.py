@@ -59,7 +59,8 @@ class EnvPicker(QGroupBox):
         self.id_combo.setToolTip("A registered gymnasium id; type any other id")
         self.entry_edit = QLineEdit()
         self.entry_edit.setPlaceholderText("package.module:Class")
-        self.entry_edit.setToolTip("A custom env class; only the training worker imports it (its spaces are read in a subprocess)")
+        self.entry_edit.setToolTip("A custom env class; only the training worker imports it "
+                                   "(its spaces are read in a subprocess)")
         self.kwargs_edit = QPlainTextEdit()
         self.kwargs_edit.setPlaceholderText("kwargs as YAML or JSON, e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")

@@ -42,7 +42,8 @@ def no_fit_reason(estimate: dict[str, Any]) -> str:
     if estimate.get("verdict") == "does not fit" and estimate.get("on_gpu", True):
         lines.append(f"The estimate needs {format_bytes(estimate.get('gpu_bytes'))} of GPU memory; "
                      f"{estimate.get('gpu_name') or 'the target'} has {format_bytes(estimate.get('capacity_bytes'))}.")
-    if estimate.get("host_verdict") == "does not fit" or (estimate.get("verdict") == "does not fit" and not estimate.get("on_gpu", True)):
+    host_side = not estimate.get("on_gpu", True)
+    if estimate.get("host_verdict") == "does not fit" or (estimate.get("verdict") == "does not fit" and host_side):
         lines.append(f"It needs {format_bytes(estimate.get('host_bytes'))} of host memory; this machine has "
                      f"{format_bytes(estimate.get('host_capacity_bytes'))}.")
     big = estimate.get("biggest_term")

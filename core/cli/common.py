@@ -52,7 +52,7 @@ def add_config_args(p: argparse.ArgumentParser) -> None:
 
 def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
     """Preset <- --config file <- --set <- the dedicated flags, validated."""
-    overrides: dict = {}
+    overrides: dict[str, Any] = {}
     if args.config:
         try:
             overrides = merge(overrides, read_yaml_mapping(args.config))

@@ -27,7 +27,8 @@ def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
     if out.returncode != 0:
         last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
         return {"error": f"torch could not be imported: {last}"}
-    return json.loads(out.stdout)
+    facts: dict[str, Any] = json.loads(out.stdout)
+    return facts
 
 
 def doctor_gpu_lines() -> list[str]:
@@ -106,7 +107,7 @@ def format_report(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("doctor", parents=[common], help="python, torch, CUDA, GPUs, driver, TF32, SB3, disk")
     p.set_defaults(func=run)
 

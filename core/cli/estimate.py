@@ -18,7 +18,7 @@ from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 EXIT_NO_FIT = 3
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("estimate", parents=[common],
                        help="GPU and host memory a run needs, the verdict and a fix (exit 3: does not fit)")
     add_config_args(p)
@@ -94,7 +94,8 @@ def run_gpus(args: argparse.Namespace) -> int:
 def format_gpus(detected: list[GpuProfile], known: list[GpuProfile]) -> str:
     rows = [f"{'name':<36} {'memory':>9} {'cc':>5} {'tf32':>4}  generation"]
     for p in detected + known:
-        rows.append(f"{p.name:<36} {p.memory_gib:>6.1f} GiB {p.compute_capability:>5} {'yes' if p.tf32 else 'no':>4}  {p.generation}")
+        tf32 = "yes" if p.tf32 else "no"
+        rows.append(f"{p.name:<36} {p.memory_gib:>6.1f} GiB {p.compute_capability:>5} {tf32:>4}  {p.generation}")
     rows.append("")
     rows.append(f"auto: {detected[0].name}" if detected else
                 "auto: no NVIDIA GPU detected here (no NVML): runs train on the CPU; plan for a card with --gpu NAME")

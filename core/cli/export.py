@@ -15,7 +15,7 @@ from core.run.states import TERMINAL
 from core.run.store import RunStore
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("export", parents=[common], help="a results table of runs (md, csv, xlsx, tex, html)",
                        description="One row per run: reward, time, steps/s, peak GPU memory and, with --baseline, "
                                    "the change of final mean reward against the baseline run.")
@@ -25,7 +25,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--since", metavar="YYYY-MM-DD", help="only runs started on or after this date")
     p.add_argument("--state", action="append", metavar="STATE",
                    help=f"only runs in this state ({', '.join(TERMINAL)}, running, ...); repeat or comma-separate")
-    p.add_argument("--baseline", metavar="RUN", help="compare every run's final mean reward with this run's (its row comes first)")
+    p.add_argument("--baseline", metavar="RUN",
+                   help="compare every run's final mean reward with this run's (its row comes first)")
     p.add_argument("--format", choices=FORMATS, help="table format (default: from -o's suffix, else md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (needed for xlsx); text formats go to stdout without it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing FILE")

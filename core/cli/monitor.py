@@ -45,7 +45,7 @@ def format_row(sample: GpuSample) -> str:
     return "  ".join(f"{fmt(sample):<{width}}" for _, width, fmt in COLUMNS).rstrip()
 
 
-def register(subparsers: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = subparsers.add_parser(
         "monitor", parents=[common], help="live GPU table, a line per GPU per tick (like nvidia-smi -l)",
         description="Sample every GPU through NVML and print a line per GPU per tick. "
@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     writer = csv.DictWriter(csv_file, fieldnames=fields) if csv_file else None
     if writer:
         writer.writeheader()
-    collected: list[dict] = []
+    collected: list[dict[str, Any]] = []
     if not args.json:
         print(format_header(), flush=True)
     start = next_tick = time.monotonic()

@@ -14,7 +14,7 @@ from core.config.validate import validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("presets", parents=[common], help="list presets, show one, import one")
     p.set_defaults(func=run_list)
     inner = p.add_subparsers(dest="presets_command", metavar="ACTION")

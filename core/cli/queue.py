@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
 from core.queue.control import QueueBusy, cancel_queue, start_queue
@@ -12,7 +13,7 @@ from core.queue.plan import load_plan
 from core.queue.state import QueueFolder, read_queue, summary_line
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("queue", parents=[common], help="run a plan of jobs (detached), see it, cancel it")
     inner = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
     r = inner.add_parser("run", parents=[common], help="start a plan file (or continue it after a runner crash)")
@@ -37,7 +38,7 @@ def run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
-def _table(state: dict) -> str:
+def _table(state: dict[str, Any]) -> str:
     lines = [f"queue {state['id']}: {state['state']} ({summary_line(state)}); parallel {state['plan'].get('parallel', 1)}, "
              f"on_failure {state['plan'].get('on_failure', 'continue')}"]
     width = max(len(j["name"]) for j in state["jobs"])
@@ -45,7 +46,8 @@ def _table(state: dict) -> str:
         took = ""
         if job.get("started_at"):
             took = f"{(job.get('ended_at') or time.time()) - job['started_at']:.0f}s"
-        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {job.get('run_id') or '-':<40}  {took:>6}  {job.get('reason') or ''}".rstrip())
+        run_id, reason = job.get("run_id") or "-", job.get("reason") or ""
+        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {run_id:<40}  {took:>6}  {reason}".rstrip())
     return "\n".join(lines)
 
 
@@ -64,5 +66,6 @@ def cancel(args: argparse.Namespace) -> int:
     except LookupError as exc:
         raise CliError(str(exc)) from None
     what = "running jobs are asked to stop" if args.stop_running else "running jobs finish"
-    emit(args, {"id": state["id"], "cancel": True, "stop_running": args.stop_running}, f"queue {state['id']}: no more launches; {what}")
+    emit(args, {"id": state["id"], "cancel": True, "stop_running": args.stop_running},
+         f"queue {state['id']}: no more launches; {what}")
     return 0

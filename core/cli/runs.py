@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
 from core.run.layout import RunDir
@@ -11,7 +12,7 @@ from core.util.files import read_json
 from core.util.text import format_age
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("runs", parents=[common], help="list runs (id, state, algo, env, steps, reward, age)")
     p.add_argument("run_id", nargs="?", help="show this run's status and summary instead")
     p.add_argument("--state", help="only runs in this state (e.g. running, crashed)")
@@ -49,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _details(data: dict) -> str:
+def _details(data: dict[str, Any]) -> str:
     lines = [f"{k}: {data[k]}" for k in ("id", "state", "algo", "env", "steps", "total", "mean_reward", "path")]
     status = data["status"]
     if status.get("exit_reason"):

@@ -21,7 +21,7 @@ from core.util.jsonl import JsonlReader
 from core.util.text import clock
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("train", parents=[common], help="start a run (follows it unless --detach)")
     add_config_args(p)
     p.add_argument("--detach", action="store_true", help="print the run id and return at once")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def merge(base: dict, over: dict) -> dict:
+def merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     """Deep-merge ``over`` into a copy of ``base``: dicts merge, everything else replaces."""
     out = dict(base)
     for key, value in over.items():
@@ -17,7 +17,7 @@ def merge(base: dict, over: dict) -> dict:
     return out
 
 
-def set_path(data: dict, path: str, value: Any) -> dict:
+def set_path(data: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
     """A copy of ``data`` with ``value`` placed at the dotted ``path``."""
     head, _, rest = path.partition(".")
     out = dict(data)
@@ -29,7 +29,7 @@ def set_path(data: dict, path: str, value: Any) -> dict:
     return out
 
 
-def del_path(data: dict, path: str) -> dict:
+def del_path(data: dict[str, Any], path: str) -> dict[str, Any]:
     """A copy of ``data`` without the dotted ``path`` (and without sections it leaves empty)."""
     head, _, rest = path.partition(".")
     if head not in data:
@@ -46,7 +46,7 @@ def del_path(data: dict, path: str) -> dict:
     return out
 
 
-def get_path(data: dict, path: str, default: Any = None) -> Any:
+def get_path(data: dict[str, Any], path: str, default: Any = None) -> Any:
     for part in path.split("."):
         if not isinstance(data, dict) or part not in data:
             return default
@@ -54,7 +54,7 @@ def get_path(data: dict, path: str, default: Any = None) -> Any:
     return data
 
 
-def leaves(data: dict, prefix: str = "") -> dict[str, Any]:
+def leaves(data: dict[str, Any], prefix: str = "") -> dict[str, Any]:
     """``{"ppo": {"n_epochs": 10}}`` -> ``{"ppo.n_epochs": 10}``: every non-mapping value by its dotted path."""
     out: dict[str, Any] = {}
     for key, value in data.items():

@@ -73,7 +73,8 @@ def _chain(name: str, by_name: dict[str, Preset]) -> list[Preset]:
         preset = by_name.get(current)
         if preset is None:
             known = ", ".join(by_name)
-            raise ConfigError([FieldIssue("preset" if current == name else "base", f"no preset named {current!r}; known: {known}")])
+            where = "preset" if current == name else "base"
+            raise ConfigError([FieldIssue(where, f"no preset named {current!r}; known: {known}")])
         if preset.error:
             raise ConfigError([FieldIssue("preset", f"preset {preset.name!r} ({preset.path}) is broken: {preset.error}")])
         chain.insert(0, preset)
@@ -81,10 +82,10 @@ def _chain(name: str, by_name: dict[str, Preset]) -> list[Preset]:
     return chain
 
 
-_cache: dict[tuple, list[Preset]] = {}
+_cache: dict[tuple[Any, ...], list[Preset]] = {}
 
 
-def _folder_stamp(folder: Path) -> tuple:
+def _folder_stamp(folder: Path) -> tuple[Any, ...]:
     if not folder.is_dir():
         return ()
     return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.yaml")))
@@ -159,13 +160,15 @@ def save_user_preset(name: str, data: dict[str, Any], description: str = "", bas
     """Write a user preset atomically; refuse to replace an existing one unless ``overwrite``."""
     clean = safe_name(name)
     if not clean or clean != name:
-        raise ConfigError([FieldIssue("name", f"preset name {name!r} may use only a-z, 0-9, '.', '_' and '-' (try {clean or 'my-preset'!r})")])
+        raise ConfigError([FieldIssue("name", f"preset name {name!r} may use only a-z, 0-9, '.', '_' and '-' "
+                                              f"(try {clean or 'my-preset'!r})")])
     builtin = builtin_presets_dir() / f"{clean}.yaml"
     if builtin.exists():
         raise ConfigError([FieldIssue("name", f"{clean!r} is a built-in preset; save under another name (with base: {clean})")])
     path = user_presets_dir() / f"{clean}.yaml"
     if path.exists() and not overwrite:
-        raise ConfigError([FieldIssue("name", f"user preset {clean!r} exists ({path}); choose another name or confirm overwrite")])
+        raise ConfigError([FieldIssue("name", f"user preset {clean!r} exists ({path}); "
+                                              "choose another name or confirm overwrite")])
     body, _ = strip_ignored(data)
     doc = {"description": description or body.pop("description", ""), **({"base": base} if base else {}),
            **{k: v for k, v in body.items() if k not in ("description", "base", "schema_version")}}

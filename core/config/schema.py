@@ -8,7 +8,7 @@ single entry for user data and turns pydantic's errors into ``FieldIssue``s.
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 import yaml
 from pydantic import Field, field_validator, model_validator
@@ -22,7 +22,7 @@ from core.config.algorithms.spec import AlgoSpec
 from core.config.errors import CrossFieldError, FieldIssue
 from core.config.fields import Section, hp
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Final = 1
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 
 
@@ -57,8 +57,10 @@ class PolicyParams(Section):
     """The policy network shared by the algorithm's actor and critic(s)."""
 
     net_arch: list[int] | dict[str, list[int]] | None = hp(
-        None, "Network layers", "Hidden layer sizes, e.g. [256, 256], or {pi: [...], vf: [...]} / {pi: [...], qf: [...]}; empty: SB3's default.")
-    activation: Literal[ACTIVATIONS] = hp("auto", "Activation", "Hidden-layer activation; auto is SB3's (tanh on-policy, relu off-policy).")  # type: ignore[valid-type]
+        None, "Network layers",
+        "Hidden layer sizes, e.g. [256, 256], or {pi: [...], vf: [...]} / {pi: [...], qf: [...]}; empty: SB3's default.")
+    activation: Literal[ACTIVATIONS] = hp(  # type: ignore[valid-type]
+        "auto", "Activation", "Hidden-layer activation; auto is SB3's (tanh on-policy, relu off-policy).")
 
     @field_validator("net_arch")
     @classmethod
@@ -81,12 +83,16 @@ class RuntimeParams(Section):
     """Where and how the worker runs."""
 
     n_envs: int = hp(1, "Parallel envs", "Environments stepped together per vectorised step.", "envs", ge=1, le=1024)
-    vec_env: Literal["dummy", "subproc"] = hp("dummy", "Vector env", "dummy: envs in the worker process; subproc: one process per env.")
-    start_method: Literal["spawn", "forkserver", "fork"] = hp("forkserver", "Start method", "How subprocess envs start (forkserver falls back to spawn on Windows).")
+    vec_env: Literal["dummy", "subproc"] = hp("dummy", "Vector env",
+                                              "dummy: envs in the worker process; subproc: one process per env.")
+    start_method: Literal["spawn", "forkserver", "fork"] = hp("forkserver", "Start method",
+                                                              "How subprocess envs start (forkserver falls back to spawn on "
+                                                              "Windows).")
     device: str = hp("auto", "Device", "auto, cpu, cuda or cuda:N.")
     tf32: bool = hp(False, "TF32 matmul", "Allow TF32 on Ampere and newer (faster float32 matmuls, ~10-bit mantissa).")
     cudnn_benchmark: bool = hp(False, "cuDNN benchmark", "Let cuDNN pick the fastest kernels (helps CNN policies).")
-    torch_threads: int | None = hp(None, "Torch threads", "CPU threads torch may use in the worker (empty: torch's default).", "threads", ge=1, le=256)
+    torch_threads: int | None = hp(None, "Torch threads",
+                                   "CPU threads torch may use in the worker (empty: torch's default).", "threads", ge=1, le=256)
     seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
     normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
     telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)
@@ -101,11 +107,14 @@ class RuntimeParams(Section):
 
 class BudgetParams(Section):
     total_timesteps: int = hp(100_000, "Total timesteps", "Env steps to train for (all envs together).", "steps", ge=1, le=10**12)
-    checkpoint_every: int = hp(50_000, "Checkpoint every", "Steps between checkpoints (0: only at the end and on stop).", "steps", ge=0)
+    checkpoint_every: int = hp(50_000, "Checkpoint every",
+                               "Steps between checkpoints (0: only at the end and on stop).", "steps", ge=0)
     keep_checkpoints: int = hp(3, "Checkpoints kept", "Older checkpoints are deleted.", "", ge=1, le=1000)
     eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
     eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
-    episodes: int = hp(20, "Baseline episodes", "Episodes a baseline (random, constant) plays; training runs use total_timesteps.", "episodes", ge=1, le=1_000_000)
+    episodes: int = hp(20, "Baseline episodes",
+                       "Episodes a baseline (random, constant) plays; training runs use "
+                       "total_timesteps.", "episodes", ge=1, le=1_000_000)
 
 
 class RunConfig(Section):
@@ -114,7 +123,9 @@ class RunConfig(Section):
     schema_version: Literal[1] = SCHEMA_VERSION
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
-    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm", "PPO, A2C, SAC or DQN; or a baseline: random, constant (zero action).")  # type: ignore[valid-type]
+    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
+                                          "PPO, A2C, SAC or DQN; or a baseline: random, constant (zero "
+                                          "action).")
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
     sac: SACParams = Field(default_factory=SACParams, title="SAC")

@@ -153,7 +153,8 @@ def describe(observation_space: Any, action_space: Any, label: str = "the env") 
             f"{label} has a {type(obs).__name__} observation space, which rlpanel's MLP policies do not take: "
             "wrap the env with gymnasium.wrappers.FlattenObservation (or use a Box/Discrete observation env)"))])
     if act_kind not in SPACE_KINDS:
-        raise ConfigError([FieldIssue("env.id", f"{label} has a {type(act).__name__} action space, which stable-baselines3 does not support")])
+        raise ConfigError([FieldIssue("env.id", f"{label} has a {type(act).__name__} action space, "
+                                                "which stable-baselines3 does not support")])
     obs_kw: dict[str, Any] = {"obs_kind": obs_kind, "obs_shape": tuple(obs.shape)}
     if obs_kind == "discrete":
         obs_kw.update(obs_shape=(1,), obs_n=int(obs.n))
@@ -209,7 +210,7 @@ def _probe_gym_id(env: EnvSpec) -> EnvSpaces:
     import gymnasium
 
     try:
-        made = gymnasium.make(env.id, **env.kwargs)
+        made = gymnasium.make(env.id or "", **env.kwargs)
     except Exception as exc:  # gymnasium raises many kinds: NameNotFound, DependencyNotInstalled, TypeError...
         raise ConfigError([FieldIssue("env.id", _gym_error_text(env, exc))]) from None
     try:

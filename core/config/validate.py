@@ -42,11 +42,11 @@ def parse_set(text: str) -> tuple[str, Any]:
     return path, parsed
 
 
-def strip_ignored(raw: dict) -> tuple[dict, list[str]]:
+def strip_ignored(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """Remove keys SB3 cannot honour (top level or one section deep), with a warning each."""
     warnings: list[str] = []
 
-    def strip(d: dict, prefix: str) -> dict:
+    def strip(d: dict[str, Any], prefix: str) -> dict[str, Any]:
         out = {}
         for key, value in d.items():
             if key in IGNORED_KEYS:
@@ -117,7 +117,7 @@ class ValidatedConfig:
     warnings: list[str] = field(default_factory=list)
 
 
-def validate_config(raw: dict, source: str = "") -> ValidatedConfig:
+def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     """Validate raw config data; raise ``ConfigError`` naming every bad field."""
     if not isinstance(raw, dict):
         raise ConfigError([FieldIssue("", f"expected a mapping of settings, got {type(raw).__name__}")], source)

@@ -91,7 +91,8 @@ class FitEstimate:
         totals = {"gpu": self.gpu_bytes, "host": self.host_bytes}
         big = self.biggest()
         return {
-            "verdict": self.verdict, "fits": NO_FIT not in (self.verdict, self.host_verdict), "capacity_bytes": self.capacity_bytes, "usage": round(self.usage, 4),
+            "verdict": self.verdict, "fits": NO_FIT not in (self.verdict, self.host_verdict),
+            "capacity_bytes": self.capacity_bytes, "usage": round(self.usage, 4),
             "gpu_name": self.gpu_name, "on_gpu": self.on_gpu,
             "gpu_bytes": self.gpu_bytes, "host_bytes": self.host_bytes,
             "host_verdict": self.host_verdict, "host_capacity_bytes": self.host_capacity_bytes,

@@ -123,7 +123,8 @@ def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         critic = _network("critic", q_stacks)
         target = _network("critic_target", q_stacks, trainable=False)
         nets = [actor, critic, target]
-        opts = [Optimizer("actor", "adam", actor.params, actor.tensors), Optimizer("critic", "adam", critic.params, critic.tensors)]
+        opts = [Optimizer("actor", "adam", actor.params, actor.tensors),
+                Optimizer("critic", "adam", critic.params, critic.tensors)]
         if isinstance(cfg.params.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef
             nets.append(Network("log_ent_coef", 1, 1, True))
             opts.append(Optimizer("ent_coef", "adam", 1, 1))

@@ -46,14 +46,17 @@ def suggest_fix(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_
         return mine == FITS and _RANK[other] <= _RANK[other_before]
 
     for path, candidates in _knobs(cfg, big.name, side, result):
-        trial = _bisect(candidates, lambda value, path=path: _try(raw, path, value, spaces, gpu, host_capacity, alloc, ok))
+        def attempt(value: Any, path: str = path) -> FitEstimate | None:
+            return _try(raw, path, value, spaces, gpu, host_capacity, alloc, ok)
+
+        trial = _bisect(candidates, attempt)
         if trial is not None:
             value, est = trial
             return Suggestion(path, get_path(raw, path), value, _text(cfg, big, path, get_path(raw, path), value, est, side))
     return None
 
 
-def _try(raw: dict, path: str, value: Any, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
+def _try(raw: dict[str, Any], path: str, value: Any, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
          alloc: Any, ok: Callable[[FitEstimate], bool]) -> FitEstimate | None:
     try:
         trial = validate_config(set_path(raw, path, value)).config
@@ -89,7 +92,8 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
         if term == "cuda_context":
             order = []
         elif term in ("activations", "batch_copies"):
-            infer = "inference" in (result.term("activations").note if result.term("activations") else "")
+            activations = result.term("activations")
+            infer = activations is not None and "inference" in activations.note
             order = envs + batch + net if infer else batch + net
         else:
             order = net + batch

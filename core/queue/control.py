@@ -37,7 +37,7 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     root = Path(runs_dir)
     current = read_queue(root)
     same = current is not None and current.get("plan") == plan.model_dump(mode="json")
-    if is_active(current):
+    if current is not None and is_active(current):
         raise QueueBusy(f"queue {current['id']} is still running ({summary_line(current)})")
     stored = load_queue(root)
     if current and current["state"] == "crashed" and same and not restart and stored:
@@ -58,7 +58,7 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     return read_queue(root) or state, note
 
 
-def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen:
+def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[bytes]:
     """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
     folder = QueueFolder(runs_dir)
     folder.path.mkdir(parents=True, exist_ok=True)

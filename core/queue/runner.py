@@ -39,7 +39,7 @@ from core.util.procs import process_identity
 Job = dict[str, Any]
 
 
-def adopt_orphans(runs_dir: Path, state: dict) -> None:
+def adopt_orphans(runs_dir: Path, state: dict[str, Any]) -> None:
     """A job caught between creating its run and recording it: find the run by its queue tag."""
     for job in state["jobs"]:
         if job["status"] == LAUNCHING and not job.get("run_id"):
@@ -51,7 +51,7 @@ def adopt_orphans(runs_dir: Path, state: dict) -> None:
                 job["status"] = WAITING  # its run was never created: launch it normally
 
 
-def launch_job(runs_dir: Path, state: dict, job: Job) -> None:
+def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
     spec = plan_job(state, job["name"])
     cfg = spec.config()
     job.update(status=LAUNCHING, started_at=time.time(), reason=None)
@@ -63,7 +63,7 @@ def launch_job(runs_dir: Path, state: dict, job: Job) -> None:
     launch_worker(run)
 
 
-def step(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> bool:
+def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> bool:
     """One scheduling pass; returns False when the plan is over."""
     reconcile(runs_dir, state)
     _start_recorded_runs(runs_dir, state)
@@ -80,7 +80,7 @@ def step(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> bool:
     return not over
 
 
-def _start_recorded_runs(runs_dir: Path, state: dict) -> None:
+def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
     """A recorded run whose worker never started (the runner died in between) starts now."""
     for job in state["jobs"]:
         if job["status"] == LAUNCHING and job.get("run_id"):
@@ -88,7 +88,7 @@ def _start_recorded_runs(runs_dir: Path, state: dict) -> None:
                 launch_worker(runs_dir / job["run_id"])
 
 
-def _stop_launching(runs_dir: Path, state: dict, cancel: Path) -> bool:
+def _stop_launching(runs_dir: Path, state: dict[str, Any], cancel: Path) -> bool:
     """Settle the waiting jobs of a cancelled queue (or one that stops on failure); True if so."""
     failed = any(j["status"] in ("failed", "crashed") for j in state["jobs"])
     if not (cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")):
@@ -105,7 +105,7 @@ def _stop_launching(runs_dir: Path, state: dict, cancel: Path) -> bool:
     return True
 
 
-def _launch_ready(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> None:
+def _launch_ready(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> None:
     """Start ready jobs in plan order while slots are free and each fits next to the running ones."""
     active = [j for j in state["jobs"] if j["status"] in (LAUNCHING, RUNNING)]
     for job in ready_jobs(state):
@@ -128,7 +128,7 @@ def _launch_ready(runs_dir: Path, state: dict, estimates: dict[str, dict]) -> No
         active.append(job)
 
 
-def _estimate(state: dict, job: Job, estimates: dict[str, dict]) -> dict | None:
+def _estimate(state: dict[str, Any], job: Job, estimates: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The job's fit estimate (computed once); None when its config is invalid (the job failed)."""
     if job["name"] not in estimates:
         try:
@@ -139,7 +139,7 @@ def _estimate(state: dict, job: Job, estimates: dict[str, dict]) -> dict | None:
     return estimates[job["name"]]
 
 
-def _final_state(state: dict, cancelled: bool) -> str:
+def _final_state(state: dict[str, Any], cancelled: bool) -> str:
     if cancelled:
         return "cancelled"
     if any(j["status"] in ("failed", "crashed", "skipped") for j in state["jobs"]):
@@ -163,7 +163,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         state["restarts"] = int(state.get("restarts", -1)) + 1
         adopt_orphans(runs_dir, state)
         print(f"queue runner: pid {state['runner']['pid']} for queue {state['id']} ({summary_line(state)})", flush=True)
-        estimates: dict[str, dict] = {}
+        estimates: dict[str, dict[str, Any]] = {}
         while step(runs_dir, state, estimates):
             time.sleep(poll_s)
         print(f"queue runner: {state['state']} ({summary_line(state)})", flush=True)

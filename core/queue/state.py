@@ -96,7 +96,7 @@ def write_queue(runs_dir: Path, state: dict[str, Any]) -> None:
 
 
 def is_active(state: dict[str, Any] | None) -> bool:
-    return bool(state) and state["state"] in QUEUE_ACTIVE
+    return state is not None and state["state"] in QUEUE_ACTIVE
 
 
 # --- scheduling (one pass; the runner calls it about once a second) -----------------------------

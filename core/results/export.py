@@ -20,6 +20,7 @@ import html
 import io
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +52,9 @@ def export(rows: list[ResultRow], format: str | None = None, path: Path | str | 
     """The table of ``rows`` in ``format`` (or the format of ``path``'s suffix); written to
     ``path`` when given. Returns the text (bytes for xlsx)."""
     fmt = format_for(format, path)
-    content: str | bytes = {"md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}[fmt](rows)
+    writers: dict[str, Callable[[list[ResultRow]], str | bytes]] = {
+        "md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
+    content = writers[fmt](rows)
     if path is not None:
         data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
         _write_bytes(Path(path), data)

@@ -83,11 +83,13 @@ def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Ep
     out += [f'<line x1="{px(t):.2f}" y1="{top}" x2="{px(t):.2f}" y2="{top + ph}"/>' for t in x_ticks]
     out += [f'<line x1="{left}" y1="{py(t):.2f}" x2="{left + pw}" y2="{py(t):.2f}"/>' for t in y_ticks]
     out.append("</g>")
-    out.append(f'<g id="axes" fill="{foreground}"><path d="M{left},{top} V{top + ph} H{left + pw}" stroke="{foreground}" fill="none"/>')
+    out.append(f'<g id="axes" fill="{foreground}">'
+               f'<path d="M{left},{top} V{top + ph} H{left + pw}" stroke="{foreground}" fill="none"/>')
     out += [f'<text x="{px(t):.2f}" y="{top + ph + 18}" text-anchor="middle">{_label(t)}</text>' for t in x_ticks]
     out += [f'<text x="{left - 6}" y="{py(t) + 4:.2f}" text-anchor="end">{_label(t)}</text>' for t in y_ticks]
     out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 10}" text-anchor="middle">{escape(x_label)}</text>')
-    out.append(f'<text transform="translate(16,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">{escape(y_label)}</text></g>')
+    out.append(f'<text transform="translate(16,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
+               f'{escape(y_label)}</text></g>')
     out.append('<g id="curves" fill="none" stroke-width="2" stroke-linejoin="round">')
     for i, ((xs, ys), label) in enumerate(zip(series, labels, strict=True)):
         points = " ".join(f"{px(x):.2f},{py(y):.2f}" for x, y in zip(xs, ys, strict=True))
@@ -96,7 +98,8 @@ def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Ep
     out.append(f'<g id="legend" fill="{foreground}">')
     for i, label in enumerate(labels):
         y = top + 14 + 18 * i
-        out.append(f'<line x1="{left + 12}" y1="{y - 4}" x2="{left + 36}" y2="{y - 4}" stroke="{colors[i % len(colors)]}" stroke-width="2"/>')
+        out.append(f'<line x1="{left + 12}" y1="{y - 4}" x2="{left + 36}" y2="{y - 4}" '
+                   f'stroke="{colors[i % len(colors)]}" stroke-width="2"/>')
         out.append(f'<text x="{left + 42}" y="{y}">{escape(label)}</text>')
     out += ["</g>", "</svg>"]
     return "\n".join(out) + "\n"

@@ -183,8 +183,8 @@ def results(run_dirs: list[Path], baseline: Path | None = None,
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])
-    for row, text in zip(rows, differences([(r.algo, r.settings) for r in rows]), strict=True):
-        row.differs = text
+    for made, text in zip(rows, differences([(r.algo, r.settings) for r in rows]), strict=True):
+        made.differs = text
     return rows
 
 

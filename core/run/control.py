@@ -38,7 +38,7 @@ def request_stop(run_dir: Path, reason: str = "requested") -> None:
 
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
-                  reap: bool = True) -> subprocess.Popen:
+                  reap: bool = True) -> subprocess.Popen[bytes]:
     """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``."""
     run_dir = Path(run_dir)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())

@@ -27,7 +27,8 @@ class RunLock:
             except FileExistsError:
                 holder = read_json(self.path, default={}) or {}
                 if is_alive(holder.get("pid"), holder.get("pid_create_time")) and holder.get("pid") != ident["pid"]:
-                    raise RuntimeError(f"run {self.path.parent.name} is already being written by pid {holder.get('pid')}") from None
+                    pid = holder.get("pid")
+                    raise RuntimeError(f"run {self.path.parent.name} is already being written by pid {pid}") from None
                 self.path.unlink(missing_ok=True)
                 continue
             with os.fdopen(fd, "w") as fh:

@@ -5,6 +5,7 @@ See ARCHITECTURE.md, "The run folder"; user text never becomes a path outside th
 
 from __future__ import annotations
 
+import builtins
 import socket
 import time
 from dataclasses import asdict, dataclass, field
@@ -55,8 +56,8 @@ class RunInfo:
     started_at: float | None = None
     ended_at: float | None = None
     pid: int | None = None
-    error: dict | None = None
-    status: dict = field(default_factory=dict, repr=False)
+    error: dict[str, Any] | None = None
+    status: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
     def age_s(self) -> float:
@@ -75,7 +76,7 @@ class RunStore:
     def __init__(self, root: Path):
         self.root = Path(root).expanduser()
 
-    def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple = (),
+    def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                extra_status: dict[str, Any] | None = None) -> Path:
         """A new run folder holding the resolved config and status ``queued``."""
         self.root.mkdir(parents=True, exist_ok=True)
@@ -122,13 +123,14 @@ class RunStore:
         infos = [run_info(p) for p in self._run_dirs()]
         return sorted(infos, key=lambda i: i.created_at or 0, reverse=True)
 
-    def active(self) -> list[RunInfo]:
+    def active(self) -> builtins.list[RunInfo]:
         return [i for i in self.list() if i.state in ACTIVE]
 
 
 def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
     """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
-    return read_json(RunDir(run_dir).latest_checkpoint, default=None)
+    entry = read_json(RunDir(run_dir).latest_checkpoint, default=None)
+    return entry if isinstance(entry, dict) else None
 
 
 def load_run_config(run_dir: Path) -> RunConfig:
@@ -149,7 +151,8 @@ def run_info(run_dir: Path) -> RunInfo:
     info = RunInfo(
         id=run_dir.name, path=run_dir, state=status.get("state", "unknown"), algo=str(raw.get("algo", "")),
         env=str(env.get("id") or env.get("entry_point") or ""), name=raw.get("name"), preset=status.get("preset"),
-        total=0 if raw.get("algo") in BASELINES else int((raw.get("budget") or {}).get("total_timesteps", 0)), created_at=status.get("created_at"),
+        total=0 if raw.get("algo") in BASELINES else int((raw.get("budget") or {}).get("total_timesteps", 0)),
+        created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
         error=status.get("error"), status=status)
     summary = read_json(layout.summary, default=None)

@@ -35,7 +35,7 @@ class NvmlStatus(NamedTuple):
 class GpuInfo(NamedTuple):
     """What a GPU is (does not change while the process runs)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index; the field name is the file format's
     name: str | None
     memory_total_bytes: int | None
     compute_capability: tuple[int, int] | None
@@ -45,7 +45,7 @@ class GpuSample(NamedTuple):
     """One reading of one GPU at unix time ``t``; ``None`` means "not available"."""
 
     t: float
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index; the field name is the file format's
     name: str | None
     memory_used_bytes: int | None
     memory_total_bytes: int | None

@@ -36,6 +36,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from core.telemetry.host import HostSample, HostSampler
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
@@ -123,7 +124,7 @@ class TelemetryRecorder:
             last_flush = last_tree = start
             next_thin = start + self.thin_after_s + self.thin_every_s
             pids = tree_pids(self.root_pid)
-            buffer: list[dict] = []
+            buffer: list[dict[str, Any]] = []
             while not self._stop.wait(max(0.0, next_tick - time.monotonic())):
                 now = time.monotonic()
                 if now - last_tree >= self.tree_refresh_s:
@@ -145,7 +146,7 @@ class TelemetryRecorder:
         finally:
             writer.close()
 
-    def _tick(self, nvml: bool, pids: set[int]) -> list[dict]:
+    def _tick(self, nvml: bool, pids: set[int]) -> list[dict[str, Any]]:
         host = self._host.sample(pids)
         if not nvml:
             return [_host_fields({"t": round(host.t, 3), "gpu": None}, host)]
@@ -162,14 +163,14 @@ class TelemetryRecorder:
                 "process_memory_source": s.process_memory_source}, host))
         return lines
 
-    def _flush(self, writer: JsonlWriter, buffer: list[dict]) -> None:
+    def _flush(self, writer: JsonlWriter, buffer: list[dict[str, Any]]) -> None:
         if buffer:
             writer.write(buffer)
             self.lines_written += len(buffer)
             self.flushes += 1
             buffer.clear()
 
-    def _thin(self, writer: JsonlWriter, buffer: list[dict]) -> JsonlWriter:
+    def _thin(self, writer: JsonlWriter, buffer: list[dict[str, Any]]) -> JsonlWriter:
         self._flush(writer, buffer)
         writer.close()
         try:
@@ -183,7 +184,7 @@ def _round(value: float | None, digits: int) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def _host_fields(line: dict, host: HostSample) -> dict:
+def _host_fields(line: dict[str, Any], host: HostSample) -> dict[str, Any]:
     line["rss_bytes"] = host.process_rss_bytes
     line["cpu_pct"] = host.cpu_pct
     line["process_cpu_pct"] = host.process_cpu_pct

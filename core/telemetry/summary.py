@@ -8,15 +8,15 @@ from typing import Any
 from core.util.jsonl import read_jsonl
 
 
-def telemetry_summary(path: Path) -> dict:
+def telemetry_summary(path: Path) -> dict[str, Any]:
     """Peaks and means of a run's telemetry (values are None when there is no data)."""
     records = read_jsonl(Path(path))
     samples = [r for r in records if r.get("kind") in (None, "agg")]
     gpu_rows = [r for r in samples if r.get("gpu") is not None]
 
-    def peak(rows: list[dict], key: str) -> Any:
-        values = [r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows]
-        values = [v for v in values if v is not None]
+    def peak(rows: list[dict[str, Any]], key: str) -> Any:
+        read = (r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows)
+        values = [v for v in read if v is not None]
         return max(values) if values else None
 
     util_sum = util_n = 0.0

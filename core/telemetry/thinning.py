@@ -29,7 +29,7 @@ def thin_telemetry(path: Path, older_than_t: float) -> int:
     old = [r for r in records if "kind" not in r and r.get("t", math.inf) < older_than_t]
     if not old:
         return 0
-    groups: dict[tuple[int, Any], list[dict]] = {}
+    groups: dict[tuple[int, Any], list[dict[str, Any]]] = {}
     for r in old:
         groups.setdefault((int(r["t"]), r.get("gpu")), []).append(r)
     aggs = [_aggregate(sec, gpu, rows) for (sec, gpu), rows in groups.items()]
@@ -39,7 +39,7 @@ def thin_telemetry(path: Path, older_than_t: float) -> int:
     return len(old)
 
 
-def _aggregate(second: int, gpu: Any, rows: list[dict]) -> dict:
+def _aggregate(second: int, gpu: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     agg: dict[str, Any] = {"t": second, "kind": "agg", "gpu": gpu, "n": len(rows), "dt": 1}
     for key in NUMERIC:
         values = [r[key] for r in rows if r.get(key) is not None]

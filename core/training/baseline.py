@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -25,11 +26,12 @@ from core.util.files import write_json_atomic
 from core.util.jsonl import JsonlWriter
 
 
-def zero_action(space: spaces.Space, label: str) -> np.ndarray:
+def zero_action(space: spaces.Box, label: str) -> np.ndarray:
     """The Box action closest to zero; refuses a space whose bounds exclude zero."""
     low, high = np.broadcast_to(space.low, space.shape), np.broadcast_to(space.high, space.shape)
     if np.any(low > 0) or np.any(high < 0):
-        raise ConfigError([FieldIssue("algo", f"the action space of {label} does not contain zero (bounds {low.min()}..{high.max()}): use the random baseline")])
+        raise ConfigError([FieldIssue("algo", f"the action space of {label} does not contain zero "
+                                              f"(bounds {low.min()}..{high.max()}): use the random baseline")])
     return np.zeros(space.shape, dtype=space.dtype)
 
 
@@ -42,6 +44,7 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
             raise ConfigError(issues)
         space = env.action_space
         if cfg.algo == "constant":
+            assert isinstance(space, spaces.Box), "check_spaces refuses the constant baseline on other spaces"
             const = zero_action(space, cfg.env.label)
             act = lambda: np.stack([const] * env.num_envs)  # noqa: E731
         else:
@@ -54,7 +57,7 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
         write_status(run_dir, state="running")
         env.reset()
         step = episodes = 0
-        pending: list[dict] = []
+        pending: list[dict[str, Any]] = []
         started = last_flush = time.monotonic()
         last_step = 0
         while episodes < wanted:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.logger import KVWriter
 
 from core.run import records
@@ -142,6 +142,8 @@ class EvalRecorder(BaseCallback):
 
     def _on_step(self) -> bool:
         parent = self.parent
+        assert isinstance(parent, EvalCallback), "EvalRecorder runs as an EvalCallback's callback_after_eval"
         rewards = parent.evaluations_results[-1] if parent.evaluations_results else [parent.last_mean_reward]
-        self.out.write([records.evaluation(self.num_timesteps, float(np.mean(rewards)), float(np.std(rewards)), len(rewards))])
+        mean, std = float(np.mean(rewards)), float(np.std(rewards))
+        self.out.write([records.evaluation(self.num_timesteps, mean, std, len(rewards))])
         return True

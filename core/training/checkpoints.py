@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ class Checkpointer:
             entry["replay_buffer"] = f"{stem}_replay.pkl"
         venv = model.get_vec_normalize_env()
         if isinstance(venv, VecNormalize):
-            self._atomic(lambda p: venv.save(p), f"{stem}_vecnormalize.pkl")
+            self._atomic(lambda p: venv.save(str(p)), f"{stem}_vecnormalize.pkl")
             entry["vecnormalize"] = f"{stem}_vecnormalize.pkl"
         write_json_atomic(self.layout.latest_checkpoint, entry)
         self.last_step = step
@@ -52,10 +53,11 @@ class Checkpointer:
         if self.events is not None:
             size = sum((self.folder / entry[k]).stat().st_size for k in ("model", "replay_buffer", "vecnormalize") if k in entry)
             took = time.monotonic() - started
-            self.events.write([records.event(f"checkpoint saved at step {step:,} ({size / 2**20:.1f} MiB, {took:.1f} s)", step=step)])
+            message = f"checkpoint saved at step {step:,} ({size / 2**20:.1f} MiB, {took:.1f} s)"
+            self.events.write([records.event(message, step=step)])
         return entry
 
-    def _atomic(self, save, name: str) -> None:
+    def _atomic(self, save: Callable[[Path], object], name: str) -> None:
         # SB3 appends .zip/.pkl when the suffix is missing, so keep the real suffix on the temp name
         tmp = self.folder / f".tmp-{name}"
         save(tmp)

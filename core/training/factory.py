@@ -6,6 +6,7 @@ Imported only by the worker (and tests): this is where torch and stable-baseline
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
 
+from core.config.algorithms.spec import AlgoSpec
 from core.config.schema import EnvSpec, RunConfig, resolved_activation, resolved_net_arch
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
@@ -23,12 +25,13 @@ ACTIVATION_FNS = {"tanh": th.nn.Tanh, "relu": th.nn.ReLU, "elu": th.nn.ELU, "lea
                   "gelu": th.nn.GELU, "silu": th.nn.SiLU}
 
 
-def env_maker(spec: EnvSpec):
+def env_maker(spec: EnvSpec) -> Callable[..., gym.Env]:
     """A callable that creates one env: a gymnasium id, or an entry point imported here."""
     if spec.entry_point:
         cls = load_object(spec.entry_point)
         return lambda **kw: cls(**{**spec.kwargs, **kw})
-    return lambda **kw: gym.make(spec.id, **{**spec.kwargs, **kw})
+    env_id = spec.id or ""
+    return lambda **kw: gym.make(env_id, **{**spec.kwargs, **kw})
 
 
 def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int | None = None,
@@ -39,7 +42,7 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
     """
     rt = cfg.runtime
     notes: list[str] = []
-    vec_cls: type[VecEnv] = DummyVecEnv
+    vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
     vec_kwargs: dict[str, Any] = {}
     if rt.vec_env == "subproc" and not force_dummy:
         method, note = effective_start_method(rt.start_method, sys.platform)
@@ -65,7 +68,7 @@ def wrap_normalize(cfg: RunConfig, env: VecEnv, training: bool = True) -> VecEnv
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     arch = resolved_net_arch(cfg)
-    net_arch: Any = arch["qf"] if cfg.spec.network == "q_network" else arch
+    net_arch: Any = arch["qf"] if require_spec(cfg).network == "q_network" else arch
     return {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
 
 
@@ -75,7 +78,7 @@ def model_kwargs(cfg: RunConfig) -> dict[str, Any]:
     params.pop("auto_batch_cap", None)
     optimize = params.pop("optimize_memory_usage", False)
     kwargs: dict[str, Any] = {**params, "policy_kwargs": policy_kwargs(cfg), "seed": cfg.runtime.seed}
-    if not cfg.spec.on_policy and optimize:
+    if not require_spec(cfg).on_policy and optimize:
         # SB3 cannot combine the memory-optimised buffer with timeout handling
         kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
     return kwargs
@@ -87,11 +90,16 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
-    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``)."""
+def require_spec(cfg: RunConfig) -> AlgoSpec:
+    """The algorithm's table; a baseline has no model to build."""
     if cfg.spec is None:
         raise ValueError(f"{cfg.algo} is a baseline: it has no model to build")
-    cls: type[BaseAlgorithm] = load_object(cfg.spec.sb3_class)
+    return cfg.spec
+
+
+def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
+    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``)."""
+    cls: type[BaseAlgorithm] = load_object(require_spec(cfg).sb3_class)
     return cls
 
 

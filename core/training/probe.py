@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 
-def probe() -> dict:
+def probe() -> dict[str, Any]:
     import gymnasium
     import stable_baselines3
     import torch as th

@@ -12,6 +12,7 @@ import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, Logger, TensorBoardOutputFormat
+from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from core.config.errors import ConfigError, FieldIssue
@@ -55,8 +56,8 @@ def supersede_after(run_dir: Path, step: int) -> int:
     """
     layout = RunDir(run_dir)
     repair_torn_tail(layout.metrics)
-    keep: list[dict] = []
-    moved: list[dict] = []
+    keep: list[dict[str, Any]] = []
+    moved: list[dict[str, Any]] = []
     for rec in read_jsonl(layout.metrics):  # events without a step are messages: kept
         (keep if int(rec.get("step", 0)) <= step else moved).append(rec)
     if moved:
@@ -104,7 +105,7 @@ class TrainingSession:
 
     # --- the steps of run() ---------------------------------------------------------------
 
-    def _announce(self, out: JsonlWriter, status: dict, ckpt: dict | None, moved: int) -> None:
+    def _announce(self, out: JsonlWriter, status: dict[str, Any], ckpt: dict[str, Any] | None, moved: int) -> None:
         """The launch warnings, what a resume moved aside, and the runtime flags, as events."""
         for warning in status.get("warnings") or []:
             self._event(out, warning, "warning")
@@ -114,7 +115,7 @@ class TrainingSession:
         for note in apply_runtime_flags(self.cfg):
             self._event(out, note)
 
-    def _env(self, out: JsonlWriter, ckpt: dict | None) -> VecEnv:
+    def _env(self, out: JsonlWriter, ckpt: dict[str, Any] | None) -> VecEnv:
         """The training env, checked against the algorithm, with its VecNormalize statistics restored."""
         env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
         for note in notes:
@@ -127,19 +128,22 @@ class TrainingSession:
             return VecNormalize.load(str(self.layout.checkpoints / ckpt["vecnormalize"]), env)
         return wrap_normalize(self.cfg, env)
 
-    def _model(self, out: JsonlWriter, env: VecEnv, ckpt: dict | None) -> BaseAlgorithm:
+    def _model(self, out: JsonlWriter, env: VecEnv, ckpt: dict[str, Any] | None) -> BaseAlgorithm:
         """A new model, or the checkpoint's (with its replay buffer)."""
         if not ckpt:
             return build_model(self.cfg, env, self.cfg.runtime.device)
         folder = self.layout.checkpoints
         model = load_model(self.cfg, folder / ckpt["model"], env, self.cfg.runtime.device)
-        if ckpt.get("replay_buffer"):
+        buffer = ""
+        if ckpt.get("replay_buffer") and isinstance(model, OffPolicyAlgorithm):
             model.load_replay_buffer(str(folder / ckpt["replay_buffer"]))
-        buffer = f" with {model.replay_buffer.size():,} transitions in the replay buffer" if ckpt.get("replay_buffer") else ""
+            if model.replay_buffer is not None:
+                buffer = f" with {model.replay_buffer.size():,} transitions in the replay buffer"
         self._event(out, f"resumed from the checkpoint at step {ckpt['step']:,}{buffer}")
         return model
 
-    def _callbacks(self, out: JsonlWriter, recorder: RunRecorder, checkpointer: Checkpointer) -> tuple[list[BaseCallback], VecEnv | None]:
+    def _callbacks(self, out: JsonlWriter, recorder: RunRecorder,
+                   checkpointer: Checkpointer) -> tuple[list[BaseCallback], VecEnv | None]:
         """The run's callbacks (records, checkpoints, evaluation) and the eval env to close after."""
         budget = self.cfg.budget
         callbacks: list[BaseCallback] = [recorder]

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from core.util.files import read_tail
 
@@ -24,7 +25,7 @@ class JsonlReader:
         self.offset = offset
         self.skipped = 0
 
-    def read_new(self, max_bytes: int | None = None) -> list[dict]:
+    def read_new(self, max_bytes: int | None = None) -> list[dict[str, Any]]:
         try:
             with open(self.path, "rb") as fh:
                 size = os.fstat(fh.fileno()).st_size
@@ -41,7 +42,7 @@ class JsonlReader:
         return parse_lines(chunk[: end + 1], self)
 
 
-def parse_lines(data: bytes, counter: JsonlReader | None = None) -> list[dict]:
+def parse_lines(data: bytes, counter: JsonlReader | None = None) -> list[dict[str, Any]]:
     records = []
     for line in data.splitlines():
         if not line.strip():
@@ -57,12 +58,12 @@ def parse_lines(data: bytes, counter: JsonlReader | None = None) -> list[dict]:
     return records
 
 
-def read_jsonl(path: Path) -> list[dict]:
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """Every complete record of a JSONL file (a torn last line is ignored)."""
     return JsonlReader(path).read_new()
 
 
-def tail_jsonl(path: Path, max_bytes: int = 256 * 1024) -> list[dict]:
+def tail_jsonl(path: Path, max_bytes: int = 256 * 1024) -> list[dict[str, Any]]:
     """The complete records in the last ``max_bytes`` of a JSONL file (cheap for big files)."""
     data, _ = read_tail(path, max_bytes)
     end = data.rfind(b"\n")
@@ -77,7 +78,7 @@ class JsonlWriter:
         repair_torn_tail(self.path)
         self._fh = open(self.path, "a", encoding="utf-8")
 
-    def write(self, records: list[dict]) -> None:
+    def write(self, records: list[dict[str, Any]]) -> None:
         if records:
             self._fh.write("".join(json.dumps(r, separators=(",", ":"), default=float) + "\n" for r in records))
             self._fh.flush()

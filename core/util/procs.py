@@ -71,7 +71,7 @@ def terminate_tree(pid: int, grace_s: float = 5.0) -> None:
 
 # --- starting processes ---------------------------------------------------------------------
 
-def detach_popen_kwargs(platform: str = sys.platform) -> dict:
+def detach_popen_kwargs(platform: str = sys.platform) -> dict[str, Any]:
     """``Popen`` arguments that detach a child from its parent's terminal on ``platform``."""
     if platform.startswith("win"):
         return {"creationflags": CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW}
@@ -88,7 +88,7 @@ def effective_start_method(requested: str, platform: str = sys.platform) -> tupl
 
 
 def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
-                   reap: bool = True) -> subprocess.Popen:
+                   reap: bool = True) -> subprocess.Popen[bytes]:
     """Start ``cmd`` detached from this process, its output appended to ``log_path``.
 
     With ``reap`` a daemon thread waits for the child so it does not linger as a zombie while

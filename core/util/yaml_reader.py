@@ -16,7 +16,7 @@ def load_yaml(text: str) -> Any:
     return yaml.safe_load(text)
 
 
-def read_yaml_mapping(path: Path) -> dict:
+def read_yaml_mapping(path: Path) -> dict[str, Any]:
     """A YAML file that must hold a mapping (safe loader); ``ValueError`` says what is wrong."""
     try:
         data = load_yaml(Path(path).read_text(encoding="utf-8"))

@@ -212,7 +212,8 @@ def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
     wait_settled(qtbot, configure)
     assert configure.current_preset() == "fast"
     assert editor.names()[0] == "a2c-CartPole-v1"
-    assert configure.current_config().model_copy(update={"name": None}) == editor.jobs[0].config().model_copy(update={"name": None})
+    unnamed = {"name": None}
+    assert configure.current_config().model_copy(update=unnamed) == editor.jobs[0].config().model_copy(update=unnamed)
     configure.set_field("a2c.n_steps", 16)
     wait_settled(qtbot, configure)
     qtbot.mouseClick(editor.replace_button, Qt.MouseButton.LeftButton)

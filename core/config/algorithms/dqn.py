@@ -18,10 +18,12 @@ class DQNParams(Section):
     batch_size: int = hp(32, "Batch size", "Transitions sampled per gradient step.", "transitions", ge=1, le=10_000_000)
     tau: float = hp(1.0, "Soft update (tau)", "1.0 copies the Q-network into the target (hard update).", "", ge=0, le=1)
     gamma: float = gamma()
-    train_freq: int = hp(4, "Train frequency", "Update the model every this many env steps (per env).", "steps", ge=1, le=1_000_000)
+    train_freq: int = hp(4, "Train frequency",
+                         "Update the model every this many env steps (per env).", "steps", ge=1, le=1_000_000)
     gradient_steps: int = off_policy.gradient_steps()
     target_update_interval: int = hp(10_000, "Target update interval", "Env steps between target-network updates.", "steps", ge=1)
-    exploration_fraction: float = hp(0.1, "Exploration fraction", "Share of the budget over which epsilon decays.", "", ge=0, le=1)
+    exploration_fraction: float = hp(0.1, "Exploration fraction",
+                                     "Share of the budget over which epsilon decays.", "", ge=0, le=1)
     exploration_initial_eps: float = hp(1.0, "Initial epsilon", "Probability of a random action at the start.", "", ge=0, le=1)
     exploration_final_eps: float = hp(0.05, "Final epsilon", "Probability of a random action after the decay.", "", ge=0, le=1)
     max_grad_norm: float = hp(10.0, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)

@@ -15,8 +15,11 @@ class PPOParams(Section):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
     learning_rate: float = learning_rate(3e-4)
-    n_steps: int = hp(2048, "Steps per env per rollout", "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
-    batch_size: int | Literal["auto"] = hp(64, "Minibatch size", "Transitions per gradient step; must divide n_envs x n_steps ('auto' picks the largest divisor up to auto_batch_cap).", "transitions")
+    n_steps: int = hp(2048, "Steps per env per rollout",
+                      "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
+    batch_size: int | Literal["auto"] = hp(64, "Minibatch size",
+                                           "Transitions per gradient step; must divide n_envs x n_steps ('auto' picks the "
+                                           "largest divisor up to auto_batch_cap).", "transitions")
     auto_batch_cap: int = hp(4096, "Auto batch cap", "Upper bound for batch_size: auto.", "transitions", ge=2, le=1_000_000)
     n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
     gamma: float = gamma()
@@ -25,7 +28,8 @@ class PPOParams(Section):
     ent_coef: float = hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
     vf_coef: float = hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
     max_grad_norm: float = hp(0.5, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
-    target_kl: float | None = hp(None, "Target KL", "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
+    target_kl: float | None = hp(None, "Target KL",
+                                 "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
 
     @field_validator("batch_size")

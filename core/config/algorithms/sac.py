@@ -18,9 +18,11 @@ class SACParams(Section):
     batch_size: int = hp(256, "Batch size", "Transitions sampled per gradient step.", "transitions", ge=1, le=10_000_000)
     tau: float = hp(0.005, "Soft update (tau)", "Polyak coefficient of the target networks.", "", ge=0, le=1)
     gamma: float = gamma()
-    train_freq: int = hp(1, "Train frequency", "Update the model every this many env steps (per env).", "steps", ge=1, le=1_000_000)
+    train_freq: int = hp(1, "Train frequency",
+                         "Update the model every this many env steps (per env).", "steps", ge=1, le=1_000_000)
     gradient_steps: int = off_policy.gradient_steps()
-    ent_coef: float | str = hp("auto", "Entropy coefficient", "A number, or 'auto' / 'auto_0.1' to learn it starting from 1.0 / 0.1.", "")
+    ent_coef: float | str = hp("auto", "Entropy coefficient",
+                               "A number, or 'auto' / 'auto_0.1' to learn it starting from 1.0 / 0.1.", "")
     target_update_interval: int = hp(1, "Target update interval", "Gradient steps between target-network updates.", "steps", ge=1)
     use_sde: bool = hp(False, "Use gSDE", "State-dependent exploration instead of Gaussian noise.")
     optimize_memory_usage: bool = off_policy.optimize_memory_usage()

@@ -1,0 +1,4 @@
+"""Will this run fit? ``estimate`` (the entry) = ``compute`` (the terms, from ``sb3_sizes`` and a
+GPU profile from ``gpus``) + ``suggest`` (the fix), giving a ``result.FitEstimate``.
+See ARCHITECTURE.md, "Estimate before launch".
+"""
