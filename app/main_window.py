@@ -14,15 +14,15 @@ from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar, QWidget
 
-from app.gpu_monitor import IdleGpuMonitor
-from app.log_panel import LogPanel
-from app.monitor_panel import MonitorPanel
-from app.queue_panel import QueuePanel
-from app.results_panel import ResultsPanel
-from app.run_controller import RunFollower
-from app.runs_panel import RunsPanel
+from app.monitor.follower import RunFollower
+from app.monitor.idle_gpu import IdleGpuMonitor
+from app.monitor.log_panel import LogPanel
+from app.monitor.panel import MonitorPanel
+from app.queue.panel import QueuePanel
+from app.results.panel import ResultsPanel
+from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
-from app.system_panel import SystemPanel
+from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from core.run.control import ResumeError, launch_worker, resume_run
 from core.run.states import ACTIVE, RESUMABLE, TERMINAL

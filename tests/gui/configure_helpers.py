@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.configure import ConfigurePanel
+from app.configure.panel import ConfigurePanel
 
 TIMEOUT_MS = 30_000  # generous: other suites may be loading the 2-core machine
 

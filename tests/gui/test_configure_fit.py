@@ -9,7 +9,7 @@ import textwrap
 import pytest
 from PySide6.QtCore import Qt
 
-from app.configure import LaunchRequest
+from app.configure.panel import LaunchRequest
 from core.config.dotted import get_path
 from tests.conftest import REPO
 from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
@@ -87,7 +87,7 @@ def test_panel_never_imports_torch(tmp_path):
         os.environ["QT_QPA_PLATFORM"] = "offscreen"
         from PySide6.QtWidgets import QApplication
         app = QApplication([])
-        from app.configure import ConfigurePanel
+        from app.configure.panel import ConfigurePanel
         panel = ConfigurePanel()
         panel.show()
         panel.select_preset("laptop-8gb")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.configure import ConfigurePanel
+from app.configure.panel import ConfigurePanel
 from app.configure.preset_diff import PresetDiffDialog
 from core.config.errors import ConfigError
 from core.util.paths import user_presets_dir

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtGui import QColor
 
-from app.monitor_panel import MonitorPanel
+from app.monitor.panel import MonitorPanel
 from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
 from app.plots.live_plot import MAX_SYMBOLS
 from app.plots.reward_plot import ROLLING_WINDOW

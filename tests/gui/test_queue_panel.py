@@ -8,7 +8,7 @@ import pytest
 import yaml
 from PySide6.QtCore import Qt
 
-from app.queue_panel import QueuePanel
+from app.queue.panel import QueuePanel
 from core.queue.control import start_queue
 from core.queue.plan import PlanJob, parse_plan
 from core.queue.state import new_state, read_queue, write_queue

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
-from app.results_panel import PLOT_FILTERS, TABLE_FILTERS, ResultsPanel, with_suffix
+from app.results.panel import PLOT_FILTERS, TABLE_FILTERS, ResultsPanel, with_suffix
 from core.results.table import columns_for
 from tests.results_helpers import make_result_run
 
@@ -175,7 +175,7 @@ def test_panel_screenshot_is_not_blank(qtbot, panel, runs, tmp_path):
 def test_runs_are_read_off_the_gui_thread_and_an_ended_run_only_once(qtbot, panel, runs, monkeypatch):
     import threading
 
-    import app.results_loader as loader
+    import app.results.loader as loader
 
     on_gui_thread = []
 

@@ -26,8 +26,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.queue_jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
-from app.queue_status_view import fit_columns
+from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
+from app.queue.status_view import fit_columns
 from core.queue.plan import Plan, PlanJob, save_plan
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]

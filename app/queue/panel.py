@@ -1,4 +1,3 @@
-# ruff: noqa: I001  (pydantic must load before PySide6, see below)
 """The Queue tab: build the night's plan from the Configure tab, start it, watch it.
 
 The plan runs in a detached queue runner (``core.queue.runner``), as with ``rlpanel queue run``:
@@ -7,17 +6,14 @@ closing the window does not stop it, and a new window shows it again.
 
 from __future__ import annotations
 
-# pydantic must be fully imported before PySide6 (see app/configure/__init__.py).
-import core.queue.plan  # noqa: F401
-
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from app.configure.theme import error_color
-from app.queue_plan_editor import PlanEditor
-from app.queue_status_view import QueueStatusView
+from app.queue.plan_editor import PlanEditor
+from app.queue.status_view import QueueStatusView
 from core.config.errors import ConfigError
 from core.queue.control import QueueBusy, start_queue
 from core.queue.plan import parse_plan

@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
-from app.results_loader import ResultsLoader
-from app.results_model import ResultsTableModel, sorting_proxy
+from app.results.loader import ResultsLoader
+from app.results.model import ResultsTableModel, sorting_proxy
 from app.settings import get_setting, set_setting
 from app.theme import STATE_COLORS
 from core.results.export import SUFFIXES, export

@@ -1,0 +1,1 @@
+"""The System tab: what ``rlpanel doctor`` reports."""
