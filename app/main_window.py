@@ -25,7 +25,7 @@ from app.settings import get_setting, set_setting
 from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from core.run.control import ResumeError, launch_worker, resume_run
-from core.run.states import ACTIVE, RESUMABLE, TERMINAL
+from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunStore
 
 STOP_TIMEOUT_S = 60.0
@@ -229,11 +229,11 @@ class MainWindow(QMainWindow):
         self.monitor.set_title(f"{name}  [{self.run_state}]")
         if previous in ACTIVE and self.run_state in TERMINAL:
             message = f"{name} {self.run_state}"
-            if self.run_state in ("crashed", "failed") and (status.get("error") or {}).get("message"):
+            if self.run_state in FAILED and (status.get("error") or {}).get("message"):
                 message += f": {status['error']['message']}"
             self.statusBar().showMessage(message, 20000)
             self.runs.refresh()
-        if self.run_state in ("crashed", "failed") and status.get("error"):
+        if self.run_state in FAILED and status.get("error"):
             self.log.append_lines([f"*** run {self.run_state}: {status['error'].get('message', '')}"])
         self._update_actions()
 

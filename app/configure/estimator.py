@@ -1,7 +1,7 @@
 """The panel's link to ``core.fit`` (estimate, GPU profiles) and ``core.config.spaces``.
 
-Env spaces are probed once per env, on a QThreadPool thread (an entry point runs in a
-subprocess there; a gymnasium id is created in that thread), so the GUI thread never waits.
+Env spaces are probed once per env in the background (an entry point runs in a subprocess
+there; a gymnasium id is created in that thread), so the GUI thread never waits.
 The estimate itself is pure arithmetic and runs on the GUI thread.
 """
 
@@ -10,8 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 
+from app.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import probe_spaces
@@ -45,26 +46,12 @@ def estimate_json(cfg: RunConfig, spaces: Any, host_total: int | None) -> tuple[
     return result.to_json(), ""
 
 
-class _ProbeSignals(QObject):
-    done = Signal(str, object, str)  # env key, EnvSpaces or None, error text
-
-
-class _ProbeTask(QRunnable):
-    def __init__(self, key: str, env: EnvSpec, signals: _ProbeSignals):
-        super().__init__()
-        self.key, self.env, self.signals = key, env, signals
-
-    def run(self) -> None:
-        try:
-            spaces, error = probe_spaces(self.env), ""
-        except ConfigError as exc:
-            spaces, error = None, "; ".join(i.message for i in exc.issues)
-        except Exception as exc:  # a broken env must not kill the pool thread
-            spaces, error = None, f"{type(exc).__name__}: {exc}"
-        try:
-            self.signals.done.emit(self.key, spaces, error)
-        except RuntimeError:  # the emitter was deleted (application shutting down): nobody waits
-            pass
+def probe(env: EnvSpec) -> tuple[Any, str]:
+    """(spaces, "") or (None, why not): the env's spaces, read off the GUI thread."""
+    try:
+        return probe_spaces(env), ""
+    except ConfigError as exc:
+        return None, "; ".join(i.message for i in exc.issues)
 
 
 class SpacesCache(QObject):
@@ -76,8 +63,6 @@ class SpacesCache(QObject):
         super().__init__(parent)
         self._results: dict[str, tuple[Any, str]] = {}
         self._pending: set[str] = set()
-        self.pool = QThreadPool(self)
-        self.pool.setMaxThreadCount(1)
 
     def get(self, env: EnvSpec) -> tuple[Any, str] | None:
         """(spaces, error) when known; else start a probe and return ``None``."""
@@ -86,17 +71,15 @@ class SpacesCache(QObject):
             return self._results[key]
         if key not in self._pending:
             self._pending.add(key)
-            # One parentless emitter per probe, owned by its task: if the panel is gone when the
-            # probe ends, the connection is gone too and the result is dropped quietly.
-            signals = _ProbeSignals()
-            signals.done.connect(self._done)
-            self.pool.start(_ProbeTask(key, env.model_copy(deep=True), signals))
+            copy = env.model_copy(deep=True)
+            run_in_background(lambda: probe(copy), lambda found: self._done(key, found),
+                              lambda message: self._done(key, (None, message)))
         return None
 
-    def _done(self, key: str, spaces: Any, error: str) -> None:
+    def _done(self, key: str, found: tuple[Any, str]) -> None:
         self._pending.discard(key)
-        self._results[key] = (spaces, error)
+        self._results[key] = found
         self.ready.emit(key)
 
     def wait(self, msecs: int = 30000) -> bool:
-        return self.pool.waitForDone(msecs)
+        return wait_for_background(msecs)

@@ -4,17 +4,17 @@
 of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, and emits one signal per kind per
 tick. Every signal carries the generation it was read for; ``RunFollower`` (GUI side) drops a
 signal whose generation is not the current one, so a batch still queued from the previous run
-never lands in the new run's plots. Stopping runs ``core.run.control.stop_run`` on a helper thread,
-because it blocks for up to its timeout and following must go on meanwhile.
+never lands in the new run's plots. Stopping runs ``core.run.control.stop_run`` in the background
+(``app.background``), because it blocks for up to its timeout and following must go on meanwhile.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
+from app.background import WorkerThread, run_in_background
 from core.run.control import stop_run
 from core.run.layout import RunDir
 from core.run.states import ACTIVE
@@ -38,7 +38,6 @@ class RunController(QObject):
     telemetry = Signal(int, object)
     status = Signal(int, object)
     log_lines = Signal(int, object)
-    stop_finished = Signal(int, str)
 
     def __init__(self, poll_ms: int = POLL_MS):
         super().__init__()
@@ -99,23 +98,6 @@ class RunController(QObject):
             active = status.get("state") in ACTIVE
             self._timer.setInterval(0 if backlog else (self.poll_ms if active else 4 * self.poll_ms))
 
-    @Slot(float)
-    def stop(self, timeout: float) -> None:
-        """Stop the followed run (STOP file, then kill after ``timeout``); emits ``stop_finished``."""
-        run_dir, gen = self.run_dir, self.generation
-        if run_dir is None:
-            self.stop_finished.emit(gen, "not running")
-            return
-
-        def work() -> None:
-            try:
-                how = stop_run(run_dir, timeout=timeout)
-            except Exception as exc:  # noqa: BLE001 (the window must hear about any failure)
-                how = f"failed: {exc}"
-            self.stop_finished.emit(gen, how)
-
-        threading.Thread(target=work, name=f"stop-{run_dir.name}", daemon=True).start()
-
     @Slot()
     def shutdown(self) -> None:
         if self._timer is not None:
@@ -148,27 +130,20 @@ class RunFollower(QObject):
     log_lines = Signal(object)
     stop_finished = Signal(str)
     _follow = Signal(str, int)
-    _stop = Signal(float)
     _shutdown = Signal()
 
     def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS):
         super().__init__(parent)
         self.generation = 0
         self.run_dir: Path | None = None
-        self.thread = QThread()
-        self.thread.setObjectName("run-controller")
         self.controller = RunController(poll_ms)
-        self.controller.moveToThread(self.thread)
         self._follow.connect(self.controller.follow)
-        self._stop.connect(self.controller.stop)
         self._shutdown.connect(self.controller.shutdown)
-        self.thread.finished.connect(self.controller.deleteLater)
         self.controller.records.connect(self._on_records)
         self.controller.telemetry.connect(self._on_telemetry)
         self.controller.status.connect(self._on_status)
         self.controller.log_lines.connect(self._on_log)
-        self.controller.stop_finished.connect(self._on_stop_finished)
-        self.thread.start()
+        self.worker = WorkerThread(self.controller, "run-controller")
 
     def follow(self, run_dir: Path | str | None) -> int:
         """Follow ``run_dir`` (None: nothing); returns the new generation."""
@@ -178,14 +153,22 @@ class RunFollower(QObject):
         return self.generation
 
     def stop(self, timeout: float = 60.0) -> None:
-        self._stop.emit(timeout)
+        """Stop the followed run (STOP file, then kill after ``timeout``); ``stop_finished(how)`` tells how.
+
+        A stop result matters even if the user switched runs meanwhile: it is always reported.
+        """
+        run_dir = self.run_dir
+        if run_dir is None:
+            self.stop_finished.emit("not running")
+            return
+        run_in_background(lambda: stop_run(run_dir, timeout=timeout), self.stop_finished.emit,
+                          lambda message: self.stop_finished.emit(f"failed: {message}"))
 
     def close(self) -> None:
         """Stop following and end the thread (the run itself keeps going)."""
         self.generation += 1
         self._shutdown.emit()
-        self.thread.quit()
-        self.thread.wait(5000)
+        self.worker.close()
 
     def _current(self, gen: int) -> bool:
         return gen == self.generation
@@ -205,7 +188,3 @@ class RunFollower(QObject):
     def _on_log(self, gen: int, lines: list) -> None:
         if self._current(gen):
             self.log_lines.emit(lines)
-
-    def _on_stop_finished(self, gen: int, how: str) -> None:
-        # A stop result matters even if the user switched runs meanwhile: always report it.
-        self.stop_finished.emit(how)

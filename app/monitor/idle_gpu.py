@@ -1,4 +1,4 @@
-"""The idle GPU monitor: ``core.telemetry.GpuSampler`` polled ~2 Hz from a QThread.
+"""The idle GPU monitor: ``core.telemetry.nvml.GpuSampler`` polled ~2 Hz in a worker thread.
 
 Samples are emitted as dicts shaped like ``telemetry.jsonl`` lines, so the GPU plots draw idle
 and run telemetry the same way.
@@ -6,7 +6,10 @@ and run telemetry the same way.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QThread, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+
+from app.background import WorkerThread
+from core.telemetry.nvml import GpuSampler, nvml_status
 
 IDLE_POLL_MS = 500
 
@@ -26,8 +29,6 @@ class GpuPoller(QObject):
     @Slot()
     def start(self) -> None:
         try:
-            from core.telemetry.nvml import GpuSampler, nvml_status
-
             status = nvml_status()
         except Exception as exc:  # noqa: BLE001 (a broken driver must not take the window down)
             self.unavailable.emit(f"GPU telemetry could not start: {exc}")
@@ -70,19 +71,14 @@ class IdleGpuMonitor(QObject):
 
     def __init__(self, parent: QObject | None = None, poll_ms: int = IDLE_POLL_MS):
         super().__init__(parent)
-        self.thread = QThread()
-        self.thread.setObjectName("gpu-monitor")
         self.poller = GpuPoller(poll_ms)
-        self.poller.moveToThread(self.thread)
-        self.thread.finished.connect(self.poller.deleteLater)
         self._start.connect(self.poller.start)
         self._shutdown.connect(self.poller.shutdown)
         self.poller.samples.connect(self.samples)
         self.poller.unavailable.connect(self.unavailable)
-        self.thread.start()
+        self.worker = WorkerThread(self.poller, "gpu-monitor")
         self._start.emit()
 
     def close(self) -> None:
         self._shutdown.emit()
-        self.thread.quit()
-        self.thread.wait(5000)
+        self.worker.close()

@@ -1,7 +1,7 @@
 """Read the Results tab's runs off the GUI thread: a table row and a reward curve per run folder.
 
 Summarising a 12 h run reads ~300,000 JSON lines (~1.5 s); on the GUI thread every tick of a
-box would freeze the window that long. ``ResultsLoader`` hands the reading to a ``QThread``
+box would freeze the window that long. ``ResultsLoader`` hands the reading to a worker thread
 and answers with ``loaded(request_id, {path: (ResultRow, RewardCurve) or an error message})``;
 a folder that did not change since it was last read (same files, sizes and times) and whose run
 has ended is answered from a cache. Requests superseded by a newer one before they start are
@@ -13,8 +13,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, Signal, Slot
 
+from app.background import WorkerThread
 from core.results.curves import RewardCurve, reward_curve
 from core.results.table import ResultRow, result_row
 from core.run.states import ACTIVE
@@ -69,20 +70,14 @@ class ResultsLoader(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self.thread = QThread()
-        self.thread.setObjectName("results-loader")
         self._reader = _Reader()
-        self._reader.moveToThread(self.thread)
-        self.thread.finished.connect(self._reader.deleteLater)
         self._load.connect(self._reader.load)
         self._reader.done.connect(self.loaded)
-        self.thread.start()
+        self.worker = WorkerThread(self._reader, "results-loader")
 
     def request(self, request_id: int, paths: list[Path]) -> None:
         self._reader.latest = request_id
         self._load.emit(request_id, [str(p) for p in paths])
 
     def close(self) -> None:
-        if self.thread.isRunning():
-            self.thread.quit()
-            self.thread.wait(10_000)
+        self.worker.close(10_000)

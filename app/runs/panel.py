@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -21,8 +20,9 @@ from PySide6.QtWidgets import (
 )
 
 from app.theme import STATE_COLORS
+from app.background import run_in_background
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, RESUMABLE
+from core.run.states import ACTIVE, FAILED, RESUMABLE
 from core.run.store import RunInfo, RunStore
 from core.util.files import tail_lines
 from core.util.text import format_age
@@ -30,6 +30,16 @@ from core.util.text import format_age
 REFRESH_MS = 3000
 LOG_LINES = 15
 COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age"]
+
+
+def list_runs(store: RunStore) -> tuple[list[RunInfo], dict[str, list[str]]]:
+    """Every run, and the end of the log of each crashed or failed one (read off the GUI thread)."""
+    try:
+        infos = store.list()
+    except OSError:
+        infos = []
+    logs = {i.id: tail_lines(RunDir(i.path).worker_log, LOG_LINES) for i in infos if i.state in FAILED}
+    return infos, logs
 
 
 def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
@@ -46,10 +56,6 @@ def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
     return "\n".join(parts)
 
 
-class _ListSignals(QObject):
-    listed = Signal(object, object)
-
-
 class RunsPanel(QWidget):
     """Signals: ``open_requested(Path)`` on double-click or Open, ``resume_requested(Path)``."""
 
@@ -64,8 +70,6 @@ class RunsPanel(QWidget):
         self.infos: dict[str, RunInfo] = {}
         self._failure_logs: dict[str, list[str]] = {}
         self._busy = False
-        self._signals = _ListSignals()
-        self._signals.listed.connect(self._show)
 
         self.folder_label = QLabel(f"Runs in {runs_dir}")
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -120,17 +124,14 @@ class RunsPanel(QWidget):
             return
         self._busy = True
 
-        def work() -> None:
-            try:
-                infos = self.store.list()
-            except OSError:
-                infos = []
-            logs = {i.id: tail_lines(RunDir(i.path).worker_log, LOG_LINES) for i in infos if i.state in ("crashed", "failed")}
-            self._signals.listed.emit(infos, logs)
+        run_in_background(lambda: list_runs(self.store), self._show, self._list_failed)
 
-        threading.Thread(target=work, name="list-runs", daemon=True).start()
+    def _list_failed(self, message: str) -> None:
+        self._busy = False
+        self.folder_label.setText(f"Runs in {self.store.root} (could not list them: {message})")
 
-    def _show(self, infos: list, logs: dict) -> None:
+    def _show(self, listing: tuple[list[RunInfo], dict[str, list[str]]]) -> None:
+        infos, logs = listing
         self._busy = False
         selected = self.selected_info()
         self.infos = {i.id: i for i in infos}
@@ -145,7 +146,7 @@ class RunsPanel(QWidget):
             item = QTreeWidgetItem([info.id, info.state, info.algo, info.env, steps, reward, age])
             item.setData(0, Qt.ItemDataRole.UserRole, info.id)
             item.setForeground(1, QColor(STATE_COLORS.get(info.state, "#8a8a8a")))
-            if info.state in ("crashed", "failed") and info.error:
+            if info.state in FAILED and info.error:
                 item.setToolTip(1, str(info.error.get("message", "")))
             for col in (4, 5, 6):
                 item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -184,7 +185,7 @@ class RunsPanel(QWidget):
         self._update_buttons()
         if info is None:
             self.details.clear()
-        elif info.state in ("crashed", "failed"):
+        elif info.state in FAILED:
             self.details.setPlainText(describe_failure(info, self._failure_logs.get(info.id, [])))
         else:
             extra = f", pid {info.pid}" if info.state in ACTIVE and info.pid else ""

@@ -6,13 +6,13 @@ can take seconds, so it runs on a worker thread and the panel fills in when it i
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
+from app.background import run_in_background
 from core.cli import doctor
 
 
@@ -21,18 +21,12 @@ def gather_report(runs_dir: Path) -> str:
     return doctor.format_report(doctor.report(Path(runs_dir)))
 
 
-class _ReportSignals(QObject):
-    done = Signal(str)
-
-
 class SystemPanel(QWidget):
     report_ready = Signal(str)
 
     def __init__(self, runs_dir: Path, parent=None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
-        self._signals = _ReportSignals()
-        self._signals.done.connect(self._show)
         self._busy = False
         self.state = QLabel("Not checked yet")
         self.refresh_button = QPushButton("Check again")
@@ -57,14 +51,8 @@ class SystemPanel(QWidget):
         self.refresh_button.setEnabled(False)
         self.state.setText("Checking python, torch, CUDA, GPUs and disk (torch is probed in a subprocess)...")
 
-        def work() -> None:
-            try:
-                text = gather_report(self.runs_dir)
-            except Exception as exc:  # noqa: BLE001 (show the failure instead of a blank panel)
-                text = f"The system check failed: {type(exc).__name__}: {exc}"
-            self._signals.done.emit(text)
-
-        threading.Thread(target=work, name="system-report", daemon=True).start()
+        run_in_background(lambda: gather_report(self.runs_dir), self._show,
+                          lambda message: self._show(f"The system check failed: {message}"))
 
     def _show(self, text: str) -> None:
         self._busy = False

@@ -186,6 +186,7 @@ def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
 
 _cache: dict[tuple[str, str, str], EnvSpaces] = {}
 _lock = threading.Lock()
+_make_lock = threading.Lock()
 
 
 def _key(env: EnvSpec) -> tuple[str, str, str]:
@@ -210,7 +211,8 @@ def _probe_gym_id(env: EnvSpec) -> EnvSpaces:
     import gymnasium
 
     try:
-        made = gymnasium.make(env.id or "", **env.kwargs)
+        with _make_lock:  # two threads creating envs at once race gymnasium's lazy module imports
+            made = gymnasium.make(env.id or "", **env.kwargs)
     except Exception as exc:  # gymnasium raises many kinds: NameNotFound, DependencyNotInstalled, TypeError...
         raise ConfigError([FieldIssue("env.id", _gym_error_text(env, exc))]) from None
     try:

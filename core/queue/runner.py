@@ -32,6 +32,7 @@ from core.queue.state import (
     write_queue,
 )
 from core.run.control import launch_worker, request_stop
+from core.run.states import FAILED
 from core.run.status import read_status
 from core.run.store import RunStore
 from core.util.procs import process_identity
@@ -90,7 +91,7 @@ def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
 
 def _stop_launching(runs_dir: Path, state: dict[str, Any], cancel: Path) -> bool:
     """Settle the waiting jobs of a cancelled queue (or one that stops on failure); True if so."""
-    failed = any(j["status"] in ("failed", "crashed") for j in state["jobs"])
+    failed = any(j["status"] in FAILED for j in state["jobs"])
     if not (cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")):
         return False
     why = "cancelled" if cancel.exists() else "skipped"

@@ -105,7 +105,10 @@ def test_rewritten_telemetry_file_starts_over_with_a_reset(qtbot, runs_dir):
 
 
 def test_stop_of_nothing_says_not_running(qtbot):
-    controller = RunController()
-    with qtbot.waitSignal(controller.stop_finished, timeout=2000) as blocker:
-        controller.stop(1.0)
-    assert blocker.args[1] == "not running"
+    follower = RunFollower()
+    try:
+        with qtbot.waitSignal(follower.stop_finished, timeout=2000) as blocker:
+            follower.stop(1.0)
+        assert blocker.args[0] == "not running"
+    finally:
+        follower.close()
