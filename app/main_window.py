@@ -12,8 +12,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar, QWidget
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 
+from app.configure.model import ConfigModel
+from app.configure.panel import ConfigurePanel, LaunchRequest
 from app.monitor.follower import RunFollower
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
@@ -24,6 +26,8 @@ from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
+from core.config.schema import RunConfig
+from core.fit.result import FitEstimate
 from core.run.control import ResumeError, launch_worker, resume_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunStore
@@ -32,18 +36,6 @@ STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
                 "not running": "was not running"}
-
-
-def make_configure_panel() -> QWidget:
-    """The Configure side (another module); a placeholder label when it cannot be loaded."""
-    try:
-        from app.configure.panel import ConfigurePanel
-    except ImportError as exc:
-        label = QLabel(f"The Configure panel is not available:\n{exc}")
-        label.setWordWrap(True)
-        label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        return label
-    return ConfigurePanel()
 
 
 class MainWindow(QMainWindow):
@@ -56,14 +48,16 @@ class MainWindow(QMainWindow):
         self.run_state: str | None = None
         self._attached_on_start = False
         self._idle_unavailable: str | None = None
-        self._pending_estimate: dict | None = None
+        self._pending_estimate: FitEstimate | None = None
+        self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
-        self.configure = make_configure_panel()
+        self.config = ConfigModel(self)  # what Configure edits and the Queue tab turns into jobs
+        self.configure = ConfigurePanel(self.config)
         self.monitor = MonitorPanel()
         self.runs = RunsPanel(self.runs_dir)
         self.results = ResultsPanel(self.runs_dir)
-        self.queue = QueuePanel(self.runs_dir, self.configure if hasattr(self.configure, "current_config") else None)
+        self.queue = QueuePanel(self.runs_dir, self.config)
         self.log = LogPanel()
         self.system = SystemPanel(self.runs_dir)
         self.tabs = QTabWidget()
@@ -129,27 +123,20 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
 
     def _connect_configure(self) -> None:
-        panel = self.configure
-        if hasattr(panel, "launch_requested"):
-            panel.launch_requested.connect(self._on_launch_requested)
-        if hasattr(panel, "estimate_changed"):
-            panel.estimate_changed.connect(self._on_estimate_changed)
+        self.configure.launch_requested.connect(self._on_launch_requested)
+        self.config.estimate_changed.connect(self._on_estimate_changed)
 
     # --- launch / stop / resume ------------------------------------------------------------
 
     def request_launch(self) -> None:
         """Launch (button or Ctrl+Enter): the Configure panel validates and emits the request."""
-        if hasattr(self.configure, "request_launch"):
-            self.configure.request_launch()
-        else:
-            self.statusBar().showMessage("Nothing to launch: the Configure panel is not available", 8000)
+        self.configure.request_launch()
 
-    def _on_launch_requested(self, request) -> None:
-        self.launch(request.config, getattr(request, "preset", None), getattr(request, "warnings", []) or [],
-                    getattr(request, "estimate", None))
+    def _on_launch_requested(self, request: LaunchRequest) -> None:
+        self.launch(request.config, request.preset, request.warnings, request.estimate)
 
-    def launch(self, config, preset: str | None = None, warnings: list[str] | tuple = (),
-               estimate: dict | None = None) -> Path | None:
+    def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
+               estimate: FitEstimate | None = None) -> Path | None:
         """Create a run for ``config``, start its worker detached and follow it."""
         try:
             run_dir = self.store.create(config, preset, list(warnings))
@@ -173,7 +160,6 @@ class MainWindow(QMainWindow):
     def _on_stop_finished(self, how: str) -> None:
         name = self.run_dir.name if self.run_dir else "the run"
         self.statusBar().showMessage(f"{name} {STATUS_WORDS.get(how, how)}", 15000)
-        self.last_stop_result = how
         self.runs.refresh()
         self._update_actions()
 
@@ -202,7 +188,7 @@ class MainWindow(QMainWindow):
         self.follow_run(Path(run_dir))
         self.tabs.setCurrentWidget(self.monitor)
 
-    def follow_run(self, run_dir: Path | None, estimate: dict | None = None) -> None:
+    def follow_run(self, run_dir: Path | None, estimate: FitEstimate | None = None) -> None:
         """Show ``run_dir`` from its first record (None: the idle GPU monitor)."""
         self.run_dir = Path(run_dir) if run_dir else None
         self.run_state = None
@@ -256,18 +242,17 @@ class MainWindow(QMainWindow):
         if self.run_dir is None:
             self.monitor.set_gpu_unavailable(reason)
 
-    def _on_estimate_changed(self, estimate) -> None:
+    def _on_estimate_changed(self, estimate: FitEstimate | None) -> None:
         self._pending_estimate = estimate
         if self.run_dir is None:
             self.monitor.set_estimate(estimate)
 
     def _update_actions(self) -> None:
-        self.launch_action.setEnabled(hasattr(self.configure, "request_launch"))
         self.stop_action.setEnabled(self.run_dir is not None and self.run_state in ACTIVE)
         selected = self.runs.selected_info()
         self.resume_action.setEnabled((selected is not None and selected.state in RESUMABLE)
                                       or (self.run_dir is not None and self.run_state in RESUMABLE))
-        active = getattr(self, "active_run_ids", [])
+        active = self.active_run_ids
         if active:
             self.state_label.setText(f"{len(active)} run(s) training. Closing this window does not stop them.")
         elif self.run_dir is not None:
@@ -302,7 +287,7 @@ class MainWindow(QMainWindow):
         self.monitor.apply_theme(*plot_colors())
 
     def running_runs(self) -> list[str]:
-        ids = set(getattr(self, "active_run_ids", []))
+        ids = set(self.active_run_ids)
         if self.run_dir is not None and self.run_state in ACTIVE:
             ids.add(self.run_dir.name)
         return sorted(ids)

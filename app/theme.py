@@ -1,7 +1,8 @@
-"""Light and dark theme that follow the system colour scheme (Qt 6.5+ ``QStyleHints``).
+"""Light and dark theme that follow the system colour scheme (Qt 6.5+ ``QStyleHints``), and every
+colour the window uses.
 
 The Qt palette and pyqtgraph's background/foreground change together, so plots never stay
-white in a dark window.
+white in a dark window. Colours that must read on both palettes come as (light, dark) pairs.
 """
 
 from __future__ import annotations
@@ -17,11 +18,20 @@ DARK = {"window": "#202124", "base": "#17181a", "alt": "#26282b", "text": "#e3e3
 LIGHT = {"window": "#f3f3f3", "base": "#ffffff", "alt": "#f6f6f6", "text": "#1d1d1d", "button": "#e9e9e9",
          "highlight": "#2f6fd0", "disabled": "#9a9a9a", "plot_bg": "#ffffff", "plot_fg": "#303030"}
 
-# Curve colours readable on both backgrounds.
+# (light, dark) pairs for text and marks that must read on either palette
+GREEN, BLUE, AMBER, RED = ("#2e7d32", "#66bb6a"), ("#1565c0", "#64b5f6"), ("#a15c00", "#ffb74d"), ("#c62828", "#ff6b6b")
+VERDICT_COLORS = {"fits": GREEN, "tight": AMBER, "does not fit": RED}
+QUEUE_STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "stopped": AMBER, "cancelled": AMBER,
+                       "skipped": AMBER, "cancelling": AMBER, "failed": RED, "crashed": RED, "finished with failures": RED}
 # a run's state wherever it is listed (Runs, Results)
-STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": "#8a8a8a", "stopping": "#c9a227",
+MUTED = "#8a8a8a"
+STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227",
                 "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a"}
+# curves readable on both backgrounds
 SERIES_COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
+CAPACITY_COLOR, ESTIMATE_COLOR = "#d84a6a", "#c9a227"  # the GPU memory plot's two marks
+# the fit bar's segments: Okabe-Ito colours, distinguishable with colour-blindness and on both palettes
+SEGMENT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
 
 
 def system_is_dark() -> bool:
@@ -105,3 +115,39 @@ def apply_theme(app: QApplication, dark: bool | None = None) -> bool:
     bg, fg = plot_colors(dark)
     pg.setConfigOptions(background=bg, foreground=fg, antialias=False)
     return dark
+
+
+# --- colours picked for a widget's own palette -------------------------------------------------
+
+def is_dark(widget: QWidget) -> bool:
+    return widget.palette().color(QPalette.ColorRole.Window).lightness() < 128
+
+
+def _pair(widget: QWidget, pair: tuple[str, str] | None) -> QColor:
+    """The light or dark colour of ``pair``; the palette's muted text colour when there is none."""
+    if pair is None:
+        return widget.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
+    return QColor(pair[1 if is_dark(widget) else 0])
+
+
+def error_color(widget: QWidget) -> QColor:
+    return _pair(widget, RED)
+
+
+def verdict_color(widget: QWidget, verdict: str | None) -> QColor:
+    """Green / amber / red for fits / tight / does not fit; a muted text colour when unknown."""
+    return _pair(widget, VERDICT_COLORS.get(verdict or ""))
+
+
+def status_color(widget: QWidget, status: str) -> QColor:
+    """A colour for a queue or job status (waiting: muted text)."""
+    return _pair(widget, QUEUE_STATUS_COLORS.get(status))
+
+
+def state_color(state: str) -> QColor:
+    """A run state's colour in the Runs and Results lists."""
+    return QColor(STATE_COLORS.get(state, MUTED))
+
+
+def segment_color(index: int) -> QColor:
+    return QColor(SEGMENT_COLORS[index % len(SEGMENT_COLORS)])

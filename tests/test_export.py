@@ -243,7 +243,8 @@ def test_curves_svg_is_valid_escaped_and_thinned():
     big = RewardCurve("r1", "a<&b (r1)", "a<&b", [float(i) for i in range(n)], [i / 10 for i in range(n)],
                       [i % 7 for i in range(n)])
     small = RewardCurve("r2", "r2", None, [0.0, 5.0], [0.0, 1.0], [-3.0, 2.0])
-    root = ET.fromstring(curves_svg([big, small], x_mode="time"))
+    root = ET.fromstring(curves_svg([big, small], x_mode="time", background="#ffffff", foreground="#303030",
+                                    colors=["#3d8ee8", "#e8883d"]))
     ns = "{http://www.w3.org/2000/svg}"
     lines = root.findall(f".//{ns}polyline")
     assert [ln.find(f"{ns}title").text for ln in lines] == ["a<&b (r1)", "r2"]

@@ -20,12 +20,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.theme import error_color
+from app.configure.model import KIND_TEXT
+from app.theme import error_color
 from core.config.algorithms import ALGOS
 from core.config.spaces import COMMON_ENVS
-
-KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
-             "multidiscrete": "multi-discrete actions", "multibinary": "multi-binary actions"}
 
 
 class EnvPicker(QGroupBox):

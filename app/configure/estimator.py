@@ -15,9 +15,10 @@ from PySide6.QtCore import QObject, Signal
 from app.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
-from core.config.spaces import probe_spaces
+from core.config.spaces import EnvSpaces, probe_spaces
 from core.fit.estimate import estimate
 from core.fit.gpus import detected_profiles, get_profile, known_profiles
+from core.fit.result import FitEstimate
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
@@ -35,15 +36,14 @@ def target_choices() -> list[tuple[str, str]]:
     return out
 
 
-def estimate_json(cfg: RunConfig, spaces: Any, host_total: int | None) -> tuple[dict[str, Any] | None, str]:
-    """The estimate as JSON, or ``None`` and why not."""
+def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None) -> tuple[FitEstimate | None, str]:
+    """The fit estimate, or ``None`` and why not."""
     try:
-        result = estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total)
+        return estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total), ""
     except ConfigError as exc:
         return None, "; ".join(i.message for i in exc.issues)
     except (ValueError, TypeError, KeyError) as exc:  # an estimate bug must not take the panel down
         return None, f"cannot estimate: {exc}"
-    return result.to_json(), ""
 
 
 def probe(env: EnvSpec) -> tuple[Any, str]:

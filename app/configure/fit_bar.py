@@ -13,7 +13,8 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
-from app.configure.theme import segment_color, verdict_color
+from app.theme import segment_color, verdict_color
+from core.fit.result import NO_FIT, TIGHT, FitEstimate, Suggestion
 from core.util import text
 
 GIB = 1024**3
@@ -28,29 +29,27 @@ def term_label(name: str) -> str:
     return name.replace("_", " ")
 
 
-def suggestion_short(suggestion: dict[str, Any]) -> str:
+def suggestion_short(suggestion: Suggestion) -> str:
     """``batch_size 65536 -> 32768``: the field and its change, for a button."""
     def show(v: Any) -> str:
         return f"{v:,}" if isinstance(v, int) and not isinstance(v, bool) else str(v)
 
-    return f"{suggestion['path'].rsplit('.', 1)[-1]} {show(suggestion.get('old'))} \u2192 {show(suggestion.get('new'))}"
+    return f"{suggestion.path.rsplit('.', 1)[-1]} {show(suggestion.old)} \u2192 {show(suggestion.new)}"
 
 
-def no_fit_reason(estimate: dict[str, Any]) -> str:
+def no_fit_reason(estimate: FitEstimate) -> str:
     """Why a run will not fit, in words for the launch confirmation."""
     lines = []
-    if estimate.get("verdict") == "does not fit" and estimate.get("on_gpu", True):
-        lines.append(f"The estimate needs {format_bytes(estimate.get('gpu_bytes'))} of GPU memory; "
-                     f"{estimate.get('gpu_name') or 'the target'} has {format_bytes(estimate.get('capacity_bytes'))}.")
-    host_side = not estimate.get("on_gpu", True)
-    if estimate.get("host_verdict") == "does not fit" or (estimate.get("verdict") == "does not fit" and host_side):
-        lines.append(f"It needs {format_bytes(estimate.get('host_bytes'))} of host memory; this machine has "
-                     f"{format_bytes(estimate.get('host_capacity_bytes'))}.")
-    big = estimate.get("biggest_term")
-    if big:
-        lines.append(f"The biggest term is {term_label(big['name'])} ({format_bytes(big['bytes'])}).")
-    if estimate.get("suggestion"):
-        lines.append(f"Suggested fix: {estimate['suggestion'].get('text')}.")
+    if estimate.verdict == NO_FIT and estimate.on_gpu:
+        lines.append(f"The estimate needs {format_bytes(estimate.gpu_bytes)} of GPU memory; "
+                     f"{estimate.gpu_name or 'the target'} has {format_bytes(estimate.capacity_bytes)}.")
+    if estimate.host_verdict == NO_FIT or (estimate.verdict == NO_FIT and not estimate.on_gpu):
+        lines.append(f"It needs {format_bytes(estimate.host_bytes)} of host memory; this machine has "
+                     f"{format_bytes(estimate.host_capacity_bytes)}.")
+    big = estimate.biggest()
+    lines.append(f"The biggest term is {term_label(big.name)} ({format_bytes(big.bytes)}).")
+    if estimate.suggestion:
+        lines.append(f"Suggested fix: {estimate.suggestion.text}.")
     return "\n".join(lines)
 
 
@@ -154,7 +153,7 @@ class FitBox(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Fit before launch", parent)
-        self.estimate: dict[str, Any] | None = None
+        self.estimate: FitEstimate | None = None
         self.target_combo = QComboBox()
         self.target_combo.setToolTip("The GPU to plan for: the detected one (auto) or a profile from configs/gpus.yaml")
         self.target_combo.activated.connect(lambda _i: self.target_changed.emit(self.target()))
@@ -215,44 +214,40 @@ class FitBox(QGroupBox):
 
     # --- estimate --------------------------------------------------------------------------
 
-    def show_estimate(self, estimate: dict[str, Any], host_total: int | None) -> None:
+    def show_estimate(self, estimate: FitEstimate, host_total: int | None) -> None:
         self.estimate = estimate
-        verdict = estimate.get("verdict")
-        terms = estimate.get("terms") or []
-        gpu_terms = [(t["name"], t["bytes"]) for t in terms if t.get("where") == "gpu"]
-        host_terms = [(t["name"], t["bytes"]) for t in terms if t.get("where") == "host"]
-        if estimate.get("on_gpu", True):
-            capacity = estimate.get("capacity_bytes")
+        verdict = estimate.verdict
+        gpu_terms = [(t.name, t.bytes) for t in estimate.terms if t.where == "gpu"]
+        host_terms = [(t.name, t.bytes) for t in estimate.terms if t.where == "host"]
+        if estimate.on_gpu:
+            capacity = estimate.capacity_bytes
             self.gpu_bar.set_data(gpu_terms, capacity, verdict_color(self, verdict))
-            self.gpu_text.setText(f"{format_bytes(estimate.get('gpu_bytes'))} / {format_bytes(capacity)}")
+            self.gpu_text.setText(f"{format_bytes(estimate.gpu_bytes)} / {format_bytes(capacity)}")
         else:
             self.gpu_bar.set_data([], None)
             self.gpu_text.setText("not used (CPU)")
-        host_capacity = estimate.get("host_capacity_bytes") or host_total
-        self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.get("host_verdict")))
-        self.host_text.setText(f"{format_bytes(estimate.get('host_bytes'))} / {format_bytes(host_capacity)}")
+        host_capacity = estimate.host_capacity_bytes or host_total
+        self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.host_verdict))
+        self.host_text.setText(f"{format_bytes(estimate.host_bytes)} / {format_bytes(host_capacity)}")
         shown = verdict
-        if estimate.get("host_verdict") == "does not fit" and verdict != "does not fit":
-            shown = "does not fit"  # host RAM is what runs out
-        self.verdict_label.setText(str(shown or "?"))
+        if estimate.host_verdict == NO_FIT and verdict != NO_FIT:
+            shown = NO_FIT  # host RAM is what runs out
+        self.verdict_label.setText(shown)
         self.verdict_label.setStyleSheet(f"color: {verdict_color(self, shown).name()};")
         self.detail_label.setText(self._detail(estimate))
-        suggestion = estimate.get("suggestion")
-        self.suggestion_button.setVisible(bool(suggestion))
-        if suggestion:
+        suggestion = estimate.suggestion
+        self.suggestion_button.setVisible(suggestion is not None)
+        if suggestion is not None:
             self.suggestion_button.setText(f"Apply fix: {suggestion_short(suggestion)}")
-            self.suggestion_button.setToolTip(str(suggestion.get("text") or ""))
+            self.suggestion_button.setToolTip(suggestion.text)
 
     @staticmethod
-    def _detail(estimate: dict[str, Any]) -> str:
-        parts = []
-        big = estimate.get("biggest_term")
-        if big:
-            parts.append(f"biggest: {term_label(big['name'])} {format_bytes(big['bytes'])} ({big['where']})")
-        if estimate.get("host_verdict") in ("tight", "does not fit"):
-            parts.append(f"host RAM: {estimate['host_verdict']}")
-        parts += list(estimate.get("notes") or [])
-        return "; ".join(parts)
+    def _detail(estimate: FitEstimate) -> str:
+        big = estimate.biggest()
+        parts = [f"biggest: {term_label(big.name)} {format_bytes(big.bytes)} ({big.where})"]
+        if estimate.host_verdict in (TIGHT, NO_FIT):
+            parts.append(f"host RAM: {estimate.host_verdict}")
+        return "; ".join(parts + estimate.notes)
 
     def show_unavailable(self, why: str) -> None:
         """No estimate (config invalid, env being probed, estimate module missing): say why."""
@@ -267,8 +262,8 @@ class FitBox(QGroupBox):
         self.suggestion_button.hide()
 
     def verdict(self) -> str | None:
-        return (self.estimate or {}).get("verdict")
+        return self.estimate.verdict if self.estimate else None
 
     def _suggestion(self) -> None:
-        if self.estimate and self.estimate.get("suggestion"):
-            self.suggestion_clicked.emit(self.estimate["suggestion"])
+        if self.estimate is not None and self.estimate.suggestion is not None:
+            self.suggestion_clicked.emit(self.estimate.suggestion)

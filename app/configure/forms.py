@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.fields import FieldKind, field_kind, format_value, is_section, parse_text, tooltip, unit
-from app.configure.theme import error_color
+from app.theme import error_color
 
 
 def empty_meaning(description: str) -> str:

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.preset_diff import PresetDiffDialog
 from app.configure.state import ConfigState
-from app.configure.theme import error_color
+from app.theme import error_color
 from core.config.errors import ConfigError
 from core.config.presets import (
     Preset,

@@ -9,7 +9,8 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.config.dotted import get_path, merge, set_path
+from app.configure.fields import is_section
+from core.config.dotted import del_path, get_path, merge, set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
@@ -18,22 +19,22 @@ from core.config.validate import validate_config
 MISSING = object()
 
 
-def del_path(data: dict, path: str) -> dict:
-    """A copy of ``data`` without the dotted ``path``; sections left empty are dropped too."""
-    head, _, rest = path.partition(".")
-    out = dict(data)
-    if head not in out:
-        return out
-    if rest:
-        inner = out[head]
-        if isinstance(inner, dict):
-            inner = del_path(inner, rest)
-            if inner:
-                out[head] = inner
-            else:
-                del out[head]
-    else:
-        del out[head]
+def schema_leaves(raw: dict[str, Any], whole: tuple[str, ...] = ("env",), model: Any = RunConfig,
+                  prefix: str = "") -> dict[str, Any]:
+    """``{"ppo": {"n_epochs": 10}}`` -> ``{"ppo.n_epochs": 10}``, walking into schema sections only
+    (the ``whole`` paths and non-section mappings such as ``env.kwargs`` stay one value); preset
+    metadata is left out."""
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key in ("schema_version", "description", "base") and not prefix:
+            continue
+        info = model.model_fields.get(key)
+        section = getattr(info, "annotation", None)
+        path = f"{prefix}{key}"
+        if is_section(section) and isinstance(value, dict) and path not in whole:
+            out.update(schema_leaves(value, whole, section, f"{path}."))
+        else:
+            out[path] = value
     return out
 
 

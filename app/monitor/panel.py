@@ -11,6 +11,7 @@ from app.plots.gpu_plots import GpuPlots
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.training_plots import LossPlot, SpeedPlot
+from core.fit.result import FitEstimate
 from core.util.text import clock
 
 REDRAW_MS = 50
@@ -130,8 +131,9 @@ class MonitorPanel(QWidget):
     def set_gpu_unavailable(self, reason: str | None) -> None:
         self.gpu.set_unavailable(reason)
 
-    def set_estimate(self, estimate: dict | None) -> None:
-        self.gpu.set_estimate((estimate or {}).get("gpu_bytes"))
+    def set_estimate(self, estimate: FitEstimate | None) -> None:
+        """The fit estimate's GPU memory, drawn as a line on the memory plot (none for a CPU run)."""
+        self.gpu.set_estimate(estimate.gpu_bytes if estimate is not None else None)
 
     def set_title(self, text: str) -> None:
         self.title.setText(text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pyqtgraph as pg
 
 from app.plots.live_plot import LivePlot
-from app.theme import SERIES_COLORS
+from app.theme import CAPACITY_COLOR, ESTIMATE_COLOR, SERIES_COLORS
 
 GIB = 1024 ** 3
 
@@ -34,12 +34,12 @@ class GpuPlots:
         dash = pg.QtCore.Qt.PenStyle.DashLine
         # labels end at the right edge, clear of the legend (top left); centred, "capacity" was cut
         right = [(1, 0), (1, 1)]
-        self.capacity_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#d84a6a", width=1.5, style=dash),
+        self.capacity_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(CAPACITY_COLOR, width=1.5, style=dash),
                                              label="capacity {value:.1f} GiB",
-                                             labelOpts={"position": 0.99, "color": "#d84a6a", "anchors": right})
-        self.estimate_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen("#c9a227", width=1.5, style=dash),
+                                             labelOpts={"position": 0.99, "color": CAPACITY_COLOR, "anchors": right})
+        self.estimate_line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(ESTIMATE_COLOR, width=1.5, style=dash),
                                              label="estimate {value:.1f} GiB",
-                                             labelOpts={"position": 0.99, "color": "#c9a227", "anchors": right})
+                                             labelOpts={"position": 0.99, "color": ESTIMATE_COLOR, "anchors": right})
         for line in (self.capacity_line, self.estimate_line):
             line.setVisible(False)
             mem.getPlotItem().addItem(line)
@@ -61,10 +61,6 @@ class GpuPlots:
         """NVML is not available (``reason``) or available again (``None``)."""
         self._unavailable = reason
         self._update_messages()
-
-    @property
-    def unavailable_reason(self) -> str | None:
-        return self._unavailable
 
     def set_estimate(self, gpu_bytes: float | None) -> None:
         self.estimate_line.setVisible(bool(gpu_bytes))

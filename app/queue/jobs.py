@@ -9,30 +9,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from app.configure.state import schema_leaves
 from core.config.schema import RunConfig
 from core.queue.plan import PlanJob
 
 # Paths a job states with its own keys (or that the job sets itself: its name).
 OWN_KEYS = ("name", "schema_version", "description", "base", "algo", "env", "budget.total_timesteps")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$")
-
-
-def _is_section(model: Any, key: str) -> Any:
-    info = getattr(model, "model_fields", {}).get(key)
-    ann = getattr(info, "annotation", None)
-    return ann if isinstance(ann, type) and hasattr(ann, "model_fields") else None
-
-
-def flatten(raw: dict[str, Any], model: Any = RunConfig, prefix: str = "") -> dict[str, Any]:
-    """``{"ppo": {"n_epochs": 10}}`` -> ``{"ppo.n_epochs": 10}``, walking only into schema sections."""
-    out: dict[str, Any] = {}
-    for key, value in raw.items():
-        section = _is_section(model, key)
-        if section is not None and isinstance(value, dict):
-            out.update(flatten(value, section, f"{prefix}{key}."))
-        else:
-            out[f"{prefix}{key}"] = value
-    return out
 
 
 def env_text(config: RunConfig) -> str:
@@ -52,7 +35,7 @@ def default_job_name(algo: str, config_env: str, taken: list[str] | tuple[str, .
 
 def job_from_config(name: str, preset: str | None, overrides: dict[str, Any], config: RunConfig) -> PlanJob:
     """A job that gives ``config`` again: ``preset`` + ``overrides`` as ``set`` paths + algo/env/timesteps."""
-    flat = flatten(overrides)
+    flat = schema_leaves(overrides, whole=())
     keep_env = bool(config.env.kwargs)  # ``env:`` replaces the whole env section: keep kwargs as set paths
     set_paths = {p: v for p, v in flat.items()
                  if not (p in OWN_KEYS or p.startswith("env.") and not keep_env)}

@@ -11,9 +11,10 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from app.configure.theme import error_color
+from app.configure.model import ConfigModel
 from app.queue.plan_editor import PlanEditor
 from app.queue.status_view import QueueStatusView
+from app.theme import error_color
 from core.config.errors import ConfigError
 from core.queue.control import QueueBusy, start_queue
 from core.queue.plan import parse_plan
@@ -31,10 +32,10 @@ class QueuePanel(QWidget):
     queue_started = Signal(object)
     state_changed = Signal(object)
 
-    def __init__(self, runs_dir: Path, configure_panel=None, parent: QWidget | None = None):
+    def __init__(self, runs_dir: Path, config: ConfigModel | None = None, parent: QWidget | None = None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
-        self.editor = PlanEditor(configure_panel)
+        self.editor = PlanEditor(config)
         self.status_view = QueueStatusView(self.runs_dir)
         self.status_view.run_activated.connect(self.run_activated)
         self.status_view.state_changed.connect(self._queue_changed)

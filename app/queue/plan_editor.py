@@ -26,8 +26,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.configure.model import ConfigModel
 from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
 from app.queue.status_view import fit_columns
+from app.theme import error_color
+from core.config.schema import RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
@@ -35,13 +38,13 @@ BASELINE_EPISODES = 20
 
 
 class PlanEditor(QWidget):
-    """Build a plan; ``changed()`` after every edit. ``configure_panel`` supplies "the current config"."""
+    """Build a plan; ``changed()`` after every edit. ``config`` (the window's) is "the current config"."""
 
     changed = Signal()
 
-    def __init__(self, configure_panel=None, parent: QWidget | None = None):
+    def __init__(self, config: ConfigModel | None = None, parent: QWidget | None = None):
         super().__init__(parent)
-        self.configure_panel = configure_panel
+        self.config = config
         self.jobs: list[PlanJob] = []
         self.path: Path | None = None  # the file the plan was last saved to or loaded from
         self._saved: dict[str, Any] | None = None
@@ -50,7 +53,7 @@ class PlanEditor(QWidget):
 
         self.add_config_button = QPushButton("Add current config")
         self.add_config_button.setToolTip("Add the Configure tab's preset and changes as a job")
-        self.add_config_button.setEnabled(configure_panel is not None)
+        self.add_config_button.setEnabled(config is not None)
         self.add_baseline_button = QPushButton("Add baseline")
         self.add_baseline_button.setToolTip(f"Add a random-policy baseline ({BASELINE_EPISODES} episodes) for the current env")
         self.edit_button = QPushButton("Load into Configure")
@@ -189,47 +192,44 @@ class PlanEditor(QWidget):
     # --- adding from the Configure tab ---------------------------------------------------------
 
     def add_current_config(self) -> bool:
-        panel = self.configure_panel
         config = self._valid_config()
-        if config is None:
+        if config is None or self.config is None:
             return False
         name = self.ask_job_name(default_job_name(config.algo, env_text(config), self.names()))
         if not name:
             return False
-        self.add_job(job_from_config(name, panel.current_preset(), panel.state.overrides, config))
+        self.add_job(job_from_config(name, self.config.preset, self.config.state.overrides, config))
         self.say(f"Added {name}")
         return True
 
-    def _valid_config(self):
+    def _valid_config(self) -> RunConfig | None:
         """The Configure tab's config, or None (and the errors said) when it has none or errors."""
-        panel = self.configure_panel
-        if panel is None:
+        if self.config is None:
             return None
-        config = panel.current_config()
+        config = self.config.current_config()
         if config is None:
-            issues = "; ".join(f"{i.path}: {i.message}" for i in panel.errors()[:3])
+            issues = "; ".join(f"{i.path}: {i.message}" for i in self.config.errors()[:3])
             self.say(f"The configuration has errors; fix them in the Configure tab first ({issues})", error=True)
         return config
 
     def load_selected_into_configure(self) -> bool:
         """Put the selected job's preset and changes into the Configure tab's forms."""
         row = self.selected_row()
-        if row is None or self.configure_panel is None:
+        if row is None or self.config is None:
             return False
         job = self.jobs[row]
-        self.configure_panel.load_config(job.overrides(), preset=job.preset)
+        self.config.load_config(job.overrides(), preset=job.preset)
         self.say(f"{job.name} is in the Configure tab: change it there, then Replace with current config")
         return True
 
     def replace_selected(self) -> bool:
         """The selected job becomes the Configure tab's config; its name and "after" stay."""
         row = self.selected_row()
-        panel = self.configure_panel
         config = self._valid_config() if row is not None else None
-        if config is None:
+        if config is None or row is None or self.config is None:
             return False
         old = self.jobs[row]
-        job = job_from_config(old.name, panel.current_preset(), panel.state.overrides, config)
+        job = job_from_config(old.name, self.config.preset, self.config.state.overrides, config)
         job.after = list(old.after)
         self.jobs[row] = job
         self._refresh(select=row)
@@ -239,8 +239,8 @@ class PlanEditor(QWidget):
 
     def add_baseline(self) -> bool:
         env = "CartPole-v1"
-        if self.configure_panel is not None:
-            raw = self.configure_panel.state.value("env") or {}
+        if self.config is not None:
+            raw = self.config.value("env") or {}
             env = raw.get("id") or raw.get("entry_point") or env
         name = self.ask_job_name(default_job_name("base", env, self.names()))
         if not name:
@@ -309,7 +309,6 @@ class PlanEditor(QWidget):
     # --- view ----------------------------------------------------------------------------------
 
     def say(self, text: str, error: bool = False) -> None:
-        from app.configure.theme import error_color
 
         self.message.setStyleSheet(f"color: {error_color(self).name()}" if error else "")
         self.message.setText(text)
@@ -333,7 +332,7 @@ class PlanEditor(QWidget):
         for b in (self.remove_button, self.up_button, self.down_button):
             b.setEnabled(row is not None)
         for b in (self.edit_button, self.replace_button):
-            b.setEnabled(row is not None and self.configure_panel is not None)
+            b.setEnabled(row is not None and self.config is not None)
         self.after_list.blockSignals(True)
         self.after_list.clear()
         if row is not None:

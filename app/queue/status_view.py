@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPalette
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -23,7 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.theme import is_dark
+from app.theme import QUEUE_STATUS_COLORS, status_color
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
@@ -31,20 +30,6 @@ from core.util.text import clock
 
 POLL_MS = 1000
 COLUMNS = ["Job", "Status", "Run", "Elapsed", "Reason"]
-# (light palette, dark palette): the same hue, dark enough on white, light enough on near-black.
-GREEN, BLUE, AMBER, RED = ("#2e7d32", "#66bb6a"), ("#1565c0", "#64b5f6"), ("#a15c00", "#ffb74d"), ("#c62828", "#ff6b6b")
-STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "stopped": AMBER, "cancelled": AMBER,
-                 "skipped": AMBER, "cancelling": AMBER, "failed": RED, "crashed": RED, "finished with failures": RED}
-
-
-def status_color(widget: QWidget, status: str) -> QColor:
-    """A colour for a job or queue status that reads on the widget's palette (waiting: muted text)."""
-    pair = STATUS_COLORS.get(status)
-    if pair is None:
-        return widget.palette().color(QPalette.ColorGroup.Disabled, QPalette.ColorRole.WindowText)
-    return QColor(pair[1 if is_dark(widget) else 0])
-
-
 def fit_columns(tree: QTreeWidget, padding: int = 14) -> None:
     """Columns as wide as their contents plus some air (the last one stretches); the user may resize."""
     for col in range(tree.columnCount() - 1):
@@ -171,7 +156,7 @@ class QueueStatusView(QWidget):
         elif state["state"] == "failed" and state.get("error"):
             text += f". The runner failed: {state['error']}"
         self.header.setText(text)
-        known = state["state"] in STATUS_COLORS
+        known = state["state"] in QUEUE_STATUS_COLORS
         self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if known else "")
         names = [j["name"] for j in state["jobs"]]
         if [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())] != names:

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QBrush, QColor, QFont
+from PySide6.QtGui import QBrush, QFont
 
+from app.theme import state_color
 from core.results.export import display
 from core.results.table import LEGEND, Column, ResultRow, columns_for
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
-MARKED_COLOR = QColor("#d84a6a")
+MARKED_COLOR = state_color("failed")
 
 
 class ResultsTableModel(QAbstractTableModel):

@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -33,7 +33,7 @@ from app.plots.overlay import OverlayPlot
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
 from app.settings import get_setting, set_setting
-from app.theme import STATE_COLORS
+from app.theme import state_color
 from core.results.export import SUFFIXES, export
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
@@ -178,7 +178,7 @@ class ResultsPanel(QWidget):
             item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
             item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps")
             if info.state != "finished":  # a finished run in the plain text colour, others by state
-                item.setForeground(QBrush(QColor(STATE_COLORS.get(info.state, "#8a8a8a"))))
+                item.setForeground(QBrush(state_color(info.state)))
             self.run_list.addItem(item)
         self.run_list.blockSignals(False)
         self.baseline_combo.blockSignals(True)

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.theme import STATE_COLORS
+from app.theme import state_color
 from app.background import run_in_background
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, RESUMABLE
@@ -145,7 +145,7 @@ class RunsPanel(QWidget):
             age = format_age(now - (info.started_at or info.created_at or now))
             item = QTreeWidgetItem([info.id, info.state, info.algo, info.env, steps, reward, age])
             item.setData(0, Qt.ItemDataRole.UserRole, info.id)
-            item.setForeground(1, QColor(STATE_COLORS.get(info.state, "#8a8a8a")))
+            item.setForeground(1, state_color(info.state))
             if info.state in FAILED and info.error:
                 item.setToolTip(1, str(info.error.get("message", "")))
             for col in (4, 5, 6):

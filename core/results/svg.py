@@ -12,7 +12,6 @@ from html import escape
 
 from core.results.curves import RewardCurve
 
-COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 MAX_POINTS = 4000  # per curve: a 12 h run's thousands of episodes stay a light file
 
 
@@ -48,12 +47,12 @@ def _thin(xs: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
 
 
 def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Episode reward",
-               y_label: str = "reward", labels: list[str] | None = None, width: int = 960, height: int = 540,
-               background: str = "#ffffff", foreground: str = "#303030", colors: list[str] | None = None) -> str:
-    """An SVG document of ``curves`` against timesteps (``step``) or seconds since start (``time``)."""
+               y_label: str = "reward", labels: list[str] | None = None, width: int = 960, height: int = 540, *,
+               background: str, foreground: str, colors: list[str]) -> str:
+    """An SVG document of ``curves`` against timesteps (``step``) or seconds since start (``time``),
+    in the caller's colours (the window passes its theme's)."""
     x_label = "timesteps" if x_mode == "step" else "wall time since start (s)"
     labels = labels or [c.label for c in curves]
-    colors = colors or COLORS
     series = []
     for c in curves:
         xs = c.steps if x_mode == "step" else c.seconds

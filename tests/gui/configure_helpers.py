@@ -9,10 +9,7 @@ TIMEOUT_MS = 30_000  # generous: other suites may be loading the 2-core machine
 
 def settled(panel: ConfigurePanel) -> bool:
     """No validation pending and the env's spaces known (so errors and estimate are final)."""
-    if panel._timer.isActive():
-        return False
-    cfg = panel._validation.config
-    return cfg is None or panel.spaces.get(cfg.env) is not None
+    return panel.model.settled()
 
 
 def wait_settled(qtbot, panel: ConfigurePanel) -> None:
@@ -35,4 +32,4 @@ def new_panel(qtbot):
     qtbot.addWidget(widget)
     widget.resize(520, 1000)
     yield widget
-    widget.spaces.wait(TIMEOUT_MS)
+    widget.model.spaces.wait(TIMEOUT_MS)

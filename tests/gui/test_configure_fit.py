@@ -39,17 +39,17 @@ def test_oversized_run_does_not_fit_8gb_and_the_suggestion_fixes_it(qtbot, panel
     assert 7 * 1024**3 < box.gpu_bar.capacity <= 8 * 1024**3
     assert box.gpu_bar.total() > box.gpu_bar.capacity
     assert not box.suggestion_button.isHidden()
-    suggestion = panel.current_estimate()["suggestion"]
+    suggestion = panel.current_estimate().suggestion
 
     with qtbot.waitSignal(panel.estimate_changed, timeout=TIMEOUT_MS,
-                          check_params_cb=lambda e: e is not None and e["verdict"] != "does not fit"):
+                          check_params_cb=lambda e: e is not None and e.verdict != "does not fit"):
         qtbot.mouseClick(box.suggestion_button, Qt.MouseButton.LeftButton)
     wait_settled(qtbot, panel)
     assert box.verdict_label.text() in ("fits", "tight")
     cfg = panel.current_config().model_dump(mode="json")
-    assert get_path(cfg, suggestion["path"]) == suggestion["new"]
-    assert panel.state.is_changed(suggestion["path"])
-    assert panel.rows[suggestion["path"]].text() == "8192, 8192"
+    assert get_path(cfg, suggestion.path) == suggestion.new
+    assert panel.state.is_changed(suggestion.path)
+    assert panel.rows[suggestion.path].text() == "8192, 8192"
 
 
 def test_launch_of_a_run_that_does_not_fit_asks_first(qtbot, panel, monkeypatch):
@@ -61,7 +61,7 @@ def test_launch_of_a_run_that_does_not_fit_asks_first(qtbot, panel, monkeypatch)
     monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: asked.append(estimate) or False)
     with qtbot.assertNotEmitted(panel.launch_requested):
         assert panel.request_launch() is False
-    assert asked and asked[0]["verdict"] == "does not fit"
+    assert asked and asked[0].verdict == "does not fit"
 
     monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: True)
     with qtbot.waitSignal(panel.launch_requested, timeout=TIMEOUT_MS) as blocker:
@@ -69,7 +69,7 @@ def test_launch_of_a_run_that_does_not_fit_asks_first(qtbot, panel, monkeypatch)
     request = blocker.args[0]
     assert isinstance(request, LaunchRequest)
     assert request.preset == "beast" and request.config.policy.net_arch == [16384, 16384]
-    assert request.estimate["verdict"] == "does not fit"
+    assert request.estimate.verdict == "does not fit"
 
 
 def test_a_run_that_fits_launches_without_asking(qtbot, panel, monkeypatch):
@@ -93,7 +93,7 @@ def test_panel_never_imports_torch(tmp_path):
         panel.select_preset("laptop-8gb")
         panel.set_field("env", {"id": "Pendulum-v1", "entry_point": None, "kwargs": {}})
         panel.validate_now()
-        panel.spaces.wait(60000)
+        panel.model.spaces.wait(60000)
         app.processEvents()
         panel.validate_now()
         assert panel.current_estimate() is not None, panel.errors()

@@ -37,7 +37,7 @@ def test_saved_user_preset_is_listed_after_a_reload(qtbot, panel):
     assert reloaded.current_preset() == "my-fast"
     cfg = reloaded.current_config()
     assert cfg.ppo.n_epochs == 7 and cfg.runtime.n_envs == 16  # its own edit and its base's values
-    reloaded.spaces.wait(TIMEOUT_MS)
+    reloaded.model.spaces.wait(TIMEOUT_MS)
 
 
 def test_save_refuses_builtin_and_existing_names(qtbot, panel):
@@ -90,7 +90,7 @@ def test_broken_user_presets_are_listed_with_their_error_and_left_unchanged(qtbo
     p.presets_box.reload()
     wait_settled(qtbot, p)
     assert {q: q.read_bytes() for q in before} == before
-    p.spaces.wait(TIMEOUT_MS)
+    p.model.spaces.wait(TIMEOUT_MS)
 
 
 def test_diff_against_base_is_side_by_side(qtbot):

@@ -9,6 +9,7 @@ from app.monitor.panel import MonitorPanel
 from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
 from app.plots.live_plot import MAX_SYMBOLS
 from app.plots.reward_plot import ROLLING_WINDOW
+from core.fit.result import FitEstimate
 from tests.gui.fake_runs import episodes, gpu_lines
 
 
@@ -67,7 +68,7 @@ def test_x_axis_switches_to_wall_time(qtbot):
 
 def test_gpu_plots_draw_memory_with_capacity_and_estimate_lines(qtbot):
     panel = make_panel(qtbot)
-    panel.set_estimate({"gpu_bytes": 3 * 2**30, "capacity_bytes": 8 * 2**30, "verdict": "fits"})
+    panel.set_estimate(FitEstimate("fits", 8 * 2**30, 3 * 2**30, 0, [], "RTX 4060 Laptop", "fits", 16 * 2**30, True, 0))
     panel.add_telemetry(gpu_lines(10))
     mem = panel.gpu.plots["memory_used_bytes"]
     qtbot.waitUntil(lambda: mem.curve("gpu0").getOriginalDataset()[1] is not None, timeout=3000)

@@ -23,7 +23,7 @@ def configure(qtbot):
 
 
 def make_panel(qtbot, runs_dir, configure=None) -> QueuePanel:
-    panel = QueuePanel(runs_dir, configure)
+    panel = QueuePanel(runs_dir, configure.model if configure is not None else None)
     qtbot.addWidget(panel)
     panel.resize(1000, 720)
     panel.editor.ask_job_name = lambda default: default  # accept the suggested name, as pressing OK would

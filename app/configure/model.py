@@ -1,0 +1,178 @@
+"""The config the window edits: one ``ConfigModel``, owned by the main window.
+
+The Configure panel edits it and shows it; the Queue tab turns it into plan jobs and loads jobs
+back into it. 100 ms after the last edit it validates ``preset <- overrides`` with ``core``;
+the field issues, the env's spaces, the fit estimate and whether Launch is possible all follow
+from that one validation, and views hear of it through ``validated``.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from pydantic import ValidationError
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from app.configure.estimator import SpacesCache, estimate_for
+from app.configure.state import ConfigState, Validation, schema_leaves
+from core.config.dotted import get_path
+from core.config.errors import FieldIssue
+from core.config.schema import EnvSpec, RunConfig
+from core.config.spaces import EnvSpaces, check_spaces
+from core.fit.estimate import host_memory_total
+from core.fit.result import FitEstimate, Suggestion
+
+DEBOUNCE_MS = 100
+KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
+             "multidiscrete": "multi-discrete actions", "multibinary": "multi-binary actions"}
+
+
+def spaces_text(spaces: EnvSpaces) -> str:
+    kind = KIND_TEXT.get(spaces.action_kind, spaces.action_kind)
+    return f"{kind}, observations {spaces.obs_kind} {list(spaces.obs_shape)}"
+
+
+class ConfigModel(QObject):
+    """A preset, the user's overrides over it, and what ``core`` says of the result."""
+
+    values_changed = Signal()          # a preset chosen, a config loaded, a field set or reset
+    validated = Signal()               # issues, spaces and estimate are up to date
+    config_changed = Signal(object)    # the valid RunConfig, or None
+    estimate_changed = Signal(object)  # the FitEstimate, or None
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self.state = ConfigState()
+        self.validation = Validation({})
+        self.issues: list[FieldIssue] = []
+        self.estimate: FitEstimate | None = None
+        self.estimate_note = ""  # why there is no estimate
+        self.spaces_text = ""    # the env's action and observation spaces, in words
+        self.host_total = host_memory_total()
+        self.spaces = SpacesCache(self)
+        self.spaces.ready.connect(lambda _key: self._check())
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(DEBOUNCE_MS)
+        self._timer.timeout.connect(self.validate_now)
+        self.validate_now()
+
+    # --- what it holds ---------------------------------------------------------------------
+
+    @property
+    def preset(self) -> str | None:
+        return self.state.preset
+
+    def current_config(self) -> RunConfig | None:
+        """The valid config, or None while there are issues."""
+        self.flush()
+        return self.validation.config if not self.issues else None
+
+    def errors(self) -> list[FieldIssue]:
+        self.flush()
+        return list(self.issues)
+
+    def warnings(self) -> list[str]:
+        return list(self.validation.warnings)
+
+    def settled(self) -> bool:
+        """No validation pending and the env's spaces known: the issues and estimate are final."""
+        if self._timer.isActive():
+            return False
+        cfg = self.validation.config
+        return cfg is None or self.spaces.get(cfg.env) is not None
+
+    def value(self, path: str) -> Any:
+        return self.state.value(path)
+
+    # --- edits -------------------------------------------------------------------------------
+
+    def edit(self, path: str, value: Any) -> None:
+        """A user's edit in a form: validated 100 ms after the last one."""
+        self.state.set(path, value)
+        self._timer.start()
+
+    def set_field(self, path: str, value: Any) -> None:
+        """Set one field as the user would, by its dotted path, and show it."""
+        self.edit(path, copy.deepcopy(value))
+        self.values_changed.emit()
+
+    def reset(self, path: str) -> None:
+        self.state.reset(path)
+        self.values_changed.emit()
+        self._timer.start()
+
+    def select_preset(self, name: str | None) -> None:
+        """Show preset ``name``: the user's edits are dropped, except the environment they chose."""
+        env = get_path(self.state.overrides, "env")
+        self.state.preset = name
+        self.state.overrides = {}
+        if env is not None:
+            self.state.set("env", env)
+        self.values_changed.emit()
+        self._timer.start()
+
+    def load_config(self, raw: dict[str, Any], preset: str | None = None) -> None:
+        """Put a config (a run's, a plan job's) into the forms, as edits over ``preset``."""
+        self.state.preset = preset
+        self.state.overrides = {}
+        for path, value in schema_leaves(raw).items():
+            self.state.set(path, value)
+        self.values_changed.emit()
+        self.validate_now()
+
+    def apply_suggestion(self, suggestion: Suggestion) -> None:
+        """Apply the estimate's suggested fix: set its path to its new value."""
+        self.set_field(suggestion.path, suggestion.new)
+        self.validate_now()
+
+    # --- validation --------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """Validate now if an edit is waiting for it."""
+        if self._timer.isActive():
+            self.validate_now()
+
+    def validate_now(self) -> None:
+        self._timer.stop()
+        self.validation = self.state.validate()
+        self._check()
+
+    def _check(self) -> None:
+        """Spaces rules and the estimate for the current config; then tell the views."""
+        validation = self.validation
+        issues = list(validation.issues)
+        estimate: FitEstimate | None = None
+        cfg = validation.config
+        if cfg is None:
+            self.estimate_note = "fix the errors below to see the estimate"
+            self.spaces_text = self._spaces_while_invalid(validation.raw.get("env"))
+        else:
+            found = self.spaces.get(cfg.env)
+            if found is None:
+                self.estimate_note = self.spaces_text = f"reading the spaces of {cfg.env.label}\u2026"
+            elif found[0] is None:
+                issues.append(FieldIssue("env.entry_point" if cfg.env.entry_point else "env.id", found[1]))
+                self.estimate_note, self.spaces_text = "the environment cannot be created", ""
+            else:
+                self.spaces_text = spaces_text(found[0])
+                issues += check_spaces(cfg, found[0].action_kind)
+                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total)
+        self.issues = issues
+        self.validated.emit()
+        self.config_changed.emit(cfg if not issues else None)
+        if estimate != self.estimate:
+            self.estimate = estimate
+            self.estimate_changed.emit(estimate)
+
+    def _spaces_while_invalid(self, env: Any) -> str:
+        """The env's spaces even while another field is invalid (no probe for a bad env)."""
+        try:
+            spec = EnvSpec.model_validate(env)
+        except ValidationError:
+            return ""
+        found = self.spaces.get(spec)
+        if found is None:
+            return f"reading the spaces of {spec.label}\u2026"
+        return spaces_text(found[0]) if found[0] is not None else ""
