@@ -286,9 +286,13 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
 def test_recorder_picks_up_changed_readings(fake_nvml, tmp_path):
     """The peak of a burst is in the file: the fake's readings change while the recorder runs."""
     fake_nvml.configure({"temperature": 50})
+    # the new reading replaces the file once, atomically (rewriting it in place would let the
+    # library read it empty, and an empty file means the default temperature)
     code = RECORDER_SCRIPT.replace("    time.sleep(0.01)\n", "    time.sleep(0.01)\n"
-                                   "    if time.monotonic() - start > 1: Path(os.environ['FAKE_NVML_CONFIG'])"
-                                   ".write_text('temperature=83\\n')\n")
+                                   "    if time.monotonic() - start > 1 and 'changed' not in globals():\n"
+                                   "        changed = Path(os.environ['FAKE_NVML_CONFIG'])\n"
+                                   "        changed.with_suffix('.new').write_text('temperature=83\\n')\n"
+                                   "        os.replace(changed.with_suffix('.new'), changed)\n")
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path), "10", "2.5"], env=fake_nvml.env(),
                          cwd=REPO, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
