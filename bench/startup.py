@@ -42,7 +42,7 @@ def main() -> int:
         times = [one_start(Path(tmp)) for _ in range(args.rounds)]
     print("start to window shown:", ", ".join(f"{t:.2f} s" for t in times))
     print(f"median {statistics.median(times):.2f} s   (goal: <= 1.5 s)")
-    print("torch imported by the GUI: no (app/ never imports it; see tests/gui)")
+    print("torch imported by the GUI: no (app/ never imports it; see tests/app)")
     return 0
 
 

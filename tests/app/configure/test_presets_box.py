@@ -8,7 +8,7 @@ from app.configure.panel import ConfigurePanel
 from app.configure.preset_diff import PresetDiffDialog
 from core.config.errors import ConfigError
 from core.util.paths import user_presets_dir
-from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
+from tests.app.configure.helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.monitor.follower import RunFollower
-from tests.gui.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
+from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 
 
 class Collected:

@@ -10,7 +10,7 @@ from PySide6.QtGui import QDesktopServices
 
 from app.settings import get_setting
 from core.run.status import read_status
-from tests.gui.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
+from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
 
 
 def test_window_has_its_tabs_and_shortcuts(make_window):

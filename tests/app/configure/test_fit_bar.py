@@ -11,8 +11,8 @@ from PySide6.QtCore import Qt
 
 from app.configure.panel import LaunchRequest
 from core.config.dotted import get_path
+from tests.app.configure.helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 from tests.conftest import REPO
-from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
 LAPTOP = "RTX 4060 Laptop"
 

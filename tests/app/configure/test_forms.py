@@ -9,7 +9,7 @@ import pytest
 from app.configure.forms import SectionForm
 from core.config.algorithms.ppo import PPOParams
 from core.config.fields import hp
-from tests.gui.configure_helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
+from tests.app.configure.helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 
 
 @pytest.fixture

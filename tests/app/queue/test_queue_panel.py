@@ -12,7 +12,7 @@ from app.queue.panel import QueuePanel
 from core.queue.control import start_queue
 from core.queue.plan import PlanJob, parse_plan
 from core.queue.state import new_state, read_queue, write_queue
-from tests.gui.configure_helpers import new_panel, wait_settled
+from tests.app.configure.helpers import new_panel, wait_settled
 
 TIMEOUT_MS = 120_000  # a worker imports torch and SB3 on a loaded 2-core machine
 

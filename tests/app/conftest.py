@@ -13,7 +13,7 @@ OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints"
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if "tests/gui/" in item.nodeid.replace("\\", "/"):
+        if "tests/app/" in item.nodeid.replace("\\", "/"):
             item.add_marker(pytest.mark.qt_log_ignore(OFFSCREEN_NOISE))
 
 

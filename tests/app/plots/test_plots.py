@@ -10,7 +10,7 @@ from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, roll
 from app.plots.live_plot import MAX_SYMBOLS
 from app.plots.reward_plot import ROLLING_WINDOW
 from core.fit.result import FitEstimate
-from tests.gui.fake_runs import episodes, gpu_lines
+from tests.app.fake_runs import episodes, gpu_lines
 
 
 def test_series_buffer_grows_by_doubling_and_keeps_every_point():
