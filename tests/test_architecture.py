@@ -114,3 +114,22 @@ def test_mypy_is_clean():
         pytest.skip("mypy is not installed (pip install -e '.[test]')")
     out = subprocess.run([str(exe)], capture_output=True, text=True, cwd=REPO, timeout=280)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_documents_the_code_points_to_exist():
+    """Every upper-case Markdown file the repository mentions is in it, and every section of
+    ARCHITECTURE.md that a docstring cites by name is a heading there."""
+    import re
+
+    files = [p for p in REPO.rglob("*") if p.suffix in (".py", ".md", ".toml") and p.is_file()
+             and not {".venv", ".git", "build", ".mypy_cache"} & set(p.relative_to(REPO).parts)]
+    headings = set(re.findall(r"^#+ (.+)$", (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M))
+    missing, sections = [], []
+    for path in files:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for doc in set(re.findall(r"\b([A-Z][A-Z_]+\.md)\b", text)):
+            if not (REPO / doc).is_file():
+                missing.append(f"{path.relative_to(REPO)} -> {doc}")
+        sections += [(path.relative_to(REPO), s) for s in re.findall(r'ARCHITECTURE\.md, "([^"]+)"', text)]
+    assert missing == []
+    assert sections and [(p, s) for p, s in sections if s not in headings] == []
