@@ -23,9 +23,22 @@ class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+# Fields several algorithms share, written once.
 def learning_rate(default: float) -> Any:
     return hp(default, "Learning rate", "Step size of the optimizer.", "", gt=0, le=1)
 
 
 def gamma() -> Any:
     return hp(0.99, "Discount (gamma)", "How much future rewards count; closer to 1 looks further ahead.", "", ge=0, le=1)
+
+
+def entropy_coef() -> Any:
+    return hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
+
+
+def value_coef() -> Any:
+    return hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
+
+
+def max_grad_norm(default: float) -> Any:
+    return hp(default, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)

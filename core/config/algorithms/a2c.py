@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
-from core.config.fields import Section, gamma, hp, learning_rate
+from core.config.fields import Section, entropy_coef, gamma, hp, learning_rate, max_grad_norm, value_coef
 
 
 class A2CParams(Section):
@@ -13,9 +13,9 @@ class A2CParams(Section):
     n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000)
     gamma: float = gamma()
     gae_lambda: float = hp(1.0, "GAE lambda", "1.0 is the classic A2C return; lower trades bias for variance.", "", ge=0, le=1)
-    ent_coef: float = hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
-    vf_coef: float = hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
-    max_grad_norm: float = hp(0.5, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+    ent_coef: float = entropy_coef()
+    vf_coef: float = value_coef()
+    max_grad_norm: float = max_grad_norm(0.5)
     use_rms_prop: bool = hp(True, "Use RMSprop", "RMSprop (one state tensor) instead of Adam (two).")
     rms_prop_eps: float = hp(1e-5, "RMSprop epsilon", "Numerical stabiliser of RMSprop.", "", gt=0, le=1)
     normalize_advantage: bool = hp(False, "Normalize advantage", "Standardise advantages per update.")

@@ -6,7 +6,7 @@ from pydantic import field_validator
 
 from core.config.algorithms import off_policy
 from core.config.algorithms.spec import AlgoSpec
-from core.config.fields import Section, gamma, hp, learning_rate
+from core.config.fields import Section, gamma, hp, learning_rate, max_grad_norm
 
 
 class DQNParams(Section):
@@ -26,7 +26,7 @@ class DQNParams(Section):
                                      "Share of the budget over which epsilon decays.", "", ge=0, le=1)
     exploration_initial_eps: float = hp(1.0, "Initial epsilon", "Probability of a random action at the start.", "", ge=0, le=1)
     exploration_final_eps: float = hp(0.05, "Final epsilon", "Probability of a random action after the decay.", "", ge=0, le=1)
-    max_grad_norm: float = hp(10.0, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+    max_grad_norm: float = max_grad_norm(10.0)
     optimize_memory_usage: bool = off_policy.optimize_memory_usage()
 
     _gradient_steps = field_validator("gradient_steps")(off_policy.check_gradient_steps)

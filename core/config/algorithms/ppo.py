@@ -8,7 +8,7 @@ from pydantic import field_validator
 
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
 from core.config.errors import FieldIssue
-from core.config.fields import Section, gamma, hp, learning_rate
+from core.config.fields import Section, entropy_coef, gamma, hp, learning_rate, max_grad_norm, value_coef
 
 
 class PPOParams(Section):
@@ -25,9 +25,9 @@ class PPOParams(Section):
     gamma: float = gamma()
     gae_lambda: float = hp(0.95, "GAE lambda", "Bias/variance trade-off of the advantage estimate.", "", ge=0, le=1)
     clip_range: float = hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", "", gt=0, le=10)
-    ent_coef: float = hp(0.0, "Entropy coefficient", "Weight of the entropy bonus (exploration).", "", ge=0, le=10)
-    vf_coef: float = hp(0.5, "Value loss coefficient", "Weight of the value-function loss.", "", ge=0, le=10)
-    max_grad_norm: float = hp(0.5, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+    ent_coef: float = entropy_coef()
+    vf_coef: float = value_coef()
+    max_grad_norm: float = max_grad_norm(0.5)
     target_kl: float | None = hp(None, "Target KL",
                                  "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
