@@ -38,6 +38,7 @@ FRAMES, BLOCK = 240, 40  # live frames timed, in blocks alternating rlpanel's dr
 
 def write_run(root: Path) -> Path:
     from core.config.validate import validate_config
+    from core.run.layout import RunDir
     from core.run.status import write_status
     from core.run.store import RunStore
     from core.util.procs import process_identity
@@ -48,7 +49,7 @@ def write_run(root: Path) -> Path:
     seconds = int(HOURS * 3600)
     t0 = time.time() - seconds
     steps_per_s = 1000
-    with open(run / "telemetry.jsonl", "w") as fh:
+    with open(RunDir(run).telemetry, "w") as fh:
         fh.write(json.dumps({"t": t0, "kind": "status", "nvml": True, "reason": None}) + "\n")
         for i in range(seconds * TELEMETRY_HZ):
             t = t0 + i / TELEMETRY_HZ
@@ -56,7 +57,7 @@ def write_run(root: Path) -> Path:
                                  "memory_total_bytes": 8 * 2**30, "temperature_c": 60 + i % 20, "utilization_pct": 40 + i % 60,
                                  "power_w": 35.0 + (i % 50), "process_memory_bytes": 2_000_000_000 + i % 1000,
                                  "rss_bytes": 900_000_000}) + "\n")
-    with open(run / "metrics.jsonl", "w") as fh:
+    with open(RunDir(run).metrics, "w") as fh:
         ep_every = seconds / EPISODES
         e = 0
         for s in range(seconds):
@@ -156,8 +157,10 @@ def main() -> int:
               f"{monitor.gpu.plots['temperature_c'].buffer('gpu0').size:,} samples per GPU series", flush=True)
 
         # Live: a batch every 50 ms like a running worker (1 episode, 1 progress, 5 telemetry lines per tick).
-        metrics = open(run / "metrics.jsonl", "a")
-        telemetry = open(run / "telemetry.jsonl", "a")
+        from core.run.layout import RunDir
+
+        metrics = open(RunDir(run).metrics, "a")
+        telemetry = open(RunDir(run).telemetry, "a")
         redraws: dict[bool, list[float]] = {False: [], True: []}  # by "drawn as pyqtgraph does on its own"
         latencies = []
         step = HOURS * 3600 * 1000

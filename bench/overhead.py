@@ -43,6 +43,7 @@ def plain(timesteps: int) -> float:
 
 def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
     from core.config.validate import validate_config
+    from core.run.layout import RunDir
     from core.run.store import RunStore
     from core.util.files import read_json
 
@@ -51,7 +52,7 @@ def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
                            "budget": {"total_timesteps": timesteps}}).config
     run = RunStore(root).create(cfg)
     subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=REPO)
-    return read_json(run / "summary.json")["steps_per_s"]
+    return read_json(RunDir(run).summary)["steps_per_s"]
 
 
 def main() -> None:

@@ -61,6 +61,7 @@ def recorder_cost(env: dict[str, str], hz: float, seconds: float, label: str) ->
 def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
     from core.config.dotted import merge
     from core.config.validate import validate_config
+    from core.run.layout import RunDir
     from core.run.store import RunStore
 
     raw = merge({"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 512, "batch_size": 256, "n_epochs": 4},
@@ -69,7 +70,7 @@ def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
     run = RunStore(runs).create(validate_config(raw).config)
     subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=env, cwd=REPO,
                    capture_output=True, text=True, check=True)
-    summary = json.loads((run / "summary.json").read_text())
+    summary = json.loads(RunDir(run).summary.read_text())
     return float(summary["steps_per_s"])
 
 

@@ -43,8 +43,8 @@ def job_from_config(name: str, preset: str | None, overrides: dict[str, Any], co
         set_paths = {**{f"env.{k}": v for k, v in config.env.model_dump(mode="json").items()}, **set_paths}
         set_paths.pop("env", None)
     return PlanJob(name=name, preset=preset, algo=config.algo, env=None if keep_env else env_text(config),
-                   timesteps=None if config.algo in ("random", "constant") else config.budget.total_timesteps,
-                   episodes=config.budget.episodes if config.algo in ("random", "constant") else None,
+                   timesteps=None if config.is_baseline else config.budget.total_timesteps,
+                   episodes=config.budget.episodes if config.is_baseline else None,
                    set=set_paths)
 
 
