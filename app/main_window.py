@@ -1,7 +1,7 @@
 """The main window: Configure on the left; Monitor, Runs, Log and System tabs on the right.
 
 The window drives ``core``: Launch creates the run folder and starts a detached worker, a
-``RunFollower`` (controller in a QThread) follows the run folder, Stop/Resume go through
+``RunFollower`` (a controller in its own thread) follows the run folder, Stop/Resume go through
 ``core.run.control``. Closing the window never stops a run; a later window re-attaches to it.
 """
 

@@ -24,12 +24,12 @@ from core.util.procs import spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
 
 
+WORKER_MODULE = "core.training.worker"
+
+
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
     cmd = [python or sys.executable, "-m", WORKER_MODULE, str(run_dir)]
     return cmd + ["--resume"] if resume else cmd
-
-
-WORKER_MODULE = "core.training.worker"
 
 
 def request_stop(run_dir: Path, reason: str = "requested") -> None:
