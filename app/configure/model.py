@@ -160,10 +160,11 @@ class ConfigModel(QObject):
                 issues += check_spaces(cfg, found[0].action_kind)
                 estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total)
         self.issues = issues
+        changed = estimate != self.estimate
+        self.estimate = estimate
         self.validated.emit()
         self.config_changed.emit(cfg if not issues else None)
-        if estimate != self.estimate:
-            self.estimate = estimate
+        if changed:
             self.estimate_changed.emit(estimate)
 
     def _spaces_while_invalid(self, env: Any) -> str:

@@ -116,3 +116,10 @@ def test_memory_bar_segments_have_their_own_tooltips(qtbot):
     bar.set_data([("parameters", 1 << 30), ("activations", 3 << 30)], 8 << 30)
     assert bar.segment_at(10) == 0 and bar.segment_at(100) == 1 and bar.segment_at(300) is None
     assert "activations: 3.00 GiB" in bar.summary() and "of 8.00 GiB" in bar.summary()
+
+
+def test_the_fit_bar_shows_the_estimate_once_the_spaces_are_read(qtbot, panel):
+    """Nothing but the env probe finishing: the verdict appears without another edit or validation."""
+    qtbot.waitUntil(lambda: panel.model.estimate is not None, timeout=TIMEOUT_MS)
+    assert panel.fit_box.verdict_label.text() == panel.model.estimate.verdict
+    assert panel.fit_box.host_text.text().endswith("GiB")
