@@ -31,6 +31,7 @@ from core.fit.result import FitEstimate
 from core.run.control import ResumeError, launch_worker, resume_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunStore
+from core.util.paths import absolute
 
 STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
@@ -41,7 +42,7 @@ STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
 class MainWindow(QMainWindow):
     def __init__(self, runs_dir: Path | str, confirm_close: bool = True):
         super().__init__()
-        self.runs_dir = Path(runs_dir)
+        self.runs_dir = absolute(runs_dir)  # handed to workers and the queue runner
         self.store = RunStore(self.runs_dir)
         self.confirm_close = confirm_close
         self.run_dir: Path | None = None  # the followed run

@@ -12,7 +12,7 @@ from core.config.algorithms import ALGOS, BASELINES, normalize_algo
 from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
 from core.config.validate import ValidatedConfig, parse_set, validate_config
-from core.util.paths import default_runs_dir
+from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
 
@@ -25,7 +25,8 @@ class CliError(Exception):
 
 
 def runs_dir(args: argparse.Namespace) -> Path:
-    return Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
+    """The runs folder, absolute (a relative ``--runs-dir`` is taken from the folder rlpanel runs in)."""
+    return absolute(args.runs_dir) if getattr(args, "runs_dir", None) else default_runs_dir()
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:

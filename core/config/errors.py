@@ -16,14 +16,24 @@ class FieldIssue:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+SHOWN_ISSUES = 5  # a message lists this many problems, then "and N more"
+
+
+def issues_text(issues: list[FieldIssue], shown: int = SHOWN_ISSUES, sep: str = "; ") -> str:
+    """The first ``shown`` issues joined, then how many more there are: error output stays short."""
+    text = sep.join(str(i) for i in issues[:shown])
+    more = len(issues) - shown
+    return text + (f"{sep}and {more:,} more" if more > 0 else "")
+
+
 class ConfigError(ValueError):
-    """A config that cannot be used; ``issues`` lists every problem found."""
+    """A config that cannot be used; ``issues`` lists every problem found (the message, the first few)."""
 
     def __init__(self, issues: list[FieldIssue], source: str = ""):
         self.issues = issues
         self.source = source
         prefix = f"{source}: " if source else ""
-        super().__init__(prefix + "; ".join(str(i) for i in issues))
+        super().__init__(prefix + issues_text(issues))
 
 
 class CrossFieldError(ValueError):

@@ -10,6 +10,7 @@ from typing import Any
 
 from core.queue.plan import Plan, save_plan
 from core.queue.state import WAITING, QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
+from core.util.paths import absolute
 from core.util.procs import spawn_detached
 
 RUNNER_MODULE = "core.queue.runner"
@@ -34,7 +35,7 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     runner from a thread of this process (for a long-lived caller such as the window).
     Raises ``QueueBusy`` while another queue runs here.
     """
-    root = Path(runs_dir)
+    root = absolute(runs_dir)
     current = read_queue(root)
     same = current is not None and current.get("plan") == plan.model_dump(mode="json")
     if current is not None and is_active(current):
@@ -62,7 +63,7 @@ def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[b
     """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
     folder = QueueFolder(runs_dir)
     folder.path.mkdir(parents=True, exist_ok=True)
-    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(runs_dir)], folder.runner_log, reap=reap)
+    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(absolute(runs_dir))], folder.runner_log, reap=reap)
 
 
 def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:

@@ -20,15 +20,16 @@ from core.run.states import ACTIVE, RESUMABLE
 from core.run.status import read_status, write_status
 from core.run.store import latest_checkpoint, load_run_config
 from core.util.files import write_atomic
+from core.util.paths import absolute
 from core.util.procs import spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
-
 
 WORKER_MODULE = "core.training.worker"
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
-    cmd = [python or sys.executable, "-m", WORKER_MODULE, str(run_dir)]
+    """The worker's command line; the run folder absolute, since the worker starts in another folder."""
+    cmd = [python or sys.executable, "-m", WORKER_MODULE, str(absolute(run_dir))]
     return cmd + ["--resume"] if resume else cmd
 
 

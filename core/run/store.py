@@ -23,6 +23,7 @@ from core.run.status import read_status
 from core.run.summary import REWARD_WINDOW
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
+from core.util.paths import absolute
 from core.util.text import safe_name
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -74,7 +75,7 @@ class RunStore:
     """The runs folder: create runs, list them, find one by id."""
 
     def __init__(self, root: Path):
-        self.root = Path(root).expanduser()
+        self.root = absolute(root)
 
     def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                extra_status: dict[str, Any] | None = None) -> Path:
