@@ -9,7 +9,7 @@ import yaml
 
 from core.cli.common import CliError, emit
 from core.config.algorithms import ALGOS
-from core.config.presets import get_preset, list_presets, resolve, save_user_preset
+from core.config.presets import get_preset, list_presets, metadata_problem, resolve, save_user_preset
 from core.config.validate import validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -66,6 +66,9 @@ def run_import(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     name = args.name or args.file.stem
+    problem = metadata_problem(raw)
+    if problem:
+        raise CliError(f"{args.file}: {problem}", 2)
     warnings = validate_config({k: v for k, v in raw.items() if k != "base"}, source=str(args.file)).warnings
     path = save_user_preset(name, raw, raw.get("description", f"imported from {args.file.name}"), raw.get("base"),
                             overwrite=args.overwrite)

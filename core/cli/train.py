@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli.common import CliError, add_config_args, config_from_args, emit, runs_dir
+from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
 from core.config.errors import ConfigError
 from core.config.spaces import check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
@@ -29,7 +29,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
     r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run")
     r.add_argument("run_id")
-    r.add_argument("--timesteps", type=int, metavar="N", help="train N more steps (default: what remains of the budget)")
+    r.add_argument("--timesteps", type=positive_int, metavar="N",
+                   help="train N more steps (default: what remains of the budget)")
     r.add_argument("--detach", action="store_true", help="print the run id and return at once")
     r.set_defaults(func=run_resume)
 

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from core.config.dotted import merge
 from core.config.errors import ConfigError, CrossFieldError, FieldIssue
 from core.config.fields import Section
 from core.config.schema import RunConfig
@@ -53,6 +54,13 @@ def _clip_value(value: Any, n: int = 60) -> str:
 def _clip(text: str, n: int = 60) -> str:
     """``text`` quoted, cut to ``n`` characters: a message quotes a value, never a whole file."""
     return repr(text) if len(text) <= n else repr(text[:n]) + f"... ({len(text):,} characters)"
+
+
+def choose_env(raw: dict[str, Any], env: str) -> dict[str, Any]:
+    """``raw`` with the env ``--env`` names (a gymnasium id or ``module:Class``), keeping the
+    ``env.kwargs`` it already holds (from ``--set``, ``--config`` or a plan's ``set``)."""
+    choice = {"entry_point": env, "id": None} if ":" in env else {"id": env, "entry_point": None}
+    return merge(raw, {"env": choice})
 
 
 def strip_ignored(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

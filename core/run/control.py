@@ -58,6 +58,8 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
     """
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
+    if more_steps is not None and (isinstance(more_steps, bool) or not isinstance(more_steps, int) or more_steps < 1):
+        raise ResumeError(f"more steps must be a whole number of at least 1, not {more_steps!r}: e.g. --timesteps 10000")
     state = read_status(run_dir).get("state")
     if state not in RESUMABLE and not (state == "finished" and more_steps):
         hint = "; give more steps to train it further" if state == "finished" else ""

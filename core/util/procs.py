@@ -39,7 +39,7 @@ def is_alive(pid: int | None, create_time: float | None) -> bool:
         if create_time is not None and abs(proc.create_time() - create_time) > 1.0:
             return False
         return bool(proc.status() != psutil.STATUS_ZOMBIE)
-    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError, OverflowError, TypeError):
         return False
 
 
@@ -48,7 +48,7 @@ def process_tree(pid: int) -> list[psutil.Process]:
     try:
         root = psutil.Process(pid)
         return [root, *root.children(recursive=True)]
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError, OverflowError, TypeError):
         return []
 
 

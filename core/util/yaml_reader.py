@@ -33,11 +33,14 @@ class Limits:
     max_nodes: int = 100_000           # keys, values and items, aliases expanded
     max_keys: int = 20_000             # mapping keys, aliases expanded
     max_string: int = 64 * 1024        # characters in one scalar
+    what: str = "a YAML file"          # what is read, for messages
+    fix: str = "a config, preset or plan is a few KiB: remove what does not belong in it"
 
 
 DEFAULT_LIMITS = Limits()
 # A --set value or a form field is one value typed by a person, not a file.
-VALUE_LIMITS = Limits(max_bytes=64 * 1024, max_nodes=20_000, max_keys=5_000)
+VALUE_LIMITS = Limits(max_bytes=64 * 1024, max_nodes=20_000, max_keys=5_000, what="one value",
+                      fix="a setting's value is a few words or numbers: shorten it")
 
 
 class YamlLimitError(ValueError):
@@ -56,8 +59,8 @@ def check_yaml(text: str, source: str = "YAML", limits: Limits = DEFAULT_LIMITS)
     """Raise ``YamlLimitError`` when ``text`` breaks ``limits``; ``yaml.YAMLError`` when it is not YAML."""
     size = len(text.encode("utf-8", errors="replace"))
     if size > limits.max_bytes:
-        raise YamlLimitError(source, f"{_size(size)} is over the {_size(limits.max_bytes)} limit for a YAML file",
-                             "a config, preset or plan is a few KiB: remove what does not belong in it")
+        raise YamlLimitError(source, f"{_size(size)} is over the {_size(limits.max_bytes)} limit for {limits.what}",
+                             limits.fix)
     counter = _Counter(source, limits)
     for event in yaml.parse(text, Loader=_Loader):
         counter.see(event)
@@ -139,8 +142,8 @@ def read_yaml_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror or exc}") from None
     if len(data) > limits.max_bytes:
-        raise YamlLimitError(str(path), f"the file is over the {_size(limits.max_bytes)} limit for a YAML file",
-                             "a config, preset or plan is a few KiB: is this the right file?")
+        raise YamlLimitError(str(path), f"the file is over the {_size(limits.max_bytes)} limit for {limits.what}",
+                             f"{limits.fix}; is this the right file?")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
