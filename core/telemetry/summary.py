@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from core.util.jsonl import read_jsonl
 
@@ -39,5 +39,5 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
     }
 
 
-def _is_number(v: Any) -> bool:
+def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, int | float) and not isinstance(v, bool)
