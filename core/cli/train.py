@@ -13,6 +13,7 @@ from core.config.spaces import check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
+from core.run.records import well_formed_only
 from core.run.states import TERMINAL
 from core.run.status import read_status
 from core.run.store import RunStore
@@ -116,7 +117,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     printed_step = -1
     while True:
         try:
-            for rec in reader.read_new():
+            for rec in well_formed_only(reader.read_new()):
                 kind = rec.get("kind")
                 if kind == "progress":
                     step, fps = rec["step"], rec.get("fps", fps)

@@ -41,3 +41,18 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
 
 def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_TEXT_FIELDS = frozenset({"reason", "process_memory_source", "driver_version", "name"})
+
+
+def well_formed_sample(rec: dict[str, Any]) -> bool:
+    """Whether a telemetry line has the shape the recorder writes (a damaged file may hold anything):
+    a sample or ``agg`` line has a numeric ``t`` and numbers (or null) everywhere but its text fields."""
+    kind = rec.get("kind")
+    if kind not in (None, "agg"):
+        return isinstance(kind, str)
+    if not _is_number(rec.get("t")):
+        return False
+    return all(v is None or (isinstance(v, str) if k in _TEXT_FIELDS else _is_number(v))
+               for k, v in rec.items() if k not in ("kind", "t"))
