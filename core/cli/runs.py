@@ -69,6 +69,7 @@ def _details(data: dict[str, Any]) -> str:
         lines.append(f"status.json problems (ignored): {', '.join(status['problems'])}")
     if status.get("exit_reason"):
         lines.append(f"exit: {status['exit_reason']}")
+    lines += [f"note: {note}" for note in (status.get("notes") or [])[:10]]
     if status.get("error"):
         lines.append(f"error: {status['error'].get('message')}")
         if status["error"].get("traceback"):

@@ -146,8 +146,25 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     for key in ("description", "base"):
         clean.pop(key, None)
     try:
-        return ValidatedConfig(RunConfig.model_validate(clean), warnings)
+        cfg = RunConfig.model_validate(clean)
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
+    except RecursionError:
+        raise ConfigError([FieldIssue("", "nests too deeply to be a config: flatten it")], source) from None
+    return ValidatedConfig(cfg, warnings + advice(cfg))
+
+
+LEARNING_RATE_CEILING = 0.1  # Adam trains these networks at 1e-5 .. 1e-2; above this the policy collapses
+
+
+def advice(cfg: RunConfig) -> list[str]:
+    """Values that are valid but almost surely a mistake: warned about at launch, recorded in the run."""
+    params = cfg.params
+    lr = getattr(params, "learning_rate", None)
+    if isinstance(lr, float) and lr > LEARNING_RATE_CEILING:
+        section = cfg.algo.lower()
+        return [f"{section}.learning_rate {lr:g} is far above what these networks train with (1e-5 to 1e-2): expect the "
+                "policy to collapse or diverge; try 3e-4"]
+    return []
 
 

@@ -22,7 +22,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "state": (str,), "id": (str,), "pid": (int,), "pid_create_time": _NUMBER, "host": (str,), "preset": (str,),
     "created_at": _NUMBER, "updated_at": _NUMBER, "launched_at": _NUMBER, "started_at": _NUMBER, "ended_at": _NUMBER,
     "train_time_s": _NUMBER, "attempt": (int,), "error": (dict,), "exit_reason": (str,), "warnings": (list,),
-    "queue": (dict,), "resumed_from": (str,),
+    "queue": (dict,), "resumed_from": (str,), "notes": (list,),
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
 
@@ -46,6 +46,8 @@ def clean_status(raw: Any) -> dict[str, Any]:
         status["error"] = {k: v if isinstance(v, str) else str(v) for k, v in status["error"].items()}
     if isinstance(status.get("warnings"), list):
         status["warnings"] = [str(w) for w in status["warnings"]]
+    if isinstance(status.get("notes"), list):
+        status["notes"] = [str(n) for n in status["notes"]]
     if problems:
         status["problems"] = problems
     if status.get("state") not in KNOWN_STATES:

@@ -143,12 +143,6 @@ class RunStore:
         return [i for i in self.list() if i.state in ACTIVE]
 
 
-def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
-    """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
-    entry = read_json(RunDir(run_dir).latest_checkpoint, default=None)
-    return entry if isinstance(entry, dict) else None
-
-
 def load_run_config(run_dir: Path) -> RunConfig:
     """The run's validated config; ``ConfigError`` naming ``config.yaml`` when it cannot be used."""
     path = RunDir(run_dir).config

@@ -52,9 +52,20 @@ def process_tree(pid: int) -> list[psutil.Process]:
         return []
 
 
-def terminate_tree(pid: int, grace_s: float = 5.0) -> None:
-    """Terminate ``pid`` and its descendants; kill what is still there after ``grace_s``."""
+def terminate_tree(pid: int, grace_s: float = 5.0, root_first: bool = False) -> None:
+    """Terminate ``pid`` and its descendants; kill what is still there after ``grace_s``.
+
+    ``root_first`` sends SIGTERM to ``pid`` alone and gives it ``grace_s`` to end (a worker takes
+    it as a graceful stop and closes its own env processes) before the rest of the tree is asked.
+    """
     procs = process_tree(pid)
+    if root_first and procs:
+        try:
+            procs[0].terminate()
+        except psutil.NoSuchProcess:
+            pass
+        gone, _ = psutil.wait_procs(procs[:1], timeout=grace_s)
+        procs = [p for p in procs if p not in gone]
     for proc in procs:
         try:
             proc.terminate()
