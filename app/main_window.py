@@ -27,6 +27,8 @@ from app.settings import get_setting, set_setting
 from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from core.config.schema import RunConfig
+from core.config.spaces import probe_spaces
+from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import ResumeError, launch_worker, resume_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
@@ -140,6 +142,9 @@ class MainWindow(QMainWindow):
                estimate: FitEstimate | None = None) -> Path | None:
         """Create a run for ``config``, start its worker detached and follow it."""
         try:
+            problem = None if config.is_baseline else free_space_problem(self.store.root, config, probe_spaces(config.env))
+            if problem:
+                raise OSError(problem)
             run_dir = self.store.create(config, preset, list(warnings))
             launch_worker(run_dir)
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
 from core.config.errors import ConfigError
-from core.config.spaces import check_spaces, probe_spaces
+from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
+from core.fit.disk import free_space_problem
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
@@ -42,20 +43,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     s.set_defaults(func=run_stop)
 
 
-def _check_spaces_early(validated: ValidatedConfig) -> None:
+def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
     """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)
     if issues:
         raise ConfigError(issues)
+    return spaces
 
 
 def run_train(args: argparse.Namespace) -> int:
     validated = config_from_args(args)
     for warning in validated.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    _check_spaces_early(validated)
+    spaces = _check_spaces_early(validated)
     store = RunStore(runs_dir(args))
+    problem = free_space_problem(store.root, validated.config, spaces)
+    if problem:
+        raise CliError(problem)
     run_dir = store.create(validated.config, preset=args.preset, warnings=validated.warnings)
     launch_worker(run_dir, reap=not args.detach)
     return _detach_or_follow(args, run_dir)

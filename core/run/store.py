@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import builtins
 import re
+import shutil
 import socket
 import time
 from dataclasses import asdict, dataclass, field
@@ -98,10 +99,14 @@ class RunStore:
         else:
             raise ConfigError([FieldIssue("name", f"could not find a free run id for {base!r}")])
         layout = RunDir(path)
-        write_atomic(layout.config, cfg.to_yaml())
-        write_json_atomic(layout.status, {
-            "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
-            "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
+        try:
+            write_atomic(layout.config, cfg.to_yaml())
+            write_json_atomic(layout.status, {
+                "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
+                "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
+        except OSError:  # a full disk: no empty run folder is left behind
+            shutil.rmtree(path, ignore_errors=True)
+            raise
         return path
 
     def path(self, run_id: str) -> Path:
