@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from core.cli import doctor, estimate, export, monitor, presets, queue, runs, train
 from core.cli.common import CliError
-from core.config.errors import SHOWN_ISSUES, ConfigError
+from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
 COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue]
@@ -43,10 +43,10 @@ def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespac
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
-        print(f"rlpanel {args.command}: {exc}", file=sys.stderr)
+        print(f"rlpanel {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return exc.code
     except ConfigError as exc:
-        where = f" in {exc.source}" if exc.source else ""
+        where = f" in {one_line(exc.source)}" if exc.source else ""
         for issue in exc.issues[:SHOWN_ISSUES]:
             print(f"rlpanel {args.command}: config error{where}: {issue}", file=sys.stderr)
         if len(exc.issues) > SHOWN_ISSUES:

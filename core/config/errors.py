@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (a newline or carriage return in a key) shown escaped: one
+    issue is one line, whatever the user's file holds."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 @dataclass(frozen=True)
@@ -13,7 +22,7 @@ class FieldIssue:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        return one_line(f"{self.path}: {self.message}" if self.path else self.message)
 
 
 SHOWN_ISSUES = 5  # a message lists this many problems, then "and N more"

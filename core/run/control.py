@@ -19,14 +19,12 @@ from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, BROKEN, RESUMABLE
-from core.run.status import read_status, write_status
+from core.run.status import WORKER_MODULE, read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import write_atomic
 from core.util.locks import held_briefly
 from core.util.paths import absolute
 from core.util.procs import spawn_detached, terminate_tree
-
-WORKER_MODULE = "core.training.worker"
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, BROKEN, LIVE, STARTING_GRACE_S, TERMINAL
 from core.util.files import read_json, write_json_atomic
-from core.util.procs import is_alive
+from core.util.procs import is_alive, module_running
 
 _NUMBER = (int, float)
 # The type each known field must have; a field of another type is dropped (and named in "problems").
@@ -25,6 +25,8 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "queue": (dict,), "resumed_from": (str,), "notes": (list,),
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
+WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (core.run.control starts it)
+LAUNCH_CHECK_S = 5.0  # a launched worker's process exists from the spawn on: past this, no process means it died
 
 
 def clean_status(raw: Any) -> dict[str, Any]:
@@ -69,13 +71,19 @@ def read_status(run_dir: Path) -> dict[str, Any]:
         pid = status.get("pid")
         if pid is None:
             since = status.get("updated_at", 0)
-            if state != "starting" or time.time() - since > STARTING_GRACE_S:
+            if state != "starting" or time.time() - since > STARTING_GRACE_S or _never_started(run_dir, since):
                 status = {**status, "state": "crashed", "recorded_state": state,
                           "error": status.get("error") or {"message": "the worker never started (see worker.log)"}}
         elif not is_alive(pid, status.get("pid_create_time")):
             status = {**status, "state": "crashed", "recorded_state": state,
                       "error": status.get("error") or {"message": f"the worker (pid {pid}) ended without a word; see worker.log"}}
     return status
+
+
+def _never_started(run_dir: Path, since: float) -> bool:
+    """A run ``starting`` without a pid for a few seconds whose worker process is not there (killed
+    before it could write its pid) reads as crashed now, not after ``STARTING_GRACE_S``."""
+    return time.time() - since > LAUNCH_CHECK_S and not module_running(WORKER_MODULE, run_dir)
 
 
 def write_status(run_dir: Path, **changes: Any) -> dict[str, Any]:

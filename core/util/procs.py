@@ -118,6 +118,25 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     return proc
 
 
+def module_running(module: str, target: Path) -> bool:
+    """Whether some live process runs ``python -m module ... target`` (``target`` compared resolved).
+
+    How a reader tells a worker that died before it could write its pid from one still loading.
+    """
+    want = Path(target).resolve()
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmd = proc.info["cmdline"] or []
+        except psutil.Error:
+            continue
+        if module not in cmd:
+            continue
+        args = cmd[cmd.index(module) + 1:]
+        if any(not a.startswith("-") and Path(a).resolve() == want for a in args):
+            return True
+    return False
+
+
 def tree_pids(pid: int) -> set[int]:
     """The pids of ``pid``'s tree (empty when it is gone): what the telemetry samplers match."""
     return {p.pid for p in process_tree(pid)}

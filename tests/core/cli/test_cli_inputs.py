@@ -87,3 +87,12 @@ def test_estimate_host_memory_must_be_a_finite_positive_number(value, capsys):  
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "--host-memory-gib" in err and "Traceback" not in err
+
+
+def test_control_characters_in_keys_never_break_an_error_into_more_lines(tmp_path, capsys):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text('jobs:\n- {}\n- {}\n- "\\r\\r": null\n  "a\\nb": 1\n')
+    assert main(["queue", "run", str(plan), "--runs-dir", str(tmp_path / "runs")]) != 0
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert all(line.startswith("rlpanel queue: ") for line in lines), lines
+    assert any("\\r\\r" in line for line in lines) and len(lines) <= 6

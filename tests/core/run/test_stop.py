@@ -43,3 +43,25 @@ def test_a_frozen_worker_is_terminated_and_the_reason_claims_no_missing_checkpoi
     assert find_checkpoint(run).checkpoint is None
     assert "it has no checkpoint, so it cannot resume" in status["exit_reason"]
     assert "resumes from" not in status["exit_reason"]
+
+
+def test_a_worker_killed_before_it_wrote_its_pid_reads_crashed_within_seconds(runs_dir):
+    import subprocess
+    import sys
+    import time
+
+    from core.run.status import LAUNCH_CHECK_S, write_status
+
+    run = make_run(runs_dir, {"budget": {"total_timesteps": 1000}})
+    write_status(run, state="starting", pid=None)
+    assert read_status(run)["state"] == "starting"
+    # a process whose command line names the worker module and this run: a worker still loading
+    loading = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "core.training.worker", str(run)])
+    try:
+        time.sleep(LAUNCH_CHECK_S + 0.5)
+        assert read_status(run)["state"] == "starting"
+    finally:
+        loading.kill()
+        loading.wait()
+    status = read_status(run)
+    assert status["state"] == "crashed" and status["recorded_state"] == "starting"
