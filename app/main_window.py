@@ -28,6 +28,7 @@ from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from core.config.schema import RunConfig
 from core.config.spaces import probe_spaces
+from core.config.trust import code_module, is_trusted, trust
 from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import ResumeError, launch_worker, resume_run
@@ -140,7 +141,13 @@ class MainWindow(QMainWindow):
 
     def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                estimate: FitEstimate | None = None) -> Path | None:
-        """Create a run for ``config``, start its worker detached and follow it."""
+        """Create a run for ``config``, start its worker detached and follow it.
+
+        A config whose env is code (``env.entry_point``) from a module not yet trusted asks first:
+        "this preset runs code from MODULE" (``core.config.trust``); the answer is remembered.
+        """
+        if not self.confirm_code(config, preset):
+            return None
         try:
             problem = None if config.is_baseline else free_space_problem(self.store.root, config, probe_spaces(config.env))
             if problem:
@@ -155,6 +162,23 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.monitor)
         self.runs.refresh()
         return run_dir
+
+    def confirm_code(self, config: RunConfig, preset: str | None = None) -> bool:
+        """Whether the run may import its env's code: trusted already, or the user says yes now."""
+        module = code_module(config.env)
+        if module is None or is_trusted(module):
+            return True
+        what = f"The preset {preset}" if preset else "This config"
+        answer = QMessageBox.question(
+            self, "This preset runs code",
+            f"{what} runs code from {module} (env entry point {config.env.entry_point}).\n\n"
+            f"rlpanel imports it only to train. Run code from {module} now and from now on?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage(f"Not launched: {module} is not trusted", 8000)
+            return False
+        trust(module)
+        return True
 
     def stop_run(self) -> None:
         if self.run_dir is None or self.run_state not in ACTIVE:

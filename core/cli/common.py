@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 from core.config.algorithms import ALGOS, BASELINES, normalize_algo
 from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
+from core.config.trust import trust
 from core.config.validate import ValidatedConfig, choose_env, parse_set, validate_config
 from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
@@ -72,10 +74,16 @@ def add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", help="auto, cpu, cuda or cuda:N")
     p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="override one setting, e.g. --set ppo.n_epochs=20 (repeatable)")
+    p.add_argument("--trust", action="append", default=[], metavar="MODULE",
+                   help="let rlpanel import MODULE, the code an env entry point names (remembered; repeatable)")
 
 
 def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
-    """Preset <- --config file <- --set <- the dedicated flags, validated."""
+    """Preset <- --config file <- --set <- the dedicated flags, validated (``--trust`` is remembered first)."""
+    for module in getattr(args, "trust", []):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module):
+            raise CliError(f"--trust {module[:80]!r} is not a module name (e.g. my_envs or pkg.envs)", 2)
+        trust(module)
     overrides: dict[str, Any] = {}
     if args.config:
         try:
