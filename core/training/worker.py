@@ -99,7 +99,8 @@ def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:
 def failure_reason(exc: BaseException) -> str:
     """What ended the attempt, in words a user can act on (a full disk, no memory, or the error)."""
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        text = str(exc) if type(exc).__name__ == "CheckpointError" else describe_os_error(exc)
+        # a CheckpointError's strerror is already the whole sentence (str() would prefix "[Errno 28]")
+        text = str(exc.strerror) if type(exc).__name__ == "CheckpointError" else describe_os_error(exc)
         return f"{text}; the run resumes from its last checkpoint once there is space"
     if isinstance(exc, MemoryError):
         return ("out of memory (host RAM): lower the replay buffer (buffer_size), n_envs or the batch size, "

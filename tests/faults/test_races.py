@@ -1,5 +1,5 @@
 """Two commands racing on one run: two ``rlpanel resume`` at once launch one attempt and refuse the
-other in one line (two ``queue run`` at once: tests/core/queue/test_queue_lock.py)."""
+other in one line (two ``queue run`` at once: test_queue_race.py)."""
 
 from __future__ import annotations
 
