@@ -1,10 +1,9 @@
 """Locks held by the operating system (``filelock``): released when their process ends, however it ends.
 
-A ``kill -9``, a power cut or a crash leaves no stale lock behind, on Windows as on POSIX. Two
-kinds are used: ``held_briefly`` around a check-then-act step that two commands may race on
-(start a queue, resume a run), and ``ProcessLock`` held for a whole process's life (the queue
-runner). Every such lock of rlpanel is made here, so moving the others (``core.run.lock``) onto
-the same mechanism is a change in one place.
+A ``kill -9``, a power cut or a crash leaves no stale lock behind, on Windows as on POSIX.
+``held_briefly`` guards a check-then-act step that two commands may race on (start a queue,
+resume a run). The workers' and the queue runner's long-held locks are still ``core.run.lock``;
+moving them onto filelock means adding a long-held kind here.
 """
 
 from __future__ import annotations
@@ -34,41 +33,3 @@ def held_briefly(path: Path, timeout_s: float = 30.0, what: str = "this folder")
         yield
     finally:
         lock.release()
-
-
-class ProcessLock:
-    """A lock held for as long as this process wants it (``acquire`` never waits)."""
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self._lock = FileLock(str(self.path), is_singleton=False)
-
-    def acquire(self) -> None:
-        """Take the lock now or raise ``LockBusy``."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self._lock.acquire(timeout=0)
-        except Timeout:
-            raise LockBusy(f"{self.path} is held by another process") from None
-
-    def release(self) -> None:
-        if self._lock.is_locked:
-            self._lock.release()
-
-    @property
-    def held(self) -> bool:
-        """Whether this object holds the lock."""
-        return bool(self._lock.is_locked)
-
-
-def is_held(path: Path) -> bool:
-    """Whether some process holds the lock file ``path`` now (taking it for an instant to find out)."""
-    if not Path(path).exists():
-        return False
-    probe = FileLock(str(path), is_singleton=False)
-    try:
-        probe.acquire(timeout=0)
-    except Timeout:
-        return True
-    probe.release()
-    return False
