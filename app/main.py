@@ -19,14 +19,14 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
-    from core.util.paths import default_runs_dir
+    from core.util.paths import absolute, default_runs_dir
 
     QCoreApplication.setOrganizationName("rlpanel")
     QCoreApplication.setApplicationName("rlpanel")
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
     collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
     apply_theme(app)
-    folder = Path(runs_dir).expanduser() if runs_dir else default_runs_dir()
+    folder = absolute(runs_dir) if runs_dir else default_runs_dir()  # the worker starts in another folder
     folder.mkdir(parents=True, exist_ok=True)
     quit_ms = os.environ.get("RLPANEL_QUIT_AFTER_MS")
     window = MainWindow(folder, confirm_close=not quit_ms)

@@ -27,10 +27,14 @@ from app.settings import get_setting, set_setting
 from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from core.config.schema import RunConfig
+from core.config.spaces import probe_spaces
+from core.config.trust import code_module, is_trusted, trust
+from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import ResumeError, launch_worker, resume_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunStore
+from core.util.paths import absolute
 
 STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
@@ -41,7 +45,7 @@ STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
 class MainWindow(QMainWindow):
     def __init__(self, runs_dir: Path | str, confirm_close: bool = True):
         super().__init__()
-        self.runs_dir = Path(runs_dir)
+        self.runs_dir = absolute(runs_dir)  # handed to workers and the queue runner
         self.store = RunStore(self.runs_dir)
         self.confirm_close = confirm_close
         self.run_dir: Path | None = None  # the followed run
@@ -137,8 +141,17 @@ class MainWindow(QMainWindow):
 
     def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                estimate: FitEstimate | None = None) -> Path | None:
-        """Create a run for ``config``, start its worker detached and follow it."""
+        """Create a run for ``config``, start its worker detached and follow it.
+
+        A config whose env is code (``env.entry_point``) from a module not yet trusted asks first:
+        "this preset runs code from MODULE" (``core.config.trust``); the answer is remembered.
+        """
+        if not self.confirm_code(config, preset):
+            return None
         try:
+            problem = None if config.is_baseline else free_space_problem(self.store.root, config, probe_spaces(config.env))
+            if problem:
+                raise OSError(problem)
             run_dir = self.store.create(config, preset, list(warnings))
             launch_worker(run_dir)
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
@@ -149,6 +162,23 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.monitor)
         self.runs.refresh()
         return run_dir
+
+    def confirm_code(self, config: RunConfig, preset: str | None = None) -> bool:
+        """Whether the run may import its env's code: trusted already, or the user says yes now."""
+        module = code_module(config.env)
+        if module is None or is_trusted(module):
+            return True
+        what = f"The preset {preset}" if preset else "This config"
+        answer = QMessageBox.question(
+            self, "This preset runs code",
+            f"{what} runs code from {module} (env entry point {config.env.entry_point}).\n\n"
+            f"rlpanel imports it only to train. Run code from {module} now and from now on?",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+        if answer != QMessageBox.StandardButton.Yes:
+            self.statusBar().showMessage(f"Not launched: {module} is not trusted", 8000)
+            return False
+        trust(module)
+        return True
 
     def stop_run(self) -> None:
         if self.run_dir is None or self.run_state not in ACTIVE:

@@ -26,7 +26,7 @@ QUEUE_STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "
 # a run's state wherever it is listed (Runs, Results)
 MUTED = "#8a8a8a"
 STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227",
-                "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a"}
+                "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a", "broken": "#d84a6a"}
 # curves readable on both backgrounds
 SERIES_COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 CAPACITY_COLOR, ESTIMATE_COLOR = "#d84a6a", "#c9a227"  # the GPU memory plot's two marks

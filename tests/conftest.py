@@ -61,3 +61,21 @@ def runs_dir(user_home: Path) -> Path:
 @pytest.fixture
 def python() -> str:
     return sys.executable
+
+
+@pytest.fixture(scope="session")
+def trained_run(tmp_path_factory) -> Path:
+    """A real finished PPO run (three checkpoints), trained once per session: copy it before changing it
+    (``tests.training_helpers.copy_run``)."""
+    from tests.training_helpers import train_template
+
+    folder = tmp_path_factory.mktemp("template_runs")
+    old = os.environ.get("RLPANEL_HOME")
+    os.environ["RLPANEL_HOME"] = str(folder)
+    try:
+        return train_template(folder / "runs")
+    finally:
+        if old is None:
+            os.environ.pop("RLPANEL_HOME", None)
+        else:
+            os.environ["RLPANEL_HOME"] = old

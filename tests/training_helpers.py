@@ -53,3 +53,32 @@ def records(run_dir: Path, kind: str) -> list[dict]:
 
 def last_step(run_dir: Path) -> int:
     return max((r["step"] for r in read_jsonl(run_dir / "metrics.jsonl") if r.get("kind") == "progress"), default=0)
+
+
+# --- a real trained run, made once per session and copied into tests that corrupt or resume it ---
+
+TEMPLATE_CONFIG = {"algo": "PPO", "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1}, "runtime": {"n_envs": 1},
+                   "budget": {"total_timesteps": 1024, "checkpoint_every": 256, "keep_checkpoints": 3}}
+
+
+def train_template(folder: Path) -> Path:
+    """A finished PPO run on CartPole with three checkpoints kept (256-step spacing)."""
+    run = make_run(folder, TEMPLATE_CONFIG)
+    assert run_worker(run) == 0, (run / "worker.log").read_text()
+    assert read_status(run)["state"] == "finished"
+    return run
+
+
+def copy_run(template: Path, runs_dir: Path, state: str | None = None) -> Path:
+    """A copy of ``template`` in ``runs_dir`` (a run folder holds everything it needs); ``state``
+    rewrites its recorded state (e.g. ``stopped``, as if a stop had ended it)."""
+    import shutil
+
+    from core.run.status import write_status
+
+    runs_dir.mkdir(parents=True, exist_ok=True)
+    target = runs_dir / template.name
+    shutil.copytree(template, target)
+    if state is not None:
+        write_status(target, state=state)
+    return target

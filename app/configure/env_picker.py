@@ -24,6 +24,7 @@ from app.configure.model import KIND_TEXT
 from app.theme import error_color
 from core.config.algorithms import ALGOS
 from core.config.spaces import COMMON_ENVS
+from core.util.yaml_reader import load_yaml
 
 
 class EnvPicker(QGroupBox):
@@ -120,8 +121,8 @@ class EnvPicker(QGroupBox):
         """The env section as the user set it; unparsable kwargs are passed on for the schema to reject."""
         text = self.kwargs_edit.toPlainText().strip()
         try:
-            kwargs: Any = yaml.safe_load(text) if text else {}
-        except yaml.YAMLError:
+            kwargs: Any = load_yaml(text, "env kwargs") if text else {}
+        except (yaml.YAMLError, ValueError):
             kwargs = text
         if kwargs is None:
             kwargs = {}

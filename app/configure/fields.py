@@ -16,6 +16,8 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from core.util.yaml_reader import load_yaml
+
 
 @dataclass(frozen=True)
 class FieldKind:
@@ -148,8 +150,8 @@ def parse_text(text: str, kind: FieldKind) -> Any:
         return _parse_layers(stripped)
     if kind.editor == "yaml":
         try:
-            return yaml.safe_load(stripped)
-        except yaml.YAMLError:
+            return load_yaml(stripped, "the field")
+        except (yaml.YAMLError, ValueError):  # bad syntax or over a limit: the schema names the field
             return stripped
     return stripped
 

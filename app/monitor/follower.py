@@ -17,8 +17,10 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.background import WorkerThread, run_in_background
 from core.run.control import stop_run
 from core.run.layout import RunDir
+from core.run.records import well_formed_only
 from core.run.states import ACTIVE
 from core.run.status import read_status
+from core.telemetry.summary import well_formed_sample
 from core.util.files import TextTail
 from core.util.jsonl import JsonlReader
 
@@ -79,11 +81,12 @@ class RunController(QObject):
             self.status.emit(gen, status)
         backlog = False
         recs = metrics.read_new(CHUNK_BYTES)
+        backlog |= bool(recs) and _has_more(metrics)
+        recs = well_formed_only(recs)  # a damaged line never reaches the plots
         if recs:
             self.records.emit(gen, recs)
-            backlog |= _has_more(metrics)
         replaced = _was_replaced(telemetry)  # the recorder thins old telemetry by rewriting the file
-        samples = telemetry.read_new(CHUNK_BYTES)
+        samples = [s for s in telemetry.read_new(CHUNK_BYTES) if well_formed_sample(s)]
         if replaced:
             samples = [{"kind": "reset"}, *samples]
         if samples:

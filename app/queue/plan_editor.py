@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import ValidationError
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -32,6 +31,7 @@ from app.queue.status_view import fit_columns
 from app.theme import error_color
 from core.config.schema import RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
+from core.util.yaml_reader import read_yaml
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
 BASELINE_EPISODES = 20
@@ -288,8 +288,8 @@ class PlanEditor(QWidget):
     def load(self, path: Path) -> bool:
         """Read a plan file; jobs with bad values are kept (Start names them), a bad structure is not."""
         try:
-            plan = Plan.model_validate(yaml.safe_load(Path(path).read_text(encoding="utf-8")))
-        except (OSError, yaml.YAMLError, ValidationError) as exc:
+            plan = Plan.model_validate(read_yaml(Path(path)))
+        except (ValueError, ValidationError) as exc:
             self.say(f"Cannot load {path}: {exc}".replace("\n", " "), error=True)
             return False
         self.set_plan(plan)

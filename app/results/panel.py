@@ -167,7 +167,7 @@ class ResultsPanel(QWidget):
     def refresh(self) -> None:
         """Read the runs folder again; ticks and the baseline survive when their runs still exist."""
         checked, baseline = set(self.checked_ids()), self.baseline_id()
-        infos = self.store.list()
+        infos = [i for i in self.store.list() if not i.broken]  # broken folders are listed (why) in the Runs tab
         self._infos = {i.id: i for i in infos}
         self.run_list.blockSignals(True)
         self.run_list.clear()

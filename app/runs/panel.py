@@ -146,7 +146,10 @@ class RunsPanel(QWidget):
             item = QTreeWidgetItem([info.id, info.state, info.algo, info.env, steps, reward, age])
             item.setData(0, Qt.ItemDataRole.UserRole, info.id)
             item.setForeground(1, state_color(info.state))
-            if info.state in FAILED and info.error:
+            if info.broken:
+                item.setToolTip(0, f"cannot be read: {info.broken}")
+                item.setToolTip(1, f"cannot be read: {info.broken}")
+            elif info.state in FAILED and info.error:
                 item.setToolTip(1, str(info.error.get("message", "")))
             for col in (4, 5, 6):
                 item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
@@ -185,6 +188,9 @@ class RunsPanel(QWidget):
         self._update_buttons()
         if info is None:
             self.details.clear()
+        elif info.broken:
+            self.details.setPlainText(f"{info.id} cannot be read as a run: {info.broken}\n{info.path}\n"
+                                      "The files are left as they are: fix or remove them in the folder.")
         elif info.state in FAILED:
             self.details.setPlainText(describe_failure(info, self._failure_logs.get(info.id, [])))
         else:

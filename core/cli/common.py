@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -11,8 +13,9 @@ from typing import Any
 from core.config.algorithms import ALGOS, BASELINES, normalize_algo
 from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
-from core.config.validate import ValidatedConfig, parse_set, validate_config
-from core.util.paths import default_runs_dir
+from core.config.trust import trust
+from core.config.validate import ValidatedConfig, choose_env, parse_set, validate_config
+from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
 
@@ -25,7 +28,8 @@ class CliError(Exception):
 
 
 def runs_dir(args: argparse.Namespace) -> Path:
-    return Path(args.runs_dir).expanduser() if getattr(args, "runs_dir", None) else default_runs_dir()
+    """The runs folder, absolute (a relative ``--runs-dir`` is taken from the folder rlpanel runs in)."""
+    return absolute(args.runs_dir) if getattr(args, "runs_dir", None) else default_runs_dir()
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:
@@ -34,6 +38,28 @@ def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> 
         print(json.dumps(data, indent=2, default=str))
     else:
         print(text() if callable(text) else text)
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number of at least 1 (steps, episodes)."""
+    try:
+        value = int(text.replace("_", "").replace(",", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number, e.g. 10000") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1, e.g. 10000")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number above 0 (``nan`` and ``inf`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number, e.g. 16") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} must be a finite number above 0, e.g. 16")
+    return value
 
 
 def add_config_args(p: argparse.ArgumentParser) -> None:
@@ -48,10 +74,16 @@ def add_config_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--device", help="auto, cpu, cuda or cuda:N")
     p.add_argument("--set", action="append", default=[], metavar="PATH=VALUE",
                    help="override one setting, e.g. --set ppo.n_epochs=20 (repeatable)")
+    p.add_argument("--trust", action="append", default=[], metavar="MODULE",
+                   help="let rlpanel import MODULE, the code an env entry point names (remembered; repeatable)")
 
 
 def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
-    """Preset <- --config file <- --set <- the dedicated flags, validated."""
+    """Preset <- --config file <- --set <- the dedicated flags, validated (``--trust`` is remembered first)."""
+    for module in getattr(args, "trust", []):
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", module):
+            raise CliError(f"--trust {module[:80]!r} is not a module name (e.g. my_envs or pkg.envs)", 2)
+        trust(module)
     overrides: dict[str, Any] = {}
     if args.config:
         try:
@@ -64,7 +96,7 @@ def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
     if args.algo:
         overrides["algo"] = args.algo
     if args.env:
-        overrides["env"] = {"entry_point": args.env, "id": None} if ":" in args.env else {"id": args.env, "entry_point": None}
+        overrides = choose_env(overrides, args.env)
     if args.timesteps is not None:
         overrides = set_path(overrides, "budget.total_timesteps", args.timesteps)
     if getattr(args, "episodes", None) is not None:

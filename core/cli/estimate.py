@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import CliError, add_config_args, config_from_args, emit
+from core.cli.common import add_config_args, config_from_args, emit, positive_float
 from core.config.spaces import probe_spaces
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
@@ -23,7 +23,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                        help="GPU and host memory a run needs, the verdict and a fix (exit 3: does not fit)")
     add_config_args(p)
     p.add_argument("--gpu", metavar="NAME", help="target GPU profile (rlpanel gpus lists them; default: the config's target_gpu)")
-    p.add_argument("--host-memory-gib", type=float, metavar="GIB", help="plan for a host with this much RAM (default: this one)")
+    p.add_argument("--host-memory-gib", type=positive_float, metavar="GIB",
+                   help="plan for a host with this much RAM (default: this one)")
     p.set_defaults(func=run_estimate)
     g = sub.add_parser("gpus", parents=[common], help="known target GPU profiles and the GPUs detected here")
     g.set_defaults(func=run_gpus)
@@ -36,8 +37,6 @@ def run_estimate(args: argparse.Namespace) -> int:
     cfg = validated.config
     spaces = probe_spaces(cfg.env)
     gpu = get_profile(args.gpu or cfg.target_gpu)
-    if args.host_memory_gib is not None and args.host_memory_gib <= 0:
-        raise CliError(f"--host-memory-gib {args.host_memory_gib} must be positive, e.g. 16")
     host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
     result = estimate(cfg, spaces, gpu, host)
     emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label))

@@ -12,7 +12,9 @@ from core.cli.common import CliError, runs_dir
 from core.results.export import FORMATS, ExportError, export, format_for
 from core.results.table import results, select_runs
 from core.run.states import TERMINAL
-from core.run.store import RunStore
+from core.run.store import RunInfo, RunStore, run_info
+
+SHOWN_BROKEN = 10
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -64,6 +66,13 @@ def run(args: argparse.Namespace) -> int:
         baseline = store.path(args.baseline) if args.baseline else None
     except KeyError as exc:
         raise CliError(f"{exc.args[0]}; list the runs with: rlpanel runs") from None
+    if baseline is not None and run_info(baseline).broken:
+        raise CliError(f"the baseline run {baseline.name} cannot be read ({run_info(baseline).broken}); choose another")
+    dirs, broken = _readable(dirs)
+    for info in broken[:SHOWN_BROKEN]:
+        print(f"rlpanel export: skipped {info.id}: it cannot be read ({info.broken})", file=sys.stderr)
+    if len(broken) > SHOWN_BROKEN:
+        print(f"rlpanel export: and {len(broken) - SHOWN_BROKEN} more broken runs skipped", file=sys.stderr)
     if not dirs and baseline is None:
         raise CliError(f"no runs match in {store.root}; list them with: rlpanel runs")
     rows = results(dirs, baseline=baseline)
@@ -75,6 +84,12 @@ def run(args: argparse.Namespace) -> int:
     if output is not None:
         print(f"wrote {len(rows)} runs to {output} ({fmt})", file=sys.stderr)
     return 0
+
+
+def _readable(dirs: list[Path]) -> tuple[list[Path], list[RunInfo]]:
+    """The run folders that can be read, and the broken ones (listed, never exported)."""
+    infos = [run_info(d) for d in dirs]
+    return [i.path for i in infos if not i.broken], [i for i in infos if i.broken]
 
 
 def _print_text(text: str) -> None:

@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from core.cli import doctor, estimate, export, monitor, presets, queue, runs, train
 from core.cli.common import CliError
-from core.config.errors import ConfigError
+from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
+from core.util.files import describe_os_error
 
 COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue]
 
@@ -42,13 +43,18 @@ def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespac
     try:
         return int(args.func(args) or 0)
     except CliError as exc:
-        print(f"rlpanel {args.command}: {exc}", file=sys.stderr)
+        print(f"rlpanel {args.command}: {one_line(str(exc))}", file=sys.stderr)
         return exc.code
     except ConfigError as exc:
-        where = f" in {exc.source}" if exc.source else ""
-        for issue in exc.issues:
+        where = f" in {one_line(exc.source)}" if exc.source else ""
+        for issue in exc.issues[:SHOWN_ISSUES]:
             print(f"rlpanel {args.command}: config error{where}: {issue}", file=sys.stderr)
+        if len(exc.issues) > SHOWN_ISSUES:
+            print(f"rlpanel {args.command}: and {len(exc.issues) - SHOWN_ISSUES:,} more config errors", file=sys.stderr)
         return 2
+    except OSError as exc:  # a full disk, a folder that cannot be written: one line, not a traceback
+        print(f"rlpanel {args.command}: {describe_os_error(exc)}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print(f"rlpanel {args.command}: interrupted", file=sys.stderr)
         return 130

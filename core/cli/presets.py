@@ -9,7 +9,8 @@ import yaml
 
 from core.cli.common import CliError, emit
 from core.config.algorithms import ALGOS
-from core.config.presets import get_preset, list_presets, resolve, save_user_preset
+from core.config.presets import get_preset, list_presets, metadata_problem, resolve, save_user_preset
+from core.config.trust import code_modules, is_trusted
 from core.config.validate import validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -32,7 +33,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def run_list(args: argparse.Namespace) -> int:
     presets = list_presets()
     data = [{"name": p.name, "builtin": p.builtin, "algos": p.algos, "base": p.base, "description": p.description,
-             "path": str(p.path), "error": p.error} for p in presets]
+             "path": str(p.path), "error": p.error, "code": code_modules(p.data)} for p in presets]
 
     def text() -> str:
         width = max((len(p.name) for p in presets), default=4)
@@ -40,6 +41,7 @@ def run_list(args: argparse.Namespace) -> int:
         for p in presets:
             kind = "built-in" if p.builtin else "user"
             what = f"BROKEN: {p.error} ({p.path})" if p.error else p.description
+            what += "".join(f" [runs code from {m}]" for m in code_modules(p.data))
             lines.append(f"{p.name:<{width}}  {kind:<8}  {','.join(p.algos):<15}  {what}")
         return "\n".join(lines) or "no presets"
 
@@ -66,7 +68,12 @@ def run_import(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     name = args.name or args.file.stem
+    problem = metadata_problem(raw)
+    if problem:
+        raise CliError(f"{args.file}: {problem}", 2)
     warnings = validate_config({k: v for k, v in raw.items() if k != "base"}, source=str(args.file)).warnings
+    warnings += [f"this preset runs code from {m}: rlpanel imports it only once you trust it (--trust {m}, or the "
+                 "window asks before the first launch)" for m in code_modules(raw) if not is_trusted(m)]
     path = save_user_preset(name, raw, raw.get("description", f"imported from {args.file.name}"), raw.get("base"),
                             overwrite=args.overwrite)
     emit(args, {"name": name, "path": str(path), "warnings": warnings},

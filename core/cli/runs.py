@@ -11,6 +11,8 @@ from core.run.store import RunInfo, RunStore
 from core.util.files import read_json
 from core.util.text import format_age
 
+SHOWN_BROKEN = 10
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("runs", parents=[common], help="list runs (id, state, algo, env, steps, reward, age)")
@@ -28,7 +30,14 @@ def table(infos: list[RunInfo]) -> str:
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
         rows.append((i.id, i.state, i.algo, i.env, steps, reward, format_age(i.age_s)))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
-    return "\n".join("  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows)
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
+    broken = [i for i in infos if i.broken]
+    if broken:
+        lines += ["", f"{len(broken)} run folder(s) cannot be read (listed as broken; the files are left as they are):"]
+        lines += [f"  {i.id}: {i.broken}" for i in broken[:SHOWN_BROKEN]]
+        if len(broken) > SHOWN_BROKEN:
+            lines.append(f"  and {len(broken) - SHOWN_BROKEN} more (rlpanel runs --state broken)")
+    return "\n".join(lines)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         from core.run.store import run_info
 
         info = run_info(path)
-        data = {**info.to_json(), "status": read_status(path), "summary": read_json(RunDir(path).summary)}
+        summary = read_json(RunDir(path).summary)
+        data = {**info.to_json(), "status": read_status(path), "summary": summary if isinstance(summary, dict) else None}
         emit(args, data, lambda: _details(data))
         return 0
     infos = [i for i in store.list() if not args.state or i.state == args.state]
@@ -52,13 +62,18 @@ def run(args: argparse.Namespace) -> int:
 
 def _details(data: dict[str, Any]) -> str:
     lines = [f"{k}: {data[k]}" for k in ("id", "state", "algo", "env", "steps", "total", "mean_reward", "path")]
+    if data.get("broken"):
+        lines.append(f"broken: {data['broken']}")
     status = data["status"]
+    if status.get("problems"):
+        lines.append(f"status.json problems (ignored): {', '.join(status['problems'])}")
     if status.get("exit_reason"):
         lines.append(f"exit: {status['exit_reason']}")
+    lines += [f"note: {note}" for note in (status.get("notes") or [])[:10]]
     if status.get("error"):
         lines.append(f"error: {status['error'].get('message')}")
         if status["error"].get("traceback"):
             lines.append(status["error"]["traceback"])
     if data.get("summary"):
-        lines += [f"summary.{k}: {v}" for k, v in data["summary"].items()]
+        lines += [f"summary.{k}: {str(v)[:200]}" for k, v in list(data["summary"].items())[:50]]
     return "\n".join(lines)

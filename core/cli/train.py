@@ -7,12 +7,14 @@ import sys
 import time
 from pathlib import Path
 
-from core.cli.common import CliError, add_config_args, config_from_args, emit, runs_dir
+from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
 from core.config.errors import ConfigError
-from core.config.spaces import check_spaces, probe_spaces
+from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
+from core.fit.disk import free_space_problem
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
+from core.run.records import well_formed_only
 from core.run.states import TERMINAL
 from core.run.status import read_status
 from core.run.store import RunStore
@@ -29,7 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
     r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run")
     r.add_argument("run_id")
-    r.add_argument("--timesteps", type=int, metavar="N", help="train N more steps (default: what remains of the budget)")
+    r.add_argument("--timesteps", type=positive_int, metavar="N",
+                   help="train N more steps (default: what remains of the budget)")
     r.add_argument("--detach", action="store_true", help="print the run id and return at once")
     r.set_defaults(func=run_resume)
 
@@ -40,20 +43,24 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     s.set_defaults(func=run_stop)
 
 
-def _check_spaces_early(validated: ValidatedConfig) -> None:
+def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
     """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)
     if issues:
         raise ConfigError(issues)
+    return spaces
 
 
 def run_train(args: argparse.Namespace) -> int:
     validated = config_from_args(args)
     for warning in validated.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    _check_spaces_early(validated)
+    spaces = _check_spaces_early(validated)
     store = RunStore(runs_dir(args))
+    problem = free_space_problem(store.root, validated.config, spaces)
+    if problem:
+        raise CliError(problem)
     run_dir = store.create(validated.config, preset=args.preset, warnings=validated.warnings)
     launch_worker(run_dir, reap=not args.detach)
     return _detach_or_follow(args, run_dir)
@@ -115,7 +122,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     printed_step = -1
     while True:
         try:
-            for rec in reader.read_new():
+            for rec in well_formed_only(reader.read_new()):
                 kind = rec.get("kind")
                 if kind == "progress":
                     step, fps = rec["step"], rec.get("fps", fps)

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters (a newline or carriage return in a key) shown escaped: one
+    issue is one line, whatever the user's file holds."""
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text)
 
 
 @dataclass(frozen=True)
@@ -13,17 +22,27 @@ class FieldIssue:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        return one_line(f"{self.path}: {self.message}" if self.path else self.message)
+
+
+SHOWN_ISSUES = 5  # a message lists this many problems, then "and N more"
+
+
+def issues_text(issues: list[FieldIssue], shown: int = SHOWN_ISSUES, sep: str = "; ") -> str:
+    """The first ``shown`` issues joined, then how many more there are: error output stays short."""
+    text = sep.join(str(i) for i in issues[:shown])
+    more = len(issues) - shown
+    return text + (f"{sep}and {more:,} more" if more > 0 else "")
 
 
 class ConfigError(ValueError):
-    """A config that cannot be used; ``issues`` lists every problem found."""
+    """A config that cannot be used; ``issues`` lists every problem found (the message, the first few)."""
 
     def __init__(self, issues: list[FieldIssue], source: str = ""):
         self.issues = issues
         self.source = source
         prefix = f"{source}: " if source else ""
-        super().__init__(prefix + "; ".join(str(i) for i in issues))
+        super().__init__(prefix + issues_text(issues))
 
 
 class CrossFieldError(ValueError):

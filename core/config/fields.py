@@ -18,9 +18,10 @@ def hp(default: Any, title: str, help: str, unit: str = "", **constraints: Any) 
 
 
 class Section(BaseModel):
-    """Base of every config section: unknown keys are errors, assignments are validated."""
+    """Base of every config section: unknown keys are errors, assignments are validated, and a
+    number must be finite (``.nan`` or ``.inf`` passes no range check and breaks training later)."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
 
 
 # Fields several algorithms share, written once.

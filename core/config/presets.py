@@ -15,12 +15,12 @@ import yaml
 
 from core.config.algorithms import ALGOS
 from core.config.dotted import merge
-from core.config.errors import ConfigError, FieldIssue
+from core.config.errors import ConfigError, FieldIssue, issues_text
 from core.config.schema import RunConfig
 from core.config.validate import ValidatedConfig, strip_ignored, validate_config
 from core.util.files import write_atomic
 from core.util.paths import builtin_presets_dir, user_presets_dir
-from core.util.text import safe_name
+from core.util.text import is_device_name, safe_name
 from core.util.yaml_reader import read_yaml_mapping
 
 
@@ -40,7 +40,8 @@ class Preset:
 
     @property
     def base(self) -> str | None:
-        return self.data.get("base")
+        base = self.data.get("base")
+        return base if isinstance(base, str) else None
 
     @property
     def algos(self) -> list[str]:
@@ -58,9 +59,23 @@ class Preset:
 
 def _read(path: Path, builtin: bool) -> Preset:
     try:
-        return Preset(path.stem, path, builtin, read_yaml_mapping(path))
+        data = read_yaml_mapping(path)
     except ValueError as exc:
-        return Preset(path.stem, path, builtin, error=str(exc))
+        return Preset(path.stem, path, builtin, error=str(exc).removeprefix(f"{path}: "))
+    problem = metadata_problem(data)
+    if problem:
+        return Preset(path.stem, path, builtin, data, error=problem)
+    return Preset(path.stem, path, builtin, data)
+
+
+def metadata_problem(data: dict[str, Any]) -> str | None:
+    """What is wrong with a preset's own keys (``base``, ``description``), or None."""
+    base, description = data.get("base"), data.get("description")
+    if base is not None and (not isinstance(base, str) or not base):
+        return f"base must be the name of a preset, e.g. base: fast; not {type(base).__name__} {str(base)[:60]}"
+    if description is not None and not isinstance(description, str):
+        return f"description must be text, not {type(description).__name__}"
+    return None
 
 
 def _chain(name: str, by_name: dict[str, Preset]) -> list[Preset]:
@@ -117,7 +132,9 @@ def list_presets() -> list[Preset]:
                 raw = merge(raw, p.overrides)
             validate_config(merge({"algo": preset.algos[0]}, merge(raw, preset.overrides)))
         except ConfigError as exc:
-            preset.error = "; ".join(str(i) for i in exc.issues)
+            preset.error = issues_text(exc.issues)
+        except Exception as exc:  # noqa: BLE001 - one damaged preset must not take the others down
+            preset.error = f"cannot be used: {type(exc).__name__}: {str(exc)[:200]}"
     _cache.clear()
     _cache[stamp] = found
     return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in found]
@@ -159,6 +176,12 @@ def save_user_preset(name: str, data: dict[str, Any], description: str = "", bas
                      overwrite: bool = False) -> Path:
     """Write a user preset atomically; refuse to replace an existing one unless ``overwrite``."""
     clean = safe_name(name)
+    if is_device_name(name):
+        raise ConfigError([FieldIssue("name", f"preset name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, "
+                                              f"COM1-9, LPT1-9), which cannot be a file there: try {name + '-preset'!r}")])
+    problem = metadata_problem({"base": base, "description": description})
+    if problem:
+        raise ConfigError([FieldIssue("base" if problem.startswith("base") else "description", problem)])
     if not clean or clean != name:
         raise ConfigError([FieldIssue("name", f"preset name {name!r} may use only a-z, 0-9, '.', '_' and '-' "
                                               f"(try {clean or 'my-preset'!r})")])

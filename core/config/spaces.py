@@ -23,6 +23,7 @@ from core.config.algorithms import algorithms_for
 from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
+from core.config.trust import require_trusted
 from core.util.imports import load_object
 from core.util.paths import REPO_ROOT
 
@@ -196,6 +197,7 @@ def _key(env: EnvSpec) -> tuple[str, str, str]:
 
 def probe_spaces(env: EnvSpec, use_cache: bool = True) -> EnvSpaces:
     """The spaces of ``env``; raise ``ConfigError`` on ``env.id`` when it cannot be created."""
+    require_trusted(env)  # an entry point is user code: its spaces are read only once the user trusts it
     key = _key(env)
     if use_cache:
         with _lock:

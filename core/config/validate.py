@@ -15,10 +15,11 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
+from core.config.dotted import merge
 from core.config.errors import ConfigError, CrossFieldError, FieldIssue
 from core.config.fields import Section
 from core.config.schema import RunConfig
-from core.util.yaml_reader import load_yaml
+from core.util.yaml_reader import YamlLimitError, load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
 # import and reported, never silently dropped (ARCHITECTURE.md, "Safety").
@@ -34,12 +35,32 @@ def parse_set(text: str) -> tuple[str, Any]:
     path, sep, value = text.partition("=")
     path = path.strip()
     if not sep or not re.fullmatch(r"[a-z_][a-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*", path):
-        raise ConfigError([FieldIssue(path or text, f"--set {text!r} is not PATH=VALUE, e.g. --set ppo.n_epochs=20")])
+        raise ConfigError([FieldIssue(_clip(path, 80).strip("'") if path else "--set",
+                                      f"--set {_clip(text)} is not PATH=VALUE, e.g. --set ppo.n_epochs=20")])
     try:
-        parsed = load_yaml(value) if value.strip() else None
+        parsed = load_yaml(value, f"--set {path}") if value.strip() else None
+    except YamlLimitError as exc:
+        raise ConfigError([FieldIssue(path, f"{exc.problem}; {exc.fix}")]) from None
     except yaml.YAMLError as exc:
-        raise ConfigError([FieldIssue(path, f"value {value!r} is not valid YAML ({exc.__class__.__name__})")]) from None
+        raise ConfigError([FieldIssue(path, f"value {_clip(value)} is not valid YAML ({exc.__class__.__name__})")]) from None
     return path, parsed
+
+
+def _clip_value(value: Any, n: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= n else text[:n] + f"... ({len(text):,} characters)"
+
+
+def _clip(text: str, n: int = 60) -> str:
+    """``text`` quoted, cut to ``n`` characters: a message quotes a value, never a whole file."""
+    return repr(text) if len(text) <= n else repr(text[:n]) + f"... ({len(text):,} characters)"
+
+
+def choose_env(raw: dict[str, Any], env: str) -> dict[str, Any]:
+    """``raw`` with the env ``--env`` names (a gymnasium id or ``module:Class``), keeping the
+    ``env.kwargs`` it already holds (from ``--set``, ``--config`` or a plan's ``set``)."""
+    choice = {"entry_point": env, "id": None} if ":" in env else {"id": env, "entry_point": None}
+    return merge(raw, {"env": choice})
 
 
 def strip_ignored(raw: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -82,7 +103,7 @@ def issues_from_validation(exc: ValidationError) -> list[FieldIssue]:
             close = difflib.get_close_matches(key, known, n=1)
             msg += f"; did you mean {close[0]!r}?" if close else (f"; known: {', '.join(known)}" if known else "")
         elif "input" in err and err["type"] not in ("missing",) and not isinstance(err["input"], dict):
-            msg = f"{err['input']!r}: {msg}"
+            msg = f"{_clip_value(err['input'])}: {msg}"
         issues.append(FieldIssue(path, msg))
     # a union (int | 'auto') reports one error per branch: keep one per path
     seen: dict[str, FieldIssue] = {}
@@ -125,8 +146,25 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     for key in ("description", "base"):
         clean.pop(key, None)
     try:
-        return ValidatedConfig(RunConfig.model_validate(clean), warnings)
+        cfg = RunConfig.model_validate(clean)
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
+    except RecursionError:
+        raise ConfigError([FieldIssue("", "nests too deeply to be a config: flatten it")], source) from None
+    return ValidatedConfig(cfg, warnings + advice(cfg))
+
+
+LEARNING_RATE_CEILING = 0.1  # Adam trains these networks at 1e-5 .. 1e-2; above this the policy collapses
+
+
+def advice(cfg: RunConfig) -> list[str]:
+    """Values that are valid but almost surely a mistake: warned about at launch, recorded in the run."""
+    params = cfg.params
+    lr = getattr(params, "learning_rate", None)
+    if isinstance(lr, float) and lr > LEARNING_RATE_CEILING:
+        section = cfg.algo.lower()
+        return [f"{section}.learning_rate {lr:g} is far above what these networks train with (1e-5 to 1e-2): expect the "
+                "policy to collapse or diverge; try 3e-4"]
+    return []
 
 

@@ -13,11 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from core.config.errors import ConfigError, FieldIssue
 from core.telemetry.nvml import detect_gpus
 from core.util.paths import CONFIGS_DIR
+from core.util.yaml_reader import read_yaml_mapping
 
 GPUS_FILE = CONFIGS_DIR / "gpus.yaml"
 MIB = 1 << 20
@@ -100,8 +99,8 @@ def _cc_text(cc: Any) -> str:
 @functools.lru_cache(maxsize=4)
 def _load_table(path: Path = GPUS_FILE) -> GpuTable:
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
+        data = read_yaml_mapping(path)
+    except ValueError as exc:
         raise ConfigError([FieldIssue("target_gpu", f"cannot read the GPU profiles {path}: {exc}")]) from None
     generations = {str(k): dict(v) for k, v in (data.get("generations") or {}).items()}
     alloc = data.get("allocator") or {}

@@ -10,6 +10,8 @@ from typing import Any
 
 from core.queue.plan import Plan, save_plan
 from core.queue.state import WAITING, QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
+from core.util.locks import LockBusy, held_briefly
+from core.util.paths import absolute
 from core.util.procs import spawn_detached
 
 RUNNER_MODULE = "core.queue.runner"
@@ -34,11 +36,22 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     runner from a thread of this process (for a long-lived caller such as the window).
     Raises ``QueueBusy`` while another queue runs here.
     """
-    root = Path(runs_dir)
+    root = absolute(runs_dir)
+    try:
+        with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
+            return _start_locked(root, plan, plan_path, restart, reap)
+    except LockBusy as exc:
+        raise QueueBusy(str(exc)) from None
+
+
+def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool) -> tuple[dict[str, Any], str]:
+    """``start_queue`` once its start lock is held: a second start waits here and then finds this
+    queue active (its state is written before the lock is let go) and is refused."""
     current = read_queue(root)
     same = current is not None and current.get("plan") == plan.model_dump(mode="json")
     if current is not None and is_active(current):
-        raise QueueBusy(f"queue {current['id']} is still running ({summary_line(current)})")
+        raise QueueBusy(f"queue {current['id']} is already running in {root} ({summary_line(current)}); this plan was "
+                        "not started: wait for that queue, cancel it, or use another --runs-dir")
     stored = load_queue(root)
     if current and current["state"] == "crashed" and same and not restart and stored:
         note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
@@ -62,7 +75,7 @@ def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[b
     """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
     folder = QueueFolder(runs_dir)
     folder.path.mkdir(parents=True, exist_ok=True)
-    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(runs_dir)], folder.runner_log, reap=reap)
+    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(absolute(runs_dir))], folder.runner_log, reap=reap)
 
 
 def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
-from core.config.validate import validate_config
+from core.config.validate import choose_env, validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
 
@@ -48,7 +48,7 @@ class PlanJob(BaseModel):
         if self.algo:
             over["algo"] = normalize_algo(self.algo)
         if self.env:
-            over["env"] = {"entry_point": self.env, "id": None} if ":" in self.env else {"id": self.env, "entry_point": None}
+            over = choose_env(over, self.env)
         if self.timesteps:
             over = set_path(over, "budget.total_timesteps", self.timesteps)
         if self.episodes:

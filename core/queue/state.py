@@ -54,6 +54,11 @@ class QueueFolder:
     def runner_log(self) -> Path:
         return self.path / "runner.log"
 
+    @property
+    def start_lock(self) -> Path:
+        """Held for a moment by whoever starts a queue here (``core.util.locks``): two starts never race."""
+        return self.path / "start.lock"
+
     def lock(self) -> RunLock:
         """Held by the runner while it lives."""
         return RunLock(self.path)

@@ -6,6 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.run.layout import RunDir
+from core.run.records import well_formed_only
+from core.run.status import clean_status
 from core.run.store import run_info
 from core.run.summary import REWARD_WINDOW, rolling_means
 from core.util.files import read_json
@@ -33,9 +35,9 @@ def legend_labels(curves: list[RewardCurve]) -> list[str]:
 def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
-    records = read_jsonl(layout.metrics)
-    episodes = [r for r in records if r.get("kind") == "episode" and r.get("reward") is not None]
-    status = read_json(layout.status, default={}) or {}
+    records = well_formed_only(read_jsonl(layout.metrics))
+    episodes = [r for r in records if r.get("kind") == "episode"]
+    status = clean_status(read_json(layout.status, default=None))
     first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
     starts = [t for t in (status.get("started_at"), first_t) if t is not None]
     t0 = min(starts) if starts else 0.0

@@ -8,6 +8,7 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -135,15 +136,16 @@ def result_row(run_dir: Path) -> ResultRow:
     summary = _summary_for(run_dir, info.state)
     if summary is None:
         summary = summarize(run_dir)
-    peak_mem = summary.get("peak_gpu_memory_bytes")
-    steps_per_s = summary.get("steps_per_s")
-    wall = summary.get("wall_time_s")
+    peak_mem = _num(summary.get("peak_gpu_memory_bytes"))
+    steps_per_s = _num(summary.get("steps_per_s"))
+    wall = _num(summary.get("wall_time_s"))
+    timesteps = _whole(summary.get("timesteps"))
     if steps_per_s is None and wall:
-        steps_per_s = (summary.get("timesteps") or 0) / wall
+        steps_per_s = timesteps / wall
     return ResultRow(
         run_id=info.id, name=info.name, algo=info.algo, env=info.env, preset=info.preset, state=info.state,
-        timesteps=int(summary.get("timesteps") or 0), wall_time_s=_num(wall), steps_per_s=_num(steps_per_s),
-        episodes=int(summary.get("episodes") or 0), final_mean_reward=_num(summary.get("final_mean_reward")),
+        timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s,
+        episodes=_whole(summary.get("episodes")), final_mean_reward=_num(summary.get("final_mean_reward")),
         best_mean_reward=_num(summary.get("best_mean_reward")),
         eval_mean_reward=_num(summary.get("last_eval_mean_reward")),
         eval_std_reward=_num(summary.get("last_eval_std_reward")),
@@ -153,10 +155,14 @@ def result_row(run_dir: Path) -> ResultRow:
 
 
 def _num(v: Any) -> float | None:
-    try:
-        return None if v is None else float(v)
-    except (TypeError, ValueError):
+    """A number from summary.json, or None for anything else (a damaged file holds anything)."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
         return None
+    return float(v)
+
+
+def _whole(v: Any) -> int:
+    return int(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else 0
 
 
 def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:

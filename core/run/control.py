@@ -2,7 +2,8 @@
 
 A worker outlives whoever started it: a new session on POSIX, a new process group with no
 console window on Windows. Stopping asks through the STOP file first (no POSIX signals, so the
-same path works on Windows), then terminates the whole process tree and records that.
+same path works on Windows), then sends SIGTERM (a graceful stop too, on POSIX), then kills the
+whole process tree and records that, naming the checkpoint it will resume from.
 """
 
 from __future__ import annotations
@@ -13,33 +14,39 @@ import time
 from datetime import datetime
 from pathlib import Path
 
-from core.config.dotted import set_path
+from core.config.errors import ConfigError
 from core.config.validate import validate_config
+from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, RESUMABLE
-from core.run.status import read_status, write_status
-from core.run.store import latest_checkpoint, load_run_config
+from core.run.states import ACTIVE, BROKEN, RESUMABLE
+from core.run.status import WORKER_MODULE, read_status, write_status
+from core.run.store import load_run_config
 from core.util.files import write_atomic
+from core.util.locks import held_briefly
+from core.util.paths import absolute
 from core.util.procs import spawn_detached, terminate_tree
-from core.util.yaml_reader import read_yaml_mapping
-
-WORKER_MODULE = "core.training.worker"
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
-    cmd = [python or sys.executable, "-m", WORKER_MODULE, str(run_dir)]
+    """The worker's command line; the run folder absolute, since the worker starts in another folder."""
+    cmd = [python or sys.executable, "-m", WORKER_MODULE, str(absolute(run_dir))]
     return cmd + ["--resume"] if resume else cmd
 
 
 def request_stop(run_dir: Path, reason: str = "requested") -> None:
-    """Ask the worker for a graceful stop (it checks about once a second)."""
+    """Ask the worker for a graceful stop (it checks about once a second, from its first step on)."""
     write_atomic(RunDir(run_dir).stop_request, f"{reason} at {datetime.now().isoformat(timespec='seconds')}\n")
 
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
                   reap: bool = True) -> subprocess.Popen[bytes]:
-    """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``."""
+    """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``.
+
+    A STOP left from an earlier attempt is removed here, before the launch, so a stop asked for
+    while this attempt is ``starting`` is still there when the worker looks (point 9 of issue 11).
+    """
     run_dir = Path(run_dir)
+    RunDir(run_dir).stop_request.unlink(missing_ok=True)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
     return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap)
 
@@ -52,46 +59,76 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
     """Continue a stopped, crashed or failed run (or a finished one, given ``more_steps``).
 
     Returns ``(checkpoint step, new total)``. ``more_steps`` extends the budget to the
-    checkpoint's step plus that many; without it the run goes on to its configured total.
+    checkpoint's step plus that many; without it the run goes on to its configured total. The
+    checkpoint is the newest complete one (``core.run.checkpoints``). Two resumes at once are
+    serialised: the second finds the run ``starting`` and is refused.
     """
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
-    state = read_status(run_dir).get("state")
-    if state not in RESUMABLE and not (state == "finished" and more_steps):
-        hint = "; give more steps to train it further" if state == "finished" else ""
-        raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
-    ckpt = latest_checkpoint(run_dir)
-    if ckpt is None:
-        raise ResumeError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
-                          f"rlpanel train --config {layout.config}")
-    step = int(ckpt["step"])
-    if more_steps:
-        raw = set_path(read_yaml_mapping(layout.config), "budget.total_timesteps", step + more_steps)
-        write_atomic(layout.config, validate_config(raw, source=str(layout.config)).config.to_yaml())
-    total = load_run_config(run_dir).budget.total_timesteps
-    launch_worker(run_dir, resume=True, reap=reap)
+    if more_steps is not None and (isinstance(more_steps, bool) or not isinstance(more_steps, int) or more_steps < 1):
+        raise ResumeError(f"more steps must be a whole number of at least 1, not {more_steps!r}: e.g. --timesteps 10000")
+    with held_briefly(layout.control_lock, what=f"run {run_dir.name}"):
+        status = read_status(run_dir)
+        state = status.get("state")
+        if state == BROKEN:
+            raise ResumeError(f"run {run_dir.name} cannot be read ({status.get('broken')}); it cannot be resumed")
+        if state not in RESUMABLE and not (state == "finished" and more_steps):
+            hint = "; give more steps to train it further" if state == "finished" else ""
+            raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
+        try:
+            cfg = load_run_config(run_dir)
+        except ConfigError as exc:
+            raise ResumeError(f"run {run_dir.name} cannot be resumed: {exc}") from None
+        if cfg.is_baseline:  # a baseline keeps no checkpoint: it plays its episodes again
+            launch_worker(run_dir, resume=True, reap=reap)
+            return 0, cfg.budget.episodes
+        choice = find_checkpoint(run_dir)
+        if choice.checkpoint is None:
+            why = f" ({choice.note})" if choice.skipped else ""
+            raise ResumeError(f"run {run_dir.name} has no complete checkpoint to resume from{why}; start it again with: "
+                              f"rlpanel train --config {layout.config}")
+        step = choice.checkpoint.step
+        total = cfg.budget.total_timesteps
+        if more_steps:
+            total = step + more_steps
+            raw = cfg.model_dump(mode="json")
+            raw["budget"]["total_timesteps"] = total
+            write_atomic(layout.config, validate_config(raw, source=str(layout.config)).config.to_yaml())
+        launch_worker(run_dir, resume=True, reap=reap)
     return step, total
 
 
-def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2) -> str:
-    """Stop a run: STOP file, wait up to ``timeout`` s, then kill its process tree.
+def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace_s: float = 15.0) -> str:
+    """Stop a run: STOP file, wait up to ``timeout`` s; then SIGTERM (which the worker also takes as
+    a graceful stop), up to ``term_grace_s`` more; then kill its process tree and record that.
 
-    Returns ``"graceful"``, ``"terminated"`` or ``"not running"``.
+    Returns ``"graceful"`` (the worker ended the run itself), ``"terminated"`` or ``"not running"``.
     """
     run_dir = Path(run_dir)
     status = read_status(run_dir)
     if status.get("state") not in ACTIVE:
         return "not running"
     request_stop(run_dir)
+    if _wait_until_ended(run_dir, timeout, poll):
+        return "graceful"
+    pid = read_status(run_dir).get("pid")
+    if pid:
+        terminate_tree(pid, grace_s=term_grace_s, root_first=True)
+    after = read_status(run_dir)
+    if after.get("state") not in ACTIVE and "recorded_state" not in after:
+        return "graceful"  # it saved and wrote its own end after SIGTERM
+    ckpt = find_checkpoint(run_dir).checkpoint
+    resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
+               "it has no checkpoint, so it cannot resume: start it again")
+    write_status(run_dir, state="stopped", ended_at=time.time(),
+                 exit_reason=f"terminated: no graceful stop within {timeout:g} s; {resumes}")
+    return "terminated"
+
+
+def _wait_until_ended(run_dir: Path, timeout: float, poll: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status = read_status(run_dir)
-        if status.get("state") not in ACTIVE:
-            return "graceful"
+        if read_status(run_dir).get("state") not in ACTIVE:
+            return True
         time.sleep(poll)
-    pid = status.get("pid")
-    if pid:
-        terminate_tree(pid)
-    write_status(run_dir, state="stopped", ended_at=time.time(),
-                 exit_reason=f"terminated: no graceful stop within {timeout:g} s; resumes from the last checkpoint")
-    return "terminated"
+    return False

@@ -7,6 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+# The files of one checkpoint, by part; "manifest" (step_N.json, written after the others) lists
+# them with their sizes, so a reader can tell a complete checkpoint from one cut short.
+CHECKPOINT_PARTS = {"model": ".zip", "replay_buffer": "_replay.pkl", "vecnormalize": "_vecnormalize.pkl",
+                    "manifest": ".json"}
+CHECKPOINT_TEMP_PREFIX = ".tmp-"
+
 
 class RunDir:
     """The paths of one run folder."""
@@ -76,6 +82,24 @@ class RunDir:
     def latest_checkpoint(self) -> Path:
         """Names the newest complete checkpoint (``checkpoints/latest.json``)."""
         return self.checkpoints / "latest.json"
+
+    def checkpoint_file(self, step: int, part: str) -> Path:
+        """``checkpoints/step_000000012345.zip`` and its ``_replay.pkl``, ``_vecnormalize.pkl``, ``.json``."""
+        return self.checkpoints / f"step_{int(step):012d}{CHECKPOINT_PARTS[part]}"
+
+    def checkpoint_temp(self, final: Path) -> Path:
+        """Where a checkpoint file is written before it is renamed to ``final`` (same suffix: SB3 adds one)."""
+        return final.with_name(CHECKPOINT_TEMP_PREFIX + final.name)
+
+    @property
+    def space_reserve(self) -> Path:
+        """A small file the worker keeps and deletes on a full disk to make room for its last words."""
+        return self.path / ".space-reserve"
+
+    @property
+    def control_lock(self) -> Path:
+        """Held for a moment by whoever launches, resumes or stops the run, so two never race."""
+        return self.path / ".control.lock"
 
     @property
     def tensorboard(self) -> Path:

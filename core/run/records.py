@@ -12,6 +12,7 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from typing import Any
 
 EPISODE, PROGRESS, TRAIN, EVAL, EVENT = "episode", "progress", "train", "eval", "event"
@@ -42,3 +43,46 @@ def event(message: str, level: str = "info", step: int | None = None) -> dict[st
         rec["step"] = int(step)
     rec["message"] = message
     return rec
+
+
+# --- reading them back: a record of the wrong shape is skipped, never a crash ---------------------
+
+def _int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _num(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+def _num_or_none(v: Any) -> bool:
+    return v is None or _num(v)
+
+
+_REQUIRED: dict[str, dict[str, Any]] = {
+    EPISODE: {"step": _int, "t": _num, "reward": _num, "length": _int},
+    PROGRESS: {"step": _int, "t": _num, "fps": _num_or_none, "total": lambda v: v is None or _int(v)},
+    TRAIN: {"step": _int, "t": _num},
+    EVAL: {"step": _int, "t": _num, "mean_reward": _num, "std_reward": _num},
+    EVENT: {"t": _num, "message": lambda v: isinstance(v, str), "level": lambda v: isinstance(v, str)},
+}
+
+
+def well_formed(rec: dict[str, Any]) -> bool:
+    """Whether ``rec`` has the fields its kind promises, of the right types (a hand-edited or
+    damaged ``metrics.jsonl`` may hold anything). Unknown kinds pass if their ``step`` is a whole
+    number; a train record's values must be numbers or null."""
+    kind = rec.get("kind")
+    if not isinstance(kind, str) or ("step" in rec and not _int(rec["step"])):
+        return False
+    checks = _REQUIRED.get(kind)
+    if checks is None:
+        return True
+    if any(key not in rec or not check(rec[key]) for key, check in checks.items()):
+        return False
+    return kind != TRAIN or all(_num_or_none(v) for k, v in rec.items() if k not in ("kind", "step", "t"))
+
+
+def well_formed_only(recs: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of ``recs`` that are ``well_formed``."""
+    return [r for r in recs if well_formed(r)]

@@ -1,11 +1,13 @@
 """The states a run passes through, and which of them mean what.
 
 queued -> starting -> running -> (stopping ->) finished | stopped | failed. ``crashed`` is never
-written: it is what a reader sees when the status says active but the worker is gone.
+written: it is what a reader sees when the status says active but the worker is gone; nor is
+``broken``: what a reader sees when ``status.json`` is not a status at all.
 """
 
 from __future__ import annotations
 
+BROKEN = "broken"  # a reading, never written: status.json cannot be read as a status (why: "broken")
 ACTIVE = ("queued", "starting", "running", "stopping")
 LIVE = ("starting", "running", "stopping")  # a worker should be running
 TERMINAL = ("finished", "stopped", "failed", "crashed")

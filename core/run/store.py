@@ -6,6 +6,8 @@ See ARCHITECTURE.md, "The run folder"; user text never becomes a path outside th
 from __future__ import annotations
 
 import builtins
+import re
+import shutil
 import socket
 import time
 from dataclasses import asdict, dataclass, field
@@ -18,13 +20,17 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, TERMINAL
+from core.run.records import well_formed_only
+from core.run.states import ACTIVE, BROKEN, TERMINAL
 from core.run.status import read_status
 from core.run.summary import REWARD_WINDOW
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
+from core.util.paths import absolute
 from core.util.text import safe_name
 from core.util.yaml_reader import read_yaml_mapping
+
+MAX_ID_CHARS = 200  # a run id is ~60 characters; a path component may not pass 255 anywhere
 
 # --- run ids ---------------------------------------------------------------------------------
 
@@ -57,6 +63,7 @@ class RunInfo:
     ended_at: float | None = None
     pid: int | None = None
     error: dict[str, Any] | None = None
+    broken: str | None = None  # why the folder cannot be read as a run (state is then "broken")
     status: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -74,7 +81,7 @@ class RunStore:
     """The runs folder: create runs, list them, find one by id."""
 
     def __init__(self, root: Path):
-        self.root = Path(root).expanduser()
+        self.root = absolute(root)
 
     def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                extra_status: dict[str, Any] | None = None) -> Path:
@@ -92,17 +99,22 @@ class RunStore:
         else:
             raise ConfigError([FieldIssue("name", f"could not find a free run id for {base!r}")])
         layout = RunDir(path)
-        write_atomic(layout.config, cfg.to_yaml())
-        write_json_atomic(layout.status, {
-            "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
-            "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
+        try:
+            write_atomic(layout.config, cfg.to_yaml())
+            write_json_atomic(layout.status, {
+                "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
+                "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
+        except OSError:  # a full disk: no empty run folder is left behind
+            shutil.rmtree(path, ignore_errors=True)
+            raise
         return path
 
     def path(self, run_id: str) -> Path:
         """The folder of ``run_id`` (a unique prefix is enough); never outside the root."""
-        clean = Path(run_id).name
-        if clean != run_id or clean in ("", ".", ".."):
-            raise KeyError(f"{run_id!r} is not a run id")
+        if len(run_id) > MAX_ID_CHARS or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", run_id):
+            shown = run_id if len(run_id) <= 60 else f"{run_id[:60]}... ({len(run_id):,} characters)"
+            raise KeyError(f"{shown!r} is not a run id (letters, digits, '.', '_' and '-', at most {MAX_ID_CHARS})")
+        clean = run_id
         exact = self.root / clean
         if RunDir(exact).config.is_file():
             return exact
@@ -114,55 +126,87 @@ class RunStore:
         raise KeyError(f"{run_id!r} matches {len(matches)} runs; give more of the id")
 
     def _run_dirs(self) -> list[Path]:
+        """Folders holding a config or a status: runs, readable or not."""
         if not self.root.is_dir():
             return []
-        return [p for p in self.root.iterdir() if RunDir(p).config.is_file()]
+        return [p for p in self.root.iterdir()
+                if not p.name.startswith(".") and (RunDir(p).config.is_file() or RunDir(p).status.is_file())]
 
     def list(self) -> list[RunInfo]:
-        """Every run, newest first."""
-        infos = [run_info(p) for p in self._run_dirs()]
+        """Every run, newest first; a folder that cannot be read is listed as ``broken`` with the
+        reason and never hides the others."""
+        infos = []
+        for path in self._run_dirs():
+            try:
+                infos.append(run_info(path))
+            except Exception as exc:  # noqa: BLE001 - one damaged folder must not hide the others
+                infos.append(RunInfo(id=path.name, path=path, state=BROKEN, broken=f"cannot be read: {type(exc).__name__}: "
+                                                                                   f"{str(exc)[:200]}"))
         return sorted(infos, key=lambda i: i.created_at or 0, reverse=True)
 
     def active(self) -> builtins.list[RunInfo]:
         return [i for i in self.list() if i.state in ACTIVE]
 
 
-def latest_checkpoint(run_dir: Path) -> dict[str, Any] | None:
-    """The newest complete checkpoint (``step``, ``model``, ``replay_buffer``, ``vecnormalize``)."""
-    entry = read_json(RunDir(run_dir).latest_checkpoint, default=None)
-    return entry if isinstance(entry, dict) else None
-
-
 def load_run_config(run_dir: Path) -> RunConfig:
+    """The run's validated config; ``ConfigError`` naming ``config.yaml`` when it cannot be used."""
     path = RunDir(run_dir).config
-    return validate_config(read_yaml_mapping(path), source=str(path)).config
+    try:
+        raw = read_yaml_mapping(path)
+    except ConfigError:
+        raise
+    except ValueError as exc:
+        raise ConfigError([FieldIssue("", str(exc).removeprefix(f"{path}: "))], source=str(path)) from None
+    if "algo" not in raw:
+        why = "is empty" if not raw else "names no algo"
+        raise ConfigError([FieldIssue("", f"{why}: a run's config.yaml holds the whole config it was launched with")],
+                          source=str(path))
+    return validate_config(raw, source=str(path)).config
+
+
+def _int(v: Any) -> int:
+    return v if isinstance(v, int) and not isinstance(v, bool) else 0
+
+
+def _num(v: Any) -> float | None:
+    return float(v) if isinstance(v, int | float) and not isinstance(v, bool) else None
 
 
 def run_info(run_dir: Path) -> RunInfo:
-    """A run's list entry: status, config basics, and progress from the tail of its metrics."""
+    """A run's list entry: status, config basics, and progress from the tail of its metrics.
+
+    A status or config that cannot be read makes the entry ``broken`` with the reason; fields of
+    the wrong type in either, or in summary.json and metrics.jsonl, are ignored.
+    """
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     status = read_status(run_dir)
+    broken = [status["broken"]] if status.get("broken") else []
     try:
         raw = read_yaml_mapping(layout.config)
-    except ValueError:
+    except ValueError as exc:
         raw = {}
-    env = raw.get("env") or {}
+        broken.append(f"config.yaml: {str(exc).removeprefix(str(layout.config) + ': ')}"[:300])
+    env: dict[str, Any] = raw["env"] if isinstance(raw.get("env"), dict) else {}
+    budget: dict[str, Any] = raw["budget"] if isinstance(raw.get("budget"), dict) else {}
+    name = raw.get("name")
     info = RunInfo(
-        id=run_dir.name, path=run_dir, state=status.get("state", "unknown"), algo=str(raw.get("algo", "")),
-        env=str(env.get("id") or env.get("entry_point") or ""), name=raw.get("name"), preset=status.get("preset"),
-        total=0 if raw.get("algo") in BASELINES else int((raw.get("budget") or {}).get("total_timesteps", 0)),
+        id=run_dir.name, path=run_dir, state=BROKEN if broken else str(status.get("state", "unknown")),
+        algo=str(raw.get("algo", "")), env=str(env.get("id") or env.get("entry_point") or ""),
+        name=name if isinstance(name, str) else None, preset=status.get("preset"),
+        total=0 if raw.get("algo") in BASELINES else _int(budget.get("total_timesteps")),
         created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
-        error=status.get("error"), status=status)
+        error=status.get("error"), broken="; ".join(broken) or None, status=status)
     summary = read_json(layout.summary, default=None)
-    if summary and info.state in TERMINAL:
-        info.steps = int(summary.get("timesteps") or 0)
-        info.mean_reward = summary.get("final_mean_reward")
-        info.episodes = summary.get("episodes")
+    if isinstance(summary, dict) and info.state in TERMINAL:
+        info.steps = _int(summary.get("timesteps"))
+        info.mean_reward = _num(summary.get("final_mean_reward"))
+        episodes = summary.get("episodes")
+        info.episodes = episodes if isinstance(episodes, int) and not isinstance(episodes, bool) else None
         return info
     rewards: list[float] = []
-    for rec in tail_jsonl(layout.metrics):
+    for rec in well_formed_only(tail_jsonl(layout.metrics)):
         kind = rec.get("kind")
         if kind in ("progress", "episode", "train"):
             info.steps = max(info.steps, int(rec.get("step", 0)))

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from core.run.layout import RunDir
+from core.run.records import well_formed_only
+from core.run.status import clean_status
 from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
@@ -44,9 +46,9 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
 def summarize(run_dir: Path) -> dict[str, Any]:
     """Records + status (wall time across attempts) + telemetry peaks."""
     layout = RunDir(run_dir)
-    records = read_jsonl(layout.metrics)
+    records = well_formed_only(read_jsonl(layout.metrics))
     out = summarize_records(records)
-    status = read_json(layout.status, default={}) or {}
+    status = clean_status(read_json(layout.status, default=None))
     wall = float(status.get("train_time_s") or 0.0)
     if not wall:  # the worker died before it recorded its time: from its start to its last record
         times = [float(r["t"]) for r in records if isinstance(r.get("t"), int | float)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from core.util.jsonl import read_jsonl
 
@@ -16,13 +16,13 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
 
     def peak(rows: list[dict[str, Any]], key: str) -> Any:
         read = (r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows)
-        values = [v for v in read if v is not None]
+        values: list[float] = [v for v in read if _is_number(v)]  # a damaged line may hold anything
         return max(values) if values else None
 
     util_sum = util_n = 0.0
     for r in gpu_rows:
-        if r.get("utilization_pct") is not None:
-            weight = r.get("n", 1) if r.get("kind") == "agg" else 1
+        weight = r.get("n", 1) if r.get("kind") == "agg" else 1
+        if _is_number(r.get("utilization_pct")) and _is_number(weight):
             util_sum += r["utilization_pct"] * weight
             util_n += weight
     # rss is the same host figure on every GPU's line of a tick: the peak is unaffected.
@@ -33,6 +33,26 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "peak_temperature_c": peak(gpu_rows, "temperature_c"),
         "mean_utilization_pct": round(util_sum / util_n, 1) if util_n else None,
         "peak_rss_bytes": peak(samples, "rss_bytes"),
-        "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" else 1 for r in samples),
+        "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" and _is_number(r.get("n", 1)) else 1
+                                 for r in samples),
         "nvml_reason": status.get("reason") if status else None,
     }
+
+
+def _is_number(v: Any) -> TypeGuard[float]:
+    return isinstance(v, int | float) and not isinstance(v, bool)
+
+
+_TEXT_FIELDS = frozenset({"reason", "process_memory_source", "driver_version", "name"})
+
+
+def well_formed_sample(rec: dict[str, Any]) -> bool:
+    """Whether a telemetry line has the shape the recorder writes (a damaged file may hold anything):
+    a sample or ``agg`` line has a numeric ``t`` and numbers (or null) everywhere but its text fields."""
+    kind = rec.get("kind")
+    if kind not in (None, "agg"):
+        return isinstance(kind, str)
+    if not _is_number(rec.get("t")):
+        return False
+    return all(v is None or (isinstance(v, str) if k in _TEXT_FIELDS else _is_number(v))
+               for k, v in rec.items() if k not in ("kind", "t"))

@@ -20,6 +20,7 @@ from stable_baselines3.common.logger import KVWriter
 from core.run import records
 from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
+from core.training.health import TrainingHealth
 from core.util.jsonl import JsonlWriter
 
 
@@ -46,32 +47,39 @@ class StopFlag:
 
 
 class MetricsWriter(KVWriter):
-    """SB3 logger output: each ``logger.dump(step)`` becomes one ``train`` record."""
+    """SB3 logger output: each ``logger.dump(step)`` becomes one ``train`` record (and a health check)."""
 
-    def __init__(self, out: JsonlWriter):
+    def __init__(self, out: JsonlWriter, health: TrainingHealth | None = None):
         self.out = out
+        self.health = health
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
-        values: dict[str, float | None] = {}
-        for key, value in key_values.items():
-            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
-                value = float(value)
-                values[key] = value if math.isfinite(value) else None
-        self.out.write([records.train(step, values)])
+        raw = numbers(key_values)
+        self.out.write([records.train(step, {k: v if math.isfinite(v) else None for k, v in raw.items()})])
+        if self.health is not None:
+            self.health.check(step, raw)
 
     def close(self) -> None:
         pass
 
 
-class RunRecorder(BaseCallback):
-    """Episode records from the Monitor infos, a progress record ~1/s, and the STOP check."""
+def numbers(key_values: dict[str, Any]) -> dict[str, float]:
+    """The numeric values of a logger dump, as floats (NaN and inf kept: the health check wants them)."""
+    return {key: float(value) for key, value in key_values.items()
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)}
 
-    def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0):
+
+class RunRecorder(BaseCallback):
+    """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
+
+    def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0,
+                 health: TrainingHealth | None = None):
         super().__init__()
         self.out = out
         self.stop = stop
         self.total = total
         self.interval_s = interval_s
+        self.health = health
         self._pending: list[dict[str, Any]] = []
         self._next_flush = 0.0
         self._last_t = 0.0
@@ -92,6 +100,11 @@ class RunRecorder(BaseCallback):
                 ep = infos[i].get("episode")
                 if ep is not None:
                     self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
+        if self.health is not None:
+            self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
+        if self.health is not None and self.health.failure:
+            self.flush()
+            return False  # diverged: end now, before another update or checkpoint
         now = time.monotonic()
         if now >= self._next_flush:
             self.flush(now)
@@ -101,6 +114,7 @@ class RunRecorder(BaseCallback):
         return True
 
     def flush(self, now: float | None = None) -> None:
+        """Write the buffered episodes and a progress record (also before each checkpoint)."""
         now = time.monotonic() if now is None else now
         dt = now - self._last_t
         fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0

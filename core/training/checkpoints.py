@@ -1,7 +1,11 @@
-"""Atomic checkpoints: model .zip, replay buffer and VecNormalize stats, named by ``latest.json``.
+"""Atomic checkpoints: model .zip, replay buffer and VecNormalize stats, a manifest, then ``latest.json``.
 
-Each file is written under a temporary name and renamed; ``latest.json`` is replaced last, so
-it always names a complete checkpoint even if the worker is killed mid-save.
+Before anything is written, the records the checkpoint covers are flushed (``before_save``), so
+a crash right after it never loses episodes behind its step. Each file is written under a
+temporary name and renamed; the checkpoint's manifest (its files and their sizes) comes next and
+``latest.json`` last, so a reader (``core.run.checkpoints``) can always tell a complete
+checkpoint from one cut short. A failed save (a full disk) removes its temporary and partial
+files and raises ``CheckpointError`` naming the file and the free space.
 """
 
 from __future__ import annotations
@@ -17,51 +21,107 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
 from core.run import records
-from core.run.layout import RunDir
-from core.run.store import latest_checkpoint
-from core.util.files import write_json_atomic
+from core.run.checkpoints import find_checkpoint
+from core.run.layout import CHECKPOINT_TEMP_PREFIX, RunDir
+from core.util.files import describe_os_error, write_json_atomic
 from core.util.jsonl import JsonlWriter
 
 
+class CheckpointError(OSError):
+    """A checkpoint could not be written (its partial files are removed); the message says why."""
+
+
 class Checkpointer:
-    def __init__(self, run_dir: Path, keep: int, events: JsonlWriter | None = None):
+    """Writes the run's checkpoints and keeps the newest ``keep``.
+
+    ``before_save`` runs first (the recorder's flush); ``allowed`` returns a reason to refuse a
+    save (a model whose losses went NaN must not replace the last good checkpoint), or None.
+    """
+
+    def __init__(self, run_dir: Path, keep: int, events: JsonlWriter | None = None,
+                 before_save: Callable[[], None] | None = None, allowed: Callable[[], str | None] | None = None):
         self.layout = RunDir(run_dir)
         self.folder = self.layout.checkpoints
         self.folder.mkdir(parents=True, exist_ok=True)
         self.keep = keep
         self.events = events
+        self.before_save = before_save
+        self.allowed = allowed
         self.last_step: int | None = None
+        self.removed_temps = self._remove_temps()
 
-    def save(self, model: BaseAlgorithm) -> dict[str, Any]:
+    def _remove_temps(self) -> int:
+        """Files a killed save left under temporary names: never part of a checkpoint."""
+        n = 0
+        for path in self.folder.glob(f"{CHECKPOINT_TEMP_PREFIX}*"):
+            path.unlink(missing_ok=True)
+            n += 1
+        return n
+
+    def save(self, model: BaseAlgorithm) -> dict[str, Any] | None:
+        """Save a checkpoint at the model's step; its entry, or None when ``allowed`` refused."""
         step = int(model.num_timesteps)
         if step == self.last_step:
-            return latest_checkpoint(self.layout.path) or {}
+            found = find_checkpoint(self.layout.path).checkpoint
+            return found.to_entry() if found else None
+        refused = self.allowed() if self.allowed is not None else None
+        if refused:
+            return None
+        if self.before_save is not None:
+            self.before_save()
         started = time.monotonic()
-        stem = f"step_{step:012d}"
-        entry: dict[str, Any] = {"step": step, "t": time.time(), "model": f"{stem}.zip"}
-        self._atomic(lambda p: model.save(p), f"{stem}.zip")
-        if isinstance(model, OffPolicyAlgorithm) and model.replay_buffer is not None:
-            self._atomic(lambda p: model.save_replay_buffer(p), f"{stem}_replay.pkl")
-            entry["replay_buffer"] = f"{stem}_replay.pkl"
-        venv = model.get_vec_normalize_env()
-        if isinstance(venv, VecNormalize):
-            self._atomic(lambda p: venv.save(str(p)), f"{stem}_vecnormalize.pkl")
-            entry["vecnormalize"] = f"{stem}_vecnormalize.pkl"
-        write_json_atomic(self.layout.latest_checkpoint, entry)
+        entry: dict[str, Any] = {"step": step, "t": time.time()}
+        written: list[Path] = []
+        try:
+            self._write(model, step, entry, written)
+            sizes = {p.name: p.stat().st_size for p in written}
+            entry["sizes"] = sizes
+            write_json_atomic(self.layout.checkpoint_file(step, "manifest"), entry)
+            write_json_atomic(self.layout.latest_checkpoint, entry)
+        except OSError as exc:
+            for path in written:
+                path.unlink(missing_ok=True)
+            self.layout.checkpoint_file(step, "manifest").unlink(missing_ok=True)
+            self._remove_temps()
+            target = exc.filename if isinstance(exc.filename, str) else ""
+            raise CheckpointError(exc.errno, describe_os_error(exc, f"writing checkpoint step_{step:012d} "
+                                                                    f"({Path(target).name or 'its files'})"),
+                                  target or None) from exc
         self.last_step = step
         self._prune()
         if self.events is not None:
-            size = sum((self.folder / entry[k]).stat().st_size for k in ("model", "replay_buffer", "vecnormalize") if k in entry)
             took = time.monotonic() - started
-            message = f"checkpoint saved at step {step:,} ({size / 2**20:.1f} MiB, {took:.1f} s)"
+            message = f"checkpoint saved at step {step:,} ({sum(sizes.values()) / 2**20:.1f} MiB, {took:.1f} s)"
             self.events.write([records.event(message, step=step)])
         return entry
 
-    def _atomic(self, save: Callable[[Path], object], name: str) -> None:
-        # SB3 appends .zip/.pkl when the suffix is missing, so keep the real suffix on the temp name
-        tmp = self.folder / f".tmp-{name}"
-        save(tmp)
-        os.replace(tmp, self.folder / name)
+    def _write(self, model: BaseAlgorithm, step: int, entry: dict[str, Any], written: list[Path]) -> None:
+        self._atomic(lambda p: model.save(p), self.layout.checkpoint_file(step, "model"), written)
+        entry["model"] = written[-1].name
+        if isinstance(model, OffPolicyAlgorithm) and model.replay_buffer is not None:
+            self._atomic(lambda p: model.save_replay_buffer(p), self.layout.checkpoint_file(step, "replay_buffer"), written)
+            entry["replay_buffer"] = written[-1].name
+        venv = model.get_vec_normalize_env()
+        if isinstance(venv, VecNormalize):
+            self._atomic(lambda p: venv.save(str(p)), self.layout.checkpoint_file(step, "vecnormalize"), written)
+            entry["vecnormalize"] = written[-1].name
+
+    def _atomic(self, save: Callable[[Path], object], final: Path, written: list[Path]) -> None:
+        tmp = self.layout.checkpoint_temp(final)  # SB3 appends .zip/.pkl when the suffix is missing: keep it
+        try:
+            save(tmp)
+            with open(tmp, "rb+") as fh:  # on disk before the manifest says it is complete
+                os.fsync(fh.fileno())
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            if exc.filename is None:
+                exc.filename = str(final)
+            raise
+        except Exception:
+            tmp.unlink(missing_ok=True)
+            raise
+        os.replace(tmp, final)
+        written.append(final)
 
     def _prune(self) -> None:
         steps = sorted({p.name[5:17] for p in self.folder.glob("step_*.zip")})

@@ -19,14 +19,16 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import check_spaces, space_kind
 from core.run import records
+from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
-from core.run.status import write_status
-from core.run.store import latest_checkpoint
+from core.run.records import well_formed
+from core.run.status import clean_status, write_status
 from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
-from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
+from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, numbers
 from core.training.checkpoints import Checkpointer
 from core.training.factory import build_model, build_vec_env, load_model, resolve_device, wrap_normalize
+from core.training.health import TrainingHealth
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
@@ -52,14 +54,15 @@ def supersede_after(run_dir: Path, step: int) -> int:
     """Move records past the checkpoint's step (from a crashed attempt) aside, keeping them.
 
     The resumed attempt re-trains from ``step``; its curve continues without overlap, and the
-    crashed attempt's later records stay readable in ``metrics.superseded.jsonl``.
+    crashed attempt's later records stay readable in ``metrics.superseded.jsonl`` (so do records
+    of the wrong shape, which no reader would use).
     """
     layout = RunDir(run_dir)
     repair_torn_tail(layout.metrics)
     keep: list[dict[str, Any]] = []
     moved: list[dict[str, Any]] = []
     for rec in read_jsonl(layout.metrics):  # events without a step are messages: kept
-        (keep if int(rec.get("step", 0)) <= step else moved).append(rec)
+        (keep if well_formed(rec) and int(rec.get("step", 0)) <= step else moved).append(rec)
     if moved:
         with open(layout.superseded, "a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in moved))
@@ -85,17 +88,25 @@ class TrainingSession:
             from core.training.baseline import run_baseline
 
             return run_baseline(self.run_dir, self.cfg, JsonlWriter(self.layout.metrics), self.resume)
-        ckpt = latest_checkpoint(self.run_dir) if self.resume else None
+        choice = find_checkpoint(self.run_dir) if self.resume else CheckpointChoice(None)
+        ckpt = choice.checkpoint
         if self.resume and ckpt is None:
-            raise RuntimeError("no checkpoint to resume from (checkpoints/latest.json is missing); start a new run")
-        moved = supersede_after(self.run_dir, ckpt["step"]) if ckpt else 0
+            why = f" ({choice.note})" if choice.skipped else " (checkpoints/latest.json is missing)"
+            raise RuntimeError(f"no complete checkpoint to resume from{why}; start a new run")
+        moved = supersede_after(self.run_dir, ckpt.step) if ckpt else 0
         out = JsonlWriter(self.layout.metrics)
-        status = read_json(self.layout.status, default={}) or {}
+        status = clean_status(read_json(self.layout.status, default=None))
+        if choice.skipped:
+            self._event(out, f"resuming from an older checkpoint: {choice.note}", "warning")
         self._announce(out, status, ckpt, moved)
         env = self._env(out, ckpt)
         model = self._model(out, env, ckpt)
-        model.set_logger(self._logger(out, attempt=int(status.get("attempt", 1))))
-        state, reason = self._learn(out, model, env, prior_time=float(status.get("train_time_s") or 0.0))
+        health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
+                                self.cfg.algo)
+        model.set_logger(self._logger(out, attempt=int(status.get("attempt", 1)), health=health))
+        state, reason = self._learn(out, model, env, health, prior_time=float(status.get("train_time_s") or 0.0))
+        if health.notes:
+            write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
         out.close()
         summary = summarize(self.run_dir)
@@ -105,17 +116,17 @@ class TrainingSession:
 
     # --- the steps of run() ---------------------------------------------------------------
 
-    def _announce(self, out: JsonlWriter, status: dict[str, Any], ckpt: dict[str, Any] | None, moved: int) -> None:
+    def _announce(self, out: JsonlWriter, status: dict[str, Any], ckpt: Checkpoint | None, moved: int) -> None:
         """The launch warnings, what a resume moved aside, and the runtime flags, as events."""
         for warning in status.get("warnings") or []:
             self._event(out, warning, "warning")
         if moved and ckpt:
-            self._event(out, f"{moved} records after step {ckpt['step']:,} from the interrupted attempt moved to "
+            self._event(out, f"{moved} records after step {ckpt.step:,} from the interrupted attempt moved to "
                              f"{self.layout.superseded.name}", "warning")
         for note in apply_runtime_flags(self.cfg):
             self._event(out, note)
 
-    def _env(self, out: JsonlWriter, ckpt: dict[str, Any] | None) -> VecEnv:
+    def _env(self, out: JsonlWriter, ckpt: Checkpoint | None) -> VecEnv:
         """The training env, checked against the algorithm, with its VecNormalize statistics restored."""
         env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
         for note in notes:
@@ -124,22 +135,23 @@ class TrainingSession:
         if issues:
             env.close()
             raise ConfigError(issues)
-        if ckpt and ckpt.get("vecnormalize"):
-            return VecNormalize.load(str(self.layout.checkpoints / ckpt["vecnormalize"]), env)
+        stats = ckpt.path(self.run_dir, "vecnormalize") if ckpt else None
+        if stats is not None:
+            return VecNormalize.load(str(stats), env)
         return wrap_normalize(self.cfg, env)
 
-    def _model(self, out: JsonlWriter, env: VecEnv, ckpt: dict[str, Any] | None) -> BaseAlgorithm:
+    def _model(self, out: JsonlWriter, env: VecEnv, ckpt: Checkpoint | None) -> BaseAlgorithm:
         """A new model, or the checkpoint's (with its replay buffer)."""
         if not ckpt:
             return build_model(self.cfg, env, self.cfg.runtime.device)
-        folder = self.layout.checkpoints
-        model = load_model(self.cfg, folder / ckpt["model"], env, self.cfg.runtime.device)
+        model = load_model(self.cfg, self.layout.checkpoints / ckpt.files["model"], env, self.cfg.runtime.device)
         buffer = ""
-        if ckpt.get("replay_buffer") and isinstance(model, OffPolicyAlgorithm):
-            model.load_replay_buffer(str(folder / ckpt["replay_buffer"]))
+        replay = ckpt.path(self.run_dir, "replay_buffer")
+        if replay is not None and isinstance(model, OffPolicyAlgorithm):
+            model.load_replay_buffer(str(replay))
             if model.replay_buffer is not None:
                 buffer = f" with {model.replay_buffer.size():,} transitions in the replay buffer"
-        self._event(out, f"resumed from the checkpoint at step {ckpt['step']:,}{buffer}")
+        self._event(out, f"resumed from the checkpoint at step {ckpt.step:,}{buffer}")
         return model
 
     def _callbacks(self, out: JsonlWriter, recorder: RunRecorder,
@@ -159,13 +171,22 @@ class TrainingSession:
                                       callback_after_eval=EvalRecorder(out)))
         return callbacks, eval_env
 
-    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, prior_time: float) -> tuple[str, str]:
-        """Train to the budget or a stop, checkpoint, and say how it ended."""
+    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
+               prior_time: float) -> tuple[str, str]:
+        """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
         total = self.cfg.budget.total_timesteps
-        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out)
-        recorder = RunRecorder(out, stop, total)
+        recorder = RunRecorder(out, stop, total, health=health)
+
+        def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
+            recorder.flush()
+            out.sync()
+
+        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out, before_save=flush_records,
+                                    allowed=lambda: health.failure)
+        if checkpointer.removed_temps:
+            self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
         telemetry = self._start_telemetry()
         write_status(self.run_dir, state="running")
@@ -175,8 +196,15 @@ class TrainingSession:
             if remaining > 0:
                 # log_interval counts rollouts (on-policy) or episodes (off-policy): dump each one, so
                 # a SAC run with 1000-step episodes shows its losses every episode, not every fourth
-                model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
-                            reset_num_timesteps=not self.resume, progress_bar=False)
+                try:
+                    model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
+                                reset_num_timesteps=not self.resume, progress_bar=False)
+                except (ValueError, RuntimeError) as exc:
+                    if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
+                        raise
+            if health.failure:
+                recorder.flush()
+                return "failed", health.failure
             if recorder.stopped:
                 write_status(self.run_dir, state="stopping")
             checkpointer.save(model)
@@ -191,14 +219,14 @@ class TrainingSession:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
         return "finished", f"reached {model.num_timesteps:,} of {total:,} steps"
 
-    def _logger(self, out: JsonlWriter, attempt: int) -> Logger:
+    def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth | None = None) -> Logger:
         """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""
         sb3 = self.layout.sb3_logs
         sb3.mkdir(exist_ok=True)
         suffix = "" if attempt <= 1 else f"-attempt{attempt}"
         formats: list[Any] = [CSVOutputFormat(str(sb3 / f"progress{suffix}.csv")),
                               JSONOutputFormat(str(sb3 / f"progress{suffix}.json")),
-                              TensorBoardOutputFormat(str(self.layout.tensorboard)), MetricsWriter(out)]
+                              TensorBoardOutputFormat(str(self.layout.tensorboard)), MetricsWriter(out, health)]
         return Logger(folder=str(sb3), output_formats=formats)
 
     def _start_telemetry(self) -> TelemetryRecorder | None:

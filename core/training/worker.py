@@ -9,7 +9,9 @@ here, before torch is imported, so subprocess envs do not start a thread storm.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
+import signal
 import sys
 import time
 import traceback
@@ -19,6 +21,7 @@ from core.run.layout import RunDir
 from core.run.lock import RunLock
 from core.run.status import read_status, write_status
 from core.run.store import load_run_config
+from core.util.files import describe_os_error
 from core.util.procs import process_identity
 
 
@@ -31,12 +34,20 @@ def set_thread_env(torch_threads: int | None, subproc: bool) -> None:
         os.environ.setdefault("MKL_NUM_THREADS", "1")
 
 
+RESERVE_BYTES = 1 << 20  # kept on disk while the worker runs; freed on a full disk for its last status write
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.training.worker")
     parser.add_argument("run_dir", type=Path)
     parser.add_argument("--resume", action="store_true", help="continue from the latest checkpoint")
     args = parser.parse_args(argv)
     run_dir = args.run_dir.resolve()
+    layout = RunDir(run_dir)
+    # Until training installs its own handler, SIGTERM asks for a graceful stop the way STOP does:
+    # the attempt stops at its first check (with a checkpoint) instead of dying in "starting".
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, lambda *_: layout.stop_request.write_text("SIGTERM while starting\n"))
     lock = RunLock(run_dir)
     try:
         lock.acquire()
@@ -45,10 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     previous = read_status(run_dir)
     attempt = int(previous.get("attempt", 0)) + 1
-    RunDir(run_dir).stop_request.unlink(missing_ok=True)  # a STOP left from an earlier stop must not end this attempt
     write_status(run_dir, state="starting", **process_identity(), attempt=attempt, error=None, exit_reason=None,
-                 ended_at=None, started_at=previous.get("started_at") or time.time(),
+                 ended_at=None, started_at=previous.get("started_at") or time.time(), notes=None,
                  resumed_from=previous.get("resumed_from") if not args.resume else previous.get("state"))
+    reserve_space(layout.space_reserve)
     print(f"worker: pid {os.getpid()} attempt {attempt} {'resuming' if args.resume else 'starting'} {run_dir.name}", flush=True)
     try:
         cfg = load_run_config(run_dir)
@@ -56,18 +67,50 @@ def main(argv: list[str] | None = None) -> int:
         from core.training.session import TrainingSession  # torch loads here, after the env vars
 
         state, reason = TrainingSession(run_dir, cfg, resume=args.resume).run()
-        write_status(run_dir, state=state, exit_reason=reason, ended_at=time.time())
+        error = {"message": reason} if state == "failed" else None
+        write_status(run_dir, state=state, exit_reason=reason, ended_at=time.time(), error=error)
         print(f"worker: {state}: {reason}", flush=True)
         return 0
     except BaseException as exc:  # noqa: BLE001 - every failure must reach status.json
+        layout.space_reserve.unlink(missing_ok=True)  # on a full disk, this makes room for the status below
         tb = traceback.format_exc()
         print(tb, file=sys.stderr, flush=True)
-        message = f"{type(exc).__name__}: {exc}".strip()
+        message = failure_reason(exc)
         write_status(run_dir, state="failed", ended_at=time.time(), exit_reason=message,
                      error={"message": message, "traceback": "\n".join(tb.strip().splitlines()[-15:])})
         return 1
     finally:
+        layout.space_reserve.unlink(missing_ok=True)
+        layout.stop_request.unlink(missing_ok=True)  # answered: the attempt has ended
         lock.release()
+
+
+def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:
+    """Hold ``size`` bytes of the run's disk (best effort: an already full disk gets no reserve)."""
+    try:
+        with open(path, "wb") as fh:
+            fh.write(b"\0" * size)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError:
+        path.unlink(missing_ok=True)
+
+
+def failure_reason(exc: BaseException) -> str:
+    """What ended the attempt, in words a user can act on (a full disk, no memory, or the error)."""
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        # a CheckpointError's strerror is already the whole sentence (str() would prefix "[Errno 28]")
+        text = str(exc.strerror) if type(exc).__name__ == "CheckpointError" else describe_os_error(exc)
+        return f"{text}; the run resumes from its last checkpoint once there is space"
+    if isinstance(exc, MemoryError):
+        return ("out of memory (host RAM): lower the replay buffer (buffer_size), n_envs or the batch size, "
+                "or close other programs; the run resumes from its last checkpoint")
+    if type(exc).__name__ == "OutOfMemoryError":  # torch.cuda.OutOfMemoryError
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate shows what fits)"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted (Ctrl-C in the worker's console)"
+    return f"{type(exc).__name__}: {exc}".strip()
 
 
 if __name__ == "__main__":

@@ -6,8 +6,10 @@ configs) goes through ``write_atomic``: readers see the old or the new file, nev
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -38,12 +40,34 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_atomic(path, json.dumps(data, indent=2, default=str) + "\n")
 
 
-def read_json(path: Path, default: Any = None) -> Any:
-    """A JSON file's content, or ``default`` if it is missing or unreadable."""
+MAX_JSON_BYTES = 16 << 20  # a status, summary or queue state is a few KiB; a bigger file is not one of ours
+
+
+def read_json(path: Path, default: Any = None, max_bytes: int = MAX_JSON_BYTES) -> Any:
+    """A JSON file's content, or ``default`` if it is missing, unreadable or over ``max_bytes``."""
     try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            return default
+        return json.loads(data.decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
         return default
+
+
+def describe_os_error(exc: OSError, doing: str = "") -> str:
+    """One line a user can act on: what failed, on which file, and (for a full disk) what to do."""
+    where = f" {exc.filename}" if exc.filename else ""
+    doing = f" while {doing}" if doing else ""
+    if exc.errno == errno.ENOSPC:
+        free = ""
+        folder = Path(str(exc.filename)).parent if exc.filename else None
+        if folder is not None and folder.exists():
+            free = f" ({shutil.disk_usage(folder).free / 2**20:,.1f} MiB free there)"
+        return f"no space left on device{doing}{(' writing' + where) if where else ''}{free}: free some space on that disk"
+    if exc.errno == errno.EDQUOT:
+        return f"disk quota exceeded{doing}{(' writing' + where) if where else ''}: free some space or raise the quota"
+    return f"{exc.strerror or exc}{doing}:{where}".rstrip(":")
 
 
 def read_tail(path: Path, max_bytes: int) -> tuple[bytes, int]:

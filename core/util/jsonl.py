@@ -83,6 +83,11 @@ class JsonlWriter:
             self._fh.write("".join(json.dumps(r, separators=(",", ":"), default=float) + "\n" for r in records))
             self._fh.flush()
 
+    def sync(self) -> None:
+        """Make what was written durable (before a checkpoint that covers it is written)."""
+        self._fh.flush()
+        os.fsync(self._fh.fileno())
+
     def close(self) -> None:
         self._fh.close()
 

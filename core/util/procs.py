@@ -17,7 +17,7 @@ from typing import Any
 
 import psutil
 
-from core.util.paths import REPO_ROOT
+from core.util.paths import REPO_ROOT, absolute
 
 # Windows process-creation flags (subprocess defines them only on Windows).
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -39,7 +39,7 @@ def is_alive(pid: int | None, create_time: float | None) -> bool:
         if create_time is not None and abs(proc.create_time() - create_time) > 1.0:
             return False
         return bool(proc.status() != psutil.STATUS_ZOMBIE)
-    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError):
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError, OverflowError, TypeError):
         return False
 
 
@@ -48,13 +48,24 @@ def process_tree(pid: int) -> list[psutil.Process]:
     try:
         root = psutil.Process(pid)
         return [root, *root.children(recursive=True)]
-    except (psutil.NoSuchProcess, psutil.AccessDenied):
+    except (psutil.NoSuchProcess, psutil.AccessDenied, ValueError, OverflowError, TypeError):
         return []
 
 
-def terminate_tree(pid: int, grace_s: float = 5.0) -> None:
-    """Terminate ``pid`` and its descendants; kill what is still there after ``grace_s``."""
+def terminate_tree(pid: int, grace_s: float = 5.0, root_first: bool = False) -> None:
+    """Terminate ``pid`` and its descendants; kill what is still there after ``grace_s``.
+
+    ``root_first`` sends SIGTERM to ``pid`` alone and gives it ``grace_s`` to end (a worker takes
+    it as a graceful stop and closes its own env processes) before the rest of the tree is asked.
+    """
     procs = process_tree(pid)
+    if root_first and procs:
+        try:
+            procs[0].terminate()
+        except psutil.NoSuchProcess:
+            pass
+        gone, _ = psutil.wait_procs(procs[:1], timeout=grace_s)
+        procs = [p for p in procs if p not in gone]
     for proc in procs:
         try:
             proc.terminate()
@@ -95,6 +106,8 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     this process lives (a zombie would look alive to a pid check).
     """
     env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
+    if env.get("RLPANEL_HOME"):  # the child starts in another folder: a relative home would point elsewhere
+        env["RLPANEL_HOME"] = str(absolute(env["RLPANEL_HOME"]))
     repo = str(REPO_ROOT)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with open(log_path, "ab") as log:
@@ -103,6 +116,25 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     if reap:
         threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
     return proc
+
+
+def module_running(module: str, target: Path) -> bool:
+    """Whether some live process runs ``python -m module ... target`` (``target`` compared resolved).
+
+    How a reader tells a worker that died before it could write its pid from one still loading.
+    """
+    want = Path(target).resolve()
+    for proc in psutil.process_iter(["cmdline"]):
+        try:
+            cmd = proc.info["cmdline"] or []
+        except psutil.Error:
+            continue
+        if module not in cmd:
+            continue
+        args = cmd[cmd.index(module) + 1:]
+        if any(not a.startswith("-") and Path(a).resolve() == want for a in args):
+            return True
+    return False
 
 
 def tree_pids(pid: int) -> set[int]:

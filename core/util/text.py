@@ -39,11 +39,26 @@ def format_bytes(n: float | None, missing: str = "n/a", gib_digits: int = 1) -> 
     return f"{n:.0f} B"
 
 
+# Names Windows keeps for devices: "con.yaml" or "nul" opens the device, not a file, in any folder.
+WINDOWS_DEVICE_NAMES = frozenset({"con", "prn", "aux", "nul", "conin$", "conout$", "clock$",
+                                  *(f"com{i}" for i in "123456789¹²³"), *(f"lpt{i}" for i in "123456789¹²³")})
+
+
+def is_device_name(name: str) -> bool:
+    """Whether Windows reads ``name`` (or ``name.anything``) as a device such as ``CON`` or ``COM1``."""
+    return name.split(".", 1)[0].strip().rstrip(" .").lower() in WINDOWS_DEVICE_NAMES
+
+
 def safe_name(text: str, max_len: int = 48) -> str:
-    """User text made safe to be part of a file name: ``[a-z0-9._-]``, no leading dot."""
+    """User text made safe to be part of a file name on every platform: ``[a-z0-9._-]``, no leading
+    dot, never a Windows device name (``con`` becomes ``con_``)."""
     cleaned = re.sub(r"[^a-z0-9._-]+", "-", text.lower())
     cleaned = re.sub(r"[-.]{2,}", "-", cleaned).strip("-.")
-    return cleaned[:max_len].strip("-.")
+    cleaned = cleaned[:max_len].strip("-.")
+    if is_device_name(cleaned):
+        stem, dot, rest = cleaned.partition(".")
+        cleaned = f"{stem}_{dot}{rest}"[:max_len + 1]
+    return cleaned
 
 
 def na(value: object, fmt: str = "{}") -> str:

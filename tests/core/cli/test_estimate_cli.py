@@ -51,6 +51,9 @@ def test_entry_point_is_probed_in_a_subprocess(tmp_path, monkeypatch):
         "    def __init__(self):\n"
         "        raise RuntimeError('no server at localhost:9000')\n")
     monkeypatch.chdir(tmp_path)
+    from core.config.trust import trust
+
+    trust("my_envs")  # user code: read only once trusted (tests/core/config/test_trust.py)
     spaces = probe_spaces(EnvSpec(entry_point="my_envs:Grid", kwargs={"size": 7}))
     assert "my_envs" not in sys.modules  # user code never runs in this process
     assert spaces.obs_shape == (7, 7) and spaces.obs_dtype == "uint8"
@@ -59,6 +62,7 @@ def test_entry_point_is_probed_in_a_subprocess(tmp_path, monkeypatch):
         probe_spaces(EnvSpec(entry_point="my_envs:Broken"))
     assert err.value.issues[0].path == "env.entry_point"
     assert "my_envs:Broken" in str(err.value) and "no server at localhost:9000" in str(err.value)
+    trust("not_there")
     with pytest.raises(ConfigError, match="No module named 'not_there'"):
         probe_spaces(EnvSpec(entry_point="not_there:Env"))
 

@@ -1,0 +1,152 @@
+"""Which checkpoint a run resumes from: the newest complete one, confined to its own folder.
+
+The worker (``core.training.checkpoints``) writes each checkpoint's files under temporary names,
+renames them, then writes the checkpoint's manifest (``step_N.json``: its files and their sizes)
+and last ``latest.json`` (the same entry). A reader trusts none of it blindly: a name must be a
+plain checkpoint file name of the same step (never a path: nothing outside the run folder is
+ever opened), each file must exist with the size the manifest recorded, and the model must be
+a readable zip. When the newest checkpoint fails a check (a disk that filled up, a copy cut
+short, a hand-edited ``latest.json``), the next older complete one is used and the reason is
+kept, so the resume can say what it skipped (ARCHITECTURE.md, "The run folder").
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.run.layout import CHECKPOINT_PARTS, RunDir
+from core.util.files import read_json
+
+FILE_PARTS = ("model", "replay_buffer", "vecnormalize")
+_NAME = re.compile(r"step_(\d{12})(\.zip|_replay\.pkl|_vecnormalize\.pkl|\.json)")
+
+
+@dataclass(frozen=True)
+class Checkpoint:
+    """A complete checkpoint: its step and its files (plain names inside ``checkpoints/``) by part."""
+
+    step: int
+    files: dict[str, str]
+
+    def path(self, run_dir: Path, part: str) -> Path | None:
+        name = self.files.get(part)
+        return RunDir(run_dir).checkpoints / name if name else None
+
+    def to_entry(self) -> dict[str, Any]:
+        return {"step": self.step, **self.files}
+
+
+@dataclass
+class CheckpointChoice:
+    """The checkpoint to resume from (or None) and why newer ones were passed over."""
+
+    checkpoint: Checkpoint | None
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def note(self) -> str:
+        """One line for an event or a message: what was skipped, and what is used instead."""
+        if not self.skipped:
+            return ""
+        used = f"using the checkpoint at step {self.checkpoint.step:,}" if self.checkpoint else "no complete checkpoint is left"
+        return f"{'; '.join(self.skipped[:3])}{' ...' if len(self.skipped) > 3 else ''}: {used}"
+
+
+def entry_problem(entry: Any, folder: Path) -> str | None:
+    """Why ``entry`` (latest.json or a manifest) does not name a complete checkpoint in ``folder``, or None."""
+    if not isinstance(entry, dict):
+        return "is not a checkpoint entry"
+    step = entry.get("step")
+    if not isinstance(step, int) or isinstance(step, bool) or step < 0:
+        return "names no step"
+    if not entry.get("model"):
+        return "names no model file"
+    sizes: dict[str, Any] = entry["sizes"] if isinstance(entry.get("sizes"), dict) else {}
+    for part in FILE_PARTS:
+        name = entry.get(part)
+        if name is None:
+            continue
+        problem = _file_problem(name, part, step, folder, sizes.get(name))
+        if problem:
+            return problem
+    return None
+
+
+def _file_problem(name: Any, part: str, step: int, folder: Path, size: Any) -> str | None:
+    expected = f"step_{step:012d}{CHECKPOINT_PARTS[part]}"
+    if not isinstance(name, str) or name != expected:
+        return f"names {str(name)[:80]!r} as its {part}, not {expected!r} in the run's checkpoints folder"
+    path = folder / name
+    try:
+        if path.is_symlink() or not path.is_file():
+            return f"{name} is missing"
+        actual = path.stat().st_size
+    except OSError as exc:
+        return f"{name} cannot be read ({exc.strerror or exc})"
+    if isinstance(size, int) and actual != size:
+        return f"{name} is {actual:,} bytes, {size:,} were written (cut short)"
+    if part == "model":
+        return _zip_problem(path)
+    if actual == 0:
+        return f"{name} is empty"
+    return None
+
+
+def _zip_problem(path: Path) -> str | None:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError):
+        return f"{path.name} is not a complete zip file (cut short?)"
+    if "data" not in names:
+        return f"{path.name} holds no model data"
+    return None
+
+
+def _entries(run_dir: Path) -> list[tuple[str, Any]]:
+    """Candidate entries, newest first: latest.json, then each manifest, then bare model files."""
+    layout = RunDir(run_dir)
+    out: list[tuple[str, Any]] = [("latest.json", read_json(layout.latest_checkpoint, default=None))]
+    steps: dict[int, set[str]] = {}
+    try:
+        names = [p.name for p in layout.checkpoints.iterdir()]
+    except OSError:
+        names = []
+    for name in names:
+        match = _NAME.fullmatch(name)
+        if match:
+            steps.setdefault(int(match.group(1)), set()).add(name)
+    for step in sorted(steps, reverse=True):
+        manifest = layout.checkpoint_file(step, "manifest")
+        if manifest.name in steps[step]:
+            out.append((manifest.name, read_json(manifest, default=None)))
+        else:  # written before manifests existed: take the files that are there
+            files = {part: layout.checkpoint_file(step, part).name for part in FILE_PARTS
+                     if layout.checkpoint_file(step, part).name in steps[step]}
+            out.append((f"step {step:,}", {"step": step, **files}))
+    return out
+
+
+def find_checkpoint(run_dir: Path) -> CheckpointChoice:
+    """The newest complete checkpoint of ``run_dir`` and what was skipped on the way to it."""
+    folder = RunDir(run_dir).checkpoints
+    skipped: list[str] = []
+    failed: set[int] = set()
+    for label, entry in _entries(run_dir):
+        if entry is None:
+            continue
+        step = entry.get("step") if isinstance(entry, dict) else None
+        problem = entry_problem(entry, folder)
+        if problem is None:
+            return CheckpointChoice(Checkpoint(int(entry["step"]), {p: entry[p] for p in FILE_PARTS if entry.get(p)}), skipped)
+        if isinstance(step, int) and not isinstance(step, bool):
+            if step not in failed:  # a manifest failing like latest.json did says nothing new
+                skipped.append(f"the checkpoint at step {step:,} ({label}) {problem}")
+            failed.add(step)
+        else:
+            skipped.append(f"{label} {problem}")
+    return CheckpointChoice(None, skipped)

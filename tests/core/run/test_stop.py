@@ -1,0 +1,67 @@
+"""Issue 11, point 9: a stop sent while the run is ``starting`` is kept; a worker that cannot stop
+(SIGSTOPped) is terminated with an exit reason that names only a checkpoint that exists."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+
+from core.run.checkpoints import find_checkpoint
+from core.run.control import launch_worker, stop_run
+from core.run.status import read_status
+from tests.training_helpers import last_step, make_run, wait_for, wait_state
+
+pytestmark = pytest.mark.training
+
+LONG = {"algo": "PPO", "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1}, "runtime": {"n_envs": 1}}
+
+
+def test_a_stop_sent_while_starting_stops_the_run_gracefully(runs_dir):
+    run = make_run(runs_dir, {**LONG, "budget": {"total_timesteps": 10_000_000, "checkpoint_every": 100_000}})
+    proc = launch_worker(run, reap=False)
+    assert read_status(run)["state"] == "starting"
+    assert stop_run(run, timeout=180) == "graceful"
+    proc.wait(60)
+    status = read_status(run)
+    assert status["state"] == "stopped", status
+    assert status["exit_reason"].startswith("stopped at step")
+    assert find_checkpoint(run).checkpoint is not None, "a graceful stop saves a checkpoint"
+
+
+def test_a_frozen_worker_is_terminated_and_the_reason_claims_no_missing_checkpoint(runs_dir):
+    run = make_run(runs_dir, {**LONG, "budget": {"total_timesteps": 10_000_000, "checkpoint_every": 10_000_000}})
+    proc = launch_worker(run, reap=False)
+    wait_state(run, ("running",))
+    wait_for(lambda: last_step(run) > 0, what="training progress")
+    os.kill(read_status(run)["pid"], signal.SIGSTOP)
+    assert stop_run(run, timeout=1, poll=0.1, term_grace_s=1) == "terminated"
+    proc.wait(30)
+    status = read_status(run)
+    assert status["state"] == "stopped"
+    assert find_checkpoint(run).checkpoint is None
+    assert "it has no checkpoint, so it cannot resume" in status["exit_reason"]
+    assert "resumes from" not in status["exit_reason"]
+
+
+def test_a_worker_killed_before_it_wrote_its_pid_reads_crashed_within_seconds(runs_dir):
+    import subprocess
+    import sys
+    import time
+
+    from core.run.status import LAUNCH_CHECK_S, write_status
+
+    run = make_run(runs_dir, {"budget": {"total_timesteps": 1000}})
+    write_status(run, state="starting", pid=None)
+    assert read_status(run)["state"] == "starting"
+    # a process whose command line names the worker module and this run: a worker still loading
+    loading = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "core.training.worker", str(run)])
+    try:
+        time.sleep(LAUNCH_CHECK_S + 0.5)
+        assert read_status(run)["state"] == "starting"
+    finally:
+        loading.kill()
+        loading.wait()
+    status = read_status(run)
+    assert status["state"] == "crashed" and status["recorded_state"] == "starting"
