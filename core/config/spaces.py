@@ -24,7 +24,7 @@ from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.util.imports import load_object
-from core.util.paths import REPO_ROOT
+from core.util.paths import CODE_ROOT
 
 ActionKind = str  # one of SPACE_KINDS
 PROBE_TIMEOUT_S = 60.0
@@ -241,7 +241,7 @@ def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
 def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
     cmd = [sys.executable, "-m", "core.config.spaces", "--entry-point", env.entry_point or "",
            "--kwargs", json.dumps(env.kwargs, default=repr)]
-    pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.getcwd(), os.environ.get("PYTHONPATH")]))
+    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), os.getcwd(), os.environ.get("PYTHONPATH")]))
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
                               env={**os.environ, "PYTHONPATH": pythonpath})

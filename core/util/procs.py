@@ -17,7 +17,7 @@ from typing import Any
 
 import psutil
 
-from core.util.paths import REPO_ROOT
+from core.util.paths import CODE_ROOT
 
 # Windows process-creation flags (subprocess defines them only on Windows).
 CREATE_NEW_PROCESS_GROUP = 0x00000200
@@ -95,7 +95,7 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     this process lives (a zombie would look alive to a pid check).
     """
     env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
-    repo = str(REPO_ROOT)
+    repo = str(CODE_ROOT)
     env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo,
