@@ -212,7 +212,8 @@ class MainWindow(QMainWindow):
     def _on_status(self, status: dict) -> None:
         previous, self.run_state = self.run_state, status.get("state")
         name = self.run_dir.name if self.run_dir else ""
-        self.monitor.set_title(f"{name}  [{self.run_state}]")
+        device = status.get("device")  # written by the worker: the device it really trains on
+        self.monitor.set_title(f"{name}  [{self.run_state}, on {device}]" if device else f"{name}  [{self.run_state}]")
         if previous in ACTIVE and self.run_state in TERMINAL:
             message = f"{name} {self.run_state}"
             if self.run_state in FAILED and (status.get("error") or {}).get("message"):

@@ -11,6 +11,7 @@ import sys
 
 from core.cli.common import CliError, add_config_args, config_from_args, emit
 from core.config.spaces import probe_spaces
+from core.fit.device import torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
 from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
@@ -39,7 +40,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     if args.host_memory_gib is not None and args.host_memory_gib <= 0:
         raise CliError(f"--host-memory-gib {args.host_memory_gib} must be positive, e.g. 16")
     host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
-    result = estimate(cfg, spaces, gpu, host)
+    # the worker's torch decides the device; asking it costs one subprocess per interpreter and torch version
+    result = estimate(cfg, spaces, gpu, host, torch=torch_facts())
     emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label))
     return EXIT_NO_FIT if NO_FIT in (result.verdict, result.host_verdict) else 0
 
@@ -49,8 +51,9 @@ def _mib(n: int) -> str:
 
 
 def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
-    where = result.gpu_name if result.on_gpu else "CPU (no GPU)"
-    lines = [f"{algo} on {env}, target: {where}".strip(", "), ""]
+    where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
+    lines = [f"{algo} on {env}, target: {where}, trains on {result.train_device or 'n/a'}".strip(", ")]
+    lines += [f"warning: {w}" for w in result.warnings] + [""]
     lines.append(f"{'term':<16} {'where':<5} {'MiB':>11} {'share':>6}  note")
     for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):
         for t in (t for t in result.terms if t.where == side):

@@ -11,6 +11,7 @@ from core.cli.common import CliError, add_config_args, config_from_args, emit, r
 from core.config.errors import ConfigError
 from core.config.spaces import check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
+from core.fit.device import device_issue, torch_facts
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
@@ -41,9 +42,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 
 def _check_spaces_early(validated: ValidatedConfig) -> None:
-    """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
+    """Refuse SAC on a discrete env (and DQN on a continuous one), or CUDA this torch lacks, before creating the run."""
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)
+    if validated.config.runtime.device.startswith("cuda"):  # only then is the torch probe worth its seconds
+        issue = device_issue(validated.config, torch_facts())
+        issues += [issue] if issue else []
     if issues:
         raise ConfigError(issues)
 

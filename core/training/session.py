@@ -26,7 +26,7 @@ from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
 from core.training.checkpoints import Checkpointer
-from core.training.factory import build_model, build_vec_env, load_model, resolve_device, wrap_normalize
+from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
@@ -114,6 +114,8 @@ class TrainingSession:
                              f"{self.layout.superseded.name}", "warning")
         for note in apply_runtime_flags(self.cfg):
             self._event(out, note)
+        # the device the worker really trains on: the Monitor's title shows it
+        write_status(self.run_dir, device=device_label(resolve_device(self.cfg.runtime.device)))
 
     def _env(self, out: JsonlWriter, ckpt: dict[str, Any] | None) -> VecEnv:
         """The training env, checked against the algorithm, with its VecNormalize statistics restored."""

@@ -42,6 +42,7 @@ def test_worker_trains_and_writes_the_run_folder(runs_dir, algo):
     assert run_worker(run) == 0, (run / "worker.log").read_text()
     status = read_status(run)
     assert status["state"] == "finished" and status["ended_at"] >= status["started_at"]
+    assert status["device"] == "cpu"  # the device the worker really trained on (the Monitor title shows it)
     for name in ("config.yaml", "status.json", "metrics.jsonl", "telemetry.jsonl", "summary.json", "worker.log"):
         assert (run / name).is_file(), name
     latest = read_json(run / "checkpoints" / "latest.json")
