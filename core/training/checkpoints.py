@@ -6,7 +6,6 @@ it always names a complete checkpoint even if the worker is killed mid-save.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 from core.run import records
 from core.run.layout import RunDir
 from core.run.store import latest_checkpoint
-from core.util.files import write_json_atomic
+from core.util.files import replace_retrying, write_json_atomic
 from core.util.jsonl import JsonlWriter
 
 
@@ -61,7 +60,7 @@ class Checkpointer:
         # SB3 appends .zip/.pkl when the suffix is missing, so keep the real suffix on the temp name
         tmp = self.folder / f".tmp-{name}"
         save(tmp)
-        os.replace(tmp, self.folder / name)
+        replace_retrying(tmp, self.folder / name)
 
     def _prune(self) -> None:
         steps = sorted({p.name[5:17] for p in self.folder.glob("step_*.zip")})

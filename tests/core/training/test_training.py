@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
-import signal
 
 import pytest
 
@@ -120,7 +118,7 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
     wait_for(lambda: (read_json(run / "checkpoints" / "latest.json") or {}).get("step", 0) >= 1000, what="a checkpoint")
     pid = read_status(run)["pid"]
     for proc in process_tree(pid):
-        os.kill(proc.pid, signal.SIGKILL)
+        proc.kill()  # psutil: SIGKILL on POSIX, TerminateProcess on Windows
     wait_state(run, ("crashed",), timeout=30)
     assert "ended without a word" in read_status(run)["error"]["message"]
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]
