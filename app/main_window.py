@@ -7,6 +7,7 @@ The window drives ``core``: Launch creates the run folder and starts a detached 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -138,14 +139,17 @@ class MainWindow(QMainWindow):
     def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                estimate: FitEstimate | None = None) -> Path | None:
         """Create a run for ``config``, start its worker detached and follow it."""
+        notes: list[str] = []
         try:
-            run_dir = self.store.create(config, preset, list(warnings))
-            launch_worker(run_dir)
+            # a custom env is imported from the folder the window was started in, for a resume too
+            run_dir = self.store.create(config.with_import_folder(os.getcwd()), preset, list(warnings))
+            launch_worker(run_dir, notes=notes)
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
             QMessageBox.warning(self, "Launch failed", f"The run could not be started:\n{exc}")
             return None
         self.follow_run(run_dir, estimate=estimate)
-        self.statusBar().showMessage(f"Launched {run_dir.name}", 8000)
+        self.statusBar().showMessage(f"Launched {run_dir.name}" + "".join(f"; warning: {n}" for n in notes),
+                                     30000 if notes else 8000)
         self.tabs.setCurrentWidget(self.monitor)
         self.runs.refresh()
         return run_dir

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -58,7 +59,8 @@ def run_train(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     _check_spaces_early(validated)
     store = RunStore(runs_dir(args))
-    run_dir = store.create(validated.config, preset=args.preset, warnings=validated.warnings)
+    # a custom env is imported from the folder the command was started in, for a resume too
+    run_dir = store.create(validated.config.with_import_folder(os.getcwd()), preset=args.preset, warnings=validated.warnings)
     launch_worker(run_dir, reap=not args.detach)
     return _detach_or_follow(args, run_dir)
 
