@@ -105,6 +105,8 @@ class RuntimeParams(Section):
     seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
     normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
     telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)
+    keep_awake: bool = hp(True, "Keep awake", "Ask the OS not to sleep while the run trains (released when it ends); "
+                                              "closing the lid still does what the power plan says.")
 
     @field_validator("device")
     @classmethod

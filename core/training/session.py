@@ -27,6 +27,7 @@ from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag
 from core.training.checkpoints import Checkpointer
 from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
+from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
@@ -170,6 +171,8 @@ class TrainingSession:
         recorder = RunRecorder(out, stop, total)
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
         telemetry = self._start_telemetry()
+        awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
+        self._event(out, awake.note, "info" if awake.active else "warning")
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:
@@ -183,6 +186,7 @@ class TrainingSession:
                 write_status(self.run_dir, state="stopping")
             checkpointer.save(model)
         finally:
+            awake.release()
             write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started)
             if telemetry is not None:
                 telemetry.stop()
