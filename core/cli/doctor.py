@@ -13,6 +13,7 @@ from core.cli.common import emit, runs_dir
 from core.fit.device import torch_facts
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.util.paths import user_home
+from core.util.powercfg import read_power_plan
 from core.util.text import format_bytes, na
 
 
@@ -58,6 +59,7 @@ def report(runs: Path) -> dict[str, Any]:
         "disk_total_bytes": usage.total,
         "torch": torch_facts(refresh=True),
         "nvml": gpu_facts(),
+        "power": read_power_plan(),  # Windows: the active plan and what would suspend an overnight run
     }
 
 
@@ -89,7 +91,18 @@ def format_report(data: dict[str, Any]) -> str:
     free = data["disk_free_bytes"] / 2**30
     lines.append(f"runs        {data['runs_dir']} ({free:,.1f} GiB free)")
     lines.append(f"user folder {data['user_folder']}")
+    lines += power_lines(data.get("power"))
     return "\n".join(lines)
+
+
+def power_lines(power: dict[str, Any] | None) -> list[str]:
+    """The power plan's lines of the report (none off Windows)."""
+    if power is None:
+        return []
+    if "error" in power:
+        return [f"power plan  unknown: {power['error']}"]
+    lines = [f"power plan  {power.get('plan') or 'n/a'}" + ("" if power["warnings"] else ": nothing suspends an overnight run")]
+    return lines + [f"WARNING     {w}" for w in power["warnings"]]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
