@@ -7,6 +7,7 @@ The window drives ``core``: Launch creates the run folder and starts a detached 
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -148,17 +149,20 @@ class MainWindow(QMainWindow):
         """
         if not self.confirm_code(config, preset):
             return None
+        notes: list[str] = []
         try:
             problem = None if config.is_baseline else free_space_problem(self.store.root, config, probe_spaces(config.env))
             if problem:
                 raise OSError(problem)
-            run_dir = self.store.create(config, preset, list(warnings))
-            launch_worker(run_dir)
+            # a custom env is imported from the folder the window was started in, for a resume too
+            run_dir = self.store.create(config.with_import_folder(os.getcwd()), preset, list(warnings))
+            launch_worker(run_dir, notes=notes)
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
             QMessageBox.warning(self, "Launch failed", f"The run could not be started:\n{exc}")
             return None
         self.follow_run(run_dir, estimate=estimate)
-        self.statusBar().showMessage(f"Launched {run_dir.name}", 8000)
+        self.statusBar().showMessage(f"Launched {run_dir.name}" + "".join(f"; warning: {n}" for n in notes),
+                                     30000 if notes else 8000)
         self.tabs.setCurrentWidget(self.monitor)
         self.runs.refresh()
         return run_dir
@@ -242,7 +246,8 @@ class MainWindow(QMainWindow):
     def _on_status(self, status: dict) -> None:
         previous, self.run_state = self.run_state, status.get("state")
         name = self.run_dir.name if self.run_dir else ""
-        self.monitor.set_title(f"{name}  [{self.run_state}]")
+        device = status.get("device")  # written by the worker: the device it really trains on
+        self.monitor.set_title(f"{name}  [{self.run_state}, on {device}]" if device else f"{name}  [{self.run_state}]")
         if previous in ACTIVE and self.run_state in TERMINAL:
             message = f"{name} {self.run_state}"
             if self.run_state in FAILED and (status.get("error") or {}).get("message"):

@@ -16,8 +16,9 @@ from app.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, probe_spaces
+from core.fit.device import cached_torch_facts, torch_facts
 from core.fit.estimate import estimate
-from core.fit.gpus import detected_profiles, get_profile, known_profiles
+from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
 from core.fit.result import FitEstimate
 
 
@@ -36,10 +37,28 @@ def target_choices() -> list[tuple[str, str]]:
     return out
 
 
-def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None) -> tuple[FitEstimate | None, str]:
+def target_profile(cfg: RunConfig) -> GpuProfile | None:
+    """The GPU profile the config plans for (``None``: no GPU); unknown names are the estimate's error."""
+    try:
+        return get_profile(cfg.target_gpu)
+    except ConfigError:
+        return None
+
+
+def needs_torch_facts(cfg: RunConfig) -> bool:
+    """Whether the device depends on the worker's torch: a GPU here or CUDA asked for."""
+    device = cfg.runtime.device
+    if device == "cpu":
+        return False
+    gpu = target_profile(cfg)
+    return device.startswith("cuda") or (gpu is not None and gpu.detected)
+
+
+def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
+                 torch: dict[str, Any] | None = None) -> tuple[FitEstimate | None, str]:
     """The fit estimate, or ``None`` and why not."""
     try:
-        return estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total), ""
+        return estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total, torch=torch), ""
     except ConfigError as exc:
         return None, "; ".join(i.message for i in exc.issues)
     except (ValueError, TypeError, KeyError) as exc:  # an estimate bug must not take the panel down
@@ -83,3 +102,33 @@ class SpacesCache(QObject):
 
     def wait(self, msecs: int = 30000) -> bool:
         return wait_for_background(msecs)
+
+
+class TorchFactsCache(QObject):
+    """The worker's torch facts (CUDA or not), probed once in the background; ``ready`` when known.
+
+    The probe imports torch in a child process with this interpreter (``core.fit.device``); its
+    answer is cached per interpreter and torch version, so a second start of the window asks no one.
+    """
+
+    ready = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._facts: dict[str, Any] | None = cached_torch_facts()
+        self._pending = False
+
+    def get(self) -> dict[str, Any] | None:
+        """The facts when known; else start the probe (once) and return ``None``."""
+        if self._facts is None and not self._pending:
+            self._pending = True
+            run_in_background(torch_facts, self._done, lambda message: self._done({"error": message}))
+        return self._facts
+
+    def pending(self) -> bool:
+        return self._pending
+
+    def _done(self, facts: dict[str, Any]) -> None:
+        self._pending = False
+        self._facts = facts
+        self.ready.emit()

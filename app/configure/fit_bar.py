@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
-from app.theme import segment_color, verdict_color
+from app.theme import error_color, segment_color, verdict_color
 from core.fit.result import NO_FIT, TIGHT, FitEstimate, Suggestion
 from core.util import text
 
@@ -170,6 +170,9 @@ class FitBox(QGroupBox):
         self.verdict_label.setFont(font)
         self.detail_label = QLabel()
         self.detail_label.setWordWrap(True)
+        self.warning_label = QLabel()  # the device warning: a GPU here that this torch cannot use
+        self.warning_label.setWordWrap(True)
+        self.warning_label.hide()
         self.suggestion_button = QPushButton()
         self.suggestion_button.hide()
         self.suggestion_button.clicked.connect(self._suggestion)
@@ -188,7 +191,8 @@ class FitBox(QGroupBox):
         verdict.addWidget(self.verdict_label)
         verdict.addWidget(self.detail_label, 1)
         grid.addLayout(verdict, 3, 0, 1, 3)
-        grid.addWidget(self.suggestion_button, 4, 0, 1, 3)
+        grid.addWidget(self.warning_label, 4, 0, 1, 3)
+        grid.addWidget(self.suggestion_button, 5, 0, 1, 3)
         self.show_unavailable("no estimate yet")
 
     # --- target ----------------------------------------------------------------------------
@@ -226,6 +230,9 @@ class FitBox(QGroupBox):
         else:
             self.gpu_bar.set_data([], None)
             self.gpu_text.setText("not used (CPU)")
+        self.warning_label.setText("\n".join(estimate.warnings))
+        self.warning_label.setStyleSheet(f"color: {error_color(self).name()};")
+        self.warning_label.setVisible(bool(estimate.warnings))
         host_capacity = estimate.host_capacity_bytes or host_total
         self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.host_verdict))
         self.host_text.setText(f"{format_bytes(estimate.host_bytes)} / {format_bytes(host_capacity)}")
@@ -244,7 +251,8 @@ class FitBox(QGroupBox):
     @staticmethod
     def _detail(estimate: FitEstimate) -> str:
         big = estimate.biggest()
-        parts = [f"biggest: {term_label(big.name)} {format_bytes(big.bytes)} ({big.where})"]
+        parts = [f"trains on {estimate.train_device}"] if estimate.train_device else []
+        parts.append(f"biggest: {term_label(big.name)} {format_bytes(big.bytes)} ({big.where})")
         if estimate.host_verdict in (TIGHT, NO_FIT):
             parts.append(f"host RAM: {estimate.host_verdict}")
         return "; ".join(parts + estimate.notes)
@@ -259,6 +267,7 @@ class FitBox(QGroupBox):
         self.verdict_label.setText("")
         self.detail_label.setText(why)
         self.detail_label.setStyleSheet("")
+        self.warning_label.hide()
         self.suggestion_button.hide()
 
     def verdict(self) -> str | None:

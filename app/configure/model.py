@@ -14,12 +14,13 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.configure.estimator import SpacesCache, estimate_for
+from app.configure.estimator import SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, check_spaces
+from core.fit.device import device_issue
 from core.fit.estimate import host_memory_total
 from core.fit.result import FitEstimate, Suggestion
 
@@ -52,6 +53,8 @@ class ConfigModel(QObject):
         self.host_total = host_memory_total()
         self.spaces = SpacesCache(self)
         self.spaces.ready.connect(lambda _key: self._check())
+        self.torch = TorchFactsCache(self)
+        self.torch.ready.connect(self._check)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -81,7 +84,9 @@ class ConfigModel(QObject):
         if self._timer.isActive():
             return False
         cfg = self.validation.config
-        return cfg is None or self.spaces.get(cfg.env) is not None
+        if cfg is None:
+            return True
+        return self.spaces.get(cfg.env) is not None and not (needs_torch_facts(cfg) and self.torch.get() is None)
 
     def value(self, path: str) -> Any:
         return self.state.value(path)
@@ -158,7 +163,10 @@ class ConfigModel(QObject):
             else:
                 self.spaces_text = spaces_text(found[0])
                 issues += check_spaces(cfg, found[0].action_kind)
-                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total)
+                torch = self.torch.get() if needs_torch_facts(cfg) else None
+                issue = device_issue(cfg, torch)
+                issues += [issue] if issue else []
+                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch)
         self.issues = issues
         changed = estimate != self.estimate
         self.estimate = estimate

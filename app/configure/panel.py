@@ -174,6 +174,8 @@ class ConfigurePanel(QWidget):
         estimate = self.model.estimate
         if estimate is not None and not estimate.fits and not self.confirm_no_fit(estimate):
             return False
+        if estimate is not None and estimate.warnings and not self.confirm_warnings(estimate):
+            return False
         self.launch_requested.emit(LaunchRequest(config, self.model.preset, self.model.warnings(), copy.deepcopy(estimate)))
         return True
 
@@ -181,6 +183,15 @@ class ConfigurePanel(QWidget):
         """Ask before launching a run the estimate says will not fit (tests replace this)."""
         why = no_fit_reason(estimate)
         answer = QMessageBox.warning(self, "The run does not fit", why + "\n\nLaunch anyway?",
+                                     QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                     QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
+
+    def confirm_warnings(self, estimate: FitEstimate) -> bool:
+        """Ask before launching on another device than the user expects (tests replace this)."""
+        text = "\n\n".join(estimate.warnings)
+        answer = QMessageBox.warning(self, f"The run trains on {estimate.train_device or 'another device'}",
+                                     text + f"\n\nLaunch on {estimate.train_device or 'it'} anyway?",
                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                                      QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes

@@ -3,32 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from core.cli.common import emit, runs_dir
+from core.fit.device import torch_facts
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
-from core.util.paths import REPO_ROOT, user_home
+from core.util.paths import user_home
+from core.util.powercfg import read_power_plan
 from core.util.text import format_bytes, na
-
-
-def torch_facts(timeout: float = 120.0) -> dict[str, Any]:
-    """torch/CUDA/SB3 facts from a child process (the caller never imports torch)."""
-    try:
-        out = subprocess.run([sys.executable, "-m", "core.training.probe"], capture_output=True, text=True,
-                             timeout=timeout, cwd=str(REPO_ROOT))
-    except subprocess.TimeoutExpired:
-        return {"error": f"importing torch took over {timeout:g} s"}
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
-        return {"error": f"torch could not be imported: {last}"}
-    facts: dict[str, Any] = json.loads(out.stdout)
-    return facts
 
 
 def doctor_gpu_lines() -> list[str]:
@@ -71,8 +57,9 @@ def report(runs: Path) -> dict[str, Any]:
         "runs_dir": str(runs),
         "disk_free_bytes": usage.free,
         "disk_total_bytes": usage.total,
-        "torch": torch_facts(),
+        "torch": torch_facts(refresh=True),
         "nvml": gpu_facts(),
+        "power": read_power_plan(),  # Windows: the active plan and what would suspend an overnight run
     }
 
 
@@ -104,7 +91,18 @@ def format_report(data: dict[str, Any]) -> str:
     free = data["disk_free_bytes"] / 2**30
     lines.append(f"runs        {data['runs_dir']} ({free:,.1f} GiB free)")
     lines.append(f"user folder {data['user_folder']}")
+    lines += power_lines(data.get("power"))
     return "\n".join(lines)
+
+
+def power_lines(power: dict[str, Any] | None) -> list[str]:
+    """The power plan's lines of the report (none off Windows)."""
+    if power is None:
+        return []
+    if "error" in power:
+        return [f"power plan  unknown: {power['error']}"]
+    lines = [f"power plan  {power.get('plan') or 'n/a'}" + ("" if power["warnings"] else ": nothing suspends an overnight run")]
+    return lines + [f"WARNING     {w}" for w in power["warnings"]]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:

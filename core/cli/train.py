@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -11,6 +12,7 @@ from core.cli.common import CliError, add_config_args, config_from_args, emit, p
 from core.config.errors import ConfigError
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
+from core.fit.device import device_issue, torch_facts
 from core.fit.disk import free_space_problem
 from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
 from core.run.layout import RunDir
@@ -44,9 +46,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 
 def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
-    """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
+    """Refuse SAC on a discrete env (and DQN on a continuous one), or CUDA this torch lacks, before creating the run."""
     spaces = probe_spaces(validated.config.env)
     issues = check_spaces(validated.config, spaces.action_kind)
+    if validated.config.runtime.device.startswith("cuda"):  # only then is the torch probe worth its seconds
+        issue = device_issue(validated.config, torch_facts())
+        issues += [issue] if issue else []
     if issues:
         raise ConfigError(issues)
     return spaces
@@ -61,7 +66,8 @@ def run_train(args: argparse.Namespace) -> int:
     problem = free_space_problem(store.root, validated.config, spaces)
     if problem:
         raise CliError(problem)
-    run_dir = store.create(validated.config, preset=args.preset, warnings=validated.warnings)
+    # a custom env is imported from the folder the command was started in, for a resume too
+    run_dir = store.create(validated.config.with_import_folder(os.getcwd()), preset=args.preset, warnings=validated.warnings)
     launch_worker(run_dir, reap=not args.detach)
     return _detach_or_follow(args, run_dir)
 

@@ -32,6 +32,9 @@ class EnvSpec(Section):
     id: str | None = hp("CartPole-v1", "Environment id", "A registered gymnasium id such as CartPole-v1.")
     entry_point: str | None = hp(None, "Entry point", "A custom env as 'package.module:Class' (imported only by the worker).")
     kwargs: dict[str, Any] = hp({}, "Env kwargs", "Keyword arguments passed to the env constructor.")
+    path: str | None = hp(None, "Import folder", "The folder a custom env's module is imported from and its worker runs "
+                                                 "in; set at launch to the folder rlpanel was started from, and kept "
+                                                 "in the run's config so a resume finds it too.")
 
     @field_validator("entry_point")
     @classmethod
@@ -51,6 +54,12 @@ class EnvSpec(Section):
     @property
     def label(self) -> str:
         return self.id or (self.entry_point or "").rsplit(":", 1)[-1]
+
+    def with_import_folder(self, folder: str) -> EnvSpec:
+        """This env with ``path`` set to ``folder`` when it is a custom env that has none yet."""
+        if not self.entry_point or self.path:
+            return self
+        return self.model_copy(update={"path": str(folder)})
 
 
 class PolicyParams(Section):
@@ -96,6 +105,8 @@ class RuntimeParams(Section):
     seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
     normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
     telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)
+    keep_awake: bool = hp(True, "Keep awake", "Ask the OS not to sleep while the run trains (released when it ends); "
+                                              "closing the lid still does what the power plan says.")
 
     @field_validator("device")
     @classmethod
@@ -155,6 +166,11 @@ class RunConfig(Section):
     @property
     def is_baseline(self) -> bool:
         return self.algo in BASELINES
+
+    def with_import_folder(self, folder: str) -> RunConfig:
+        """This config with a custom env's import folder recorded (see ``EnvSpec.path``)."""
+        env = self.env.with_import_folder(folder)
+        return self if env is self.env else self.model_copy(update={"env": env})
 
     def to_yaml(self) -> str:
         return str(yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False))

@@ -25,7 +25,7 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.trust import require_trusted
 from core.util.imports import load_object
-from core.util.paths import REPO_ROOT
+from core.util.paths import CODE_ROOT
 
 ActionKind = str  # one of SPACE_KINDS
 PROBE_TIMEOUT_S = 60.0
@@ -243,10 +243,11 @@ def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
 def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
     cmd = [sys.executable, "-m", "core.config.spaces", "--entry-point", env.entry_point or "",
            "--kwargs", json.dumps(env.kwargs, default=repr)]
-    pythonpath = os.pathsep.join(filter(None, [str(REPO_ROOT), os.getcwd(), os.environ.get("PYTHONPATH")]))
+    folder = env.path or os.getcwd()  # where the worker will import it from (EnvSpec.path)
+    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                              env={**os.environ, "PYTHONPATH": pythonpath})
+                              env={**os.environ, "PYTHONPATH": pythonpath}, cwd=folder if os.path.isdir(folder) else None)
     except subprocess.TimeoutExpired:
         raise ConfigError([FieldIssue("env.entry_point", (
             f"creating {env.entry_point} took longer than {PROBE_TIMEOUT_S:.0f} s: make its constructor fast "

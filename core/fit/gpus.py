@@ -15,10 +15,10 @@ from typing import Any
 
 from core.config.errors import ConfigError, FieldIssue
 from core.telemetry.nvml import detect_gpus
-from core.util.paths import CONFIGS_DIR
+from core.util.paths import configs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
-GPUS_FILE = CONFIGS_DIR / "gpus.yaml"
+GPUS_FILE_NAME = "gpus.yaml"
 MIB = 1 << 20
 # When a detected card's generation is unknown (a future one): the newest constants.
 FALLBACK_GENERATION = "blackwell"
@@ -97,7 +97,8 @@ def _cc_text(cc: Any) -> str:
 
 
 @functools.lru_cache(maxsize=4)
-def _load_table(path: Path = GPUS_FILE) -> GpuTable:
+def _load_table(path: Path | None = None) -> GpuTable:
+    path = path or configs_dir() / GPUS_FILE_NAME
     try:
         data = read_yaml_mapping(path)
     except ValueError as exc:

@@ -56,6 +56,8 @@ class FitEstimate:
     buffer_full_at_step: int | None = None
     suggestion: Suggestion | None = None
     notes: list[str] = field(default_factory=list)
+    train_device: str = ""          # what a worker launched here trains on: cuda:0, cpu (core.fit.device)
+    warnings: list[str] = field(default_factory=list)  # sentences the user must read before launch
 
     @property
     def usage(self) -> float:
@@ -102,6 +104,7 @@ class FitEstimate:
             "biggest_term": {"name": big.name, "where": big.where, "bytes": big.bytes},
             "suggestion": self.suggestion.to_json() if self.suggestion else None,
             "notes": list(self.notes),
+            "train_device": self.train_device, "warnings": list(self.warnings),
         }
 
 

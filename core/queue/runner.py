@@ -35,6 +35,7 @@ from core.run.control import launch_worker, request_stop
 from core.run.states import FAILED
 from core.run.status import read_status
 from core.run.store import RunStore
+from core.util.files import AtomicWriteError
 from core.util.procs import process_identity
 
 Job = dict[str, Any]
@@ -56,12 +57,29 @@ def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
     spec = plan_job(state, job["name"])
     cfg = spec.config()
     job.update(status=LAUNCHING, started_at=time.time(), reason=None)
-    write_queue(runs_dir, state)  # LAUNCHING is on disk before the run folder exists
+    if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
+        job.update(status=WAITING, started_at=None)
+        return
     run = RunStore(runs_dir).create(cfg, preset=spec.preset,
                                     extra_status={"queue": {"id": state["id"], "job": job["name"]}})
     job["run_id"] = run.name
-    write_queue(runs_dir, state)  # the run id is on disk before the worker starts
+    # the run id on disk before the worker starts; if that write fails, a restarted runner still
+    # finds the run by its queue tag (adopt_orphans)
+    save_state(runs_dir, state)
     launch_worker(run)
+
+
+def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
+    """Write the queue state; a write Windows refused past the retry bound is said and retried next pass.
+
+    The state lives in this process: a failed write never fails the queue.
+    """
+    try:
+        write_queue(runs_dir, state)
+        return True
+    except AtomicWriteError as exc:
+        print(f"queue runner: warning: {exc}; trying again next pass", file=sys.stderr, flush=True)
+        return False
 
 
 def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> bool:
@@ -77,8 +95,7 @@ def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, A
     if over:
         state["state"] = _final_state(state, cancelled=cancel.exists())
         state["ended_at"] = time.time()
-    write_queue(runs_dir, state)
-    return not over
+    return not (save_state(runs_dir, state) and over)  # the plan is over once that is on disk
 
 
 def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:

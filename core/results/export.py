@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
+from core.util.files import replace_retrying
 
 FORMATS = ("md", "csv", "xlsx", "tex", "html")
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
@@ -68,7 +69,7 @@ def _write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
+        replace_retrying(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

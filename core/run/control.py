@@ -39,16 +39,28 @@ def request_stop(run_dir: Path, reason: str = "requested") -> None:
 
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
-                  reap: bool = True) -> subprocess.Popen[bytes]:
+                  reap: bool = True, notes: list[str] | None = None) -> subprocess.Popen[bytes]:
     """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``.
 
     A STOP left from an earlier attempt is removed here, before the launch, so a stop asked for
     while this attempt is ``starting`` is still there when the worker looks (point 9 of issue 11).
+    A custom env's import folder (``env.path`` in the run's config) is the worker's working
+    folder and on its path, for a resume too. ``notes`` receives what the window should say
+    (a refused breakaway on Windows).
     """
     run_dir = Path(run_dir)
     RunDir(run_dir).stop_request.unlink(missing_ok=True)
+    folder = _import_folder(run_dir)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
-    return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap)
+    return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
+                          folder=folder, notes=notes)
+
+
+def _import_folder(run_dir: Path) -> str | None:
+    """``env.path`` of the run's config when it names a folder that exists (else the worker says what fails)."""
+    env = read_yaml_mapping(RunDir(run_dir).config).get("env")
+    path = env.get("path") if isinstance(env, dict) else None
+    return str(path) if path and Path(str(path)).is_dir() else None
 
 
 class ResumeError(ValueError):

@@ -10,7 +10,6 @@ files and raises ``CheckpointError`` naming the file and the free space.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -23,7 +22,7 @@ from stable_baselines3.common.vec_env import VecNormalize
 from core.run import records
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import CHECKPOINT_TEMP_PREFIX, RunDir
-from core.util.files import describe_os_error, write_json_atomic
+from core.util.files import describe_os_error, replace_retrying, write_json_atomic
 from core.util.jsonl import JsonlWriter
 
 
@@ -120,7 +119,7 @@ class Checkpointer:
         except Exception:
             tmp.unlink(missing_ok=True)
             raise
-        os.replace(tmp, final)
+        replace_retrying(tmp, final)
         written.append(final)
 
     def _prune(self) -> None:

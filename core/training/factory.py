@@ -90,6 +90,13 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def device_label(device: str) -> str:
+    """The device the model lands on, with its index (``cuda`` -> ``cuda:0``): what status.json says."""
+    if device == "cuda" and th.cuda.is_available():
+        return f"cuda:{th.cuda.current_device()}"
+    return device
+
+
 def require_spec(cfg: RunConfig) -> AlgoSpec:
     """The algorithm's table; a baseline has no model to build."""
     if cfg.spec is None:

@@ -27,8 +27,9 @@ from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, numbers
 from core.training.checkpoints import Checkpointer
-from core.training.factory import build_model, build_vec_env, load_model, resolve_device, wrap_normalize
+from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
 from core.training.health import TrainingHealth
+from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
@@ -125,6 +126,8 @@ class TrainingSession:
                              f"{self.layout.superseded.name}", "warning")
         for note in apply_runtime_flags(self.cfg):
             self._event(out, note)
+        # the device the worker really trains on: the Monitor's title shows it
+        write_status(self.run_dir, device=device_label(resolve_device(self.cfg.runtime.device)))
 
     def _env(self, out: JsonlWriter, ckpt: Checkpoint | None) -> VecEnv:
         """The training env, checked against the algorithm, with its VecNormalize statistics restored."""
@@ -189,6 +192,8 @@ class TrainingSession:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
         telemetry = self._start_telemetry()
+        awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
+        self._event(out, awake.note, "info" if awake.active else "warning")
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:
@@ -209,6 +214,7 @@ class TrainingSession:
                 write_status(self.run_dir, state="stopping")
             checkpointer.save(model)
         finally:
+            awake.release()
             write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started)
             if telemetry is not None:
                 telemetry.stop()

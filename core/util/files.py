@@ -2,6 +2,12 @@
 
 Every writer of a file that another process reads (status.json, latest.json, queue state, run
 configs) goes through ``write_atomic``: readers see the old or the new file, never half of one.
+
+On Windows a rename onto a file that another process has open fails with ``PermissionError``
+(a sharing violation: the window reads status.json several times a second, a virus scanner or a
+sync client opens new files), and opening a file that is being replaced can fail the same way.
+``replace_retrying`` and ``read_retrying`` retry with a short backoff up to ``RETRY_BOUND_S``;
+after that the writer gets an ``AtomicWriteError`` that names the file and the fix.
 """
 
 from __future__ import annotations
@@ -11,8 +17,50 @@ import json
 import os
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+RETRY_BOUND_S = 2.0       # how long a sharing violation may last before the writer gives up
+RETRY_FIRST_DELAY_S = 0.005
+RETRY_MAX_DELAY_S = 0.2
+
+
+class AtomicWriteError(OSError):
+    """A file could not be replaced: another program kept it open past the retry bound."""
+
+
+def retry_on_permission_error(action: Callable[[], T], what: str, bound_s: float | None = None,
+                              sleep: Callable[[float], None] = time.sleep) -> T:
+    """``action()``, retried with a doubling backoff while it raises ``PermissionError`` (up to the bound)."""
+    deadline = time.monotonic() + (RETRY_BOUND_S if bound_s is None else bound_s)
+    delay = RETRY_FIRST_DELAY_S
+    while True:
+        try:
+            return action()
+        except PermissionError as exc:
+            if time.monotonic() + delay > deadline:
+                raise AtomicWriteError(f"cannot {what}: another program keeps it open ({exc.strerror}); "
+                                       "close it (an editor, a virus scanner, a sync client) and try again") from exc
+            sleep(delay)
+            delay = min(delay * 2, RETRY_MAX_DELAY_S)
+
+
+def replace_retrying(src: str | Path, dst: str | Path) -> None:
+    """``os.replace`` that rides out Windows sharing violations (see the module docstring)."""
+    retry_on_permission_error(lambda: os.replace(src, dst), f"replace {dst}")
+
+
+def read_retrying(path: str | Path, mode: str = "r") -> Any:
+    """A file's whole content (text, or bytes with ``mode="rb"``), retrying an open that a replace blocked."""
+    def read() -> Any:
+        if mode == "rb":
+            return Path(path).read_bytes()
+        return Path(path).read_text(encoding="utf-8")
+
+    return retry_on_permission_error(read, f"read {path}")
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -30,7 +78,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for every reader
-        os.replace(tmp, path)
+        replace_retrying(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
@@ -46,8 +94,11 @@ MAX_JSON_BYTES = 16 << 20  # a status, summary or queue state is a few KiB; a bi
 def read_json(path: Path, default: Any = None, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """A JSON file's content, or ``default`` if it is missing, unreadable or over ``max_bytes``."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        def read() -> bytes:
+            with open(path, "rb") as fh:
+                return fh.read(max_bytes + 1)
+
+        data = retry_on_permission_error(read, f"read {path}")
         if len(data) > max_bytes:
             return default
         return json.loads(data.decode("utf-8"))

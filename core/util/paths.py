@@ -1,13 +1,36 @@
-"""Where rlpanel keeps things: the user folder (``RLPANEL_HOME``) and the shipped configs."""
+"""Where rlpanel keeps things: the user folder (``RLPANEL_HOME``) and what it ships.
+
+The shipped ``configs/`` (GPU profiles, built-in presets) and ``resources/`` (icons, screenshots)
+are packages of their own, carried by the wheel as package data and found through
+``importlib.resources``: an installed wheel works from any folder, an editable install or a
+checkout reads the repository's folders.
+"""
 
 from __future__ import annotations
 
 import os
+from importlib.resources import files
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-CONFIGS_DIR = REPO_ROOT / "configs"
-RESOURCES_DIR = REPO_ROOT / "resources"
+# The folder holding the ``core`` package: the repository, or site-packages for an installed wheel.
+# A child started with ``python -m core...`` gets it on its path so it imports this same copy.
+CODE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def shipped_dir(package: str) -> Path:
+    """The folder of a shipped data package (``configs`` or ``resources``) as a real path."""
+    root = files(package)
+    if not isinstance(root, Path):  # a zip import: rlpanel is never installed zipped
+        raise RuntimeError(f"rlpanel's {package}/ is not a folder on disk ({root!r}); reinstall rlpanel with pip")
+    return root
+
+
+def configs_dir() -> Path:
+    return shipped_dir("configs")
+
+
+def resources_dir() -> Path:
+    return shipped_dir("resources")
 
 
 def absolute(path: Path | str) -> Path:
@@ -39,4 +62,4 @@ def default_runs_dir() -> Path:
 
 
 def builtin_presets_dir() -> Path:
-    return CONFIGS_DIR / "presets"
+    return configs_dir() / "presets"

@@ -17,11 +17,16 @@ from typing import Any
 
 import psutil
 
-from core.util.paths import REPO_ROOT, absolute
+from core.util.paths import CODE_ROOT, absolute
 
 # Windows process-creation flags (subprocess defines them only on Windows).
 CREATE_NEW_PROCESS_GROUP = 0x00000200
 CREATE_NO_WINDOW = 0x08000000
+CREATE_BREAKAWAY_FROM_JOB = 0x01000000
+ERROR_ACCESS_DENIED = 5
+BREAKAWAY_REFUSED = ("the terminal's job object refused to let the process break away: it ends when that terminal "
+                     "(VS Code, JetBrains) closes; start rlpanel from a plain terminal or the Start-menu shortcut "
+                     "for runs that outlive it")
 
 
 def process_identity(pid: int | None = None) -> dict[str, Any]:
@@ -82,11 +87,21 @@ def terminate_tree(pid: int, grace_s: float = 5.0, root_first: bool = False) -> 
 
 # --- starting processes ---------------------------------------------------------------------
 
-def detach_popen_kwargs(platform: str = sys.platform) -> dict[str, Any]:
-    """``Popen`` arguments that detach a child from its parent's terminal on ``platform``."""
+def detach_popen_kwargs(platform: str = sys.platform, breakaway: bool = True) -> dict[str, Any]:
+    """``Popen`` arguments that detach a child from its parent's terminal on ``platform``.
+
+    On Windows the child also leaves the parent's job object (``breakaway``): an IDE's terminal
+    puts its processes in a job that is closed, with every process in it, when the terminal closes.
+    """
     if platform.startswith("win"):
-        return {"creationflags": CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW}
+        flags = CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW | (CREATE_BREAKAWAY_FROM_JOB if breakaway else 0)
+        return {"creationflags": flags}
     return {"start_new_session": True}
+
+
+def breakaway_refused(exc: OSError) -> bool:
+    """CreateProcess said ERROR_ACCESS_DENIED: the job this process is in does not allow breakaway."""
+    return getattr(exc, "winerror", None) == ERROR_ACCESS_DENIED or isinstance(exc, PermissionError)
 
 
 def effective_start_method(requested: str, platform: str = sys.platform) -> tuple[str, str | None]:
@@ -99,20 +114,35 @@ def effective_start_method(requested: str, platform: str = sys.platform) -> tupl
 
 
 def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
-                   reap: bool = True) -> subprocess.Popen[bytes]:
+                   reap: bool = True, folder: str | None = None, notes: list[str] | None = None,
+                   platform: str = sys.platform, popen: Any = subprocess.Popen) -> subprocess.Popen[bytes]:
     """Start ``cmd`` detached from this process, its output appended to ``log_path``.
 
+    ``folder`` (a custom env's import folder) is the child's working folder and on its path,
+    after rlpanel's own code. When a Windows job refuses breakaway the child starts inside it:
+    that is written to the log and appended to ``notes`` for the window's status line.
     With ``reap`` a daemon thread waits for the child so it does not linger as a zombie while
     this process lives (a zombie would look alive to a pid check).
     """
     env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
     if env.get("RLPANEL_HOME"):  # the child starts in another folder: a relative home would point elsewhere
         env["RLPANEL_HOME"] = str(absolute(env["RLPANEL_HOME"]))
-    repo = str(REPO_ROOT)
-    env["PYTHONPATH"] = repo + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    paths = [str(CODE_ROOT), *([folder] if folder else []), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, env=env, cwd=repo,
-                                close_fds=True, **detach_popen_kwargs())
+        common: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": subprocess.STDOUT, "env": env,
+                                  "cwd": folder or str(CODE_ROOT), "close_fds": True}
+        proc: subprocess.Popen[bytes]
+        try:
+            proc = popen(cmd, **common, **detach_popen_kwargs(platform))
+        except OSError as exc:
+            if not (platform.startswith("win") and breakaway_refused(exc)):
+                raise
+            log.write(f"rlpanel: warning: {BREAKAWAY_REFUSED}\n".encode())
+            log.flush()
+            proc = popen(cmd, **common, **detach_popen_kwargs(platform, breakaway=False))
+            if notes is not None:
+                notes.append(BREAKAWAY_REFUSED)
     if reap:
         threading.Thread(target=proc.wait, name=f"reap-{proc.pid}", daemon=True).start()
     return proc

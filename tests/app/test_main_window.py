@@ -98,13 +98,15 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
 
 
 def test_stop_asks_the_worker_and_says_it_stopped_gracefully(qtbot, make_window, runs_dir):
-    run_dir = make_fake_run(runs_dir, state="starting")
+    run_dir = make_fake_run(runs_dir, state="starting", device="cpu")
     proc = start_fake_worker(run_dir)
     try:
         window = make_window()
         window.follow_run(run_dir)
         qtbot.waitUntil(lambda: window.run_state == "running" and window.monitor.reward_plot.buffer("episode").size > 3,
                         timeout=15000)
+        # the title names the device the worker says it trains on (status.json), not the GPU NVML sees
+        assert window.monitor.title.text() == f"{run_dir.name}  [running, on cpu]"
         with qtbot.waitSignal(window.follower.stop_finished, timeout=30000) as blocker:
             window.stop_action.trigger()
         assert blocker.args == ["graceful"]

@@ -134,7 +134,18 @@ def test_detected_gpu_becomes_auto(fake_nvml):
     out = subprocess.run([sys.executable, "-m", "core.cli", "estimate", "--preset", "fast", "--env", "CartPole-v1",
                           "--json"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
     assert out.returncode == 0, out.stderr
-    assert "RTX 3060" in json.loads(out.stdout)["gpu_name"]
+    data = json.loads(out.stdout)
+    # NVML sees the card, but the test suite's torch is a CPU build: the worker trains on the CPU
+    assert data["train_device"] == "cpu" and data["on_gpu"] is False and data["gpu_bytes"] == 0
+    assert len(data["warnings"]) == 1 and "has no CUDA" in data["warnings"][0] and "pip install torch" in data["warnings"][0]
+    text = subprocess.run([sys.executable, "-m", "core.cli", "estimate", "--preset", "fast", "--env", "CartPole-v1"],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
+    assert "trains on cpu" in text.stdout and "warning: trains on the CPU: this torch build" in text.stdout
+    # planning for the card by name (another machine with a CUDA torch) keeps the GPU estimate
+    out = subprocess.run([sys.executable, "-m", "core.cli", "estimate", "--preset", "fast", "--env", "CartPole-v1",
+                          "--gpu", "RTX 4070", "--json"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
+    data = json.loads(out.stdout)
+    assert data["on_gpu"] is True and data["train_device"] == "cuda:0" and data["warnings"] == []
 
 
 def test_no_gpu_means_cpu_capacity(no_nvml_env):

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 
+import psutil
 import pytest
 
 from core.config.errors import ConfigError
@@ -89,7 +88,7 @@ jobs:
 """)
     assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
     state = wait_for(lambda: (s := read_queue(runs_dir)) and s["jobs"][0]["status"] == "running" and s, what="job one running")
-    os.kill(state["runner"]["pid"], signal.SIGKILL)
+    psutil.Process(state["runner"]["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
     wait_for(lambda: read_queue(runs_dir)["state"] == "crashed", timeout=30, what="the runner to read as crashed")
     again = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
     assert again.returncode == 0 and "continuing queue" in again.stdout

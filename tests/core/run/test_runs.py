@@ -90,7 +90,9 @@ def test_lock_admits_one_writer_and_takes_over_a_stale_one(tmp_path):
 
 def test_windows_decisions():
     kwargs = detach_popen_kwargs("win32")
-    assert "start_new_session" not in kwargs and kwargs["creationflags"] & 0x00000200 and kwargs["creationflags"] & 0x08000000
+    # CREATE_NEW_PROCESS_GROUP | CREATE_NO_WINDOW | CREATE_BREAKAWAY_FROM_JOB
+    assert "start_new_session" not in kwargs and kwargs["creationflags"] == 0x00000200 | 0x08000000 | 0x01000000
+    assert detach_popen_kwargs("win32", breakaway=False)["creationflags"] == 0x00000200 | 0x08000000
     assert detach_popen_kwargs("linux") == {"start_new_session": True}
     assert effective_start_method("forkserver", "win32") == (
         "spawn", "start_method forkserver does not exist on Windows; using spawn")

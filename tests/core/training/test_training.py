@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
-import signal
 
 import pytest
 
@@ -42,6 +40,10 @@ def test_worker_trains_and_writes_the_run_folder(runs_dir, algo):
     assert run_worker(run) == 0, (run / "worker.log").read_text()
     status = read_status(run)
     assert status["state"] == "finished" and status["ended_at"] >= status["started_at"]
+    assert status["device"] == "cpu"  # the device the worker really trained on (the Monitor title shows it)
+    awake = [r["message"] for r in records(run, "event") if "awake" in r["message"]]
+    assert len(awake) == 1 and (awake[0].startswith("keeping the machine awake") or
+                                awake[0].startswith("could not keep the machine awake: "))
     for name in ("config.yaml", "status.json", "metrics.jsonl", "telemetry.jsonl", "summary.json", "worker.log"):
         assert (run / name).is_file(), name
     latest = read_json(run / "checkpoints" / "latest.json")
@@ -119,7 +121,7 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
     wait_for(lambda: (read_json(run / "checkpoints" / "latest.json") or {}).get("step", 0) >= 1000, what="a checkpoint")
     pid = read_status(run)["pid"]
     for proc in process_tree(pid):
-        os.kill(proc.pid, signal.SIGKILL)
+        proc.kill()  # psutil: SIGKILL on POSIX, TerminateProcess on Windows
     wait_state(run, ("crashed",), timeout=30)
     assert "ended without a word" in read_status(run)["error"]["message"]
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]

@@ -1,0 +1,133 @@
+"""Which device a worker launched here really trains on, without importing torch.
+
+NVML seeing a GPU does not mean torch can use it: a plain ``pip install torch`` on Windows is a
+CPU build. ``torch_facts()`` asks the worker's own Python once (``python -m core.training.probe``
+in a subprocess) and caches the answer per interpreter and torch version, in memory and in the
+user folder. ``train_device()`` turns a config, the target GPU and those facts into the device
+and the warnings the fit bar, ``rlpanel estimate`` and Launch show.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from core.config.errors import FieldIssue
+from core.config.schema import RunConfig
+from core.util.files import read_json, write_json_atomic
+from core.util.paths import CODE_ROOT, user_home
+
+PROBE_MODULE = "core.training.probe"
+CUDA_TORCH_FIX = ("install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cu126, "
+                  "see the README's CUDA section)")
+_memo: dict[str, dict[str, Any]] = {}
+
+
+def _torch_version() -> str | None:
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def probe_key() -> str:
+    """The cache key: this interpreter and the torch it would import (read without importing it)."""
+    return f"{sys.executable}|torch {_torch_version()}"
+
+
+def _cache_path() -> Path:
+    return user_home() / "cache" / "torch-probe.json"
+
+
+def cached_torch_facts() -> dict[str, Any] | None:
+    """The facts when known already (this process, or the cache file), without probing."""
+    key = probe_key()
+    if key in _memo:
+        return _memo[key]
+    stored = (read_json(_cache_path(), default=None) or {}).get(key)
+    if isinstance(stored, dict):
+        _memo[key] = stored
+        return stored
+    return None
+
+
+def run_probe(timeout: float = 120.0) -> dict[str, Any]:
+    """torch/CUDA/SB3 facts from a child process with this interpreter (never cached)."""
+    if _torch_version() is None:
+        return {"error": "torch is not installed in this Python; pip install torch"}
+    try:
+        out = subprocess.run([sys.executable, "-m", PROBE_MODULE], capture_output=True, text=True,
+                             timeout=timeout, cwd=str(CODE_ROOT))
+    except subprocess.TimeoutExpired:
+        return {"error": f"importing torch took over {timeout:g} s"}
+    if out.returncode != 0:
+        last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
+        return {"error": f"torch could not be imported: {last}"}
+    facts: dict[str, Any] = json.loads(out.stdout)
+    return facts
+
+
+def torch_facts(refresh: bool = False, timeout: float = 120.0) -> dict[str, Any]:
+    """The facts, probed once per interpreter and torch version (an error is not cached)."""
+    known = None if refresh else cached_torch_facts()
+    if known is not None:
+        return known
+    facts = run_probe(timeout)
+    if "error" not in facts:
+        key = probe_key()
+        _memo[key] = facts
+        path = _cache_path()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            table = read_json(path, default=None) or {}
+            table[key] = facts
+            write_json_atomic(path, table)
+        except OSError:
+            pass  # a read-only user folder: the in-memory answer still holds for this process
+    return facts
+
+
+def cuda_usable(facts: dict[str, Any] | None) -> bool | None:
+    """Whether torch can use CUDA here (``None``: unknown)."""
+    if not facts or "error" in facts:
+        return None
+    return bool(facts.get("cuda_available"))
+
+
+def _torch_name(facts: dict[str, Any]) -> str:
+    return f"torch {facts.get('torch', '?')}"
+
+
+def train_device(cfg: RunConfig, gpu_index: int | None, facts: dict[str, Any] | None) -> tuple[str, list[str]]:
+    """(device, warnings) for a worker launched here; ``gpu_index`` is the detected GPU planned on, if any."""
+    requested = cfg.runtime.device
+    if requested == "cpu":
+        return "cpu", []
+    usable = cuda_usable(facts)
+    if usable is None:  # not asked yet, or the probe failed: what the estimate assumes
+        notes = [f"cannot tell which device the worker trains on: {facts['error']}"] if facts else []
+        return (f"cuda:{gpu_index or 0}" if gpu_index is not None else "cpu"), notes
+    assert facts is not None
+    if usable:
+        return ("cuda:0" if requested in ("auto", "cuda") else requested), []
+    if requested.startswith("cuda"):
+        issue = device_issue(cfg, facts)
+        return "cpu", [issue.message] if issue else []
+    if gpu_index is not None:
+        return "cpu", [f"trains on the CPU: this torch build ({_torch_name(facts)}) has no CUDA, though a GPU is "
+                       f"present; {CUDA_TORCH_FIX}, or set runtime.device to cpu to train on the CPU on purpose"]
+    return "cpu", []
+
+
+def device_issue(cfg: RunConfig, facts: dict[str, Any] | None) -> FieldIssue | None:
+    """Why a launch must be refused: the config asks for CUDA that this torch cannot use."""
+    requested = cfg.runtime.device
+    if not requested.startswith("cuda") or cuda_usable(facts) is not False:
+        return None
+    assert facts is not None
+    return FieldIssue("runtime.device", f"{requested} was asked for but this torch build ({_torch_name(facts)}) has no "
+                                        f"CUDA: {CUDA_TORCH_FIX}, or set runtime.device to auto or cpu")

@@ -1,0 +1,1 @@
+"""The shipped resources: the application icon and screenshots, package data."""
