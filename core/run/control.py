@@ -25,6 +25,7 @@ from core.util.files import write_atomic
 from core.util.locks import held_briefly
 from core.util.paths import absolute
 from core.util.procs import spawn_detached, terminate_tree
+from core.util.yaml_reader import read_yaml_mapping
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:

@@ -10,6 +10,7 @@ files and raises ``CheckpointError`` naming the file and the free space.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
