@@ -94,14 +94,9 @@ MAX_JSON_BYTES = 16 << 20  # a status, summary or queue state is a few KiB; a bi
 def read_json(path: Path, default: Any = None, max_bytes: int = MAX_JSON_BYTES) -> Any:
     """A JSON file's content, or ``default`` if it is missing, unreadable or over ``max_bytes``."""
     try:
-        def read() -> bytes:
-            with open(path, "rb") as fh:
-                return fh.read(max_bytes + 1)
-
-        data = retry_on_permission_error(read, f"read {path}")
-        if len(data) > max_bytes:
+        if Path(path).stat().st_size > max_bytes:
             return default
-        return json.loads(data.decode("utf-8"))
+        return json.loads(read_retrying(path))
     except (OSError, ValueError, RecursionError):
         return default
 
