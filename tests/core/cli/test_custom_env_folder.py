@@ -30,7 +30,7 @@ def test_custom_env_trains_from_the_launch_folder_and_resumes(tmp_path, runs_dir
     project = tmp_path / "my project"
     project.mkdir()
     (project / "my_cartpole.py").write_text(ENV_MODULE)
-    done = rlpanel("train", "--algo", "PPO", "--env", "my_cartpole:ShortCartPole", "--timesteps", "512",
+    done = rlpanel("train", "--algo", "PPO", "--env", "my_cartpole:ShortCartPole", "--trust", "my_cartpole", "--timesteps", "512",
                    "--set", "ppo.n_steps=128", "--set", "ppo.batch_size=64", "--set", "runtime.n_envs=2",
                    "--set", "budget.checkpoint_every=256", "--runs-dir", str(runs_dir), "--json", cwd=project)
     assert done.returncode == 0, done.stderr
