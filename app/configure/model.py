@@ -20,6 +20,7 @@ from core.config.dotted import get_path
 from core.config.errors import FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, check_spaces
+from core.config.trust import code_module, is_trusted
 from core.fit.device import device_issue
 from core.fit.estimate import host_memory_total
 from core.fit.result import FitEstimate, Suggestion
@@ -85,6 +86,9 @@ class ConfigModel(QObject):
             return False
         cfg = self.validation.config
         if cfg is None:
+            return True
+        module = code_module(cfg.env)
+        if module and not is_trusted(module):  # nothing is probed for code the user has not trusted
             return True
         return self.spaces.get(cfg.env) is not None and not (needs_torch_facts(cfg) and self.torch.get() is None)
 
@@ -153,6 +157,9 @@ class ConfigModel(QObject):
         if cfg is None:
             self.estimate_note = "fix the errors below to see the estimate"
             self.spaces_text = self._spaces_while_invalid(validation.raw.get("env"))
+        elif (module := code_module(cfg.env)) and not is_trusted(module):  # user code: never run before Launch asks
+            self.spaces_text = f"this preset runs code from {module}: Launch asks before it runs"
+            self.estimate_note = f"no estimate: reading the spaces would run code from {module} (Launch asks first)"
         else:
             found = self.spaces.get(cfg.env)
             if found is None:
@@ -176,11 +183,14 @@ class ConfigModel(QObject):
             self.estimate_changed.emit(estimate)
 
     def _spaces_while_invalid(self, env: Any) -> str:
-        """The env's spaces even while another field is invalid (no probe for a bad env)."""
+        """The env's spaces even while another field is invalid (no probe for a bad env, nor for untrusted code)."""
         try:
             spec = EnvSpec.model_validate(env)
         except ValidationError:
             return ""
+        module = code_module(spec)
+        if module and not is_trusted(module):
+            return f"this preset runs code from {module}: Launch asks before it runs"
         found = self.spaces.get(spec)
         if found is None:
             return f"reading the spaces of {spec.label}\u2026"

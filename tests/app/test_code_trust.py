@@ -36,3 +36,16 @@ def test_a_gymnasium_id_is_not_code(make_window, monkeypatch):
     window = make_window()
     monkeypatch.setattr(QMessageBox, "question", lambda *a: (_ for _ in ()).throw(AssertionError("asked")))
     assert window.confirm_code(validate_config({"algo": "PPO"}).config)
+
+
+def test_the_configure_panel_says_the_preset_runs_code_and_never_probes_it(make_window):
+    window = make_window()
+    model = window.config
+    window.configure.set_field("env", {"id": None, "entry_point": "gift_envs:Grid", "kwargs": {}})
+    model.flush()
+    assert model.errors() == [], "untrusted code is not an error: Launch asks"
+    assert model.spaces_text == "this preset runs code from gift_envs: Launch asks before it runs"
+    assert "reading the spaces would run code from gift_envs" in model.estimate_note
+    probed = [*model.spaces._pending, *model.spaces._results]
+    assert model.settled() and not [k for k in probed if "gift_envs" in k], "its spaces were never read"
+    assert model.current_config() is not None
