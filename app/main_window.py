@@ -103,6 +103,7 @@ class MainWindow(QMainWindow):
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_color_scheme)
         self.monitor.apply_theme(*plot_colors())
+        self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._restore_state()
         self._update_actions()
 
@@ -170,7 +171,8 @@ class MainWindow(QMainWindow):
 
     def _on_stop_finished(self, how: str) -> None:
         name = self.run_dir.name if self.run_dir else "the run"
-        self.statusBar().showMessage(f"{name} {STATUS_WORDS.get(how, how)}", 15000)
+        self._stop_words[name] = STATUS_WORDS.get(how, how)  # the status change may arrive after this
+        self.statusBar().showMessage(f"{name} {self._stop_words[name]}", 15000)
         self.runs.refresh()
         self._update_actions()
 
@@ -226,7 +228,8 @@ class MainWindow(QMainWindow):
         device = status.get("device")  # written by the worker: the device it really trains on
         self.monitor.set_title(f"{name}  [{self.run_state}, on {device}]" if device else f"{name}  [{self.run_state}]")
         if previous in ACTIVE and self.run_state in TERMINAL:
-            message = f"{name} {self.run_state}"
+            stopped = self._stop_words.get(name) if self.run_state == "stopped" else None
+            message = f"{name} {stopped or self.run_state}"
             if self.run_state in FAILED and (status.get("error") or {}).get("message"):
                 message += f": {status['error']['message']}"
             self.statusBar().showMessage(message, 20000)
