@@ -26,6 +26,18 @@ def _open_window(args: argparse.Namespace) -> int:
     return run_app(runs_dir=args.runs_dir)
 
 
+def gui_main() -> int:
+    """The ``rlpanel-gui`` gui-script: the window alone, with no console on Windows (pythonw)."""
+    reason = no_display_reason()
+    if reason:
+        if sys.stderr is not None:  # pythonw has no stderr
+            print(f"rlpanel-gui: {reason}", file=sys.stderr)
+        return 2
+    from app.main import run_app
+
+    return run_app()
+
+
 def main(argv: list[str] | None = None) -> int:
     from core.cli.main import main as cli_main
 

@@ -23,7 +23,9 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
 
     QCoreApplication.setOrganizationName("rlpanel")
     QCoreApplication.setApplicationName("rlpanel")
+    set_app_user_model_id()
     app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    app.setWindowIcon(app_icon())
     collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
     apply_theme(app)
     folder = absolute(runs_dir) if runs_dir else default_runs_dir()  # the worker starts in another folder
@@ -53,6 +55,34 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     gc.collect()
     gc.freeze()  # what is left belongs to modules: keep the exit-time collection away from it
     return code
+
+
+APP_USER_MODEL_ID = "rlpanel.rlpanel"
+
+
+def set_app_user_model_id(platform: str = sys.platform) -> bool:
+    """On Windows, name this process rlpanel so the taskbar groups it under rlpanel's icon, not python's."""
+    if not platform.startswith("win"):
+        return False
+    import ctypes
+
+    try:
+        ctypes.windll.shell32.SetCurrentProcessExplicitAppUserModelID(APP_USER_MODEL_ID)  # type: ignore[attr-defined]
+    except (AttributeError, OSError):
+        return False
+    return True
+
+
+def app_icon():
+    """rlpanel's icon in every size it ships (resources/icons, drawn by draw_icons.py)."""
+    from PySide6.QtGui import QIcon
+
+    from core.util.paths import resources_dir
+
+    icon = QIcon()
+    for png in sorted((resources_dir() / "icons").glob("rlpanel-*.png")):
+        icon.addFile(str(png))
+    return icon
 
 
 def close_on_signals(window):

@@ -7,6 +7,7 @@ The window drives ``core``: Launch creates the run folder and starts a detached 
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -38,6 +39,12 @@ from core.run.store import RunStore
 from core.util.paths import absolute
 
 STOP_TIMEOUT_S = 60.0
+DEFAULT_SIZE = (1500, 920)
+FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
+COMPACT_BELOW = 900    # logical pixels of available height under which Configure folds its preset list
+COMPACT_CONFIGURE_WIDTH = 620
+TABS_MIN_WIDTH = 660
+TABS_MIN_HEIGHT = 420
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
                 "not running": "was not running"}
@@ -100,6 +107,7 @@ class MainWindow(QMainWindow):
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_color_scheme)
         self.monitor.apply_theme(*plot_colors())
+        self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._restore_state()
         self._update_actions()
 
@@ -193,7 +201,8 @@ class MainWindow(QMainWindow):
 
     def _on_stop_finished(self, how: str) -> None:
         name = self.run_dir.name if self.run_dir else "the run"
-        self.statusBar().showMessage(f"{name} {STATUS_WORDS.get(how, how)}", 15000)
+        self._stop_words[name] = STATUS_WORDS.get(how, how)  # the status change may arrive after this
+        self.statusBar().showMessage(f"{name} {self._stop_words[name]}", 15000)
         self.runs.refresh()
         self._update_actions()
 
@@ -249,7 +258,8 @@ class MainWindow(QMainWindow):
         device = status.get("device")  # written by the worker: the device it really trains on
         self.monitor.set_title(f"{name}  [{self.run_state}, on {device}]" if device else f"{name}  [{self.run_state}]")
         if previous in ACTIVE and self.run_state in TERMINAL:
-            message = f"{name} {self.run_state}"
+            stopped = self._stop_words.get(name) if self.run_state == "stopped" else None
+            message = f"{name} {stopped or self.run_state}"
             if self.run_state in FAILED and (status.get("error") or {}).get("message"):
                 message += f": {status['error']['message']}"
             self.statusBar().showMessage(message, 20000)
@@ -299,17 +309,50 @@ class MainWindow(QMainWindow):
 
     def _restore_state(self) -> None:
         geometry = get_setting("window/geometry", QByteArray())
-        if not geometry.isEmpty():
-            self.restoreGeometry(geometry)
-        else:
-            self.resize(1500, 920)
+        restored = not geometry.isEmpty() and self.restoreGeometry(geometry)
+        self.fit_screen(restored)
         splitter = get_setting("window/splitter", QByteArray())
         if not splitter.isEmpty():
             self.splitter.restoreState(splitter)
         self.tabs.setCurrentIndex(get_setting("window/tab", 0))
+        self._restore_configure()
         self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
 
+    def fit_screen(self, restored: bool = False) -> None:
+        """First start: sized to the available screen, never larger; a restored size only if it fits.
+
+        On a laptop-sized screen (under 900 logical pixels high: 1366x768, or 1920x1080 at 150 %)
+        the Configure panel folds its preset list away so the forms keep their rows.
+        """
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return
+        avail = screen.availableGeometry()
+        frame = FRAME_ALLOWANCE
+        if not restored or self.width() > avail.width() or self.height() + frame > avail.height():
+            self.resize(min(DEFAULT_SIZE[0], avail.width()), min(DEFAULT_SIZE[1], avail.height() - frame))
+            self.move(avail.left() + (avail.width() - self.width()) // 2, avail.top())
+        compact = avail.height() < COMPACT_BELOW
+        self.configure.set_compact(compact)
+        # the tab pages may be narrower than they ask (the Queue tab's table scrolls) so that the window
+        # never outgrows a 1280-pixel-wide screen
+        self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
+        self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
+        if compact and not restored:  # the forms and the launch column side by side, the plots beside them
+            self.splitter.setSizes([COMPACT_CONFIGURE_WIDTH, max(self.width() - COMPACT_CONFIGURE_WIDTH, 400)])
+
+    def _restore_configure(self) -> None:
+        """The preset and edits Configure held when the window closed (a bad value comes back as an error)."""
+        try:
+            saved = json.loads(get_setting("configure/state", "") or "{}")
+        except ValueError:
+            return
+        if isinstance(saved, dict) and (saved.get("preset") or saved.get("overrides")):
+            self.config.load_edits(saved.get("preset"), saved.get("overrides") or {})
+
     def save_state(self) -> None:
+        state = self.config.state
+        set_setting("configure/state", json.dumps({"preset": state.preset, "overrides": state.overrides}, default=str))
         set_setting("window/geometry", self.saveGeometry())
         set_setting("window/splitter", self.splitter.saveState())
         set_setting("window/tab", self.tabs.currentIndex())

@@ -131,6 +131,13 @@ class ConfigModel(QObject):
         self.values_changed.emit()
         self.validate_now()
 
+    def load_edits(self, preset: str | None, overrides: dict[str, Any]) -> None:
+        """Put back a preset and the user's edits over it as they were (the window's last session)."""
+        self.state.preset = preset
+        self.state.overrides = copy.deepcopy(overrides)
+        self.values_changed.emit()
+        self.validate_now()
+
     def apply_suggestion(self, suggestion: Suggestion) -> None:
         """Apply the estimate's suggested fix: set its path to its new value."""
         self.set_field(suggestion.path, suggestion.new)

@@ -12,7 +12,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QListWidget, QListWidgetItem, QMessageBox, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMessageBox,
+    QPushButton,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from app.configure.env_picker import EnvPicker
 from app.configure.estimator import target_choices
@@ -22,6 +33,7 @@ from app.configure.forms import FieldRow, SectionForm
 from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
+from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from core.config.algorithms import ALGORITHMS
 from core.config.dotted import get_path
@@ -31,6 +43,11 @@ from core.fit.result import FitEstimate, Suggestion
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
+# budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
+BUDGET_MORE = ("keep_checkpoints", "eval_episodes", "episodes")
+SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
+FORMS_MIN_WIDTH = 300    # the forms column beside it
+QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
 
 
@@ -84,20 +101,45 @@ class ConfigurePanel(QWidget):
         self.launch_button.setDefault(True)
         self.launch_button.clicked.connect(self.request_launch)
 
-        scroll = QScrollArea()
-        scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        scroll.setWidget(forms_widget)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.scroll.setWidget(forms_widget)
+        # a laptop screen: the preset list folds away to this one line (MainWindow.set_compact)
+        self.presets_toggle = QToolButton()
+        self.presets_toggle.setCheckable(True)
+        self.presets_toggle.setAutoRaise(True)
+        self.presets_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.presets_toggle.setToolTip("Show or hide the preset list")
+        self.presets_toggle.toggled.connect(self._show_presets)
+        self.presets_toggle.setChecked(True)
+        self.compact = False
+        # what a launch is decided by: below the forms, or beside them on a laptop screen (set_compact)
+        self.side = QWidget()
+        side = QVBoxLayout(self.side)
+        side.setContentsMargins(0, 0, 0, 0)
+        side.setSpacing(4)
+        side.addWidget(self.run_form, 0)
+        side.addWidget(self.budget_form, 0)  # the budget stays in view: what a night's run is set by
+        side.addWidget(self.fit_box, 0)
+        side.addWidget(self.errors_list, 0)
+        side.addWidget(self.warnings_label, 0)
+        side.addStretch(1)
+        side.addWidget(self.launch_button, 0)
+        self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
+        self.body.setSpacing(4)
+        self.body.addWidget(self.scroll, 1)
+        self.body.addWidget(self.side, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        layout.setSpacing(4)
+        layout.addWidget(self.presets_toggle, 0)
         layout.addWidget(self.presets_box, 0)
-        layout.addWidget(scroll, 1)
-        layout.addWidget(self.fit_box, 0)
-        layout.addWidget(self.errors_list, 0)
-        layout.addWidget(self.warnings_label, 0)
-        layout.addWidget(self.launch_button, 0)
+        layout.addLayout(self.body, 1)
         self.model.values_changed.connect(self.refresh_values)
         self.model.validated.connect(self._show_validation)
+        self.wheel_guard = WheelGuard(self)
+        guard_wheel(self, self.wheel_guard)
         self.refresh_values()
         self._show_validation()
 
@@ -109,8 +151,15 @@ class ConfigurePanel(QWidget):
         box.addWidget(self.env_picker)
         sections = {n: i for n, i in RunConfig.model_fields.items() if n not in SPECIAL_FIELDS and is_section(i.annotation)}
         scalars = tuple(n for n in RunConfig.model_fields if n in SPECIAL_FIELDS or n in sections)
-        self._add_form(box, SectionForm(RunConfig, "", "Run", exclude=scalars), "run")
+        self.run_form = SectionForm(RunConfig, "", "Run", exclude=scalars)  # with the budget, beside or below
+        self._add_form(None, self.run_form, "run")
         for name, info in sections.items():
+            if name == "budget":  # pinned below the scroll area; the rest of the budget scrolls
+                self.budget_form = SectionForm(info.annotation, name, info.title, exclude=BUDGET_MORE)
+                self._add_form(None, self.budget_form, name)
+                pinned = tuple(n for n in info.annotation.model_fields if n not in BUDGET_MORE)
+                self._add_form(box, SectionForm(info.annotation, name, f"{info.title}: more", exclude=pinned), "budget_more")
+                continue
             title = f"{info.title} hyperparameters" if name in ALGO_SECTIONS else info.title
             self._add_form(box, SectionForm(info.annotation, name, title), name)
         box.addStretch(1)
@@ -119,12 +168,34 @@ class ConfigurePanel(QWidget):
             row.unit_label.setFixedWidth(width)
         return container
 
-    def _add_form(self, box: QVBoxLayout, form: SectionForm, name: str) -> None:
+    def _add_form(self, box: QVBoxLayout | None, form: SectionForm, name: str) -> None:
         form.edited.connect(self._edited)
         form.reset_requested.connect(self.model.reset)
         self.forms[name] = form
         self.rows.update(form.rows)
-        box.addWidget(form)
+        if box is not None:
+            box.addWidget(form)
+
+    # --- a laptop screen -------------------------------------------------------------------------
+
+    def set_compact(self, compact: bool) -> None:
+        """A laptop screen (under ~900 logical pixels high): the preset list folds away, and the
+        budget, fit bar and Launch move beside the forms so the forms keep their height."""
+        self.presets_toggle.setChecked(not compact)
+        self.body.setDirection(QBoxLayout.Direction.LeftToRight if compact else QBoxLayout.Direction.TopToBottom)
+        self.side.setFixedWidth(SIDE_WIDTH if compact else QWIDGETSIZE_MAX)
+        self.side.setMinimumWidth(SIDE_WIDTH if compact else 0)
+        self.setMinimumWidth(SIDE_WIDTH + FORMS_MIN_WIDTH if compact else 0)
+        self.compact = compact
+
+    def _show_presets(self, shown: bool) -> None:
+        self.presets_box.setVisible(shown)
+        self.presets_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._presets_title()
+
+    def _presets_title(self) -> None:
+        name = self.model.preset or "schema defaults"
+        self.presets_toggle.setText("Presets" if self.presets_toggle.isChecked() else f"Preset: {name}")
 
     # --- what the model holds (the window and tests ask the panel) ----------------------------
 
@@ -217,6 +288,7 @@ class ConfigurePanel(QWidget):
         self.env_picker.show_algo(str(raw.get("algo")))
         self._show_algo_form(str(raw.get("algo")))
         self.fit_box.select_target(str(raw.get("target_gpu") or "auto"))
+        self._presets_title()
 
     def _show_algo_form(self, algo: str) -> None:
         for name in ALGO_SECTIONS:

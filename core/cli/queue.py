@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
-from core.queue.control import QueueBusy, cancel_queue, start_queue
+from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, jobs_to_run, start_queue
 from core.queue.plan import load_plan
 from core.queue.state import QueueFolder, read_queue, summary_line
 
@@ -16,7 +16,8 @@ from core.queue.state import QueueFolder, read_queue, summary_line
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("queue", parents=[common], help="run a plan of jobs (detached), see it, cancel it")
     inner = p.add_subparsers(dest="queue_command", metavar="ACTION", required=True)
-    r = inner.add_parser("run", parents=[common], help="start a plan file (or continue it after a runner crash)")
+    r = inner.add_parser("run", parents=[common],
+                         help="start a plan file (or continue it after a crash, a failure or a cancel)")
     r.add_argument("plan", type=Path)
     r.add_argument("--restart", action="store_true", help="start the plan afresh even if an earlier run of it is unfinished")
     r.set_defaults(func=run_plan)
@@ -48,6 +49,10 @@ def _table(state: dict[str, Any]) -> str:
             took = f"{(job.get('ended_at') or time.time()) - job['started_at']:.0f}s"
         run_id, reason = job.get("run_id") or "-", job.get("reason") or ""
         lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {run_id:<40}  {took:>6}  {reason}".rstrip())
+    if state["state"] in CONTINUABLE:
+        again = jobs_to_run(state)
+        lines.append(f"rlpanel queue run with the same plan continues it: runs {', '.join(again) or 'nothing'}; "
+                     "finished jobs are kept (--restart runs the whole plan again)")
     return "\n".join(lines)
 
 

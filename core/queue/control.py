@@ -15,6 +15,25 @@ from core.util.paths import absolute
 from core.util.procs import spawn_detached
 
 RUNNER_MODULE = "core.queue.runner"
+# a queue in one of these states, started again with the same plan, continues: finished jobs stay
+CONTINUABLE = ("crashed", "failed", "cancelled", "finished with failures")
+RUN_AGAIN = ("failed", "crashed", "skipped", "cancelled")  # job states a continued queue runs again
+
+
+def jobs_to_run(state: dict[str, Any]) -> list[str]:
+    """The jobs that ``rlpanel queue run`` of the same plan would run (after a failure or a cancel)."""
+    if state.get("state") == "crashed":  # the runner died: everything not ended goes on
+        return [j["name"] for j in state["jobs"] if j["status"] not in ("finished", "stopped", *RUN_AGAIN)]
+    return [j["name"] for j in state["jobs"] if j["status"] in RUN_AGAIN or j["status"] == WAITING]
+
+
+def _continue(stored: dict[str, Any]) -> dict[str, Any]:
+    """A failed or cancelled queue set to run its unfinished jobs again; finished jobs never run twice."""
+    for job in stored["jobs"]:
+        if job["status"] in RUN_AGAIN:
+            job.update(status=WAITING, run_id=None, reason=None, started_at=None, ended_at=None)
+    stored.update(state="running", ended_at=None, error=None)
+    return stored
 
 
 class QueueBusy(RuntimeError):
@@ -31,7 +50,9 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
                 reap: bool = False) -> tuple[dict[str, Any], str]:
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
-    The same plan after its runner crashed continues where it was (unless ``restart``). Without a
+    The same plan after its runner crashed continues where it was; after it failed or was
+    cancelled, its failed, crashed, skipped and cancelled jobs run again and finished ones never
+    do (unless ``restart``). Without a
     ``plan_path`` the plan is written to ``<runs>/.queue/plan.yaml``. ``reap`` waits for the
     runner from a thread of this process (for a long-lived caller such as the window).
     Raises ``QueueBusy`` while another queue runs here.
@@ -56,6 +77,12 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
     if current and current["state"] == "crashed" and same and not restart and stored:
         note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
         state = stored  # as its runner left it
+    elif current and current["state"] in CONTINUABLE and same and not restart and stored:
+        again = jobs_to_run(stored)
+        QueueFolder(root).cancel_request.unlink(missing_ok=True)
+        state = _continue(stored)
+        note = (f"continuing queue {current['id']} ({current['state']}): running {', '.join(again) or 'nothing'} "
+                f"again; finished jobs are kept ({summary_line(state)})")
     else:
         folder = QueueFolder(root)
         if plan_path is None:

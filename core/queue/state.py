@@ -78,11 +78,15 @@ def load_queue(runs_dir: Path) -> dict[str, Any] | None:
 
 
 def runner_alive(runs_dir: Path, state: dict[str, Any]) -> bool:
-    """Whether the queue's runner still runs (or was launched moments ago and has not locked yet)."""
-    holder = read_json(QueueFolder(runs_dir).lock().path, default=None) or {}
-    if is_alive(holder.get("pid"), holder.get("pid_create_time")):
+    """Whether the queue's runner still runs (or was launched moments ago and has not locked yet).
+
+    The runner records its pid and start time in the state once it holds the queue's lock (an OS
+    lock, which names no holder).
+    """
+    runner = state.get("runner") or {}
+    if is_alive(runner.get("pid"), runner.get("pid_create_time")):
         return True
-    return not state.get("runner") and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
+    return not runner and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
 
 
 def read_queue(runs_dir: Path) -> dict[str, Any] | None:

@@ -1,42 +1,34 @@
-"""One writer per run (and per queue): a lock file naming its holder's pid and start time."""
+"""One writer per run (and per queue): an OS lock on ``worker.lock``, through ``filelock``.
+
+The operating system holds the lock (``flock`` on POSIX, ``LockFileEx`` on Windows) and drops it
+when its process ends, however it ends: a crashed or killed worker leaves no stale lock to race
+over. Who holds it is in ``status.json`` (pid and start time), not in the lock file.
+"""
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 
-from core.util.files import read_json
-from core.util.procs import is_alive, process_identity
+from filelock import FileLock, Timeout
 
 
 class RunLock:
-    """One writer per run: a lock file naming its holder's pid and start time.
+    """One writer per run: ``acquire`` raises ``RuntimeError`` while another process holds it.
 
-    A lock left by a dead process (``kill -9``) is stale and taken over.
+    Keep the object while holding the lock: filelock releases it when the object is collected.
     """
 
     def __init__(self, folder: Path):
         self.path = Path(folder) / "worker.lock"
+        self._lock = FileLock(str(self.path), timeout=0)
 
     def acquire(self) -> None:
-        ident = process_identity()
-        for _ in range(3):
-            try:
-                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-            except FileExistsError:
-                holder = read_json(self.path, default={}) or {}
-                if is_alive(holder.get("pid"), holder.get("pid_create_time")) and holder.get("pid") != ident["pid"]:
-                    pid = holder.get("pid")
-                    raise RuntimeError(f"run {self.path.parent.name} is already being written by pid {pid}") from None
-                self.path.unlink(missing_ok=True)
-                continue
-            with os.fdopen(fd, "w") as fh:
-                fh.write(json.dumps(ident))
-            return
-        raise RuntimeError(f"could not lock {self.path}")
+        try:
+            self._lock.acquire(timeout=0)
+        except Timeout:
+            raise RuntimeError(f"run {self.path.parent.name} is already being written by another process "
+                               "(its pid is in status.json)") from None
 
     def release(self) -> None:
-        holder = read_json(self.path, default={}) or {}
-        if holder.get("pid") == os.getpid():
-            self.path.unlink(missing_ok=True)
+        if self._lock.is_locked:
+            self._lock.release()

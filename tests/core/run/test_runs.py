@@ -70,22 +70,27 @@ def test_dead_worker_reads_as_crashed(runs_dir):
     assert read_status(run)["state"] == "running"
 
 
-def test_lock_admits_one_writer_and_takes_over_a_stale_one(tmp_path):
+def test_lock_admits_one_writer_and_the_os_frees_a_killed_holders(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c",
-                               "import sys, time; from core.run.lock import RunLock; RunLock(sys.argv[1]).acquire(); "
+                               "import sys, time; from core.run.lock import RunLock; lock = RunLock(sys.argv[1]); "
+                               "lock.acquire(); "
                                "print('locked', flush=True); time.sleep(60)",
                                str(tmp_path)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "locked"
-        with pytest.raises(RuntimeError, match="already being written"):
+        with pytest.raises(RuntimeError, match="already being written by another process"):
             RunLock(tmp_path).acquire()
     finally:
-        holder.kill()
+        holder.kill()  # killed mid-run: no release, no cleanup
         holder.wait()
     lock = RunLock(tmp_path)
-    lock.acquire()  # the holder died: its lock is stale
+    lock.acquire()  # the OS dropped the dead holder's lock
+    with pytest.raises(RuntimeError):
+        RunLock(tmp_path).acquire()  # held now by this process's lock: a second writer is refused
     lock.release()
-    assert not (tmp_path / "worker.lock").exists()
+    again = RunLock(tmp_path)
+    again.acquire()
+    again.release()
 
 
 def test_windows_decisions():

@@ -1,0 +1,127 @@
+"""The window on a laptop screen: it fits, Launch and the budget stay in view, the wheel scrolls
+the form without changing values, and Configure edits survive closing the window."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QWheelEvent
+from PySide6.QtWidgets import QApplication, QComboBox
+
+from tests.app.configure.helpers import TIMEOUT_MS, wait_settled
+from tests.conftest import REPO
+
+FRAME = 32  # the title bar; fit_screen leaves room for it
+
+
+SCRIPT = r"""
+import json, sys, time
+from pathlib import Path
+from PySide6.QtCore import QPoint
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.main_window import MainWindow
+from app.configure.panel import ALGO_SECTIONS
+window = MainWindow(Path(sys.argv[1]), confirm_close=False)
+window.show()
+panel = window.configure
+deadline = time.monotonic() + 120
+while not panel.model.settled() and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.02)
+for _ in range(20):
+    app.processEvents()
+
+def inside(widget):
+    if not widget.isVisibleTo(window):
+        return False
+    top_left = widget.mapTo(window, QPoint(0, 0))
+    far = top_left + QPoint(widget.width() - 1, widget.height() - 1)
+    return window.rect().contains(top_left) and window.rect().contains(far)
+
+viewport = panel.scroll.viewport()
+algo = panel.current_config().algo.lower()
+rows = 0
+for row in panel.forms[algo].rows.values():
+    top = row.editor.mapTo(viewport, QPoint(0, 0)).y()
+    rows += row.editor.isVisibleTo(panel) and top >= 0 and top + row.editor.height() <= viewport.height()
+avail = window.screen().availableGeometry()
+print(json.dumps({"avail": [avail.width(), avail.height()], "size": [window.width(), window.height()],
+                  "compact": panel.compact, "launch": inside(panel.launch_button), "fit_bar": inside(panel.fit_box),
+                  "budget": [inside(panel.rows[p].editor) for p in ("budget.total_timesteps", "budget.checkpoint_every",
+                                                                   "budget.eval_every")],
+                  "rows": int(rows), "algo_known": algo in ALGO_SECTIONS}), flush=True)
+import os
+os._exit(0)  # the measurements are out; the window's threads need no orderly end here
+"""
+
+
+# a 1366x768 laptop at 100 %, and a 15.6" 1920x1080 laptop at Windows' default 150 % (1280x720 logical)
+LAPTOPS = [(1366, 768, "1"), (1920, 1080, "1.5")]
+
+
+@pytest.mark.parametrize("width, height, scale", LAPTOPS)
+def test_launch_budget_fit_bar_and_six_rows_fit_a_laptop_screen(tmp_path, runs_dir, width, height, scale):
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
+    done = subprocess.run([sys.executable, "-c", SCRIPT, str(runs_dir)], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["avail"] == [round(width / float(scale)), round(height / float(scale))]
+    # first start: as large as the screen allows, never larger (room left for the title bar)
+    assert data["size"][0] <= data["avail"][0] and data["size"][1] + FRAME <= data["avail"][1]
+    assert data["compact"] is True
+    assert data["launch"] and data["fit_bar"] and data["budget"] == [True, True, True]
+    assert data["algo_known"] and data["rows"] >= 6
+
+
+def test_the_wheel_scrolls_the_form_and_never_changes_an_unfocused_combo(qtbot, make_window):
+    window = make_window()
+    window.resize(1366, 728)
+    window.configure.set_compact(True)
+    panel = window.configure
+    wait_settled(qtbot, panel)
+    combo = next(row.editor for path, row in panel.rows.items() if isinstance(row.editor, QComboBox)
+                 and row.editor.isVisibleTo(panel) and path.startswith("policy."))
+    before, bar = combo.currentText(), panel.scroll.verticalScrollBar()
+    bar.setValue(0)
+    start = bar.value()
+    window.activateWindow()
+    panel.launch_button.setFocus()
+    assert not combo.hasFocus()
+    for _ in range(3):
+        event = QWheelEvent(QPointF(5, 5), QPointF(combo.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                            Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+        QApplication.sendEvent(combo, event)
+    assert combo.currentText() == before  # the value stayed
+    assert bar.value() > start  # the form scrolled instead
+    combo.setFocus()  # a focused combo takes the wheel as usual
+    qtbot.waitUntil(combo.hasFocus, timeout=TIMEOUT_MS)
+    event = QWheelEvent(QPointF(5, 5), QPointF(combo.mapToGlobal(QPoint(5, 5))), QPoint(0, 0), QPoint(0, -120),
+                        Qt.MouseButton.NoButton, Qt.KeyboardModifier.NoModifier, Qt.ScrollPhase.NoScrollPhase, False)
+    QApplication.sendEvent(combo, event)
+    assert combo.currentText() != before or combo.count() == 1
+
+
+def test_configure_edits_survive_closing_and_reopening(qtbot, make_window):
+    window = make_window()
+    panel = window.configure
+    panel.select_preset("fast")
+    panel.model.set_field("budget.total_timesteps", 12345)
+    panel.model.set_field("ppo.n_epochs", 3)
+    wait_settled(qtbot, panel)
+    window.close()
+    again = make_window()
+    wait_settled(qtbot, again.configure)
+    assert again.configure.model.preset == "fast"
+    cfg = again.configure.current_config()
+    assert cfg.budget.total_timesteps == 12345 and cfg.ppo.n_epochs == 3
+    assert again.configure.rows["budget.total_timesteps"].text() == "12345"
