@@ -11,11 +11,11 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import doctor, estimate, export, monitor, presets, queue, runs, train
+from core.cli import doctor, estimate, export, monitor, presets, queue, runs, tensorboard, train
 from core.cli.common import CliError
 from core.config.errors import ConfigError
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue, tensorboard]
 
 
 def build_parser() -> argparse.ArgumentParser:

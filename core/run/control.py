@@ -1,12 +1,17 @@
-"""Start, stop and resume workers as detached processes (ARCHITECTURE.md, "Processes").
+"""Start, stop, resume, restart and delete runs (ARCHITECTURE.md, "Processes").
 
 A worker outlives whoever started it: a new session on POSIX, a new process group with no
 console window on Windows. Stopping asks through the STOP file first (no POSIX signals, so the
-same path works on Windows), then terminates the whole process tree and records that.
+same path works on Windows), then terminates the whole process tree and records that. Resume
+needs a checkpoint; a run without one is restarted: the same config from step 0, the old curve
+kept as superseded. Delete moves a run folder to the system's trash.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -16,13 +21,13 @@ from pathlib import Path
 from core.config.dotted import set_path
 from core.config.validate import validate_config
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, RESUMABLE
+from core.run.states import ACTIVE, RESUMABLE, TERMINAL
 from core.run.status import read_status, write_status
 from core.run.store import latest_checkpoint, load_run_config
 from core.util.files import write_atomic
+from core.util.jsonl import read_jsonl, repair_torn_tail
 from core.util.procs import spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
-
 
 WORKER_MODULE = "core.training.worker"
 
@@ -45,8 +50,12 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap)
 
 
-class ResumeError(ValueError):
-    """A run that cannot be resumed, with the reason and what to do instead."""
+class RunStateError(ValueError):
+    """A run that cannot be resumed, restarted or deleted as it is, with the reason and what to do instead."""
+
+
+class ResumeError(RunStateError):
+    """A run that cannot be resumed."""
 
 
 def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) -> tuple[int, int]:
@@ -63,8 +72,8 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
         raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
     ckpt = latest_checkpoint(run_dir)
     if ckpt is None:
-        raise ResumeError(f"run {run_dir.name} has no checkpoint to resume from; start it again with: "
-                          f"rlpanel train --config {layout.config}")
+        raise ResumeError(f"run {run_dir.name} has no checkpoint to resume from; restart it from step 0 with: "
+                          f"rlpanel restart {run_dir.name}")
     step = int(ckpt["step"])
     if more_steps:
         raw = set_path(read_yaml_mapping(layout.config), "budget.total_timesteps", step + more_steps)
@@ -96,3 +105,48 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2) -> str:
     write_status(run_dir, state="stopped", ended_at=time.time(),
                  exit_reason=f"terminated: no graceful stop within {timeout:g} s; resumes from the last checkpoint")
     return "terminated"
+
+
+def restart_run(run_dir: Path, reap: bool = True) -> int:
+    """Train an ended run again from step 0 with its config; returns the new attempt's number.
+
+    The old attempt's records move to ``metrics.superseded.jsonl`` (its curve is kept, not
+    drawn as this run's), its checkpoints to ``checkpoints.superseded/`` (a later resume must not
+    pick up the old weights), and its summary goes: it described the old attempt.
+    """
+    run_dir = Path(run_dir)
+    layout = RunDir(run_dir)
+    status = read_status(run_dir)
+    state = status.get("state")
+    if state not in TERMINAL:
+        raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
+    load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
+    repair_torn_tail(layout.metrics)
+    old = read_jsonl(layout.metrics)
+    if old:
+        with open(layout.superseded, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in old))
+    write_atomic(layout.metrics, "")
+    if layout.checkpoints.exists():
+        shutil.rmtree(layout.superseded_checkpoints, ignore_errors=True)  # an older restart's: superseded twice
+        os.replace(layout.checkpoints, layout.superseded_checkpoints)
+    layout.summary.unlink(missing_ok=True)
+    layout.stop_request.unlink(missing_ok=True)
+    attempt = int(status.get("attempt") or 1) + 1
+    write_status(run_dir, state="stopped", started_at=None, ended_at=None, train_time_s=0.0, resumed_from=None,
+                 restarted_at=time.time(), exit_reason=f"restarted from step 0 (attempt {attempt})", error=None)
+    launch_worker(run_dir, reap=reap)
+    return attempt
+
+
+def delete_run(run_dir: Path) -> None:
+    """Move an ended run's folder to the system's trash (the user can restore it from there)."""
+    from send2trash import send2trash
+
+    run_dir = Path(run_dir)
+    state = read_status(run_dir).get("state")
+    if state in ACTIVE:
+        raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then delete it")
+    if not RunDir(run_dir).config.is_file():
+        raise RunStateError(f"{run_dir} is not a run folder (no config.yaml); nothing was deleted")
+    send2trash(str(run_dir))

@@ -44,7 +44,10 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    notes.append(f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads, TF32 {'on' if rt.tf32 else 'off'}")
+    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads"
+    if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
+        note += f", TF32 {'on' if rt.tf32 else 'off'}"
+    notes.append(note)
     return notes
 
 
@@ -81,20 +84,24 @@ class TrainingSession:
         print(f"worker: {level}: {message}", flush=True)
 
     def run(self) -> tuple[str, str]:
+        status = read_json(self.layout.status, default={}) or {}
+        attempt = int(status.get("attempt", 1))
         if self.cfg.is_baseline:  # nothing to restore: a resumed baseline plays its episodes again
             from core.training.baseline import run_baseline
 
-            return run_baseline(self.run_dir, self.cfg, JsonlWriter(self.layout.metrics), self.resume)
+            out = JsonlWriter(self.layout.metrics)
+            out.write([records.attempt(attempt, 0)])
+            return run_baseline(self.run_dir, self.cfg, out, self.resume)
         ckpt = latest_checkpoint(self.run_dir) if self.resume else None
         if self.resume and ckpt is None:
             raise RuntimeError("no checkpoint to resume from (checkpoints/latest.json is missing); start a new run")
         moved = supersede_after(self.run_dir, ckpt["step"]) if ckpt else 0
         out = JsonlWriter(self.layout.metrics)
-        status = read_json(self.layout.status, default={}) or {}
+        out.write([records.attempt(attempt, ckpt["step"] if ckpt else 0)])
         self._announce(out, status, ckpt, moved)
         env = self._env(out, ckpt)
         model = self._model(out, env, ckpt)
-        model.set_logger(self._logger(out, attempt=int(status.get("attempt", 1))))
+        model.set_logger(self._logger(out, attempt=attempt))
         state, reason = self._learn(out, model, env, prior_time=float(status.get("train_time_s") or 0.0))
         self._event(out, reason)
         out.close()
