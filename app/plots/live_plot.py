@@ -369,16 +369,14 @@ class LivePlot(pg.PlotWidget):
                 px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
             series.curve.setData(px, py)
             if series.band is not None:
-                series.band[0].setData([], [])
-                series.band[1].setData([], [])
+                _set_band(series.band, [], [], [])
             return
         assert series.levels is not None
         segments = buf.segments()
         levels = series.levels.update(buf.generation, y, segments)
         bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, max(100, self._buckets() // 2))
         series.curve.setData([], [])
-        series.band[0].setData(bx, lo)
-        series.band[1].setData(bx, hi)
+        _set_band(series.band, bx, lo, hi)
 
     def band_shown(self, key: str) -> bool:
         """The min/max band of ``key`` is what is drawn (its fill has a shape), not the points."""
@@ -467,3 +465,15 @@ class LivePlot(pg.PlotWidget):
             axis.setPen(foreground)
             axis.setTextPen(foreground)
         item.titleLabel.setText(item.titleLabel.text, color=foreground)
+
+
+def _set_band(band, x, lo, hi) -> None:
+    """Both edges of a band; the fill between them is rebuilt once, after the second (it rebuilds
+    on every edge's change, and each rebuild walks both edges' paths)."""
+    lower, upper, _area = band
+    lower.blockSignals(True)
+    try:
+        lower.setData(x, lo)
+    finally:
+        lower.blockSignals(False)
+    upper.setData(x, hi)
