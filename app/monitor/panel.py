@@ -41,6 +41,7 @@ from core.run.eta import SpeedEstimate, eta_text
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50
+LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
 SPEED_RECORDS = 600  # progress records that still weigh in the averaged speed (~10 minutes)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
 
@@ -63,6 +64,7 @@ class MonitorPanel(QWidget):
         self._speed = SpeedEstimate()
         self._last_progress: dict | None = None
         self._loading: str | None = None
+        self._last_redraw = 0.0
 
         self.title = QLabel(IDLE_TITLE)
         self.title.setObjectName("monitorTitle")
@@ -325,6 +327,9 @@ class MonitorPanel(QWidget):
         if not self.isVisible():
             return False  # a hidden tab costs nothing; it catches up when shown
         start = time.perf_counter()
+        if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
+            return False  # a long history is coming in: redrawing its halves would only slow it down
+        self._last_redraw = start
         changed = any([plot.refresh() for plot in self.all_plots() if plot.isVisible()])
         if changed:
             self.redrawn.emit(time.perf_counter() - start)
