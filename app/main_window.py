@@ -21,21 +21,23 @@ from app.configure.panel import ConfigurePanel, LaunchRequest
 from app.monitor.follower import RunFollower
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
-from app.monitor.panel import MonitorPanel
+from app.monitor.panel import IDLE_TITLE, MonitorPanel
 from app.queue.panel import QueuePanel
 from app.results.panel import ResultsPanel
 from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.system.panel import SystemPanel
+from app.tensorboard import TensorBoardLauncher
 from app.theme import apply_theme, plot_colors
 from core.config.schema import RunConfig
 from core.config.spaces import probe_spaces
 from core.config.trust import code_module, is_trusted, trust
 from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
-from core.run.control import ResumeError, launch_worker, resume_run
+from core.run.control import RunStateError, launch_worker, restart_run, resume_run
+from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
-from core.run.store import RunStore
+from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
 STOP_TIMEOUT_S = 60.0
@@ -61,6 +63,7 @@ class MainWindow(QMainWindow):
         self._attached_on_start = False
         self._idle_unavailable: str | None = None
         self._pending_estimate: FitEstimate | None = None
+        self._device: str | None = None  # the device the followed run trains on (its status.json)
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
@@ -91,16 +94,23 @@ class MainWindow(QMainWindow):
 
         self.follower = RunFollower(self)
         self.follower.records.connect(self._on_records)
-        self.follower.telemetry.connect(self.monitor.add_telemetry)
+        self.follower.telemetry.connect(self.monitor.add_telemetry_batch)
         self.follower.status.connect(self._on_status)
         self.follower.log_lines.connect(self.log.append_lines)
+        self.follower.loading.connect(self._on_loading)
         self.follower.stop_finished.connect(self._on_stop_finished)
+        self.tensorboard = TensorBoardLauncher(self)
+        self.tensorboard.message.connect(lambda text: self.statusBar().showMessage(text, 15000))
+        self.monitor.tensorboard_requested.connect(lambda: self.tensorboard.open(self.run_dir))
+        self.monitor.close_requested.connect(lambda: self.follow_run(None))
+        self.runs.tensorboard_requested.connect(self.tensorboard.open)
         self.gpu_monitor = IdleGpuMonitor(self)
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
         self.queue.run_activated.connect(self.open_run)
         self.runs.resume_requested.connect(self.resume_run)
+        self.runs.restart_requested.connect(self.restart_run)
         self.runs.selection_changed.connect(lambda _info: self._update_actions())
         self.runs.refreshed.connect(self._on_runs_listed)
         self._connect_configure()
@@ -130,7 +140,11 @@ class MainWindow(QMainWindow):
         self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run "
                                       "from its latest checkpoint")
         self.resume_action.triggered.connect(self._resume_target)
-        for action in (self.launch_action, self.stop_action, self.resume_action):
+        self.restart_action = QAction("Restart", self)
+        self.restart_action.setToolTip("Train the selected (or followed) ended run again from step 0 with its config; "
+                                       "its old curve is kept as superseded")
+        self.restart_action.triggered.connect(self._restart_target)
+        for action in (self.launch_action, self.stop_action, self.resume_action, self.restart_action):
             bar.addAction(action)
             self.addAction(action)  # shortcuts work wherever the focus is
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
@@ -206,23 +220,56 @@ class MainWindow(QMainWindow):
         self.runs.refresh()
         self._update_actions()
 
-    def _resume_target(self) -> None:
+    def _target(self) -> RunInfo | None:
+        """The run Resume and Restart act on: the one selected in Runs (on that tab), else the followed one."""
         info = self.runs.selected_info() if self.tabs.currentWidget() is self.runs else None
-        if info is not None and info.state in RESUMABLE:
+        if info is None and self.run_dir is not None:
+            known = self.runs.infos.get(self.run_dir.name)
+            info = RunInfo(self.run_dir.name, self.run_dir, self.run_state or (known.state if known else "unknown"),
+                           has_checkpoint=RunDir(self.run_dir).latest_checkpoint.is_file())
+        return info
+
+    def _resume_target(self) -> None:
+        info = self._target()
+        if info is not None and info.state in RESUMABLE and info.has_checkpoint:
             self.resume_run(info.path)
-        elif self.run_dir is not None and self.run_state in RESUMABLE:
-            self.resume_run(self.run_dir)
+
+    def _restart_target(self) -> None:
+        info = self._target()
+        if info is not None and info.state in TERMINAL:
+            self.restart_run(info.path)
 
     def resume_run(self, run_dir: Path) -> None:
         try:
             resume_run(Path(run_dir))
-        except (ResumeError, OSError) as exc:
+        except (RunStateError, OSError) as exc:
             QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{exc}")
             return
         self.follow_run(Path(run_dir))
         self.tabs.setCurrentWidget(self.monitor)
         self.statusBar().showMessage(f"Resuming {Path(run_dir).name} from its latest checkpoint", 8000)
         self.runs.refresh()
+
+    def restart_run(self, run_dir: Path, confirm: bool = True) -> bool:
+        """The same config again from step 0 (after asking: the run's checkpoints are set aside)."""
+        run_dir = Path(run_dir)
+        if confirm and self.confirm_close:
+            answer = QMessageBox.question(
+                self, "Restart the run", f"Train {run_dir.name} again from step 0 with the same config?\n\n"
+                "Its records so far move to metrics.superseded.jsonl and its checkpoints to checkpoints.superseded/ "
+                "(nothing is deleted).")
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        try:
+            attempt = restart_run(run_dir)
+        except (RunStateError, ValueError, OSError) as exc:
+            QMessageBox.warning(self, "Restart failed", f"The run could not be restarted:\n{exc}")
+            return False
+        self.follow_run(run_dir)
+        self.tabs.setCurrentWidget(self.monitor)
+        self.statusBar().showMessage(f"Restarted {run_dir.name} from step 0 (attempt {attempt})", 8000)
+        self.runs.refresh()
+        return True
 
     # --- following -------------------------------------------------------------------------
 
@@ -232,32 +279,47 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentWidget(self.monitor)
 
     def follow_run(self, run_dir: Path | None, estimate: FitEstimate | None = None) -> None:
-        """Show ``run_dir`` from its first record (None: the idle GPU monitor)."""
+        """Show ``run_dir`` from its first record (None: the live GPU monitor)."""
         self.run_dir = Path(run_dir) if run_dir else None
+        self._device = None
         self.run_state = None
-        self.monitor.clear()
-        self.monitor.set_estimate(estimate if run_dir else self._pending_estimate)
         if self.run_dir is None:
-            self.monitor.set_title("No run selected: the GPU plots show the idle monitor.")
-            self.log.set_run("No run selected")
+            self.monitor.set_run(None, IDLE_TITLE)
+            self.log.set_run("No run followed")
             self.monitor.set_gpu_unavailable(self._idle_unavailable)
         else:
-            self.monitor.set_title(self.run_dir.name)
+            self.monitor.set_run(self.run_dir, self._run_title())
             self.log.set_run(f"{self.run_dir.name}: worker.log and events")
             self.runs.select(self.run_dir.name)
+        self.monitor.set_estimate(estimate if run_dir else self._pending_estimate)
         self.follower.follow(self.run_dir)
         self._update_actions()
 
-    def _on_records(self, records: list) -> None:
-        self.monitor.add_records(records)
-        self.log.add_records(records)
+    def _run_title(self) -> str:
+        if self.run_dir is None:
+            return IDLE_TITLE
+        info = self.runs.infos.get(self.run_dir.name)
+        label = info.display_name if info is not None and info.display_name else None
+        name = f"{label}  ({self.run_dir.name})" if label else self.run_dir.name
+        if not self.run_state:
+            return name
+        return f"{name}  [{self.run_state}, on {self._device}]" if self._device else f"{name}  [{self.run_state}]"
+
+    def _on_records(self, batch) -> None:
+        self.monitor.add_batch(batch)
+        self.log.add_events(batch.events)
+
+    def _on_loading(self, share: float) -> None:
+        self.monitor.set_loading(f"Loading the run's history… {100 * share:.0f} %" if share >= 0 else None)
 
     def _on_status(self, status: dict) -> None:
         previous, self.run_state = self.run_state, status.get("state")
         name = self.run_dir.name if self.run_dir else ""
-        device = status.get("device")  # written by the worker: the device it really trains on
-        self.monitor.set_title(f"{name}  [{self.run_state}, on {device}]" if device else f"{name}  [{self.run_state}]")
+        self._device = status.get("device")  # written by the worker: the device it really trains on
+        self.monitor.set_title(self._run_title())
+        self.monitor.set_run_state(self.run_state)
         if previous in ACTIVE and self.run_state in TERMINAL:
+            # the stop's own result ("stopped gracefully (checkpoint saved)") says more than "stopped"
             stopped = self._stop_words.get(name) if self.run_state == "stopped" else None
             message = f"{name} {stopped or self.run_state}"
             if self.run_state in FAILED and (status.get("error") or {}).get("message"):
@@ -294,9 +356,9 @@ class MainWindow(QMainWindow):
 
     def _update_actions(self) -> None:
         self.stop_action.setEnabled(self.run_dir is not None and self.run_state in ACTIVE)
-        selected = self.runs.selected_info()
-        self.resume_action.setEnabled((selected is not None and selected.state in RESUMABLE)
-                                      or (self.run_dir is not None and self.run_state in RESUMABLE))
+        target = self._target()
+        self.resume_action.setEnabled(target is not None and target.state in RESUMABLE and target.has_checkpoint)
+        self.restart_action.setEnabled(target is not None and target.state in TERMINAL)
         active = self.active_run_ids
         if active:
             self.state_label.setText(f"{len(active)} run(s) training. Closing this window does not stop them.")
@@ -317,6 +379,9 @@ class MainWindow(QMainWindow):
         self.tabs.setCurrentIndex(get_setting("window/tab", 0))
         self._restore_configure()
         self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
+        monitor_split = get_setting("monitor/splitter", QByteArray())
+        if not monitor_split.isEmpty():
+            self.monitor.splitter.restoreState(monitor_split)
 
     def fit_screen(self, restored: bool = False) -> None:
         """First start: sized to the available screen, never larger; a restored size only if it fits.
@@ -357,6 +422,7 @@ class MainWindow(QMainWindow):
         set_setting("window/splitter", self.splitter.saveState())
         set_setting("window/tab", self.tabs.currentIndex())
         set_setting("monitor/x_mode", self.monitor.x_mode.currentData())
+        set_setting("monitor/splitter", self.monitor.splitter.saveState())
 
     def _on_color_scheme(self, _scheme=None) -> None:
         app = QApplication.instance()
@@ -389,6 +455,7 @@ class MainWindow(QMainWindow):
         self.save_state()
         self.follower.close()
         self.gpu_monitor.close()
+        self.tensorboard.close()
         self.results.close_loader()
         super().closeEvent(event)
 

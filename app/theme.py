@@ -30,6 +30,13 @@ STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "s
 # curves readable on both backgrounds
 SERIES_COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 CAPACITY_COLOR, ESTIMATE_COLOR = "#d84a6a", "#c9a227"  # the GPU memory plot's two marks
+LIMIT_COLOR = CAPACITY_COLOR  # a limit of the card: capacity, slowdown temperature, power limit
+# the whole card's memory and this run's own share: far apart from each other and from the marks above
+MEMORY_CARD_COLOR, MEMORY_RUN_COLOR = "#3d8ee8", "#9c6ade"
+BASELINE_COLOR = "#8a8a8a"  # the baseline's band on the Results overlay
+ALERT_COLOR = "#ff3b30"  # readings past a threshold (and the status line naming them)
+# the run's own processes: CPU and RAM
+HOST_COLORS = {"process_cpu_pct": "#26a69a", "rss_bytes": "#e8883d"}
 # the fit bar's segments: Okabe-Ito colours, distinguishable with colour-blindness and on both palettes
 SEGMENT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
 

@@ -29,9 +29,11 @@ def make_result_run(runs_dir: Path, name: str, rewards: list[float], state: str 
                     env: str = "CartPole-v1", steps_per_episode: int = 20, seconds_per_episode: float = 0.5,
                     started_at: float | None = None, preset: str | None = None, evals: list[tuple[float, float]] = (),
                     gpu_peak_bytes: int | None = None, peak_temperature_c: float = 71.0,
-                    settings: dict | None = None) -> Path:
+                    settings: dict | None = None, process_peak_bytes: int | None = None,
+                    eval_episodes: int = 5) -> Path:
     """A run that played ``rewards`` (one episode each); ``crashed`` = status running with a dead pid.
-    ``settings``: config values by dotted path (``{"a2c.learning_rate": 0.001}``)."""
+    ``settings``: config values by dotted path (``{"a2c.learning_rate": 0.001}``); ``evals``: (mean, std)
+    of ``eval_episodes`` each; ``gpu_peak_bytes`` / ``process_peak_bytes``: the card's and the run's own peak."""
     raw = {"name": name, "env": {"id": env}, "algo": algo, "budget": {"total_timesteps": 10_000}}
     for path, value in (settings or {}).items():
         raw = set_path(raw, path, value)
@@ -44,13 +46,15 @@ def make_result_run(runs_dir: Path, name: str, rewards: list[float], state: str 
         records.append({"kind": "progress", "step": step, "t": t, "fps": 40.0, "total": 10_000})
     for k, (mean, std) in enumerate(evals):
         records.append({"kind": "eval", "step": steps_per_episode * (k + 1), "t": t0 + k, "mean_reward": mean,
-                        "std_reward": std, "episodes": 5})
+                        "std_reward": std, "episodes": eval_episodes})
     with open(run_dir / "metrics.jsonl", "w", encoding="utf-8") as fh:
         fh.write("".join(json.dumps(rec) + "\n" for rec in records))
     if gpu_peak_bytes is not None:  # three samples of GPU 0, the middle one the peak
         lines = [{"t": t0 + i, "gpu": 0, "memory_used_bytes": gpu_peak_bytes - (i % 2 == 0) * 2**20,
                   "memory_total_bytes": 8 * 2**30, "temperature_c": peak_temperature_c - (i % 2 == 0) * 5,
-                  "utilization_pct": 50, "rss_bytes": 300 * 2**20} for i in range(3)]
+                  "utilization_pct": 50, "rss_bytes": 300 * 2**20,
+                  "process_memory_bytes": None if process_peak_bytes is None else process_peak_bytes - (i % 2 == 0) * 2**20}
+                 for i in range(3)]
         (run_dir / "telemetry.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     status = json.loads((run_dir / "status.json").read_text())
     status.update(started_at=t0, created_at=t0, attempt=1)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
-from core.config.algorithms import ALGOS
+from core.config.algorithms import ALGOS, BASELINES
 from core.config.spaces import COMMON_ENVS
 from core.util.yaml_reader import load_yaml
 
@@ -73,6 +73,8 @@ class EnvPicker(QGroupBox):
 
         self.algo_combo = QComboBox()
         self.algo_combo.addItems(list(ALGOS))
+        self.algo_combo.insertSeparator(len(ALGOS))
+        self.algo_combo.addItems(list(BASELINES))  # a baseline job loaded from the queue shows as what it is
         self.algo_combo.setToolTip("SAC needs continuous (Box) actions, DQN discrete ones; PPO and A2C take both")
         self.algo_error = QLabel()
         self.algo_error.setWordWrap(True)

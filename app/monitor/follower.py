@@ -1,11 +1,17 @@
 """Follow one run folder from a QThread and hand the window batches of what appeared.
 
 ``RunController`` lives in its own QThread: a QTimer there reads ``status.json``, the new lines
-of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, and emits one signal per kind per
-tick. Every signal carries the generation it was read for; ``RunFollower`` (GUI side) drops a
-signal whose generation is not the current one, so a batch still queued from the previous run
-never lands in the new run's plots. Stopping runs ``core.run.control.stop_run`` in the background
-(``app.background``), because it blocks for up to its timeout and following must go on meanwhile.
+of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, turns the records into columns
+(``app.monitor.batches``: the per-record work happens here, not in the GUI thread), and emits
+one signal per kind per tick. Every signal carries the generation it was read for;
+``RunFollower`` (GUI side) drops a signal whose generation is not the current one, so a batch
+still queued from the previous run never lands in the new run's plots.
+
+Opening a long run never blocks the GUI thread: the history is read in chunks, and the next chunk
+is read only when the window has taken the previous one (``ack``), so batches never pile up in
+the GUI thread's queue; meanwhile ``loading`` says how much is read. Stopping runs
+``core.run.control.stop_run`` in the background (``app.background``), because it blocks for up
+to its timeout and following must go on meanwhile.
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.background import WorkerThread, run_in_background
+from app.monitor.batches import metrics_batch, telemetry_batch
 from core.run.control import stop_run
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
@@ -36,19 +43,24 @@ class RunController(QObject):
     objects themselves instead of being converted to a QVariantList (slow for big batches).
     """
 
-    records = Signal(int, object)
-    telemetry = Signal(int, object)
+    records = Signal(int, object)  # a MetricsBatch
+    telemetry = Signal(int, object)  # a TelemetryBatch
     status = Signal(int, object)
     log_lines = Signal(int, object)
+    loading = Signal(int, float)  # the share of the history read while catching up; -1 once caught up
 
-    def __init__(self, poll_ms: int = POLL_MS):
+    def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES):
         super().__init__()
         self.poll_ms = poll_ms
+        self.chunk_bytes = chunk_bytes
         self.run_dir: Path | None = None
         self.generation = 0
         self._timer: QTimer | None = None
         self._readers: tuple[JsonlReader, JsonlReader, TextTail] | None = None
         self._last_status: dict | None = None
+        self._unacked = 0  # batches emitted that the window has not taken yet
+        self.most_unacked = 0  # the most there ever were (tests: never more than one tick's two)
+        self._was_loading = False
 
     @Slot(str, int)
     def follow(self, run_dir: str, generation: int) -> None:
@@ -56,6 +68,8 @@ class RunController(QObject):
         self.generation = generation
         self.run_dir = Path(run_dir) if run_dir else None
         self._last_status = None
+        self._unacked = 0
+        self._was_loading = False
         if self.run_dir is None:
             self._readers = None
         else:
@@ -68,6 +82,14 @@ class RunController(QObject):
         self._timer.start(self.poll_ms)
         self.poll()
 
+    @Slot(int)
+    def ack(self, generation: int) -> None:
+        """The window took a batch of ``generation``: the next chunk may be read."""
+        if generation == self.generation and self._unacked:
+            self._unacked -= 1
+            if not self._unacked and self._was_loading and self._timer is not None:
+                self._timer.start(0)  # catching up: the next chunk at once
+
     @Slot()
     def poll(self) -> None:
         """One tick: emit what is new since the last tick (nothing is emitted for nothing)."""
@@ -79,27 +101,48 @@ class RunController(QObject):
         if status != self._last_status:
             self._last_status = status
             self.status.emit(gen, status)
-        backlog = False
-        recs = metrics.read_new(CHUNK_BYTES)
-        backlog |= bool(recs) and _has_more(metrics)
-        recs = well_formed_only(recs)  # a damaged line never reaches the plots
-        if recs:
-            self.records.emit(gen, recs)
-        replaced = _was_replaced(telemetry)  # the recorder thins old telemetry by rewriting the file
-        samples = [s for s in telemetry.read_new(CHUNK_BYTES) if well_formed_sample(s)]
-        if replaced:
-            samples = [{"kind": "reset"}, *samples]
-        if samples:
-            self.telemetry.emit(gen, samples)
-            backlog |= _has_more(telemetry)
         lines = log.read_new()
         if lines:
             self.log_lines.emit(gen, lines)
+        active = status.get("state") in ACTIVE
+        if self._unacked:  # the window has not taken the last batch yet: read on when it has
+            self._set_interval(self.poll_ms)
+            return
+        backlog = self._read_records(gen, metrics, telemetry)
+        if backlog or self._was_loading:
+            done = backlog and _progress(metrics, telemetry)
+            self.loading.emit(gen, done if backlog else -1.0)
+            self._was_loading = backlog
+        # Catch up on a long history quickly; then poll at the normal pace. A run that ended is
+        # read once more for its last lines and then polled slowly.
+        self._set_interval(self.poll_ms if backlog or active else 4 * self.poll_ms)
+
+    def _read_records(self, gen: int, metrics: JsonlReader, telemetry: JsonlReader) -> bool:
+        """Read a chunk of each file and emit it as columns; returns whether more is waiting."""
+        backlog = False
+        replaced = _was_replaced(metrics)  # a resume or a restart rewrote it
+        raw = metrics.read_new(self.chunk_bytes)
+        backlog |= bool(raw) and _has_more(metrics)
+        recs = well_formed_only(raw)  # a damaged line never reaches the plots
+        if recs or replaced:
+            self._emit(self.records, gen, metrics_batch(recs, reset=replaced))
+        replaced = _was_replaced(telemetry)  # the recorder thins old telemetry by rewriting the file
+        samples = [s for s in telemetry.read_new(self.chunk_bytes) if well_formed_sample(s)]
+        if replaced:
+            samples = [{"kind": "reset"}, *samples]
+        if samples:
+            self._emit(self.telemetry, gen, telemetry_batch(samples))
+            backlog |= _has_more(telemetry)
+        return backlog
+
+    def _emit(self, signal, gen: int, batch) -> None:
+        self._unacked += 1
+        self.most_unacked = max(self.most_unacked, self._unacked)
+        signal.emit(gen, batch)
+
+    def _set_interval(self, ms: int) -> None:
         if self._timer is not None:
-            # Catch up on a long history quickly; then poll at the normal pace. A run that
-            # ended is read once more for its last lines and then polled slowly.
-            active = status.get("state") in ACTIVE
-            self._timer.setInterval(0 if backlog else (self.poll_ms if active else 4 * self.poll_ms))
+            self._timer.setInterval(ms)
 
     @Slot()
     def shutdown(self) -> None:
@@ -112,6 +155,18 @@ def _was_replaced(reader: JsonlReader) -> bool:
         return reader.offset > 0 and reader.path.stat().st_size < reader.offset
     except OSError:
         return False
+
+
+def _progress(*readers: JsonlReader) -> float:
+    """The share of the files read so far."""
+    read = size = 0
+    for reader in readers:
+        try:
+            size += reader.path.stat().st_size
+            read += reader.offset
+        except OSError:
+            pass
+    return min(1.0, read / size) if size else 1.0
 
 
 def _has_more(reader: JsonlReader) -> bool:
@@ -127,25 +182,29 @@ class RunFollower(QObject):
     Re-emits the controller's batches without the generation, dropping stale ones.
     """
 
-    records = Signal(object)
-    telemetry = Signal(object)
+    records = Signal(object)  # a MetricsBatch
+    telemetry = Signal(object)  # a TelemetryBatch
     status = Signal(object)
     log_lines = Signal(object)
+    loading = Signal(float)  # share of the history read while catching up; -1 when caught up
     stop_finished = Signal(str)
     _follow = Signal(str, int)
+    _ack = Signal(int)
     _shutdown = Signal()
 
-    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS):
+    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES):
         super().__init__(parent)
         self.generation = 0
         self.run_dir: Path | None = None
-        self.controller = RunController(poll_ms)
+        self.controller = RunController(poll_ms, chunk_bytes)
         self._follow.connect(self.controller.follow)
+        self._ack.connect(self.controller.ack)
         self._shutdown.connect(self.controller.shutdown)
         self.controller.records.connect(self._on_records)
         self.controller.telemetry.connect(self._on_telemetry)
         self.controller.status.connect(self._on_status)
         self.controller.log_lines.connect(self._on_log)
+        self.controller.loading.connect(self._on_loading)
         self.worker = WorkerThread(self.controller, "run-controller")
 
     def follow(self, run_dir: Path | str | None) -> int:
@@ -176,13 +235,19 @@ class RunFollower(QObject):
     def _current(self, gen: int) -> bool:
         return gen == self.generation
 
-    def _on_records(self, gen: int, batch: list) -> None:
+    def _on_records(self, gen: int, batch) -> None:
         if self._current(gen):
-            self.records.emit(batch)
+            self.records.emit(batch)  # the window's slots run here, in this thread, before the ack
+            self._ack.emit(gen)
 
-    def _on_telemetry(self, gen: int, batch: list) -> None:
+    def _on_telemetry(self, gen: int, batch) -> None:
         if self._current(gen):
             self.telemetry.emit(batch)
+            self._ack.emit(gen)
+
+    def _on_loading(self, gen: int, share: float) -> None:
+        if self._current(gen):
+            self.loading.emit(share)
 
     def _on_status(self, gen: int, status: dict) -> None:
         if self._current(gen):

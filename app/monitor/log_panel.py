@@ -47,9 +47,9 @@ class LogPanel(QWidget):
             self.text.moveCursor(QTextCursor.MoveOperation.End)
             self.text.verticalScrollBar().setValue(self.text.verticalScrollBar().maximum())
 
-    def add_records(self, records: list[dict]) -> None:
+    def add_events(self, events: list[dict]) -> None:
         """Show the ``event`` records of a metrics batch."""
-        self.append_lines([format_event(r) for r in records if r.get("kind") == "event"])
+        self.append_lines([format_event(r) for r in events if r.get("kind") == "event"])
 
     def plain_text(self) -> str:
         return self.text.toPlainText()

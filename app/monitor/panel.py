@@ -1,48 +1,138 @@
-"""The Monitor tab: the followed run's header and its live plots, redrawn from a ~50 ms timer."""
+"""The Monitor tab: the followed run's header, chart controls and live plots, redrawn from a ~50 ms timer.
+
+Three areas in a splitter: the episode reward; a grid of small charts (speed and every scalar SB3
+logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power, the run's CPU
+and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
+from its speed over the last minutes. The status line under it says what is loading and which
+readings are past a threshold. Data comes in as column batches built off the GUI thread
+(``app.monitor.batches``); each run gets its own plot state (``clear``).
+"""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
-from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QGridLayout, QHBoxLayout, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
-from app.plots.gpu_plots import GpuPlots
+from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
-from app.plots.training_plots import LossPlot, SpeedPlot
+from app.plots.scalar_grid import ScalarGrid
+from app.plots.system_plots import SystemPlots
+from app.settings import get_setting, set_setting
+from app.theme import ALERT_COLOR
 from core.fit.result import FitEstimate
-from core.util.text import clock
+from core.run.eta import SpeedEstimate, eta_text
+from core.run.states import TERMINAL
 
 REDRAW_MS = 50
+LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
+SPEED_RECORDS = 600  # progress records that still weigh in the averaged speed (~10 minutes)
+IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
 
 
 class MonitorPanel(QWidget):
-    """Plots of one run (or of the idle GPUs); fed by ``add_records`` / ``add_telemetry``."""
+    """Plots of one run (or of the idle GPUs); fed by ``add_batch`` / ``add_telemetry_batch``."""
 
     redrawn = Signal(float)  # seconds the last redraw took
+    close_requested = Signal()  # stop following the run: back to the live GPU monitor
+    tensorboard_requested = Signal()
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.reward_plot = RewardPlot()
-        self.speed_plot = SpeedPlot()
-        self.loss_plot = LossPlot()
-        self.gpu = GpuPlots()
+        self.scalars = ScalarGrid()
+        self.gpu = SystemPlots()
         self.last_record_t: float | None = None
+        self.run_dir: Path | None = None
+        self.run_state: str | None = None
+        self._speed = SpeedEstimate()
+        self._last_progress: dict | None = None
+        self._loading: str | None = None
+        self._last_redraw = 0.0
 
-        self.title = QLabel("No run selected: the GPU plots show the idle monitor.")
+        self.title = QLabel(IDLE_TITLE)
         self.title.setObjectName("monitorTitle")
         self.title.setStyleSheet("#monitorTitle { font-weight: 600; }")
         self.progress = QProgressBar()
-        self.progress.setMinimumWidth(260)
-        self.progress.setMaximumWidth(380)
+        self.progress.setMinimumWidth(300)
+        self.progress.setMaximumWidth(600)  # room for "… · 4:26 left, done at 03:12"
         self.progress.setTextVisible(True)
         self.progress.hide()
+        self.close_button = QPushButton("Close run")
+        self.close_button.setToolTip("Stop showing this run (it keeps training): the GPU plots show the live GPUs again")
+        self.close_button.clicked.connect(self.close_requested)
+        self.close_button.hide()
+        self.status = QLabel()
+        self.status.setWordWrap(True)
+        self.status.hide()
+        self._build_controls()
+
+        top = QHBoxLayout()
+        top.addWidget(self.title, 1)
+        top.addWidget(self.progress)
+        top.addWidget(self.close_button)
+        system = QWidget()
+        grid = QGridLayout(system)
+        grid.setContentsMargins(0, 0, 0, 0)
+        grid.setSpacing(4)
+        for i, plot in enumerate(self.gpu.widgets()):
+            grid.addWidget(plot, i // 3, i % 3)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("monitorSplitter")
+        for widget in (self.reward_plot, self.scalars, system):
+            self.splitter.addWidget(widget)
+        self.splitter.setSizes([300, 300, 330])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addLayout(self._controls)
+        layout.addWidget(self.status)
+        layout.addWidget(self.splitter, 1)
+
+        self._timer = QTimer(self)
+        self._timer.setInterval(REDRAW_MS)
+        self._timer.timeout.connect(self.redraw)
+        self._timer.start()
+
+    def _build_controls(self) -> None:
         self.x_mode = QComboBox()
         self.x_mode.addItem("x: timesteps", "step")
         self.x_mode.addItem("x: wall time", "time")
-        self.x_mode.setToolTip("What the x axis of the training plots shows (GPU plots always use wall time)")
+        self.x_mode.setToolTip("What the x axis of the training charts shows (the machine's plots always use wall time)")
         self.x_mode.currentIndexChanged.connect(lambda _: self.set_x_mode(self.x_mode.currentData()))
+        self.smoothing = QSlider(Qt.Orientation.Horizontal)
+        self.smoothing.setRange(0, 999)
+        self.smoothing.setFixedWidth(140)
+        self.smoothing.setToolTip("Smoothing, as in TensorBoard: an exponential moving average over the reward and "
+                                  "the scalar charts (0: none, 0.999: nearly flat); the raw data stays drawn, faded")
+        self.smoothing_label = QLabel()
+        self.smoothing_label.setMinimumWidth(40)
+        self.smoothing.valueChanged.connect(lambda v: self.set_smoothing(v / 1000))
+        self.log_y = QCheckBox("Log y")
+        self.log_y.setToolTip("A logarithmic y axis on the speed and scalar charts (values <= 0 are not drawn)")
+        self.log_y.toggled.connect(self.scalars.set_log_y)
+        self.tensorboard_button = QPushButton("Open in TensorBoard")
+        self.tensorboard_button.setToolTip("Start TensorBoard on this run's logs (127.0.0.1, a free port) and open the browser")
+        self.tensorboard_button.clicked.connect(self.tensorboard_requested)
+        self.save_button = QPushButton("Save plots…")
+        self.save_button.setToolTip("Save the plots as they are on screen (PNG), in the run's folder by default")
+        self.save_button.clicked.connect(self.save_plots)
         self.pause_button = QPushButton("Pause")
         self.pause_button.setCheckable(True)
         self.pause_button.setToolTip("Freeze the plots; data keeps arriving and shows when you resume")
@@ -50,65 +140,83 @@ class MonitorPanel(QWidget):
         self.follow_button = QPushButton("Follow")
         self.follow_button.setToolTip("Autoscale every plot and follow new data again (after a zoom or pan)")
         self.follow_button.clicked.connect(self.follow)
-
-        bar = QHBoxLayout()
-        bar.addWidget(self.title, 1)
-        bar.addWidget(self.progress)
-        bar.addWidget(self.x_mode)
-        bar.addWidget(self.pause_button)
-        bar.addWidget(self.follow_button)
-
-        grid = QGridLayout()
-        grid.setSpacing(4)
-        grid.addWidget(self.reward_plot, 0, 0, 1, 2)
-        grid.addWidget(self.speed_plot, 1, 0)
-        grid.addWidget(self.loss_plot, 1, 1)
-        gpu = self.gpu.widgets()
-        for i, plot in enumerate(gpu):
-            grid.addWidget(plot, 2 + i // 2, i % 2)
-        grid.setRowStretch(0, 3)
-        for row in (1, 2, 3):
-            grid.setRowStretch(row, 2)
-
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(bar)
-        layout.addLayout(grid, 1)
-
-        self._timer = QTimer(self)
-        self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.redraw)
-        self._timer.start()
+        self._controls = QHBoxLayout()
+        for widget in (self.x_mode, QLabel("Smoothing"), self.smoothing, self.smoothing_label, self.log_y,
+                       self.scalars.picker):
+            self._controls.addWidget(widget)
+        self._controls.addStretch(1)
+        for widget in (self.tensorboard_button, self.save_button, self.pause_button, self.follow_button):
+            self._controls.addWidget(widget)
+        self.set_smoothing(float(get_setting("monitor/smoothing", 0.0)))
 
     # --- data ------------------------------------------------------------------------------
 
+    @property
+    def speed_plot(self) -> LivePlot:
+        return self.scalars.speed
+
     def all_plots(self) -> list[LivePlot]:
-        return [self.reward_plot, self.speed_plot, self.loss_plot, *self.gpu.widgets()]
+        return [self.reward_plot, *self.scalars.plots(), *self.gpu.widgets()]
+
+    def set_run(self, run_dir: Path | None, title: str) -> None:
+        """Show ``run_dir`` (None: the idle GPU monitor): a fresh plot state for it."""
+        self.clear()
+        self.run_dir = Path(run_dir) if run_dir else None
+        self.title.setText(title)
+        self.close_button.setVisible(run_dir is not None)
+        self.tensorboard_button.setEnabled(run_dir is not None)
 
     def clear(self) -> None:
-        for plot in (self.reward_plot, self.speed_plot, self.loss_plot):
-            plot.clear_data()
+        """Nothing of the previous run stays: series, legends, readouts, progress, alerts."""
+        self.reward_plot.reset()
+        self.scalars.reset()
         self.gpu.clear()
         self.progress.hide()
         self.last_record_t = None
+        self.run_state = None
+        self._speed.reset()
+        self._last_progress = None
+        self._loading = None
+        self._update_status()
 
     def add_records(self, records: list[dict]) -> None:
-        """Route a batch of metrics records to their plots (events go to the log, not here)."""
-        by_kind: dict[str, list[dict]] = {"episode": [], "eval": [], "progress": [], "train": []}
-        for rec in records:
-            bucket = by_kind.get(rec.get("kind"))
-            if bucket is not None:
-                bucket.append(rec)
-        self.reward_plot.add_records(by_kind["episode"], by_kind["eval"])
-        self.speed_plot.add_records(by_kind["progress"])
-        self.loss_plot.add_records(by_kind["train"])
-        if by_kind["progress"]:
-            self._show_progress(by_kind["progress"][-1])
-        if records:
+        """A batch of metrics records (events go to the log, not here)."""
+        self.add_batch(metrics_batch(records))
+
+    def add_batch(self, batch: MetricsBatch) -> None:
+        if batch.reset:
+            self.reward_plot.reset()
+            self.scalars.reset()
+            self._speed.reset()
+        for part in batch.parts:
+            if part.after_break:
+                self.reward_plot.mark_break()
+                self.scalars.mark_break()
+                self._speed.reset()
+            self.reward_plot.add_columns(part.episodes, part.evals)
+            if part.progress is not None:
+                self.scalars.add_speed(*part.progress)
+                steps, times, _ = part.progress
+                for step, t in zip(steps[-SPEED_RECORDS:].tolist(), times[-SPEED_RECORDS:].tolist(), strict=True):
+                    self._speed.update(step, t)
+            self.scalars.add_scalars(part.train)
+        if batch.last_progress is not None:
+            self._last_progress = batch.last_progress
+            self._show_progress()
+        if batch.records:
             self.last_record_t = time.time()
 
-    def _show_progress(self, last: dict) -> None:
-        """Steps (or a baseline's episodes) done of the budget, and the time left at the current speed."""
+    def set_run_state(self, state: str | None) -> None:
+        """The followed run's state: the time left shows only while it runs."""
+        self.run_state = state
+        self._show_progress()
+        self._update_status()
+
+    def _show_progress(self) -> None:
+        """Steps (or a baseline's episodes) done of the budget, capped at the budget, and the time left."""
+        last = self._last_progress
+        if not last:
+            return
         if last.get("episodes_total"):  # a baseline counts episodes, not steps
             done, total, unit = last.get("episodes") or 0, last["episodes_total"], "episodes"
         else:
@@ -117,16 +225,38 @@ class MonitorPanel(QWidget):
             return
         self.progress.setRange(0, 1000)
         self.progress.setValue(int(1000 * min(1.0, done / total)))
-        text = f"{done:,} / {total:,} {unit}"
-        fps = last.get("fps") or 0
-        if unit == "steps" and fps > 0 and total > done:
-            text += f" · {clock((total - done) / fps)} left"
+        text = f"{min(done, total):,} / {total:,} {unit}"
+        tip = []
+        if done > total:  # SB3 finishes the rollout it is in: a few steps past the budget
+            tip.append(f"{done:,} steps were taken: SB3 finishes the rollout that crosses the budget")
+        rate = self._speed.rate
+        if self.run_state == "running":
+            eta = eta_text(total - done, rate, time.time()) if unit == "steps" else None
+            text += f" · {eta}" if eta else ""
+        elif self.run_state in TERMINAL:
+            text += f" · {self.run_state}"
+        if rate:
+            tip.append(f"{rate:,.0f} steps/s, averaged over the last minutes")
         self.progress.setFormat(text)
-        self.progress.setToolTip(f"{fps:,.0f} steps/s" if fps else "")
+        self.progress.setMinimumWidth(min(600, max(300, self.progress.fontMetrics().horizontalAdvance(text) + 30)))
+        self.progress.setToolTip("\n".join(tip))
         self.progress.show()
 
     def add_telemetry(self, samples: list[dict]) -> None:
-        self.gpu.add_samples(samples)
+        """Telemetry lines (the idle monitor's samples, or a test's)."""
+        self.add_telemetry_batch(telemetry_batch(samples))
+
+    def add_telemetry_batch(self, batch: TelemetryBatch) -> None:
+        if batch.reset:
+            self.gpu.clear()
+        if batch.unavailable:
+            self.gpu.set_unavailable(batch.unavailable)
+        for part in batch.parts:
+            if part.after_break:
+                self.gpu.mark_break()
+            self.gpu.add_series(part.series)
+        self.gpu.set_latest(batch.latest)
+        self._update_status()
 
     def set_gpu_unavailable(self, reason: str | None) -> None:
         self.gpu.set_unavailable(reason)
@@ -138,6 +268,29 @@ class MonitorPanel(QWidget):
     def set_title(self, text: str) -> None:
         self.title.setText(text)
 
+    def set_loading(self, text: str | None) -> None:
+        """A long history is being read (``text`` says how far), or it is all in (None)."""
+        self._loading = text
+        self._update_status()
+
+    @property
+    def loading(self) -> bool:
+        return self._loading is not None
+
+    def _update_status(self) -> None:
+        """What is loading, and which readings are past a threshold (while the data is live)."""
+        live = self.run_dir is None or self.run_state not in TERMINAL
+        alerts = self.gpu.alerts() if live else []
+        parts = ([self._loading] if self._loading else []) + alerts
+        self.status.setText("   ·   ".join(parts))
+        self.status.setStyleSheet(f"QLabel {{ color: {ALERT_COLOR}; font-weight: 600; }}" if alerts else "")
+        self.status.setToolTip("Past a threshold: within 5 °C of the GPU's slowdown temperature, memory >= 95 %, "
+                               "power >= 98 % of the limit" if alerts else "")
+        self.status.setVisible(bool(parts))
+
+    def alerts(self) -> list[str]:
+        return self.gpu.alerts()
+
     # --- view ------------------------------------------------------------------------------
 
     def set_x_mode(self, mode: str) -> None:
@@ -146,6 +299,17 @@ class MonitorPanel(QWidget):
         idx = self.x_mode.findData(mode)
         if idx != self.x_mode.currentIndex():
             self.x_mode.setCurrentIndex(idx)
+
+    def set_smoothing(self, weight: float) -> None:
+        """TensorBoard's smoothing (0 to 0.999) on the reward and the scalar charts."""
+        weight = round(min(max(weight, 0.0), 0.999), 3)
+        self.smoothing_label.setText(f"{weight:.3f}".rstrip("0").rstrip(".") if weight else "off")
+        if self.smoothing.value() != int(round(weight * 1000)):
+            self.smoothing.setValue(int(round(weight * 1000)))
+            return  # valueChanged comes back here
+        self.reward_plot.set_smoothing(weight)
+        self.scalars.set_smoothing(weight)
+        set_setting("monitor/smoothing", weight)
 
     def set_paused(self, paused: bool) -> None:
         for plot in self.all_plots():
@@ -163,11 +327,32 @@ class MonitorPanel(QWidget):
         if not self.isVisible():
             return False  # a hidden tab costs nothing; it catches up when shown
         start = time.perf_counter()
-        changed = any([plot.refresh() for plot in self.all_plots()])
+        if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
+            return False  # a long history is coming in: redrawing its halves would only slow it down
+        self._last_redraw = start
+        changed = any([plot.refresh() for plot in self.all_plots() if plot.isVisible()])
         if changed:
             self.redrawn.emit(time.perf_counter() - start)
         return changed
 
+    def save_plots(self, path: Path | None = None) -> Path | None:
+        """The plots as on screen, as a PNG; the dialog starts in the followed run's folder."""
+        if path is None:
+            start = self.run_dir or Path(get_setting("monitor/save_dir", str(Path.home())))
+            chosen, _ = QFileDialog.getSaveFileName(self, "Save plots", str(start / "monitor.png"), "PNG image (*.png)")
+            if not chosen:
+                return None
+            path = Path(chosen) if Path(chosen).suffix.lower() == ".png" else Path(chosen + ".png")
+        if not self.splitter.grab().save(str(path)):
+            self.set_loading(None)
+            self.status.setText(f"Could not write {path}")
+            self.status.show()
+            return None
+        if self.run_dir is None:
+            set_setting("monitor/save_dir", str(path.parent))
+        return path
+
     def apply_theme(self, background: str, foreground: str) -> None:
-        for plot in self.all_plots():
+        for plot in (self.reward_plot, *self.gpu.widgets()):
             plot.set_theme_colors(background, foreground)
+        self.scalars.set_theme_colors(background, foreground)

@@ -1,4 +1,8 @@
-"""Growing numpy buffers for live series: appends are amortised O(1) (capacity doubles)."""
+"""Growing numpy buffers for live series: appends are amortised O(1) (capacity doubles).
+
+A series is cut into segments where the run did not run (``mark_break``: a stop and resume, a
+crash): plots draw no line from one segment to the next.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ class SeriesBuffer:
         self.size = 0
         self.version = 0  # bumps on every change, so a redraw can skip an unchanged series
         self.generation = 0  # bumps on clear: what was derived from the old points is stale
+        self.breaks: list[int] = []  # indices where a new segment starts (never 0)
 
     def _reserve(self, extra: int) -> None:
         need = self.size + extra
@@ -44,8 +49,26 @@ class SeriesBuffer:
 
     def clear(self) -> None:
         self.size = 0
+        self.breaks = []
         self.version += 1
         self.generation += 1
+
+    def mark_break(self) -> None:
+        """The next point starts a new segment (the run did not run in between)."""
+        if self.size and (not self.breaks or self.breaks[-1] != self.size):
+            self.breaks.append(self.size)
+            self.version += 1
+
+    def set_breaks(self, breaks: list[int]) -> None:
+        """The segments of another series with the same indices (a series derived from it)."""
+        if breaks != self.breaks:
+            self.breaks = list(breaks)
+            self.version += 1
+
+    def segments(self) -> list[tuple[int, int]]:
+        """``(start, stop)`` index ranges of the segments, in order."""
+        edges = [0, *self.breaks, self.size]
+        return [(a, b) for a, b in zip(edges, edges[1:], strict=False) if b > a]
 
     @property
     def steps(self) -> np.ndarray:

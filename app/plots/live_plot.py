@@ -1,62 +1,93 @@
 """A pyqtgraph plot for live series: curves created once, redrawn from buffers on demand.
 
 Data arrives into ``SeriesBuffer``s at any rate; ``refresh()`` (called from the monitor's
-~50 ms timer) pushes only the series that changed into their curves with ``setData``. Lines are
-cut from incrementally kept min/max levels (``MinMaxLevels``) to ~2 points per pixel column of
-what is in view, so a 12 h run draws as fast as a 12 s one; series drawn as symbols (one per
-episode) are decimated to at most ``MAX_SYMBOLS`` points of their visible range, keeping each
-bucket's min and max and always the newest point.
+~50 ms timer) pushes only the series that changed into their curves with ``setData``. What is
+drawn is true at every zoom:
+
+- lines are cut from incrementally kept min/max levels (``app.plots.drawing``) to ~2 points per
+  pixel column of what is in view, so a 12 h run draws as fast as a 12 s one, and every spike
+  is still there;
+- a series of points (one per episode) shows its points while at most ``MAX_SYMBOLS`` are in
+  view, and past that a filled min/max band of them (``band=True``): never only the extremes,
+  which would draw a gap where the data has none;
+- a series breaks where the run did not run (``mark_break``): no line over the gap;
+- a point with no neighbour to draw a line to is drawn as a dot; readings past a warning level
+  are drawn over in the alert colour;
+- an optional smoothed copy of a series (TensorBoard's EMA, ``set_smoothing``) is drawn over
+  the faded raw one.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QGraphicsItem, QLabel
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QGraphicsItem
 
 from app.plots.buffers import SeriesBuffer, envelope_indices
+from app.plots.crosshair import Crosshair
+from app.plots.drawing import SegmentLevels, lonely_points, segmented_band, segmented_line, with_breaks
 from app.plots.headroom import Headroom
-from app.plots.minmax_levels import MinMaxLevels
 from app.plots.plot_message import PlotMessage
+from app.plots.smoothing import Ema
+from app.theme import ALERT_COLOR
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
+MIN_SPAN = {"step": 1000.0, "time": 60.0}  # the x axis never spans less: one point is not a 1-second axis
 MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
+SMOOTH = "~smooth"  # key suffix of a series' smoothed copy
 
 
-def format_value(v: float) -> str:
+def format_value(v: float, unit: str = "") -> str:
     if not math.isfinite(v):
         return "-"
     a = abs(v)
-    if a != 0 and (a >= 1e5 or a < 1e-3):
-        return f"{v:.3g}"
-    return f"{v:.4g}"
+    text = f"{v:.3g}" if a != 0 and (a >= 1e5 or a < 1e-3) else f"{v:,.4g}" if a >= 1e4 else f"{v:.4g}"
+    return f"{text} {unit}" if unit else text
+
+
+@dataclass
+class _Series:
+    buf: SeriesBuffer
+    curve: pg.PlotDataItem
+    points: bool  # drawn as symbols (one per episode), else as a line
+    keep: bool  # part of the plot itself; dynamic series go when the plot is reset for another run
+    pen: object = None
+    levels: SegmentLevels | None = None
+    band: tuple[pg.PlotDataItem, pg.PlotDataItem, pg.FillBetweenItem] | None = None
+    dots: pg.PlotDataItem | None = None  # the points a line cannot show
+    alert: pg.PlotDataItem | None = None  # readings past the warning level
 
 
 class LivePlot(pg.PlotWidget):
     """One plot of live series with a crosshair readout and an overlay message.
 
     ``time_only`` plots (GPU telemetry, which has no timestep) always use wall time on x.
+    ``unit`` follows every value the readout names.
     """
 
-    def __init__(self, title: str, y_label: str, units: str | None = None, time_only: bool = False, parent=None):
+    def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None):
         super().__init__(parent=parent)
+        self.title = title
+        self.unit = unit
         self.time_only = time_only
         self.x_mode = "time" if time_only else "step"
         self.paused = False
-        self._series: dict[str, tuple[SeriesBuffer, pg.PlotDataItem]] = {}
-        self._drawn: dict[str, tuple[int, str]] = {}
+        self._series: dict[str, _Series] = {}
+        self._drawn: dict[str, tuple] = {}
         # key -> (source key, fn(values, start) -> derived values[start:]); a derived series has
         # its own buffer, extended by the source's new points only.
         self._derived: dict[str, tuple[str, object]] = {}
-        self._decimated: set[str] = set()  # symbol series drawn through envelope_indices
-        self._levels: dict[str, tuple[int, MinMaxLevels]] = {}  # line series: (buffer generation, levels)
+        self._warn_level: float | None = None
+        self._y_span: tuple[float, float] | None = None  # a fixed y axis (grows only to fit the data)
+        self.smoothing = 0.0
         item = self.getPlotItem()
         item.setTitle(title, size="9pt")
-        item.setLabel("left", y_label, units=units)
+        item.setLabel("left", y_label)
         item.showGrid(x=True, y=True, alpha=0.25)
         item.setMenuEnabled(True)
         self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
@@ -67,85 +98,178 @@ class LivePlot(pg.PlotWidget):
         item.vb.sigResized.connect(self._redecimate)
         self._auto_x = True
         item.vb.sigStateChanged.connect(self._on_view_state_changed)
-
         self._headroom = Headroom()  # while autoscaling, x moves in steps rather than every frame
         item.addItem(self._headroom)
-
-        self._vline = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen((128, 128, 128, 160), width=1))
-        self._vline.setVisible(False)
-        item.addItem(self._vline, ignoreBounds=True)
-        self._readout = QLabel(self)
-        self._readout.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
-        self._readout.setStyleSheet("QLabel { background: rgba(40,40,40,170); color: white; padding: 2px 4px; font-size: 8pt; }")
-        self._readout.hide()
+        self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
-        # Rate-limit the crosshair so a fast mouse does not redraw 1000 times a second.
-        self._mouse_proxy = pg.SignalProxy(self.scene().sigMouseMoved, rateLimit=30, slot=self._on_mouse_moved)
 
     # --- series ----------------------------------------------------------------------------
 
     def add_series(self, key: str, name: str, color: str, symbol: str | None = None, width: float = 1.0,
-                   line: bool = True, symbol_size: float = 4) -> SeriesBuffer:
-        """A new series drawn as a line and/or symbols; returns its buffer.
+                   line: bool = True, symbol_size: float = 4, keep: bool = True, band: bool = False) -> SeriesBuffer:
+        """A new series drawn as a line, or as symbols (``line=False``); returns its buffer.
 
-        Keep ``width`` 1 for series that grow long: Qt's raster engine draws wider pens through
-        its stroker, ~4x slower per segment (a 216,000-sample GPU curve: 4.7 ms vs 1.0 ms).
+        ``band``: past ``MAX_SYMBOLS`` points in view, the symbols give way to a min/max band.
+        ``keep=False``: the series belongs to the data shown (a GPU, a logged scalar) and goes on
+        ``reset()``. Keep ``width`` 1 for series that grow long: Qt's raster engine draws wider
+        pens through its stroker, ~4x slower per segment.
         """
         pen = pg.mkPen(color, width=width) if line else None
         kwargs = {}
         if symbol:
             kwargs = {"symbol": symbol, "symbolSize": symbol_size, "symbolPen": None,
                       "symbolBrush": pg.mkBrush(pg.mkColor(color).lighter(110))}
-        curve = self.getPlotItem().plot(name=name, pen=pen, **kwargs)
+        item = self.getPlotItem()
         # refresh() decimates every series itself (pyqtgraph's downsampling would scan all of it
         # on every setData, and drop the last partial bucket: the newest episodes)
-        if symbol:
-            self._decimated.add(key)
-        else:
-            self._levels[key] = (-1, MinMaxLevels())
-        buf = SeriesBuffer()
-        self._series[key] = (buf, curve)
-        return buf
+        curve = item.plot(name=name, pen=pen, connect="finite", **kwargs)
+        series = _Series(SeriesBuffer(), curve, points=not line, keep=keep, pen=pen)
+        if line or band:
+            series.levels = SegmentLevels()
+        if line:
+            series.dots = item.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None, symbolBrush=pg.mkBrush(color))
+        if band:
+            fill = QColor(color)
+            fill.setAlpha(90)
+            # the edges need a pen: a curve without one builds no path, and the fill follows the paths
+            edge = pg.mkPen(fill, width=1)
+            lo, hi = item.plot(pen=edge, connect="finite"), item.plot(pen=edge, connect="finite")
+            area = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(fill))
+            item.addItem(area, ignoreBounds=True)  # its path may hold a break point at x=0: the edges give the bounds
+            self.legend.addItem(pg.PlotDataItem(pen=None, fillLevel=0, fillBrush=pg.mkBrush(fill)), f"{name}s, min-max")
+            series.band = (lo, hi, area)
+        self._series[key] = series
+        return series.buf
 
-    def add_derived(self, key: str, source: str, fn, name: str, color: str, width: float = 2.0) -> None:
+    def add_derived(self, key: str, source: str, fn, name: str, color: str, width: float = 2.0, keep: bool = True) -> None:
         """A curve computed from another series (e.g. a rolling mean), kept up to date per batch.
 
         ``fn(values, start)`` returns the derived values for ``values[start:]`` (it may read
         earlier values); only new points are computed, never the whole history again.
         """
-        self.add_series(key, name, color, width=width)
+        self.add_series(key, name, color, width=width, keep=keep)
         self._derived[key] = (source, fn)
+
+    def remove_series(self, key: str) -> None:
+        series = self._series.pop(key)
+        item = self.getPlotItem()
+        extras = [series.dots, series.alert, *(series.band or ())]
+        for gone in [series.curve, *extras]:
+            if gone is not None:
+                item.removeItem(gone)
+        if series.band is not None:
+            self.legend.removeItem(f"{series.curve.name()}s, min-max")
+        self._derived.pop(key, None)
+        self._drawn.pop(key, None)
+        for derived in [k for k, (src, _) in self._derived.items() if src == key]:
+            self.remove_series(derived)
 
     def has_series(self, key: str) -> bool:
         return key in self._series
 
     def buffer(self, key: str) -> SeriesBuffer:
-        return self._series[key][0]
+        return self._series[key].buf
 
     def curve(self, key: str) -> pg.PlotDataItem:
-        return self._series[key][1]
+        return self._series[key].curve
+
+    def band_curves(self, key: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem] | None:
+        band = self._series[key].band
+        return (band[0], band[1]) if band else None
+
+    def dots(self, key: str) -> pg.PlotDataItem | None:
+        return self._series[key].dots
+
+    def alert_curve(self, key: str) -> pg.PlotDataItem | None:
+        return self._series[key].alert
 
     def series_keys(self) -> list[str]:
         return list(self._series)
 
+    def legend_names(self) -> list[str]:
+        return [label.text for _, label in self.legend.items]
+
     def point_count(self) -> int:
         """Points held by the plot's own (non-derived) series."""
-        return sum(buf.size for k, (buf, _) in self._series.items() if k not in self._derived)
+        return sum(s.buf.size for k, s in self._series.items() if k not in self._derived)
 
     def clear_data(self) -> None:
-        for buf, curve in self._series.values():
-            buf.clear()
-            curve.setData([], [])
+        for series in self._series.values():
+            series.buf.clear()
+            for curve in (series.curve, series.dots, series.alert, *(series.band or ())[:2]):
+                if curve is not None:
+                    curve.setData([], [])
         self._drawn.clear()
+        self.crosshair.hide()
+
+    def reset(self) -> None:
+        """Another run: the series that came with the data go (and their legend rows), the rest is emptied."""
+        for key in [k for k, s in self._series.items() if not s.keep]:
+            if key in self._series:
+                self.remove_series(key)
+        self.clear_data()
+        self._headroom.follow(None, None)
+
+    def mark_break(self) -> None:
+        """The run did not run from here: the next points of every series start a new segment."""
+        for key, series in self._series.items():
+            if key not in self._derived:
+                series.buf.mark_break()
 
     def _update_derived(self) -> None:
         for key, (source, fn) in self._derived.items():
-            src, out = self._series[source][0], self._series[key][0]
+            src, out = self._series[source].buf, self._series[key].buf
             if out.size > src.size:  # the source was cleared (and maybe refilled) since
                 out.clear()
             start = out.size
             if src.size > start:
                 out.extend(src.steps[start:], src.times[start:], fn(src.values, start))
+            out.set_breaks(src.breaks)
+
+    # --- smoothing, log scale, fixed axes, warning level --------------------------------------
+
+    def set_smoothing(self, weight: float, keys: list[str] | None = None) -> None:
+        """Draw TensorBoard's EMA of ``keys`` (default: every line series) over their faded raw
+        curves; 0 shows the raw curves alone."""
+        self.smoothing = weight
+        sources = keys if keys is not None else [k for k, s in self._series.items()
+                                                 if not s.points and k not in self._derived]
+        for key in sources:
+            smooth, raw = key + SMOOTH, self._series[key]
+            if weight <= 0:
+                if smooth in self._series:
+                    self.remove_series(smooth)
+                if raw.pen is not None:
+                    raw.curve.setPen(raw.pen)
+                continue
+            color = raw.pen.color() if raw.pen is not None else QColor(raw.curve.opts["symbolBrush"].color())
+            if smooth in self._series:
+                self.remove_series(smooth)  # a new weight: computed again, named again in the legend
+            self.add_derived(smooth, key, Ema(weight), f"{raw.curve.name()} smoothed {weight:g}",
+                             color.darker(115).name() if raw.points else color.name(), width=1.5, keep=raw.keep)
+            if raw.pen is not None:
+                faded = QColor(color)
+                faded.setAlpha(70)
+                raw.curve.setPen(pg.mkPen(faded, width=1))
+        self._drawn.clear()
+
+    def set_log_y(self, on: bool) -> None:
+        self.getPlotItem().setLogMode(y=on)
+        self._drawn.clear()
+
+    def set_y_span(self, low: float, high: float) -> None:
+        """A fixed y axis from ``low`` to ``high`` (it grows only to fit data above ``high``)."""
+        self._y_span = (low, high)
+        vb = self.getPlotItem().vb
+        vb.enableAutoRange(y=False)
+        vb.setYRange(low, high, padding=0)
+
+    def set_warn_level(self, level: float | None) -> None:
+        """Draw the readings at or above ``level`` in the alert colour (None: no level)."""
+        if level == self._warn_level:
+            return
+        self._warn_level = level
+        self._drawn.clear()
 
     # --- drawing ---------------------------------------------------------------------------
 
@@ -155,7 +279,7 @@ class LivePlot(pg.PlotWidget):
         self.x_mode = mode
         self._apply_x_axis()
         self._drawn.clear()
-        self.getPlotItem().enableAutoRange()
+        self.follow()
 
     def _apply_x_axis(self) -> None:
         item = self.getPlotItem()
@@ -174,26 +298,96 @@ class LivePlot(pg.PlotWidget):
             return False
         changed = False
         self._update_derived()
-        for key, (buf, curve) in self._series.items():
-            stamp = (buf.version, self.x_mode)
+        for key, series in self._series.items():
+            stamp = (series.buf.version, self.x_mode, self._warn_level)
             if self._drawn.get(key) == stamp:
                 continue
             self._drawn[key] = stamp
-            x, y = buf.x(self.x_mode), buf.values
-            if key in self._decimated:
-                x, y = self._decimate(x, y)
-            elif key in self._levels:
-                x, y = self._line_data(key, buf)
-            curve.setData(x, y)
+            if series.points:
+                self._draw_points(series)
+            else:
+                self._draw_line(series)
             changed = True
         if changed:
             self._follow_extent()
         return changed
 
+    def _buckets(self) -> int:
+        return max(200, int(self.getPlotItem().vb.width()))
+
+    def _draw_line(self, series: _Series) -> None:
+        buf = series.buf
+        x, values, segments = buf.x(self.x_mode), buf.values, buf.segments()
+        start, stop = self._in_view(x)
+        assert series.levels is not None
+        if stop - start <= 2 * self._buckets():
+            lx, ly = with_breaks(x[start:stop], values[start:stop], [(max(a, start) - start, min(b, stop) - start)
+                                                                     for a, b in segments if min(b, stop) > max(a, start)])
+        else:
+            levels = series.levels.update(buf.generation, values, segments)
+            lx, ly = segmented_line(levels, x, values, segments, start, stop, self._buckets())
+        series.curve.setData(lx, ly)
+        if series.dots is not None:
+            series.dots.setData(*lonely_points(lx, ly))
+        self._draw_alert(series, lx, ly)
+        if self._y_span is not None and len(ly):
+            self._fit_y(ly)
+
+    def _draw_alert(self, series: _Series, x: np.ndarray, y: np.ndarray) -> None:
+        level = self._warn_level
+        if level is None or not len(y) or not np.nanmax(y, initial=-np.inf) >= level:
+            if series.alert is not None:
+                series.alert.setData([], [])
+            return
+        if series.alert is None:
+            series.alert = self.getPlotItem().plot(pen=pg.mkPen(ALERT_COLOR, width=2), connect="finite", symbol="o",
+                                                   symbolSize=4, symbolPen=None, symbolBrush=pg.mkBrush(ALERT_COLOR))
+        with np.errstate(invalid="ignore"):
+            series.alert.setData(x, np.where(y >= level, y, np.nan))
+
+    def _fit_y(self, y: np.ndarray) -> None:
+        assert self._y_span is not None
+        low, high = self._y_span
+        top = float(np.nanmax(y, initial=-np.inf))
+        if math.isfinite(top) and top > high:
+            high = top * 1.05
+        vb = self.getPlotItem().vb
+        if not vb.autoRangeEnabled()[1] and tuple(vb.viewRange()[1]) != (low, high):
+            vb.setYRange(low, high, padding=0)
+
+    def _draw_points(self, series: _Series) -> None:
+        """Every point in view while few enough to draw; past that the band of them (and no points)."""
+        buf = series.buf
+        x, y = buf.x(self.x_mode), buf.values
+        start, stop = self._in_view(x)
+        if series.band is None or stop - start <= MAX_SYMBOLS:
+            px, py = x[start:stop], y[start:stop]
+            if series.band is None and len(px) > MAX_SYMBOLS:  # no band to show them: their envelope
+                idx = envelope_indices(py, MAX_SYMBOLS)
+                px, py = px[idx], py[idx]
+            if stop < len(x):  # keep the newest point, so the data's bounds stay whole
+                px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
+            series.curve.setData(px, py)
+            if series.band is not None:
+                _set_band(series.band, [], [], [])
+            return
+        assert series.levels is not None
+        segments = buf.segments()
+        levels = series.levels.update(buf.generation, y, segments)
+        bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, max(100, self._buckets() // 2))
+        series.curve.setData([], [])
+        _set_band(series.band, bx, lo, hi)
+
+    def band_shown(self, key: str) -> bool:
+        """The min/max band of ``key`` is what is drawn (its fill has a shape), not the points."""
+        band = self._series[key].band
+        return band is not None and band[0].xData is not None and len(band[0].xData) > 0 and not band[2].path().isEmpty()
+
     def _follow_extent(self) -> None:
-        xs = [buf.x(self.x_mode) for buf, _ in self._series.values() if buf.size]
+        xs = [s.buf.x(self.x_mode) for s in self._series.values() if s.buf.size]
         if xs:
-            self._headroom.follow(min(float(x[0]) for x in xs), max(float(x[-1]) for x in xs))
+            first, last = min(float(x[0]) for x in xs), max(float(x[-1]) for x in xs)
+            self._headroom.follow(first, max(last, first + MIN_SPAN[self.x_mode]))
         else:
             self._headroom.follow(None, None)
 
@@ -204,27 +398,6 @@ class LivePlot(pg.PlotWidget):
             return 0, len(x)
         left, right = vb.viewRange()[0]
         return max(0, int(np.searchsorted(x, left)) - 1), min(len(x), int(np.searchsorted(x, right, side="right")) + 1)
-
-    def _decimate(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """At most ~MAX_SYMBOLS points of what is in view (all of it while autoscaling)."""
-        if len(x) > MAX_SYMBOLS:
-            lo, hi = self._in_view(x)
-            if (lo, hi) != (0, len(x)):
-                # keep the newest point even when it is out of view, so the data's bounds stay whole
-                x, y = np.concatenate((x[lo:hi], x[-1:])), np.concatenate((y[lo:hi], y[-1:]))
-        idx = envelope_indices(y, MAX_SYMBOLS)
-        return x[idx], y[idx]
-
-    def _line_data(self, key: str, buf: SeriesBuffer) -> tuple[np.ndarray, np.ndarray]:
-        """The line of what is in view, ~2 points per pixel column."""
-        generation, levels = self._levels[key]
-        if generation != buf.generation:
-            levels.clear()
-            self._levels[key] = (buf.generation, levels)
-        levels.update(buf.values)
-        x = buf.x(self.x_mode)
-        start, stop = self._in_view(x)
-        return levels.decimate(x, buf.values, start, stop, buckets=max(200, int(self.getPlotItem().vb.width())))
 
     def _on_x_range_changed(self, *_args) -> None:
         if not self.getPlotItem().vb.autoRangeEnabled()[0]:
@@ -237,12 +410,16 @@ class LivePlot(pg.PlotWidget):
             self._redecimate()
 
     def _redecimate(self, *_args) -> None:
-        for key in (*self._decimated, *self._levels):
-            self._drawn.pop(key, None)
+        self._drawn.clear()
 
     def follow(self) -> None:
-        """Autoscale both axes again and keep following new data."""
-        self.getPlotItem().enableAutoRange()
+        """Autoscale again and keep following new data (a fixed y axis stays fixed)."""
+        item = self.getPlotItem()
+        if self._y_span is None:
+            item.enableAutoRange()
+        else:
+            item.vb.enableAutoRange(x=True, y=False)
+            item.vb.setYRange(*self._y_span, padding=0)
         self._redecimate()  # they were decimated for the zoomed range only
 
     # --- overlays --------------------------------------------------------------------------
@@ -254,38 +431,26 @@ class LivePlot(pg.PlotWidget):
     def message(self) -> str | None:
         return self._message.text()
 
-    def _on_mouse_moved(self, event) -> None:
-        pos = event[0]
-        vb = self.getPlotItem().vb
-        if not self.sceneBoundingRect().contains(pos) or not vb.sceneBoundingRect().contains(pos):
-            self._vline.setVisible(False)
-            self._readout.hide()
-            return
-        x = vb.mapSceneToView(pos).x()
-        self._vline.setPos(x)
-        self._vline.setVisible(True)
-        self._readout.setText(self.readout_at(x))
-        self._readout.adjustSize()
-        self._readout.move(max(0, self.width() - self._readout.width() - 6), 4)
-        self._readout.show()
-        self._readout.raise_()
+    def leaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+        self.crosshair.hide()
+        super().leaveEvent(event)
 
     def readout_at(self, x: float) -> str:
-        """The crosshair text: x and each visible series' value at the nearest point."""
+        """The crosshair text: x and each visible series' value (with its unit) at the nearest point."""
         if self.x_mode == "time":
             head = datetime.fromtimestamp(x).strftime("%H:%M:%S") if x > 0 else "-"
         else:
             head = f"step {x:,.0f}"
         parts = [head]
-        for key, (buf, curve) in self._series.items():
-            if not buf.size or not curve.isVisible():
+        for key, series in self._series.items():
+            buf = series.buf
+            if not buf.size or not series.curve.isVisible():
                 continue
             xs = buf.x(self.x_mode)
             i = int(np.clip(np.searchsorted(xs, x), 0, buf.size - 1))
             if i > 0 and abs(xs[i - 1] - x) < abs(xs[i] - x):
                 i -= 1
-            value = buf.values[i]
-            parts.append(f"{curve.name() or key}: {format_value(float(value))}")
+            parts.append(f"{series.curve.name() or key}: {format_value(float(buf.values[i]), self.unit)}")
         return "   ".join(parts)
 
     def set_theme_colors(self, background: str, foreground: str) -> None:
@@ -300,3 +465,15 @@ class LivePlot(pg.PlotWidget):
             axis.setPen(foreground)
             axis.setTextPen(foreground)
         item.titleLabel.setText(item.titleLabel.text, color=foreground)
+
+
+def _set_band(band, x, lo, hi) -> None:
+    """Both edges of a band; the fill between them is rebuilt once, after the second (it rebuilds
+    on every edge's change, and each rebuild walks both edges' paths)."""
+    lower, upper, _area = band
+    lower.blockSignals(True)
+    try:
+        lower.setData(x, lo)
+    finally:
+        lower.blockSignals(False)
+    upper.setData(x, hi)

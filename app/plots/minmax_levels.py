@@ -8,7 +8,8 @@ pixel column: the cost of a redraw follows the plot's width, not the run's lengt
 
 Like pyqtgraph's "peak" method, each bucket is drawn as its min and max at the bucket's first x
 (a vertical stroke within one pixel column); the samples after the last whole bucket, the newest,
-are drawn as they are.
+are drawn as they are. ``band`` gives the same buckets as a lower and an upper edge, for a
+filled band (the episode rewards of a long run).
 """
 
 from __future__ import annotations
@@ -79,6 +80,42 @@ class MinMaxLevels:
             src_lo, src_hi, src_count = level.lo, level.hi, level.count
             factor, size, k = 2, size * 2, k + 1
 
+    def _buckets(self, start: int, stop: int, buckets: int) -> tuple[_Level, int, int] | None:
+        """The level and its whole buckets ``b0:b1`` for ``start:stop`` (None: draw the samples as they are)."""
+        count = stop - start
+        if count <= 2 * buckets or not self._levels:
+            return None
+        # the finest level with at most `buckets` buckets in range, else the coarsest there is
+        level = next((lv for lv in self._levels if count // lv.size <= buckets), self._levels[-1])
+        b0, b1 = start // level.size, min(level.count, stop // level.size)  # whole buckets that start in range
+        return (level, b0, b1) if b1 > b0 else None
+
+    def band(self, x: np.ndarray, values: np.ndarray, start: int, stop: int,
+             buckets: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``x``, lower and upper edge of the values in ``start:stop`` at ~``buckets`` columns.
+
+        Each bucket's min and max at its first x, then the samples after the last whole bucket as
+        one more bucket, drawn to the newest sample's x (a band of single samples there would
+        narrow to a line: a gap in the band where the data has none); a short range is the
+        samples themselves.
+        """
+        found = self._buckets(start, stop, buckets)
+        if found is None:
+            return x[start:stop], values[start:stop], values[start:stop]
+        level, b0, b1 = found
+        bx, lo, hi = x[np.arange(b0, b1) * level.size], level.lo[b0:b1], level.hi[b0:b1]
+        tail = b1 * level.size
+        if tail < stop:
+            rest = values[tail:stop]
+            t_lo, t_hi = (np.nanmin(rest), np.nanmax(rest)) if np.isfinite(rest).any() else (np.nan, np.nan)
+            ends = np.unique(x[[tail, stop - 1]])
+            bx = np.concatenate((bx, ends))
+            lo = np.concatenate((lo, np.full(len(ends), t_lo)))
+            hi = np.concatenate((hi, np.full(len(ends), t_hi)))
+        else:  # the last whole bucket reaches the newest sample: draw it to there
+            bx, lo, hi = np.append(bx, x[stop - 1]), np.append(lo, lo[-1]), np.append(hi, hi[-1])
+        return bx, lo, hi
+
     def decimate(self, x: np.ndarray, values: np.ndarray, start: int, stop: int,
                  buckets: int) -> tuple[np.ndarray, np.ndarray]:
         """``x[start:stop]``, ``values[start:stop]`` as at most ~``buckets`` min/max pairs.
@@ -87,15 +124,11 @@ class MinMaxLevels:
         bucket before ``start`` (never past ``stop``), so a zoomed view has no gap at its left
         edge; the last one is always ``stop - 1`` itself.
         """
-        count = stop - start
-        if count <= 2 * buckets or not self._levels:
+        found = self._buckets(start, stop, buckets)
+        if found is None:
             return x[start:stop], values[start:stop]
-        # the finest level with at most `buckets` buckets in range, else the coarsest there is
-        level = next((lv for lv in self._levels if count // lv.size <= buckets), self._levels[-1])
+        level, b0, b1 = found
         s = level.size
-        b0, b1 = start // s, min(level.count, stop // s)  # whole buckets that start in range
-        if b1 <= b0:
-            return x[start:stop], values[start:stop]
         m = b1 - b0
         out_x = np.empty(2 * m)
         out_x[0::2] = out_x[1::2] = x[np.arange(b0, b1) * s]

@@ -1,5 +1,8 @@
 """Reward curves of several runs on one plot, aligned on timesteps or on seconds since each start.
 
+The baseline, when one is chosen, is a flat band across the plot: its mean reward ± its spread
+(a baseline's policy does not learn, so one level says what it does).
+
 Plot export: PNG through pyqtgraph's ImageExporter; SVG written from the curve data by
 ``core.results.svg`` (pyqtgraph 0.14's SVGExporter raises ValueError with PySide6 6.12, and Qt's
 QSvgGenerator painting the scene misplaces the curves against the axes).
@@ -13,7 +16,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from app.plots.plot_message import PlotMessage
-from app.theme import SERIES_COLORS
+from app.theme import BASELINE_COLOR, SERIES_COLORS
 from core.results.curves import RewardCurve, legend_labels
 from core.results.svg import curves_svg
 from core.run.summary import REWARD_WINDOW
@@ -39,6 +42,9 @@ class OverlayPlot(pg.PlotWidget):
         self.setMinimumHeight(180)
         self._message = PlotMessage(self)
         self._message.set_text(EMPTY)
+        self._baseline: tuple[float, float, str] | None = None
+        self.baseline_band: pg.LinearRegionItem | None = None
+        self.baseline_line: pg.InfiniteLine | None = None
 
     def _label_x(self) -> None:
         self.getPlotItem().setLabel("bottom", X_MODES[self.x_mode])
@@ -51,16 +57,48 @@ class OverlayPlot(pg.PlotWidget):
         self._label_x()
         self.set_curves(self._curves)
 
+    def set_baseline(self, mean: float | None, spread: float | None = None, label: str = "baseline") -> None:
+        """Draw the baseline as a flat band (``mean`` ± ``spread``) and a dashed line; None: none."""
+        self._baseline = None if mean is None else (float(mean), float(spread or 0.0), label)
+        self._draw_baseline()
+
+    def _draw_baseline(self) -> None:
+        item = self.getPlotItem()
+        for old in (self.baseline_band, self.baseline_line):
+            if old is not None:
+                item.removeItem(old)
+        self.baseline_band = self.baseline_line = None
+        if self._baseline is None:
+            return
+        mean, spread, label = self._baseline
+        color = pg.mkColor(BASELINE_COLOR)
+        fill = pg.mkColor(BASELINE_COLOR)
+        fill.setAlpha(45)
+        self.baseline_band = pg.LinearRegionItem((mean - spread, mean + spread), orientation="horizontal", movable=False,
+                                                 brush=pg.mkBrush(fill), pen=pg.mkPen(None))
+        self.baseline_band.setZValue(-20)
+        text = f"{label}: {mean:,.2f}" + (f" ± {spread:,.2f}" if spread else "")
+        self.baseline_line = pg.InfiniteLine(mean, angle=0, movable=False, label=text,
+                                             pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine),
+                                             labelOpts={"position": 0.02, "color": BASELINE_COLOR, "anchors": [(0, 1), (0, 1)]})
+        item.addItem(self.baseline_band)
+        item.addItem(self.baseline_line)
+
+    def baseline_text(self) -> str | None:
+        return self.baseline_line.label.toPlainText() if self.baseline_line is not None else None
+
     def set_curves(self, curves: list[RewardCurve]) -> None:
         self._curves = list(curves)
         item = self.getPlotItem()
         item.clear()  # removes the data items and their legend entries
+        self.baseline_band = self.baseline_line = None  # cleared with them
         for i, (curve, label) in enumerate(zip(self._curves, legend_labels(self._curves), strict=True)):
             x = curve.steps if self.x_mode == "step" else curve.seconds
             pen = pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=2)
             data = item.plot(np.asarray(x, dtype=float), np.asarray(curve.mean_reward, dtype=float), pen=pen, name=label)
             data.setClipToView(True)
             data.setDownsampling(auto=True, method="peak")
+        self._draw_baseline()
         item.enableAutoRange()
         if not self._curves:
             self._message.set_text(EMPTY)

@@ -41,7 +41,8 @@ class PlotMessage(QObject):
         return self.label.text() if self.label.isVisibleTo(self._plot) else None
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt API)
-        if obj is self._plot and event.type() == QEvent.Type.Resize:
+        # a plot being deleted (a run's scalar chart) may still send events after its Python side is gone
+        if event.type() == QEvent.Type.Resize and obj is getattr(self, "_plot", None):
             self._place()
         return False
 

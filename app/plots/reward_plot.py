@@ -1,4 +1,10 @@
-"""Episode reward: each episode a point, a rolling mean line, and eval results."""
+"""Episode reward: the episodes (a min/max band of them on a long run), their rolling mean, evals.
+
+While at most ``MAX_SYMBOLS`` episodes are in view each is a point; past that they are a band
+from the lowest to the highest reward of each pixel column, so a long noisy run reads as the one
+band it is. The rolling mean of ``REWARD_WINDOW`` episodes is the mean the tables report; the
+smoothing slider adds TensorBoard's EMA of the episodes.
+"""
 
 from __future__ import annotations
 
@@ -15,22 +21,18 @@ ROLLING_WINDOW = REWARD_WINDOW  # the rolling mean the tables report, drawn over
 class RewardPlot(LivePlot):
     def __init__(self, parent=None):
         super().__init__("Episode reward", "reward", parent=parent)
-        self.add_series("episode", "episode", SERIES_COLORS[0], symbol="o", line=False, symbol_size=3)
+        self.legend.setOffset((-8, -8))  # bottom right: a learning curve starts low at the left and rises
+        self.add_series("episode", "episode", SERIES_COLORS[0], symbol="o", line=False, symbol_size=3, band=True)
         self.add_derived("mean", "episode", partial(rolling_mean_from, window=ROLLING_WINDOW),
                          f"mean of {ROLLING_WINDOW}", SERIES_COLORS[1], width=1)
         self.add_series("eval", "eval", SERIES_COLORS[2], symbol="s", symbol_size=7, width=1.0)
 
-    def add_records(self, episodes: list[dict], evals: list[dict]) -> None:
-        if episodes:
-            self.buffer("episode").extend([r.get("step", 0) for r in episodes], [r.get("t", 0) for r in episodes],
-                                          [_num(r.get("reward")) for r in episodes])
-        if evals:
-            self.buffer("eval").extend([r.get("step", 0) for r in evals], [r.get("t", 0) for r in evals],
-                                       [_num(r.get("mean_reward")) for r in evals])
+    def set_smoothing(self, weight: float, keys: list[str] | None = None) -> None:
+        super().set_smoothing(weight, ["episode"] if keys is None else keys)
 
-
-def _num(v) -> float:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return float("nan")
+    def add_columns(self, episodes, evals) -> None:
+        """``(steps, times, values)`` arrays of episode rewards and of eval means."""
+        if episodes is not None:
+            self.buffer("episode").extend(*episodes)
+        if evals is not None:
+            self.buffer("eval").extend(*evals)

@@ -14,7 +14,7 @@ from core.config.schema import RunConfig
 from core.queue.plan import PlanJob
 
 # Paths a job states with its own keys (or that the job sets itself: its name).
-OWN_KEYS = ("name", "schema_version", "description", "base", "algo", "env", "budget.total_timesteps")
+OWN_KEYS = ("name", "schema_version", "description", "base", "algo", "env", "budget.total_timesteps", "budget.episodes")
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,47}$")
 
 

@@ -29,12 +29,11 @@ from app.configure.model import ConfigModel
 from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
 from app.queue.status_view import fit_columns
 from app.theme import error_color
-from core.config.schema import RunConfig
+from core.config.schema import BudgetParams, RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 from core.util.yaml_reader import read_yaml
 
 COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
-BASELINE_EPISODES = 20
 
 
 class PlanEditor(QWidget):
@@ -55,7 +54,8 @@ class PlanEditor(QWidget):
         self.add_config_button.setToolTip("Add the Configure tab's preset and changes as a job")
         self.add_config_button.setEnabled(config is not None)
         self.add_baseline_button = QPushButton("Add baseline")
-        self.add_baseline_button.setToolTip(f"Add a random-policy baseline ({BASELINE_EPISODES} episodes) for the current env")
+        self.add_baseline_button.setToolTip("Add a random-policy baseline for the current env, playing the Configure "
+                                            "tab's Baseline episodes")
         self.edit_button = QPushButton("Load into Configure")
         self.edit_button.setToolTip("Show the selected job's preset and changes in the Configure tab, to edit them")
         self.replace_button = QPushButton("Replace with current config")
@@ -238,15 +238,17 @@ class PlanEditor(QWidget):
         return True
 
     def add_baseline(self) -> bool:
-        env = "CartPole-v1"
+        """A random-policy job on the current env, for the Configure tab's Baseline episodes."""
+        env, episodes = "CartPole-v1", BudgetParams().episodes
         if self.config is not None:
             raw = self.config.value("env") or {}
             env = raw.get("id") or raw.get("entry_point") or env
+            episodes = int(self.config.value("budget.episodes") or episodes)
         name = self.ask_job_name(default_job_name("base", env, self.names()))
         if not name:
             return False
-        self.add_job(baseline_job(name, env, BASELINE_EPISODES))
-        self.say(f"Added {name}: a random policy on {env} for {BASELINE_EPISODES} episodes")
+        self.add_job(baseline_job(name, env, episodes))
+        self.say(f"Added {name}: a random policy on {env} for {episodes} episodes")
         return True
 
     def names(self) -> list[str]:

@@ -9,6 +9,7 @@ from PySide6.QtGui import QBrush, QFont
 
 from app.theme import state_color
 from core.results.export import display
+from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, Column, ResultRow, columns_for
 
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -54,9 +55,12 @@ class ResultsTableModel(QAbstractTableModel):
             return display(col, row)
         if role == SORT_ROLE:
             value = row.value(col.key)
+            if col.kind == "setting":  # numbers as numbers, lists and words as the config writes them
+                return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else (
+                    "" if value is None else setting_text(value))
             return value if value is not None else ("" if col.kind == "text" else float("-inf"))
         if role == Qt.ItemDataRole.TextAlignmentRole:
-            h = Qt.AlignmentFlag.AlignRight if col.kind != "text" else Qt.AlignmentFlag.AlignLeft
+            h = Qt.AlignmentFlag.AlignRight if col.kind not in ("text", "setting") else Qt.AlignmentFlag.AlignLeft
             return int(h | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.ForegroundRole and col.key == "state" and row.marked:
             return QBrush(MARKED_COLOR)
@@ -67,6 +71,11 @@ class ResultsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if row.marked:
                 return f"{row.run_id}: {row.state}. {LEGEND}"
+            if col.key == "final_mean_reward" and row.final_window:
+                return f"the mean of the last {row.final_window} episodes" + (
+                    f" (std {row.final_std_reward:,.2f})" if row.final_std_reward is not None else "")
+            if col.key.startswith("delta") and row.delta_basis and not row.is_baseline:
+                return f"compares {row.delta_basis}" + (f"; ± {row.delta_se:,.2f} standard error" if row.delta_se else "")
             return row.path
         return None
 

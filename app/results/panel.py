@@ -2,6 +2,8 @@
 
 The table is ``core.results.table`` under the same columns as ``rlpanel export``; the Export button
 writes it with ``core.results.export`` in the format of the file type chosen in the save dialog.
+The runs list is filtered and grouped by algorithm, env and preset (``RunPicker``); the baseline
+is drawn on the overlay as a flat band.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QFileDialog,
+    QGridLayout,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -42,6 +45,8 @@ TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": 
                  "LaTeX booktabs table (*.tex)": ".tex", "HTML table (*.html)": ".html"}
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
+GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
+ALL = "all"
 
 
 def with_suffix(path: str, chosen_filter: str, filters: dict[str, str], known: set[str] | None = None) -> Path:
@@ -71,17 +76,36 @@ class ResultsPanel(QWidget):
         self.loader.loaded.connect(self._on_loaded)
         self._request_id = self._shown_id = 0
         self._request: tuple[list[Path], Path | None] = ([], None)
+        self._ticked_hidden: set[str] = set()  # ticked runs a filter hides now: ticked again when shown
 
         self.run_list = QListWidget()
         self.run_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.run_list.itemChanged.connect(lambda _item: self.update_results())
         all_button, none_button, refresh_button = QPushButton("All"), QPushButton("None"), QPushButton("Refresh")
-        all_button.clicked.connect(lambda: self.set_checked([i.id for i in self._infos.values()]))
+        all_button.setToolTip("Tick every run the filters show")
+        all_button.clicked.connect(lambda: self.set_checked(self.shown_ids()))
         none_button.clicked.connect(lambda: self.set_checked([]))
         refresh_button.clicked.connect(self.refresh)
+        self.filters: dict[str, QComboBox] = {}
+        filters = QGridLayout()
+        for row, (key, label) in enumerate((("algo", "Algorithm"), ("env", "Env"), ("preset", "Preset"))):
+            combo = QComboBox()
+            combo.addItem(ALL)
+            combo.setToolTip(f"Only the runs of this {label.lower()}")
+            combo.currentTextChanged.connect(lambda _t: self._fill_list())
+            self.filters[key] = combo
+            filters.addWidget(QLabel(label), row, 0)
+            filters.addWidget(combo, row, 1)
+        self.group_combo = QComboBox()
+        self.group_combo.addItems(list(GROUPS))
+        self.group_combo.setToolTip("Group the runs (and the table's rows) by algorithm, env or preset")
+        self.group_combo.currentTextChanged.connect(lambda _t: (self._fill_list(), self.update_results()))
+        filters.addWidget(QLabel("Group by"), 3, 0)
+        filters.addWidget(self.group_combo, 3, 1)
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
+        lv.addLayout(filters)
         lv.addWidget(QLabel("Runs to compare"))
         lv.addWidget(self.run_list, 1)
         row = QHBoxLayout()
@@ -145,15 +169,83 @@ class ResultsPanel(QWidget):
     # --- runs -------------------------------------------------------------------------------------
 
     def checked_ids(self) -> list[str]:
+        """The ticked runs the filters show (in the list's order)."""
         items = (self.run_list.item(i) for i in range(self.run_list.count()))
-        return [it.data(ID_ROLE) for it in items if it.checkState() == Qt.CheckState.Checked]
+        return [it.data(ID_ROLE) for it in items
+                if it.data(ID_ROLE) and not it.isHidden() and it.checkState() == Qt.CheckState.Checked]
+
+    def shown_ids(self) -> list[str]:
+        items = (self.run_list.item(i) for i in range(self.run_list.count()))
+        return [it.data(ID_ROLE) for it in items if it.data(ID_ROLE) and not it.isHidden()]
+
+    def set_filter(self, key: str, value: str | None) -> None:
+        """Show only the runs whose ``key`` (algo, env, preset) is ``value`` (None: all)."""
+        self.filters[key].setCurrentText(value or ALL)
+
+    def set_group(self, by: str) -> None:
+        self.group_combo.setCurrentText(by)
+
+    def _matches(self, info: RunInfo) -> bool:
+        return all(combo.currentText() == ALL or str(getattr(info, key) or "-") == combo.currentText()
+                   for key, combo in self.filters.items())
+
+    def _group_of(self, info: RunInfo) -> str | None:
+        key = GROUPS[self.group_combo.currentText()]
+        return None if key is None else str(getattr(info, key) or "-")
+
+    def _fill_list(self, update: bool = True) -> None:
+        """The runs list under the filters, grouped under a header per group (ticks survive)."""
+        checked = set(self.checked_ids()) | self._ticked_hidden
+        infos = list(self._infos.values())
+        self._ticked_hidden = {i.id for i in infos if i.id in checked and not self._matches(i)}
+        if GROUPS[self.group_combo.currentText()] is not None:
+            infos.sort(key=lambda i: (self._group_of(i) or "").lower())  # stable: newest first within a group
+        self.run_list.blockSignals(True)
+        self.run_list.clear()
+        group = None
+        for info in infos:
+            if not self._matches(info):
+                continue
+            if self._group_of(info) is not None and self._group_of(info) != group:
+                group = self._group_of(info)
+                header = QListWidgetItem(f"{self.group_combo.currentText()}: {group}")
+                header.setFlags(Qt.ItemFlag.ItemIsEnabled)
+                font = header.font()
+                font.setBold(True)
+                header.setFont(font)
+                self.run_list.addItem(header)
+            item = QListWidgetItem(run_label(info))
+            item.setData(ID_ROLE, info.id)
+            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
+            item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps"
+                            + (f"\ntags: {' '.join(info.tags)}" if info.tags else ""))
+            if info.state != "finished":  # a finished run in the plain text colour, others by state
+                item.setForeground(QBrush(state_color(info.state)))
+            self.run_list.addItem(item)
+        self.run_list.blockSignals(False)
+        if update:
+            self.update_results()
+
+    def _fill_filters(self, infos: list[RunInfo]) -> None:
+        for key, combo in self.filters.items():
+            values = sorted({str(getattr(i, key) or "-") for i in infos}, key=str.lower)
+            current = combo.currentText()
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(ALL)
+            combo.addItems(values)
+            combo.setCurrentText(current if current in values else ALL)
+            combo.blockSignals(False)
 
     def set_checked(self, run_ids: list[str]) -> None:
         wanted = set(run_ids)
+        self._ticked_hidden = set()
         self.run_list.blockSignals(True)
         for i in range(self.run_list.count()):
             item = self.run_list.item(i)
-            item.setCheckState(Qt.CheckState.Checked if item.data(ID_ROLE) in wanted else Qt.CheckState.Unchecked)
+            if item.data(ID_ROLE):
+                item.setCheckState(Qt.CheckState.Checked if item.data(ID_ROLE) in wanted else Qt.CheckState.Unchecked)
         self.run_list.blockSignals(False)
         self.update_results()
 
@@ -166,21 +258,11 @@ class ResultsPanel(QWidget):
 
     def refresh(self) -> None:
         """Read the runs folder again; ticks and the baseline survive when their runs still exist."""
-        checked, baseline = set(self.checked_ids()), self.baseline_id()
+        baseline = self.baseline_id()
         infos = [i for i in self.store.list() if not i.broken]  # broken folders are listed (why) in the Runs tab
         self._infos = {i.id: i for i in infos}
-        self.run_list.blockSignals(True)
-        self.run_list.clear()
-        for info in infos:
-            item = QListWidgetItem(run_label(info))
-            item.setData(ID_ROLE, info.id)
-            item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
-            item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
-            item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps")
-            if info.state != "finished":  # a finished run in the plain text colour, others by state
-                item.setForeground(QBrush(state_color(info.state)))
-            self.run_list.addItem(item)
-        self.run_list.blockSignals(False)
+        self._fill_filters(infos)
+        self._fill_list(update=False)  # the results are read once, after the baseline below
         self.baseline_combo.blockSignals(True)
         self.baseline_combo.clear()
         self.baseline_combo.addItem("none", None)
@@ -222,9 +304,16 @@ class ResultsPanel(QWidget):
             base_path = None
         # fresh copies: results() marks the baseline and sets deltas on the rows it gets
         self.rows = results(paths, baseline=base_path, row=lambda d: replace(ok[str(d)][0])) if (paths or base_path) else []
+        key = GROUPS[self.group_combo.currentText()]
+        if key is not None:  # grouped: the baseline first, then group by group (stable: the list's order within)
+            self.rows.sort(key=lambda r: (not r.is_baseline, str(getattr(r, key) or "-").lower()))
         self.model.set_rows(self.rows)
         self.table.resizeColumnsToContents()
         self.plot.set_curves([ok[str(p)][1] for p in paths])
+        base = next((r for r in self.rows if r.is_baseline), None)
+        level = (base.eval_mean_reward, base.eval_std_reward) if base and base.eval_mean_reward is not None else (
+            (base.final_mean_reward, base.final_std_reward) if base else (None, None))
+        self.plot.set_baseline(level[0], level[1], f"baseline {base.name or base.run_id}" if base else "baseline")
         if not self.rows:
             text = "Tick runs on the left to overlay their curves and fill the table."
         else:
@@ -241,9 +330,10 @@ class ResultsPanel(QWidget):
     # --- export -----------------------------------------------------------------------------------
 
     def _ask_path(self, title: str, filters: dict[str, str], setting: str, stem: str,
-                  known: set[str] | None = None) -> Path | None:
-        """A file name from the save dialog; its folder and file type are remembered for next time."""
-        folder = get_setting(setting, str(Path.home()))
+                  known: set[str] | None = None, start: Path | None = None) -> Path | None:
+        """A file name from the save dialog, starting in ``start`` (else the folder used last time);
+        the folder and file type are remembered for next time."""
+        folder = str(start) if start is not None else get_setting(setting, str(Path.home()))
         last = get_setting(setting + "_filter", next(iter(filters)))
         last = last if last in filters else next(iter(filters))
         path, chosen = QFileDialog.getSaveFileName(self, title, str(Path(folder) / (stem + filters[last])),
@@ -271,7 +361,10 @@ class ResultsPanel(QWidget):
         return path
 
     def save_plot(self) -> Path | None:
-        path = self._ask_path("Save plot", PLOT_FILTERS, "results/plot_dir", "reward-curves")
+        """The overlay as PNG or SVG; the dialog starts in the (first) ticked run's folder."""
+        ticked = [self._infos[i].path for i in self.checked_ids() if i in self._infos]
+        path = self._ask_path("Save plot", PLOT_FILTERS, "results/plot_dir", "reward-curves",
+                              start=ticked[0] if ticked else None)
         if path is None:
             return None
         try:

@@ -1,15 +1,25 @@
-"""The Runs tab: every run in the runs folder, refreshed every few seconds off the GUI thread."""
+"""The Runs tab: every run in the runs folder, refreshed every few seconds off the GUI thread.
+
+Sortable by every column (numbers as numbers), columns sized to what they hold, filtered by text
+or by tag. A selected run can be opened, resumed (when it has a checkpoint) or restarted (when it
+has none, or on purpose), renamed, tagged and annotated (``NotesBox``), shown in TensorBoard or
+the file manager, and deleted to the system's trash.
+"""
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer, QUrl, Signal
-from PySide6.QtGui import QColor, QDesktopServices, QFontDatabase
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
+    QComboBox,
     QHBoxLayout,
+    QHeaderView,
     QLabel,
+    QLineEdit,
+    QMessageBox,
     QPlainTextEdit,
     QPushButton,
     QSplitter,
@@ -19,17 +29,22 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.theme import state_color
 from app.background import run_in_background
+from app.runs.notes_box import NotesBox
+from app.theme import state_color
+from core.run.control import delete_run
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, FAILED, RESUMABLE
+from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 from core.util.files import tail_lines
 from core.util.text import format_age
 
 REFRESH_MS = 3000
 LOG_LINES = 15
-COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age"]
+COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age", "Tags"]
+ID_ROLE = Qt.ItemDataRole.UserRole
+SORT_ROLE = Qt.ItemDataRole.UserRole + 1
+ALL_TAGS = "all tags"
 
 
 def list_runs(store: RunStore) -> tuple[list[RunInfo], dict[str, list[str]]]:
@@ -56,11 +71,50 @@ def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
     return "\n".join(parts)
 
 
+class RunItem(QTreeWidgetItem):
+    """A row that sorts by each column's value (steps and rewards as numbers), not its text."""
+
+    def __lt__(self, other: QTreeWidgetItem) -> bool:
+        col = self.treeWidget().sortColumn() if self.treeWidget() else 0
+        mine, theirs = self.data(col, SORT_ROLE), other.data(col, SORT_ROLE)
+        if mine is None or theirs is None or type(mine) is not type(theirs):
+            return self.text(col).lower() < other.text(col).lower()
+        return mine < theirs
+
+
+def run_row(info: RunInfo, now: float) -> RunItem:
+    reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
+    steps = f"{info.steps:,}" + (f" / {info.total:,}" if info.total else "")
+    started = info.started_at or info.created_at or now
+    label = info.display_name or info.id
+    item = RunItem([label, info.state, info.algo, info.env, steps, reward, format_age(now - started), " ".join(info.tags)])
+    item.setData(0, ID_ROLE, info.id)
+    sort_keys = [label.lower(), info.state, info.algo.lower(), info.env.lower(), float(info.steps),
+                 float("-inf") if info.mean_reward is None else float(info.mean_reward), -float(started),
+                 " ".join(info.tags).lower()]
+    for col, key in enumerate(sort_keys):
+        item.setData(col, SORT_ROLE, key)
+    item.setForeground(1, state_color(info.state))
+    tip = [info.id] + ([f"note: {info.note}"] if info.note else [])
+    item.setToolTip(0, "\n".join(tip))
+    if info.broken:
+        item.setToolTip(0, f"{info.id}\ncannot be read: {info.broken}")
+        item.setToolTip(1, f"cannot be read: {info.broken}")
+    elif info.state in FAILED and info.error:
+        item.setToolTip(1, str(info.error.get("message", "")))
+    for col in (4, 5, 6):
+        item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return item
+
+
 class RunsPanel(QWidget):
-    """Signals: ``open_requested(Path)`` on double-click or Open, ``resume_requested(Path)``."""
+    """Signals carry the run's folder: ``open_requested``, ``resume_requested``, ``restart_requested``,
+    ``tensorboard_requested``; ``selection_changed(RunInfo | None)``; ``refreshed(list[RunInfo])``."""
 
     open_requested = Signal(object)
     resume_requested = Signal(object)
+    restart_requested = Signal(object)
+    tensorboard_requested = Signal(object)
     selection_changed = Signal(object)  # RunInfo or None
     refreshed = Signal(object)
 
@@ -73,43 +127,59 @@ class RunsPanel(QWidget):
 
         self.folder_label = QLabel(f"Runs in {runs_dir}")
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.open_button = QPushButton("Open")
-        self.open_button.setToolTip("Show this run's plots and log (or double-click it)")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue a stopped, failed or crashed run from its latest checkpoint")
-        self.refresh_button = QPushButton("Refresh")
-        self.folder_button = QPushButton("Show folder")
-        self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
-        self.folder_button.clicked.connect(self.show_folder)
-        self.open_button.clicked.connect(lambda: self._emit_selected(self.open_requested))
-        self.resume_button.clicked.connect(lambda: self._emit_selected(self.resume_requested))
-        self.refresh_button.clicked.connect(self.refresh)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setPlaceholderText("Filter: name, id, algo, env, tag…")
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.setMinimumWidth(260)
+        self.filter_edit.textChanged.connect(lambda _t: self._apply_filter())
+        self.tag_filter = QComboBox()
+        self.tag_filter.setToolTip("Only the runs with this tag")
+        self.tag_filter.addItem(ALL_TAGS)
+        self.tag_filter.currentTextChanged.connect(lambda _t: self._apply_filter())
+        self._buttons()
 
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setRootIsDecorated(False)
         self.tree.setAlternatingRowColors(True)
-        self.tree.setSortingEnabled(False)
-        self.tree.itemDoubleClicked.connect(
-            lambda item, _col: self.open_requested.emit(self.infos[item.data(0, Qt.ItemDataRole.UserRole)].path))
+        self.tree.setSortingEnabled(True)
+        self.tree.sortByColumn(COLUMNS.index("Age"), Qt.SortOrder.AscendingOrder)  # newest first
+        header = self.tree.header()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # nothing is cut to "ra..."
+        header.setStretchLastSection(True)
+        self.tree.itemDoubleClicked.connect(lambda item, _col: self.open_requested.emit(self.infos[item.data(0, ID_ROLE)].path))
         self.tree.itemSelectionChanged.connect(self._on_selection)
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
         self.details.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.details.setPlaceholderText("Select a run. Crashed and failed runs show their error and the end of their log here.")
+        self.notes = NotesBox()
+        self.notes.saved.connect(lambda _id: self.refresh())
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        bottom.addWidget(self.details)
+        bottom.addWidget(self.notes)
+        bottom.setStretchFactor(0, 3)
+        bottom.setStretchFactor(1, 2)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.tree)
-        split.addWidget(self.details)
+        split.addWidget(bottom)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
 
         top = QHBoxLayout()
         top.addWidget(self.folder_label, 1)
-        for b in (self.open_button, self.resume_button, self.folder_button, self.refresh_button):
-            top.addWidget(b)
+        top.addWidget(self.filter_edit)
+        top.addWidget(self.tag_filter)
+        actions = QHBoxLayout()
+        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.folder_button,
+                  self.delete_button):
+            actions.addWidget(b)
+        actions.addStretch(1)
+        actions.addWidget(self.refresh_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addLayout(actions)
         layout.addWidget(split, 1)
 
         self._timer = QTimer(self)
@@ -118,12 +188,34 @@ class RunsPanel(QWidget):
         self._update_buttons()
         self.refresh()
 
+    def _buttons(self) -> None:
+        self.open_button = QPushButton("Open")
+        self.open_button.setToolTip("Show this run's plots and log (or double-click it)")
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue a stopped, failed or crashed run from its latest checkpoint")
+        self.restart_button = QPushButton("Restart")
+        self.restart_button.setToolTip("Train an ended run again from step 0 with the same config (a run without a "
+                                       "checkpoint cannot resume); its old curve is kept as superseded")
+        self.tensorboard_button = QPushButton("TensorBoard")
+        self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
+        self.folder_button = QPushButton("Show folder")
+        self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
+        self.delete_button = QPushButton("Delete…")
+        self.delete_button.setToolTip("Move this ended run's folder to the system's trash (restore it from there)")
+        self.refresh_button = QPushButton("Refresh")
+        self.open_button.clicked.connect(lambda: self._emit_selected(self.open_requested))
+        self.resume_button.clicked.connect(lambda: self._emit_selected(self.resume_requested))
+        self.restart_button.clicked.connect(lambda: self._emit_selected(self.restart_requested))
+        self.tensorboard_button.clicked.connect(lambda: self._emit_selected(self.tensorboard_requested))
+        self.folder_button.clicked.connect(self.show_folder)
+        self.delete_button.clicked.connect(lambda: self.delete_selected())
+        self.refresh_button.clicked.connect(self.refresh)
+
     def refresh(self) -> None:
         """List the runs on a worker thread (reading many folders may take a moment)."""
         if self._busy:
             return
         self._busy = True
-
         run_in_background(lambda: list_runs(self.store), self._show, self._list_failed)
 
     def _list_failed(self, message: str) -> None:
@@ -137,46 +229,89 @@ class RunsPanel(QWidget):
         self.infos = {i.id: i for i in infos}
         self._failure_logs = logs
         self.tree.setUpdatesEnabled(False)
+        self.tree.setSortingEnabled(False)
         self.tree.clear()
         now = time.time()
         for info in infos:
-            reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
-            steps = f"{info.steps:,}" + (f" / {info.total:,}" if info.total else "")
-            age = format_age(now - (info.started_at or info.created_at or now))
-            item = QTreeWidgetItem([info.id, info.state, info.algo, info.env, steps, reward, age])
-            item.setData(0, Qt.ItemDataRole.UserRole, info.id)
-            item.setForeground(1, state_color(info.state))
-            if info.broken:
-                item.setToolTip(0, f"cannot be read: {info.broken}")
-                item.setToolTip(1, f"cannot be read: {info.broken}")
-            elif info.state in FAILED and info.error:
-                item.setToolTip(1, str(info.error.get("message", "")))
-            for col in (4, 5, 6):
-                item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            item = run_row(info, now)
             self.tree.addTopLevelItem(item)
             if selected is not None and info.id == selected.id:
                 item.setSelected(True)
+        self.tree.setSortingEnabled(True)  # sorts by the header's column and order, as the user left them
         self.tree.setUpdatesEnabled(True)
-        if not self.tree.property("sized"):
-            for col in range(len(COLUMNS)):
-                self.tree.resizeColumnToContents(col)
-            self.tree.setProperty("sized", bool(infos))
+        self._fill_tags(infos)
+        self._apply_filter()
         self._on_selection()
         self.refreshed.emit(infos)
 
+    def _fill_tags(self, infos: list[RunInfo]) -> None:
+        tags = sorted({t for i in infos for t in i.tags}, key=str.lower)
+        current = self.tag_filter.currentText()
+        if [self.tag_filter.itemText(i) for i in range(1, self.tag_filter.count())] == tags:
+            return
+        self.tag_filter.blockSignals(True)
+        self.tag_filter.clear()
+        self.tag_filter.addItem(ALL_TAGS)
+        self.tag_filter.addItems(tags)
+        self.tag_filter.setCurrentText(current if current in tags else ALL_TAGS)
+        self.tag_filter.blockSignals(False)
+
+    def set_tag_filter(self, tag: str | None) -> None:
+        self.tag_filter.setCurrentText(tag or ALL_TAGS)
+
+    def _apply_filter(self) -> None:
+        words = self.filter_edit.text().lower().split()
+        tag = self.tag_filter.currentText()
+        for i in range(self.tree.topLevelItemCount()):
+            item = self.tree.topLevelItem(i)
+            info = self.infos.get(item.data(0, ID_ROLE))
+            if info is None:
+                continue
+            text = " ".join([info.id, info.label, info.algo, info.env, info.state, *info.tags, info.note]).lower()
+            hidden = (tag != ALL_TAGS and tag not in info.tags) or not all(w in text for w in words)
+            item.setHidden(hidden)
+
+    def visible_ids(self) -> list[str]:
+        """The listed runs in their shown order (sorted, filtered)."""
+        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
+        return [it.data(0, ID_ROLE) for it in items if not it.isHidden()]
+
     def selected_info(self) -> RunInfo | None:
         items = self.tree.selectedItems()
-        return self.infos.get(items[0].data(0, Qt.ItemDataRole.UserRole)) if items else None
+        return self.infos.get(items[0].data(0, ID_ROLE)) if items else None
 
     def select(self, run_id: str) -> None:
         for i in range(self.tree.topLevelItemCount()):
             item = self.tree.topLevelItem(i)
-            item.setSelected(item.data(0, Qt.ItemDataRole.UserRole) == run_id)
+            item.setSelected(item.data(0, ID_ROLE) == run_id)
 
     def show_folder(self) -> bool:
         """Open the selected run's folder with the desktop's file manager."""
         info = self.selected_info()
         return info is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(info.path)))
+
+    def delete_selected(self, confirm: bool = True) -> bool:
+        """Move the selected ended run to the system's trash, after asking."""
+        info = self.selected_info()
+        if info is None or info.state in ACTIVE:
+            return False
+        if confirm:
+            answer = QMessageBox.question(self, "Delete run", f"Move {info.label} ({info.id}) to the trash?\n\n"
+                                          "Its folder can be restored from the system's trash.")
+            if answer != QMessageBox.StandardButton.Yes:
+                return False
+        self.delete_button.setEnabled(False)
+        run_in_background(lambda: delete_run(info.path), lambda _r: self._deleted(info),
+                          lambda message: self._delete_failed(info, message))
+        return True
+
+    def _deleted(self, info: RunInfo) -> None:
+        self.details.setPlainText(f"Moved {info.id} to the trash.")
+        self.refresh()
+
+    def _delete_failed(self, info: RunInfo, message: str) -> None:
+        self.details.setPlainText(f"{info.id} was not deleted: {message}")
+        self._update_buttons()
 
     def _emit_selected(self, signal) -> None:
         info = self.selected_info()
@@ -186,20 +321,29 @@ class RunsPanel(QWidget):
     def _on_selection(self) -> None:
         info = self.selected_info()
         self._update_buttons()
+        self.notes.show_run(info)
+        ckpt = ("\nno checkpoint to resume from: Restart trains it again from step 0"
+                if info is not None and info.state in RESUMABLE and not info.has_checkpoint else "")
         if info is None:
             self.details.clear()
         elif info.broken:
             self.details.setPlainText(f"{info.id} cannot be read as a run: {info.broken}\n{info.path}\n"
                                       "The files are left as they are: fix or remove them in the folder.")
         elif info.state in FAILED:
-            self.details.setPlainText(describe_failure(info, self._failure_logs.get(info.id, [])))
+            self.details.setPlainText(describe_failure(info, self._failure_logs.get(info.id, [])) + ckpt)
         else:
             extra = f", pid {info.pid}" if info.state in ACTIVE and info.pid else ""
-            self.details.setPlainText(f"{info.id} {info.state}{extra}\n{info.path}")
+            self.details.setPlainText(f"{info.id} {info.state}{extra}\n{info.path}{ckpt}")
         self.selection_changed.emit(info)
 
     def _update_buttons(self) -> None:
         info = self.selected_info()
-        self.open_button.setEnabled(info is not None)
-        self.folder_button.setEnabled(info is not None)
-        self.resume_button.setEnabled(info is not None and info.state in RESUMABLE)
+        for b in (self.open_button, self.folder_button, self.tensorboard_button):
+            b.setEnabled(info is not None)
+        self.resume_button.setEnabled(info is not None and info.state in RESUMABLE and info.has_checkpoint)
+        self.restart_button.setEnabled(info is not None and info.state in TERMINAL)
+        self.delete_button.setEnabled(info is not None and info.state not in ACTIVE)
+        if info is not None and info.state in RESUMABLE and not info.has_checkpoint:
+            self.resume_button.setToolTip("This run saved no checkpoint: Restart trains it again from step 0")
+        else:
+            self.resume_button.setToolTip("Continue a stopped, failed or crashed run from its latest checkpoint")

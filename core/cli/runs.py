@@ -1,11 +1,15 @@
-"""``rlpanel runs``: the runs in the runs folder, or one run's status and summary."""
+"""``rlpanel runs``, ``annotate`` and ``delete``: list runs (by state or tag), one run's status and
+summary, a run's display name, tags and note, and moving runs to the system's trash."""
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
+from core.run.annotations import AnnotationError, annotate
+from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
 from core.run.store import RunInfo, RunStore
 from core.util.files import read_json
@@ -18,17 +22,33 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p = sub.add_parser("runs", parents=[common], help="list runs (id, state, algo, env, steps, reward, age)")
     p.add_argument("run_id", nargs="?", help="show this run's status and summary instead")
     p.add_argument("--state", help="only runs in this state (e.g. running, crashed)")
+    p.add_argument("--tag", help="only runs with this tag")
     p.set_defaults(func=run)
+
+    a = sub.add_parser("annotate", parents=[common], help="a run's display name, tags and note (the folder keeps its id)")
+    a.add_argument("run_id")
+    a.add_argument("--name", help="the name lists show for the run (--name '' or --clear-name: none)")
+    a.add_argument("--clear-name", action="store_true", help="show the run by its config name or id again")
+    a.add_argument("--tag", action="append", default=[], metavar="TAG", help="add a tag (repeatable)")
+    a.add_argument("--untag", action="append", default=[], metavar="TAG", help="remove a tag (repeatable)")
+    a.add_argument("--note", help="replace the note ('' clears it)")
+    a.set_defaults(func=run_annotate)
+
+    d = sub.add_parser("delete", parents=[common], help="move ended runs to the system's trash (restore them from there)")
+    d.add_argument("run_ids", nargs="+", metavar="RUN_ID")
+    d.set_defaults(func=run_delete)
 
 
 def table(infos: list[RunInfo]) -> str:
     if not infos:
         return "no runs"
-    rows = [("ID", "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE")]
+    named, tagged = any(i.display_name for i in infos), any(i.tags for i in infos)
+    rows = [("ID", *(["NAME"] if named else []), "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE", *(["TAGS"] if tagged else []))]
     for i in infos:
         steps = f"{i.steps:,}" + (f"/{i.total:,}" if i.total else "")
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
-        rows.append((i.id, i.state, i.algo, i.env, steps, reward, format_age(i.age_s)))
+        rows.append((i.id, *([i.display_name or ""] if named else []), i.state, i.algo, i.env, steps, reward,
+                     format_age(i.age_s), *([" ".join(i.tags)] if tagged else [])))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     broken = [i for i in infos if i.broken]
@@ -55,13 +75,48 @@ def run(args: argparse.Namespace) -> int:
         data = {**info.to_json(), "status": read_status(path), "summary": summary if isinstance(summary, dict) else None}
         emit(args, data, lambda: _details(data))
         return 0
-    infos = [i for i in store.list() if not args.state or i.state == args.state]
+    infos = [i for i in store.list() if (not args.state or i.state == args.state) and (not args.tag or args.tag in i.tags)]
     emit(args, [i.to_json() for i in infos], lambda: table(infos))
     return 0
 
 
+def _find(store: RunStore, run_id: str) -> Path:
+    try:
+        return store.path(run_id)
+    except KeyError as exc:
+        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+
+
+def run_annotate(args: argparse.Namespace) -> int:
+    path = _find(RunStore(runs_dir(args)), args.run_id)
+    clear = args.clear_name or args.name == ""
+    try:
+        notes = annotate(path, name=None if clear else args.name, clear_name=clear, add_tags=tuple(args.tag),
+                         remove_tags=tuple(args.untag), note=args.note)
+    except AnnotationError as exc:
+        raise CliError(f"{exc}; nothing was changed", 2) from None
+    text = f"{path.name}: name {notes.display_name or '(none)'}; tags {' '.join(notes.tags) or '(none)'}"
+    emit(args, {"id": path.name, **notes.to_json()}, text + (f"; note: {notes.note}" if notes.note else ""))
+    return 0
+
+
+def run_delete(args: argparse.Namespace) -> int:
+    store = RunStore(runs_dir(args))
+    paths = [_find(store, run_id) for run_id in args.run_ids]  # every id is checked before anything moves
+    for path in paths:
+        try:
+            delete_run(path)
+        except RunStateError as exc:
+            raise CliError(str(exc)) from None
+        except OSError as exc:
+            raise CliError(f"could not move {path.name} to the trash: {exc}; it is still in {path.parent}") from None
+    emit(args, {"deleted": [p.name for p in paths]}, "\n".join(f"moved {p.name} to the trash" for p in paths))
+    return 0
+
+
 def _details(data: dict[str, Any]) -> str:
-    lines = [f"{k}: {data[k]}" for k in ("id", "state", "algo", "env", "steps", "total", "mean_reward", "path")]
+    lines = [f"{k}: {data[k]}" for k in ("id", "display_name", "tags", "note", "state", "algo", "env", "steps", "total",
+                                          "mean_reward", "path") if k in data and (data[k] or k not in ("display_name", "note"))]
     if data.get("broken"):
         lines.append(f"broken: {data['broken']}")
     status = data["status"]

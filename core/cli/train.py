@@ -14,7 +14,8 @@ from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
 from core.fit.device import device_issue, torch_facts
 from core.fit.disk import free_space_problem
-from core.run.control import ResumeError, launch_worker, request_stop, resume_run, stop_run
+from core.run.control import ResumeError, RunStateError, launch_worker, request_stop, restart_run, resume_run, stop_run
+from core.run.eta import SpeedEstimate, eta_text
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import TERMINAL
@@ -22,7 +23,6 @@ from core.run.status import read_status
 from core.run.store import RunStore
 from core.run.summary import REWARD_WINDOW
 from core.util.jsonl import JsonlReader
-from core.util.text import clock
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -37,6 +37,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                    help="train N more steps (default: what remains of the budget)")
     r.add_argument("--detach", action="store_true", help="print the run id and return at once")
     r.set_defaults(func=run_resume)
+
+    rs = sub.add_parser("restart", parents=[common],
+                        help="train an ended run again from step 0 with its config (the old curve is kept as superseded)")
+    rs.add_argument("run_id")
+    rs.add_argument("--detach", action="store_true", help="print the run id and return at once")
+    rs.set_defaults(func=run_restart)
 
     s = sub.add_parser("stop", parents=[common], help="stop a run gracefully (checkpoint, then state stopped)")
     s.add_argument("run_id")
@@ -101,6 +107,19 @@ def run_resume(args: argparse.Namespace) -> int:
     return _detach_or_follow(args, run_dir)
 
 
+def run_restart(args: argparse.Namespace) -> int:
+    run_dir = _find_run(args)
+    try:
+        attempt = restart_run(run_dir, reap=not args.detach)
+    except RunStateError as exc:
+        raise CliError(str(exc)) from None
+    except ConfigError as exc:
+        raise CliError(f"the run's config no longer validates: {exc}") from None
+    print(f"restarting {run_dir.name} from step 0 (attempt {attempt}; the old records are in "
+          f"{RunDir(run_dir).superseded.name})", file=sys.stderr)
+    return _detach_or_follow(args, run_dir)
+
+
 def run_stop(args: argparse.Namespace) -> int:
     run_dir = _find_run(args)
     if args.no_wait:
@@ -121,6 +140,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     tty = sys.stderr.isatty()
     step = total = 0
     fps = 0.0
+    speed = SpeedEstimate()
     rewards: list[float] = []
     last_print = 0.0
     interrupted = False
@@ -133,6 +153,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
                 if kind == "progress":
                     step, fps = rec["step"], rec.get("fps", fps)
                     total = rec.get("total") or total
+                    speed.update(step, rec.get("t") or time.time())
                     if rec.get("episodes_total"):  # a baseline counts episodes, not steps
                         step, total, unit = rec["episodes"], rec["episodes_total"], "episodes"
                 elif kind == "episode":
@@ -145,10 +166,10 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
             if step and (tty or (now - last_print >= 5 and step != printed_step)):
                 recent = rewards[-REWARD_WINDOW:]
                 mean = sum(recent) / len(recent) if recent else float("nan")
-                eta = clock((total - step) / fps) if fps > 0 and total > step and unit == "steps" else "-"
+                eta = (eta_text(total - step, speed.rate, time.time()) if unit == "steps" else None) or "-"
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
-                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  ETA {eta}  reward {mean:.2f} ({len(rewards)} ep)"
+                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({len(rewards)} ep)"
                 print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                 last_print, printed_step = now, step
             if state in TERMINAL:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
 from core.util.files import replace_retrying
 
@@ -92,6 +93,8 @@ def format_value(col: Column, value: Any) -> str:
         return EMPTY
     if col.kind == "text":
         return str(value)
+    if col.kind == "setting":
+        return setting_text(value)
     if col.kind == "int":
         return f"{int(value):,}"
     if col.kind == "float":
@@ -108,7 +111,7 @@ def _legend(rows: list[ResultRow]) -> str | None:
 
 
 def is_numeric(col: Column) -> bool:
-    return col.kind != "text"
+    return col.kind not in ("text", "setting")
 
 
 # --- Markdown -----------------------------------------------------------------------------------
@@ -130,6 +133,8 @@ def to_markdown(rows: list[ResultRow]) -> str:
 
 def csv_value(col: Column, row: ResultRow) -> Any:
     value = row.value(col.key)
+    if col.kind == "setting" and value is not None and not isinstance(value, int | float | str):
+        return setting_text(value)  # a list or null as the config file writes it
     return "" if value is None else value  # floats print as repr: they read back exactly
 
 
@@ -213,7 +218,7 @@ def to_xlsx(rows: list[ResultRow]) -> bytes:
         cell.font, cell.fill = header_font, header_fill
         cell.alignment = Alignment(wrap_text=True, vertical="top")
     for r in rows:
-        ws.append([r.value(c.key) for c in cols])  # None leaves the cell empty; numbers stay numbers
+        ws.append([csv_value(c, r) if c.kind == "setting" else r.value(c.key) for c in cols])  # None: an empty cell
     for j, col in enumerate(cols, start=1):
         fmt = xlsx_number_format(col)
         width = len(col.title) if is_numeric(col) else max([len(col.title)] + [len(str(r.value(col.key) or "")) for r in rows])

@@ -1,4 +1,4 @@
-"""Which settings tell the compared runs apart: the "Settings that differ" column of the table."""
+"""Which settings tell the compared runs apart: one column of the results table per setting."""
 
 from __future__ import annotations
 
@@ -26,25 +26,32 @@ def run_settings(run_dir: Path) -> dict[str, Any]:
     return {p: v for p, v in leaves(raw).items() if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others}
 
 
-def differences(runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """For each ``(algo, settings)``: its values of the settings that two or more of the trained
-    runs have and not all alike (an A2C setting compares the A2C runs only), as ``path=value, ...``.
+def _trained(runs: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:
+    return [settings if algo not in BASELINES and settings else None for algo, settings in runs]
 
-    Baselines (random / constant) get ``""``: they differ from trained runs by design.
-    """
-    trained = [settings if algo not in BASELINES and settings else None for algo, settings in runs]
+
+def differing_paths(runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """The settings (dotted paths) that two or more of the trained runs have and not all alike
+    (an A2C setting compares the A2C runs only), sorted. Baselines never count: they differ from
+    trained runs by design."""
     values: dict[str, set[str]] = {}
     counts: dict[str, int] = {}
-    for settings in filter(None, trained):
+    for settings in filter(None, _trained(runs)):
         for path, value in settings.items():
             values.setdefault(path, set()).add(json.dumps(value, sort_keys=True))
             counts[path] = counts.get(path, 0) + 1
-    differing = sorted(p for p, seen in values.items() if counts[p] >= 2 and len(seen) > 1)
-    return [", ".join(f"{p}={_setting_text(settings[p])}" for p in differing if p in settings) if settings else ""
-            for settings in trained]
+    return sorted(p for p, seen in values.items() if counts[p] >= 2 and len(seen) > 1)
 
 
-def _setting_text(value: Any) -> str:
+def differences(runs: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """For each ``(algo, settings)``: its values of the ``differing_paths``, as ``path=value, ...``
+    (``""`` for a baseline)."""
+    differing = differing_paths(runs)
+    return [", ".join(f"{p}={setting_text(settings[p])}" for p in differing if p in settings) if settings else ""
+            for settings in _trained(runs)]
+
+
+def setting_text(value: Any) -> str:
     """A value as the config file writes it (``null``, ``true``, ``[64, 64]``), floats in short form."""
     if isinstance(value, float):
         return f"{value:g}"

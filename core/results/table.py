@@ -3,7 +3,13 @@
 A row comes from ``summary.json`` when the run wrote one for its current state, else from
 ``metrics.jsonl`` + ``status.json`` + ``telemetry.jsonl``, so a crashed run (which never writes
 a summary) still gets its numbers. Rows of runs that did not finish are kept and marked.
-``COLUMNS`` is the one list of columns behind every export format and the window's table.
+``COLUMNS`` is the one list of columns behind every export format and the window's table;
+``columns_for(rows)`` says which of them a table of those rows shows, with headers that name the
+real number of episodes behind a figure, and one column per setting in which the runs differ.
+
+The change against a baseline compares evaluations when both runs have them (a baseline's
+fixed policy is evaluated by all of its episodes), else the means of the last training episodes;
+each delta carries its standard error and says which figures and how many episodes it compares.
 """
 
 from __future__ import annotations
@@ -16,7 +22,8 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.results.settings_diff import differences, run_settings
+from core.config.algorithms import BASELINES
+from core.results.settings_diff import differences, differing_paths, run_settings
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
@@ -27,7 +34,7 @@ MIB = 2**20
 
 
 class Column(NamedTuple):
-    """One column of the results table: ``kind`` is text | int | float | delta | pct."""
+    """One column of the results table: ``kind`` is text | int | float | delta | pct | setting."""
 
     key: str
     header: str
@@ -51,17 +58,22 @@ COLUMNS: list[Column] = [
     Column("wall_time_s", "Wall time", "s", "float", 1),
     Column("steps_per_s", "Steps/s", "", "float", 0),
     Column("episodes", "Episodes", "", "int"),
-    Column("final_mean_reward", f"Final mean reward ({REWARD_WINDOW} ep)", "", "float", 2),
+    Column("final_mean_reward", f"Final mean reward (last {REWARD_WINDOW} ep)", "", "float", 2),
     Column("best_mean_reward", f"Best rolling mean ({REWARD_WINDOW} ep)", "", "float", 2),
     Column("eval_mean_reward", "Eval mean", "", "float", 2),
     Column("eval_std_reward", "Eval std", "", "float", 2),
-    Column("peak_gpu_memory_mib", "Peak GPU memory", "MiB", "float", 0),
+    Column("eval_episodes", "Eval episodes", "", "int"),
+    Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run", "MiB", "float", 0),
+    Column("peak_gpu_memory_mib", "Peak GPU memory, whole GPU", "MiB", "float", 0),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
     Column("delta_reward", "Δ vs baseline", "", "delta", 2),
+    Column("delta_se", "± (std. error)", "", "float", 2),
     Column("delta_reward_pct", "Δ vs baseline", "%", "pct", 1),
-    Column("differs", "Settings that differ"),
+    Column("delta_basis", "Δ compares"),
 ]
-DELTA_KEYS = ("delta_reward", "delta_reward_pct")
+DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
+WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
+SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
 
@@ -81,13 +93,19 @@ class ResultRow:
     steps_per_s: float | None = None
     episodes: int = 0
     final_mean_reward: float | None = None
+    final_window: int = 0  # the episodes behind final_mean_reward (up to REWARD_WINDOW)
+    final_std_reward: float | None = None
     best_mean_reward: float | None = None
     eval_mean_reward: float | None = None
     eval_std_reward: float | None = None
-    peak_gpu_memory_mib: float | None = None
+    eval_episodes: int | None = None
+    peak_run_gpu_memory_mib: float | None = None  # this run's own processes
+    peak_gpu_memory_mib: float | None = None  # the whole GPU, other programs included
     peak_temperature_c: float | None = None
     delta_reward: float | None = None
+    delta_se: float | None = None  # standard error of the delta, from both runs' spreads and episodes
     delta_reward_pct: float | None = None
+    delta_basis: str = ""  # which figures the delta compares: "eval, 10 vs 20 ep"
     differs: str = ""  # the settings in which the compared runs differ, with this run's values
     is_baseline: bool = False
     started_at: float | None = None
@@ -100,6 +118,8 @@ class ResultRow:
         return self.state != "finished"
 
     def value(self, key: str) -> Any:
+        if key.startswith(SETTING):
+            return self.settings.get(key[len(SETTING):])
         return getattr(self, key)
 
     def to_json(self) -> dict[str, Any]:
@@ -108,13 +128,30 @@ class ResultRow:
         return out
 
 
+def window_text(windows: set[int]) -> str:
+    """``100`` or ``20-100``: the episodes behind the rows' means."""
+    if not windows:
+        return str(REWARD_WINDOW)
+    low, high = min(windows), max(windows)
+    return str(low) if low == high else f"{low}-{high}"
+
+
 def columns_for(rows: list[ResultRow]) -> list[Column]:
-    """The columns of a table of ``rows``: the delta columns only when there is a baseline, the
-    differing settings only when the runs differ in some."""
+    """The columns of a table of ``rows``: the delta columns only when there is a baseline; headers
+    that say over how many episodes the means are; one column per setting the runs differ in."""
     with_baseline = any(r.is_baseline for r in rows)
-    differ = any(r.differs for r in rows)
-    return [c for c in COLUMNS
-            if (with_baseline or c.key not in DELTA_KEYS) and (differ or c.key != "differs")]
+    window = window_text({r.final_window for r in rows if r.final_window})
+    cols = []
+    for c in COLUMNS:
+        if c.key in DELTA_KEYS and not with_baseline:
+            continue
+        if c.key == "final_mean_reward":
+            c = c._replace(header=f"Final mean reward (last {window} ep)")
+        elif c.key == "best_mean_reward":
+            c = c._replace(header=f"Best rolling mean ({window} ep)")
+        cols.append(c)
+    paths = differing_paths([(r.algo, r.settings) for r in rows])
+    return cols + [Column(SETTING + p, p, kind="setting") for p in paths]
 
 
 # --- one run ----------------------------------------------------------------------------------
@@ -136,19 +173,27 @@ def result_row(run_dir: Path) -> ResultRow:
     summary = _summary_for(run_dir, info.state)
     if summary is None:
         summary = summarize(run_dir)
-    peak_mem = _num(summary.get("peak_gpu_memory_bytes"))
+    if "final_window" not in summary:  # a summary.json written before these figures were kept
+        summary = {**summarize(run_dir), **summary}
+    peak_mem, own_mem = _num(summary.get("peak_gpu_memory_bytes")), _num(summary.get("peak_process_gpu_memory_bytes"))
     steps_per_s = _num(summary.get("steps_per_s"))
     wall = _num(summary.get("wall_time_s"))
     timesteps = _whole(summary.get("timesteps"))
     if steps_per_s is None and wall:
         steps_per_s = timesteps / wall
+    episodes = _whole(summary.get("episodes"))
+    evaluation = (summary.get("last_eval_mean_reward"), summary.get("last_eval_std_reward"), summary.get("last_eval_episodes"))
+    if info.algo in BASELINES and episodes:  # a fixed policy: every episode it played evaluates it
+        evaluation = (summary.get("all_mean_reward"), summary.get("all_std_reward"), episodes)
     return ResultRow(
-        run_id=info.id, name=info.name, algo=info.algo, env=info.env, preset=info.preset, state=info.state,
-        timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s,
-        episodes=_whole(summary.get("episodes")), final_mean_reward=_num(summary.get("final_mean_reward")),
+        run_id=info.id, name=info.display_name or info.name, algo=info.algo, env=info.env, preset=info.preset,
+        state=info.state, timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s, episodes=episodes,
+        final_mean_reward=_num(summary.get("final_mean_reward")),
+        final_window=_whole(summary.get("final_window")), final_std_reward=_num(summary.get("final_std_reward")),
         best_mean_reward=_num(summary.get("best_mean_reward")),
-        eval_mean_reward=_num(summary.get("last_eval_mean_reward")),
-        eval_std_reward=_num(summary.get("last_eval_std_reward")),
+        eval_mean_reward=_num(evaluation[0]), eval_std_reward=_num(evaluation[1]),
+        eval_episodes=_whole(evaluation[2]) or None,
+        peak_run_gpu_memory_mib=own_mem / MIB if own_mem is not None else None,
         peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
         peak_temperature_c=_num(summary.get("peak_temperature_c")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
@@ -165,15 +210,52 @@ def _whole(v: Any) -> int:
     return int(v) if isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v) else 0
 
 
+class Figure(NamedTuple):
+    """A mean reward, its spread and the episodes behind it."""
+
+    mean: float
+    std: float | None
+    episodes: int | None
+
+
+def _eval_figure(row: ResultRow) -> Figure | None:
+    return Figure(row.eval_mean_reward, row.eval_std_reward, row.eval_episodes) if row.eval_mean_reward is not None else None
+
+
+def _train_figure(row: ResultRow) -> Figure | None:
+    if row.final_mean_reward is None:
+        return None
+    return Figure(row.final_mean_reward, row.final_std_reward, row.final_window or None)
+
+
+def standard_error(a: Figure, b: Figure) -> float | None:
+    """The standard error of ``a.mean - b.mean`` (independent episodes); None without spreads."""
+    if a.std is None or b.std is None or not a.episodes or not b.episodes:
+        return None
+    return math.sqrt(a.std ** 2 / a.episodes + b.std ** 2 / b.episodes)
+
+
 def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
-    """Set each row's change of final mean reward against ``base`` (per cent of |base|)."""
-    ref = base.final_mean_reward
+    """Set each row's change of mean reward against ``base`` (per cent of |base|), its standard
+    error, and which figures it compares: the evaluations when both runs have one, else the means
+    of the last training episodes."""
+    base_eval, base_train = _eval_figure(base), _train_figure(base)
     for row in rows:
-        if ref is None or row.final_mean_reward is None:
-            row.delta_reward = row.delta_reward_pct = None
+        row.delta_reward = row.delta_se = row.delta_reward_pct = None
+        row.delta_basis = ""
+        own_eval = _eval_figure(row)
+        both_evaluated = own_eval is not None and base_eval is not None
+        ours, ref = (own_eval, base_eval) if both_evaluated else (_train_figure(row), base_train)
+        what = "eval" if both_evaluated else "training, last"
+        if ours is None or ref is None:
             continue
-        row.delta_reward = row.final_mean_reward - ref
-        row.delta_reward_pct = 100.0 * row.delta_reward / abs(ref) if ref != 0 else None
+        row.delta_reward = ours.mean - ref.mean
+        row.delta_reward_pct = 100.0 * row.delta_reward / abs(ref.mean) if ref.mean != 0 else None
+        if row is base:
+            row.delta_basis = "baseline"
+            continue
+        row.delta_se = standard_error(ours, ref)
+        row.delta_basis = f"{what} {ours.episodes or '?'} vs {ref.episodes or '?'} ep"
 
 
 def results(run_dirs: list[Path], baseline: Path | None = None,

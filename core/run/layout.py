@@ -51,6 +51,12 @@ class RunDir:
         return self.path / "metrics.superseded.jsonl"
 
     @property
+    def annotations(self) -> Path:
+        """The user's display name, tags and note for the run (``annotations.json``; the window and
+        ``rlpanel annotate`` write it, never the worker)."""
+        return self.path / "annotations.json"
+
+    @property
     def telemetry(self) -> Path:
         """GPU and process samples (``telemetry.jsonl``)."""
         return self.path / "telemetry.jsonl"
@@ -77,6 +83,11 @@ class RunDir:
     @property
     def checkpoints(self) -> Path:
         return self.path / "checkpoints"
+
+    @property
+    def superseded_checkpoints(self) -> Path:
+        """The checkpoints of the attempt a restart set aside (``checkpoints.superseded/``)."""
+        return self.path / "checkpoints.superseded"
 
     @property
     def latest_checkpoint(self) -> Path:

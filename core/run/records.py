@@ -7,6 +7,9 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
 - eval     {step, t, mean_reward, std_reward, episodes}
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...)
+- attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a
+  restart): the run did not run between the records before it and those after it, so plots break
+  their lines there
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
-EPISODE, PROGRESS, TRAIN, EVAL, EVENT = "episode", "progress", "train", "eval", "event"
+EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train", "eval", "event", "attempt"
 STEP_KINDS = (EPISODE, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
 
 
@@ -43,6 +46,11 @@ def event(message: str, level: str = "info", step: int | None = None) -> dict[st
         rec["step"] = int(step)
     rec["message"] = message
     return rec
+
+
+def attempt(number: int, step: int) -> dict[str, Any]:
+    """Attempt ``number`` of the worker starts, from ``step`` (a resume: the checkpoint's)."""
+    return {"kind": ATTEMPT, "t": time.time(), "step": int(step), "attempt": int(number)}
 
 
 # --- reading them back: a record of the wrong shape is skipped, never a crash ---------------------

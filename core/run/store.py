@@ -19,6 +19,7 @@ from core.config.algorithms import BASELINES
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
+from core.run.annotations import read_annotations
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
@@ -64,7 +65,16 @@ class RunInfo:
     pid: int | None = None
     error: dict[str, Any] | None = None
     broken: str | None = None  # why the folder cannot be read as a run (state is then "broken")
+    display_name: str | None = None  # the user's name for the run (annotations.json); the id stays
+    tags: tuple[str, ...] = ()
+    note: str = ""
+    has_checkpoint: bool = False  # a complete checkpoint to resume from
     status: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @property
+    def label(self) -> str:
+        """What lists call the run: the display name the user gave it, else its config name, else its id."""
+        return self.display_name or self.name or self.id
 
     @property
     def age_s(self) -> float:
@@ -74,6 +84,7 @@ class RunInfo:
         out = asdict(self)
         out.pop("status")
         out["path"] = str(self.path)
+        out["tags"] = list(self.tags)
         return out
 
 
@@ -197,7 +208,10 @@ def run_info(run_dir: Path) -> RunInfo:
         total=0 if raw.get("algo") in BASELINES else _int(budget.get("total_timesteps")),
         created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
-        error=status.get("error"), broken="; ".join(broken) or None, status=status)
+        error=status.get("error"), broken="; ".join(broken) or None, status=status,
+        has_checkpoint=layout.latest_checkpoint.is_file())
+    notes = read_annotations(run_dir)
+    info.display_name, info.tags, info.note = notes.display_name, notes.tags, notes.note
     summary = read_json(layout.summary, default=None)
     if isinstance(summary, dict) and info.state in TERMINAL:
         info.steps = _int(summary.get("timesteps"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -26,20 +27,37 @@ def rolling_means(values: list[float], window: int = REWARD_WINDOW) -> list[floa
     return out
 
 
+def std(values: list[float]) -> float | None:
+    """The population standard deviation (what SB3's evaluate_policy reports); None without values."""
+    if not values:
+        return None
+    mean = sum(values) / len(values)
+    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
+
+
 def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """``final_mean_reward`` is the mean of the last ``final_window`` episodes (fewer than
+    ``REWARD_WINDOW`` when the run played fewer), ``final_std_reward`` their spread."""
     rewards = [float(r["reward"]) for r in records if r.get("kind") == "episode"]
     steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in ("episode", "progress", "train")), default=0)
     evals = [r for r in records if r.get("kind") == "eval"]
     means = rolling_means(rewards)
     # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
     full = means[REWARD_WINDOW - 1:] if len(means) >= REWARD_WINDOW else means[-1:]
+    last = rewards[-REWARD_WINDOW:]
     return {
         "timesteps": steps,
         "episodes": len(rewards),
         "final_mean_reward": means[-1] if means else None,
+        "final_window": len(last),
+        "final_std_reward": std(last),
         "best_mean_reward": max(full) if full else None,
         "last_eval_mean_reward": evals[-1]["mean_reward"] if evals else None,
         "last_eval_std_reward": evals[-1]["std_reward"] if evals else None,
+        "last_eval_episodes": evals[-1].get("episodes") if evals else None,
+        # over every episode: a baseline's fixed policy is evaluated by all of them
+        "all_mean_reward": sum(rewards) / len(rewards) if rewards else None,
+        "all_std_reward": std(rewards),
     }
 
 

@@ -50,6 +50,7 @@ class GpuSample(NamedTuple):
     memory_used_bytes: int | None
     memory_total_bytes: int | None
     temperature_c: int | None
+    temperature_slowdown_c: int | None  # where the GPU starts to throttle (NVML's slowdown threshold)
     utilization_pct: int | None
     memory_utilization_pct: int | None
     power_w: float | None
@@ -161,6 +162,7 @@ class GpuSampler:
         self.torch_memory = torch_memory
         self.torch_device = torch_device
         self._names: dict[int, str | None] = {}
+        self._slowdown: dict[int, int | None] = {}  # a threshold the driver sets once: read once per GPU
 
     @property
     def status(self) -> NvmlStatus:
@@ -182,6 +184,9 @@ class GpuSampler:
             if index not in self._names:
                 self._names[index] = _read(nv.nvmlDeviceGetName, handle)
             name = self._names[index]
+            if index not in self._slowdown:
+                self._slowdown[index] = _read(nv.nvmlDeviceGetTemperatureThreshold, handle,
+                                              nv.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
             mem = _read(nv.nvmlDeviceGetMemoryInfo, handle)
             util = _read(nv.nvmlDeviceGetUtilizationRates, handle)
             values = [
@@ -204,7 +209,7 @@ class GpuSampler:
             t=t, index=index, name=name,
             memory_used_bytes=mem.used if mem is not None else None,
             memory_total_bytes=mem.total if mem is not None else None,
-            temperature_c=temperature,
+            temperature_c=temperature, temperature_slowdown_c=self._slowdown.get(index),
             utilization_pct=util.gpu if util is not None else None,
             memory_utilization_pct=util.memory if util is not None else None,
             power_w=power, power_limit_w=power_limit, sm_clock_mhz=sm_clock, fan_pct=fan,

@@ -9,7 +9,8 @@ File format (one JSON object a line, ``null`` = not available):
   once at start; when NVML is not available the reason is recorded here, once.
 - a sample, one line per GPU per tick (no ``kind``): ``t``, ``gpu`` (index, or ``null`` for a
   host-only line when NVML is not available), ``name`` is left out (it is in the status line),
-  ``memory_used_bytes``, ``memory_total_bytes``, ``temperature_c``, ``utilization_pct``,
+  ``memory_used_bytes``, ``memory_total_bytes``, ``temperature_c``, ``temperature_slowdown_c``
+  (NVML's slowdown threshold), ``utilization_pct``,
   ``memory_utilization_pct``, ``power_w``, ``power_limit_w``, ``sm_clock_mhz``, ``fan_pct``,
   ``process_memory_bytes``, ``process_memory_source``, ``rss_bytes``, ``cpu_pct`` (system),
   ``process_cpu_pct`` (the run's process tree, % of one core).
@@ -155,7 +156,8 @@ class TelemetryRecorder:
             lines.append(_host_fields({
                 "t": round(s.t, 3), "gpu": s.index,
                 "memory_used_bytes": s.memory_used_bytes, "memory_total_bytes": s.memory_total_bytes,
-                "temperature_c": s.temperature_c, "utilization_pct": s.utilization_pct,
+                "temperature_c": s.temperature_c, "temperature_slowdown_c": s.temperature_slowdown_c,
+                "utilization_pct": s.utilization_pct,
                 "memory_utilization_pct": s.memory_utilization_pct,
                 "power_w": _round(s.power_w, 2), "power_limit_w": _round(s.power_limit_w, 1),
                 "sm_clock_mhz": s.sm_clock_mhz, "fan_pct": s.fan_pct,

@@ -17,7 +17,7 @@ from core.util.jsonl import read_jsonl
 NUMERIC = ("memory_used_bytes", "temperature_c", "utilization_pct", "memory_utilization_pct",
            "power_w", "sm_clock_mhz", "fan_pct", "process_memory_bytes", "rss_bytes", "cpu_pct",
            "process_cpu_pct")
-CONSTANT = ("memory_total_bytes", "power_limit_w", "process_memory_source")
+CONSTANT = ("memory_total_bytes", "power_limit_w", "temperature_slowdown_c", "process_memory_source")
 
 
 def thin_telemetry(path: Path, older_than_t: float) -> int:

@@ -47,7 +47,10 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    notes.append(f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads, TF32 {'on' if rt.tf32 else 'off'}")
+    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads"
+    if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
+        note += f", TF32 {'on' if rt.tf32 else 'off'}"
+    notes.append(note)
     return notes
 
 
@@ -85,10 +88,14 @@ class TrainingSession:
         print(f"worker: {level}: {message}", flush=True)
 
     def run(self) -> tuple[str, str]:
+        status = clean_status(read_json(self.layout.status, default=None))
+        attempt = int(status.get("attempt") or 1)
         if self.cfg.is_baseline:  # nothing to restore: a resumed baseline plays its episodes again
             from core.training.baseline import run_baseline
 
-            return run_baseline(self.run_dir, self.cfg, JsonlWriter(self.layout.metrics), self.resume)
+            out = JsonlWriter(self.layout.metrics)
+            out.write([records.attempt(attempt, 0)])
+            return run_baseline(self.run_dir, self.cfg, out, self.resume)
         choice = find_checkpoint(self.run_dir) if self.resume else CheckpointChoice(None)
         ckpt = choice.checkpoint
         if self.resume and ckpt is None:
@@ -96,7 +103,7 @@ class TrainingSession:
             raise RuntimeError(f"no complete checkpoint to resume from{why}; start a new run")
         moved = supersede_after(self.run_dir, ckpt.step) if ckpt else 0
         out = JsonlWriter(self.layout.metrics)
-        status = clean_status(read_json(self.layout.status, default=None))
+        out.write([records.attempt(attempt, ckpt.step if ckpt else 0)])
         if choice.skipped:
             self._event(out, f"resuming from an older checkpoint: {choice.note}", "warning")
         self._announce(out, status, ckpt, moved)
@@ -104,7 +111,7 @@ class TrainingSession:
         model = self._model(out, env, ckpt)
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
-        model.set_logger(self._logger(out, attempt=int(status.get("attempt", 1)), health=health))
+        model.set_logger(self._logger(out, attempt=attempt, health=health))
         state, reason = self._learn(out, model, env, health, prior_time=float(status.get("train_time_s") or 0.0))
         if health.notes:
             write_status(self.run_dir, notes=health.notes)

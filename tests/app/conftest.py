@@ -26,9 +26,12 @@ def collect_while_qt_lives(qapp):
     collector = MainThreadGc(qapp)
     yield
     collector.stop()
+    import shiboken6
     from PySide6.QtCore import QEvent
 
     for widget in qapp.topLevelWidgets():
+        if not shiboken6.isValid(widget):  # closing an earlier one deleted it (a window's own dialog)
+            continue
         widget.close()
         widget.deleteLater()
     qapp.sendPostedEvents(None, QEvent.Type.DeferredDelete.value)

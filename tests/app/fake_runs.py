@@ -61,6 +61,8 @@ with open(run / "metrics.jsonl", "a") as fh:
         fh.write(json.dumps({"kind": "episode", "step": step, "t": time.time(), "reward": step / 100, "length": 100}) + "\n")
         fh.flush()
         time.sleep(0.1)
+    (run / "checkpoints").mkdir(exist_ok=True)
+    (run / "checkpoints" / "latest.json").write_text("{}")  # what Resume looks for (no model in it: no torch here)
     fh.write(json.dumps({"kind": "event", "t": time.time(), "level": "info", "message": "checkpoint saved"}) + "\n")
 print("fake worker stopping", flush=True)
 write_status(run, state="stopped", ended_at=time.time(), exit_reason="stop requested")

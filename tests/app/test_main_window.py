@@ -9,6 +9,7 @@ from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
 from app.settings import get_setting
+from core.run.layout import RunDir
 from core.run.status import read_status
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
 
@@ -78,6 +79,14 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
     window.runs.select(crashed.name)
     text = window.runs.details.toPlainText()
     assert "CUDA out of memory" in text and "line 39" in text and "line 20" not in text
+    # no checkpoint: nothing to resume from, so Restart (issue 13, point 8)
+    assert not window.runs.resume_button.isEnabled() and window.runs.restart_button.isEnabled()
+    assert "Restart" in window.runs.resume_button.toolTip()
+    RunDir(crashed).checkpoints.mkdir(exist_ok=True)
+    RunDir(crashed).latest_checkpoint.write_text("{}")
+    window.runs.refresh()
+    qtbot.waitUntil(lambda: window.runs.infos[crashed.name].has_checkpoint, timeout=5000)
+    window.runs.select(crashed.name)
     assert window.runs.resume_button.isEnabled()
     finished = next(n for n in states if n != crashed.name)
     window.runs.select(finished)

@@ -12,6 +12,8 @@
  *   name=Fake GPU             gpu1.name=Other GPU
  *   memory_total=8589934592   memory_used=1073741824          (bytes)
  *   temperature=61            (C)
+ *   temperature_slowdown=93   (C) NVML's slowdown threshold (nvmlDeviceGetTemperatureThreshold, SLOWDOWN);
+ *                             temperature_shutdown=100 likewise; other thresholds are not supported
  *   util_gpu=87  util_memory=40                               (%)
  *   power_mw=85000  power_limit_mw=115000                     (milliwatts, as NVML reports)
  *   sm_clock=1800             (MHz)
@@ -21,8 +23,8 @@
  *   not_supported=temperature,fan   these metrics return NVML_ERROR_NOT_SUPPORTED
  *   fail.power=15             this metric returns the given error code
  *
- * Metric names for not_supported / fail.*: name memory temperature utilization power
- * power_limit clock fan compute_capability processes.
+ * Metric names for not_supported / fail.*: name memory temperature temperature_threshold utilization
+ * power power_limit clock fan compute_capability processes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -240,6 +242,15 @@ nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, int sensor, unsigned 
     BEGIN(device, "temperature");
     if (sensor != 0) return NVML_ERROR_INVALID_ARGUMENT;
     *temp = (unsigned int)get_ull(dev, "temperature", 50);
+    return NVML_SUCCESS;
+}
+
+/* thresholdType: 0 shutdown, 1 slowdown (NVML_TEMPERATURE_THRESHOLD_*); the others are not supported here. */
+nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, int thresholdType, unsigned int *temp) {
+    BEGIN(device, "temperature_threshold");
+    if (thresholdType == 0) *temp = (unsigned int)get_ull(dev, "temperature_shutdown", 100);
+    else if (thresholdType == 1) *temp = (unsigned int)get_ull(dev, "temperature_slowdown", 93);
+    else return NVML_ERROR_NOT_SUPPORTED;
     return NVML_SUCCESS;
 }
 

@@ -4,25 +4,37 @@ from __future__ import annotations
 
 import json
 
+from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch
 from app.monitor.follower import RunFollower
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 
 
 class Collected:
+    """What the follower hands the window: ``records`` the episode rewards, ``telemetry`` the
+    temperature readings (``"reset"`` where the file started over)."""
+
     def __init__(self, follower: RunFollower):
-        self.records: list[dict] = []
-        self.telemetry: list[dict] = []
+        self.records: list[float] = []
+        self.telemetry: list = []
         self.lines: list[str] = []
         self.statuses: list[dict] = []
         self.batches = 0
         follower.records.connect(self._records)
-        follower.telemetry.connect(self.telemetry.extend)
+        follower.telemetry.connect(self._telemetry)
         follower.log_lines.connect(self.lines.extend)
         follower.status.connect(self.statuses.append)
 
-    def _records(self, batch: list) -> None:
+    def _records(self, batch: MetricsBatch) -> None:
         self.batches += 1
-        self.records.extend(batch)
+        for part in batch.parts:
+            if part.episodes is not None:
+                self.records.extend(part.episodes[2].tolist())
+
+    def _telemetry(self, batch: TelemetryBatch) -> None:
+        if batch.reset:
+            self.telemetry.append("reset")
+        for part in batch.parts:
+            self.telemetry.extend(part.series.get(("temperature_c", "gpu0"), ((), []))[1])
 
 
 def test_follower_emits_every_record_in_batches_and_waits_for_a_torn_line(qtbot, runs_dir):
@@ -48,7 +60,7 @@ def test_follower_emits_every_record_in_batches_and_waits_for_a_torn_line(qtbot,
             fh.write(torn[10:] + "\n")
         append_jsonl(metrics, episodes(51, 49))
         qtbot.waitUntil(lambda: len(got.records) == 100, timeout=5000)
-        assert [r["reward"] for r in got.records] == [float(i) for i in range(100)]
+        assert got.records == [float(i) for i in range(100)]
         assert got.lines == ["starting", "PPO on CartPole-v1"]
     finally:
         follower.close()
@@ -66,10 +78,10 @@ def test_a_stale_generation_is_ignored(qtbot, runs_dir):
         new = follower.follow(second)
         assert new == old + 1
         # A batch of the first run still queued when the user switched: it must be dropped.
-        follower.controller.records.emit(old, episodes(0, 10))
+        follower.controller.records.emit(old, metrics_batch(episodes(0, 10)))
         qtbot.waitUntil(lambda: len(got.records) >= 3, timeout=5000)
         qtbot.wait(300)
-        assert sorted(r["reward"] for r in got.records) == [100.0, 101.0, 102.0]
+        assert sorted(got.records) == [100.0, 101.0, 102.0]
     finally:
         follower.close()
 
@@ -99,7 +111,7 @@ def test_rewritten_telemetry_file_starts_over_with_a_reset(qtbot, runs_dir):
         qtbot.waitUntil(lambda: len(got.telemetry) == 40, timeout=5000)
         (run_dir / "telemetry.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gpu_lines(5)))
         qtbot.waitUntil(lambda: len(got.telemetry) == 46, timeout=5000)
-        assert got.telemetry[40] == {"kind": "reset"}
+        assert got.telemetry[40] == "reset"
     finally:
         follower.close()
 

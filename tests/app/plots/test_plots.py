@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from PySide6.QtGui import QColor
 
@@ -46,10 +48,12 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     x, y = panel.reward_plot.curve("mean").getOriginalDataset()
     assert y[-1] == np.mean(np.arange(30))
     assert len(panel.speed_plot.curve("fps").getOriginalDataset()[1]) == 4
-    assert set(panel.loss_plot.series_keys()) == {"train/value_loss", "train/policy_gradient_loss"}  # no lr in losses
+    # one chart per logged scalar, the learning rate too (on its own axis, not among the losses)
+    assert set(panel.scalars.charts) == {"train/value_loss", "train/policy_gradient_loss", "train/learning_rate"}
     assert panel.reward_plot.buffer("eval").size == 1
-    # 7,000 steps to go at 903 steps/s
-    assert panel.progress.isVisible() and panel.progress.format() == "3,000 / 10,000 steps · 0:07 left"
+    assert panel.progress.isVisible() and panel.progress.format() == "3,000 / 10,000 steps"  # no ETA: not running
+    panel.set_run_state("running")  # 7,000 steps to go at 1,000 steps/s
+    assert re.fullmatch(r"3,000 / 10,000 steps · 0:07 left, done at \d\d:\d\d", panel.progress.format())
     panel.add_records([{"kind": "progress", "step": 60, "t": 1e9, "fps": 400.0, "total": None,
                         "episodes": 3, "episodes_total": 20}])  # a baseline counts episodes
     assert panel.progress.format() == "3 / 20 episodes"
@@ -87,7 +91,7 @@ def test_nvml_unavailable_gpu_plots_show_the_reason_not_zeros(qtbot):
     reason = "NVML shared library not found (no NVIDIA driver installed?)"
     panel.add_telemetry([{"t": 1e9, "kind": "status", "nvml": False, "reason": reason},
                          {"t": 1e9, "gpu": None, "rss_bytes": 123}])
-    for plot in panel.gpu.widgets():
+    for plot in panel.gpu.gpu_widgets():
         assert plot.message() == f"No GPU data: {reason}"
         assert plot.point_count() == 0
 
@@ -130,21 +134,23 @@ def test_envelope_keeps_the_newest_point_and_the_extremes():
         assert np.nanmax(y[idx]) == 99.0 and np.nanmin(y[idx]) == np.nanmin(y)
 
 
-def test_a_long_run_draws_a_bounded_scatter_with_its_newest_episode(qtbot):
+def test_a_long_run_draws_a_bounded_band_to_its_newest_episode(qtbot):
     panel = make_panel(qtbot)
     n = 12_000
     panel.add_records(episodes(0, n))
-    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None, timeout=3000)
-    x, y = panel.reward_plot.curve("episode").getOriginalDataset()
-    assert len(x) <= MAX_SYMBOLS + 1
-    assert x[-1] == 20 * (n - 1) and y[-1] == n - 1 and y.min() == 0
+    plot = panel.reward_plot
+    qtbot.waitUntil(lambda: plot.band_shown("episode"), timeout=5000)
+    x, lo = plot.band_curves("episode")[0].getOriginalDataset()
+    _, hi = plot.band_curves("episode")[1].getOriginalDataset()
+    assert len(x) <= MAX_SYMBOLS + 2
+    assert x[-1] == 20 * (n - 1) and hi[-1] == n - 1 and lo.min() == 0
     # the mean is of every episode, not of the drawn ones, and follows new batches
     panel.add_records(episodes(n, 5))
-    qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").getOriginalDataset()[1][-1] == n + 4, timeout=3000)
-    mean = panel.reward_plot.buffer("mean").values
+    qtbot.waitUntil(lambda: plot.band_curves("episode")[1].getOriginalDataset()[1][-1] == n + 4, timeout=3000)
+    mean = plot.buffer("mean").values
     assert len(mean) == n + 5 and np.allclose(mean, rolling_mean(np.arange(n + 5, dtype=float), ROLLING_WINDOW))
     # the line drawn is the mean's min/max envelope, ending with its newest value
-    mx, my = panel.reward_plot.curve("mean").getOriginalDataset()
+    mx, my = plot.curve("mean").getOriginalDataset()
     assert len(my) < n / 2 and my[-1] == mean[-1] and my.min() == mean.min() and my.max() == mean.max()
 
 

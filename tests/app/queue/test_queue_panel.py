@@ -226,3 +226,23 @@ def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
     wait_settled(qtbot, configure)
     assert not editor.replace_selected() and editor.jobs[0].set == {"a2c.n_steps": 16}
     assert "errors" in editor.message.text()
+
+
+def test_point_7_a_baseline_job_plays_the_baseline_episodes_and_loads_as_a_baseline(qtbot, runs_dir, configure):
+    wait_settled(qtbot, configure)
+    configure.select_preset("fast")
+    configure.set_field("algo", "A2C")
+    configure.set_field("budget.episodes", 7)
+    wait_settled(qtbot, configure)
+    panel = make_panel(qtbot, runs_dir, configure)
+    editor = panel.editor
+    assert editor.add_current_config() and editor.add_baseline()
+    learner, baseline = editor.jobs
+    assert (baseline.algo, baseline.episodes) == ("random", 7)  # the Baseline episodes field, not always 20
+    assert "7 episodes" in editor.table.topLevelItem(1).text(3)
+    assert "budget.episodes" not in learner.set  # a baseline's setting is no change of the learning job
+    editor.select(baseline.name)
+    qtbot.mouseClick(editor.edit_button, Qt.MouseButton.LeftButton)
+    wait_settled(qtbot, configure)
+    assert configure.env_picker.algo_combo.currentText() == "random"  # not the A2C shown before
+    assert configure.current_config().algo == "random"

@@ -92,12 +92,12 @@ def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(qtbot, pa
     panel.set_baseline(runs["base"].name)
     shown(qtbot, panel)
     titles = [c.title for c in panel.model.columns]
-    assert titles[-2:] == ["Δ vs baseline", "Δ vs baseline (%)"]
+    assert titles[-4:] == ["Δ vs baseline", "± (std. error)", "Δ vs baseline (%)", "Δ compares"]
     cells = {row[0]: row for row in table_cells(panel)}
     base = cells[runs["base"].name]
-    assert base[-2:] == ["baseline", "baseline"]
+    assert base[-4:] == ["baseline", "–", "baseline", "baseline"]
     a2c = panel.rows[[r.run_id for r in panel.rows].index(runs["a2c"].name)]
-    assert cells[a2c.run_id][-2] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
+    assert cells[a2c.run_id][-4] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
     assert cells[runs["boom"].name][titles.index("State")] == "crashed †" and "did not finish" in panel.status.text()
     panel.set_baseline(None)
     shown(qtbot, panel)
@@ -206,3 +206,41 @@ def make_result_run_episode(run_dir) -> None:
 
     with open(run_dir / "metrics.jsonl", "a", encoding="utf-8") as fh:
         fh.write(json.dumps({"kind": "episode", "step": 10_000, "t": time.time(), "reward": 1.0, "length": 10}) + "\n")
+
+
+def test_point_6_the_table_compares_evaluations_names_its_windows_and_the_runs_own_gpu_memory(qtbot, runs_dir):
+    # SAC's training episodes are worse than random, its evaluations better: the delta is on the evaluations
+    base = make_result_run(runs_dir, "random", [float(v) for v in range(-60, -40)], algo="random")
+    sac = make_result_run(runs_dir, "sac", [-80.0] * 45, algo="SAC", env="Pendulum-v1",
+                          evals=[(-70.0, 5.0), (-30.0, 4.0)], eval_episodes=10, gpu_peak_bytes=3686 * 2**20,
+                          process_peak_bytes=829 * 2**20, settings={"sac.learning_rate": 0.001})
+    other = make_result_run(runs_dir, "sac2", [-75.0] * 45, algo="SAC", env="Pendulum-v1",
+                            settings={"sac.learning_rate": 0.0003})
+    panel = ResultsPanel(runs_dir)
+    qtbot.addWidget(panel)
+    panel.resize(1400, 700)
+    try:
+        panel.set_checked([sac.name, other.name])
+        shown(qtbot, panel)
+        panel.set_baseline(base.name)
+        shown(qtbot, panel)
+        titles = [c.title for c in panel.model.columns]
+        cells = {row[0]: dict(zip(titles, row, strict=True)) for row in table_cells(panel)}
+        ours = cells[sac.name]
+        assert ours["Δ vs baseline"] == f"{-30.0 - (-50.5):+,.2f}"  # eval mean -30 vs the baseline's -50.5
+        assert ours["Δ compares"].startswith("eval") and "10 vs 20 ep" in ours["Δ compares"]
+        assert ours["Peak GPU memory, this run (MiB)"] == "829" and ours["Peak GPU memory, whole GPU (MiB)"] == "3,686"
+        # 20 episodes is all the baseline has: the header says the real window, not "(100 ep)"
+        assert any("last 20" in t for t in titles), titles
+        assert "sac.learning_rate" in titles  # the setting the runs differ in
+        # the baseline is a flat band on the overlay
+        assert panel.plot.baseline_band is not None and panel.plot.baseline_text().startswith("baseline")
+        # filter and group by algorithm
+        panel.set_filter("algo", "random")
+        assert panel.shown_ids() == [base.name]
+        panel.set_filter("algo", None)
+        panel.set_group("algorithm")
+        texts = [panel.run_list.item(i).text() for i in range(panel.run_list.count())]
+        assert "algorithm: SAC" in texts and "algorithm: random" in texts
+    finally:
+        panel.close_loader()

@@ -14,6 +14,7 @@ import openpyxl
 import pytest
 
 from core.results.export import EMPTY, ExportError, display, export, format_for
+from core.results.settings_diff import setting_text
 from core.results.table import MARK, columns_for, results
 from tests.conftest import REPO
 from tests.results_helpers import make_result_run
@@ -50,6 +51,8 @@ def assert_rounded(cells: list[list[str]], rows) -> None:
                 assert cell == EMPTY
             elif col.kind == "text":
                 assert cell == value
+            elif col.kind == "setting":
+                assert cell == setting_text(value)
             else:
                 assert _num(cell) == round(value, col.digits), (col.key, cell, value)
                 if col.kind in ("delta", "pct"):
@@ -201,7 +204,11 @@ def test_cli_markdown_to_stdout_with_a_baseline(runs_dir):
     assert done.returncode == 0, done.stderr
     table = [split_md(line) for line in done.stdout.splitlines() if line.startswith("|")]
     assert len(table) == 4 and table[2][0] == base.name and table[3][0] == run.name
-    assert table[3][-2:] == ["+5.00", "+50.0 %"]
+    head = table[0]
+    cells = dict(zip(head, table[3], strict=True))
+    assert (cells["Δ vs baseline"], cells["Δ vs baseline (%)"]) == ("+5.00", "+50.0 %")
+    # a random baseline is evaluated by its own episodes; the A2C run has no eval: its training episodes count
+    assert cells["Δ compares"] == "training, last 1 vs 1 ep" and cells["± (std. error)"] == "0.00"
 
 
 def test_cli_xlsx_needs_a_file_and_writes_it_with_all_since(runs_dir, tmp_path):

@@ -53,7 +53,8 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.delta_reward == row.final_mean_reward - base.final_mean_reward
         assert row.delta_reward_pct == pytest.approx(100 * row.delta_reward / abs(base.final_mean_reward))
     assert base.delta_reward == 0.0
-    assert [c.key for c in columns_for(rows)] == [c.key for c in COLUMNS]
+    assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [c.key for c in COLUMNS]
+    assert [c.title for c in columns_for(rows) if c.kind == "setting"] == ["runtime.seed"]
 
 
 @pytest.mark.training
@@ -138,8 +139,7 @@ def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
 def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
-    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")
-                                                   and c.key != "differs"]
+    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")]
 
 
 def test_the_table_names_the_settings_in_which_the_runs_differ(runs_dir):
@@ -154,7 +154,47 @@ def test_the_table_names_the_settings_in_which_the_runs_differ(runs_dir):
     assert rows["fast"].differs == "a2c.learning_rate=0.003, policy.net_arch=[256, 256]"
     assert rows["ppo"].differs == "policy.net_arch=null"
     assert rows["base"].differs == ""  # a baseline differs by design
-    assert "differs" in [c.key for c in columns_for(list(rows.values()))]
+    # one column per setting that differs, holding each run's own value (nothing for a run without it)
+    cols = [c for c in columns_for(list(rows.values())) if c.kind == "setting"]
+    assert [c.title for c in cols] == ["a2c.learning_rate", "policy.net_arch"]
+    assert [rows["slow"].value(c.key) for c in cols] == [0.0001, None]
+    assert [rows["fast"].value(c.key) for c in cols] == [0.003, [256, 256]]
+    assert rows["base"].value(cols[0].key) is None
     same = results([slow, make_result_run(runs_dir, "again", [1.0], settings={"a2c.learning_rate": 0.0001, "runtime.seed": 1})])
-    assert [r.differs for r in same] == ["", ""] and "differs" not in [c.key for c in columns_for(same)]
+    assert [r.differs for r in same] == ["", ""] and not [c for c in columns_for(same) if c.kind == "setting"]
     assert "settings" not in same[0].to_json()
+
+
+def test_the_delta_compares_evaluations_when_both_runs_have_them(runs_dir):
+    """A SAC run whose training episodes trail a random baseline but whose evaluations beat it."""
+    base = make_result_run(runs_dir, "random", [-200.0 + 10 * (i % 2) for i in range(20)], algo="random")
+    sac = make_result_run(runs_dir, "sac", [-500.0] * 61, algo="SAC", env="Pendulum-v1",
+                          evals=[(-300.0, 50.0), (-150.0, 20.0)], eval_episodes=10)
+    base_row, row = results([sac], baseline=base)
+    assert (base_row.eval_mean_reward, base_row.eval_std_reward, base_row.eval_episodes) == (-195.0, 5.0, 20)
+    assert row.delta_reward == pytest.approx(45.0) and row.delta_reward_pct == pytest.approx(100 * 45 / 195)
+    assert row.delta_basis == "eval 10 vs 20 ep"
+    assert row.delta_se == pytest.approx((20.0**2 / 10 + 5.0**2 / 20) ** 0.5)
+    # without an evaluation of its own the run is compared on its last training episodes, and says so
+    a2c = make_result_run(runs_dir, "a2c", [-190.0] * 30)
+    _, row = results([a2c], baseline=base)
+    assert row.delta_reward == pytest.approx(-190.0 - (-195.0)) and row.delta_basis == "training, last 30 vs 20 ep"
+
+
+def test_headers_name_the_episodes_behind_the_means(runs_dir):
+    few = make_result_run(runs_dir, "few", [1.0] * 20)
+    more = make_result_run(runs_dir, "more", [1.0] * 61)
+    many = make_result_run(runs_dir, "many", [1.0] * 150)
+    titles = lambda runs: [c.title for c in columns_for(results(runs)) if c.key in ("final_mean_reward", "best_mean_reward")]  # noqa: E731
+    assert titles([few]) == ["Final mean reward (last 20 ep)", "Best rolling mean (20 ep)"]
+    assert titles([few, more]) == ["Final mean reward (last 20-61 ep)", "Best rolling mean (20-61 ep)"]
+    assert titles([many]) == ["Final mean reward (last 100 ep)", "Best rolling mean (100 ep)"]
+
+
+def test_the_runs_own_peak_gpu_memory_beside_the_whole_gpus(runs_dir):
+    run = make_result_run(runs_dir, "gpu", [1.0], gpu_peak_bytes=3686 * 2**20, process_peak_bytes=829 * 2**20)
+    (row,) = results([run])
+    assert (row.peak_run_gpu_memory_mib, row.peak_gpu_memory_mib) == (829.0, 3686.0)
+    titles = {c.key: c.title for c in columns_for([row])}
+    assert titles["peak_run_gpu_memory_mib"] == "Peak GPU memory, this run (MiB)"
+    assert titles["peak_gpu_memory_mib"] == "Peak GPU memory, whole GPU (MiB)"

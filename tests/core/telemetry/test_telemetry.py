@@ -23,7 +23,7 @@ from tests.fakenvml import REPO, FakeNvml
 TWO_GPUS = {
     "count": 2, "driver_version": "551.86", "name": "NVIDIA GeForce RTX 4060 Laptop GPU", "gpu1.name": "Tesla T4",
     "memory_total": 8 << 30, "memory_used": 3 << 30, "gpu1.memory_total": 16 << 30, "gpu1.memory_used": 1 << 30,
-    "temperature": 61, "gpu1.temperature": 44, "util_gpu": 87, "util_memory": 40, "power_mw": 85250,
+    "temperature": 61, "gpu1.temperature": 44, "temperature_slowdown": 87, "util_gpu": 87, "util_memory": 40, "power_mw": 85250,
     "power_limit_mw": 115000, "sm_clock": 1800, "fan": 45, "cc_major": 8, "cc_minor": 9, "gpu1.cc_major": 7,
     "gpu1.cc_minor": 5,
 }
@@ -67,6 +67,7 @@ def test_sampler_returns_the_libraries_readings(fake_nvml):
     assert first["name"] == "NVIDIA GeForce RTX 4060 Laptop GPU"
     assert first["memory_used_bytes"] == 3 << 30 and first["memory_total_bytes"] == 8 << 30
     assert first["temperature_c"] == 61 and second["temperature_c"] == 44
+    assert first["temperature_slowdown_c"] == 87 == second["temperature_slowdown_c"]  # NVML's slowdown threshold
     assert first["utilization_pct"] == 87 and first["memory_utilization_pct"] == 40
     assert first["power_w"] == pytest.approx(85.25) and first["power_limit_w"] == pytest.approx(115.0)
     assert first["sm_clock_mhz"] == 1800 and first["fan_pct"] == 45
@@ -79,10 +80,11 @@ def test_sampler_returns_the_libraries_readings(fake_nvml):
 
 
 def test_a_reading_that_is_not_supported_is_none_and_the_others_still_read(fake_nvml):
-    data = sample_with(fake_nvml, {**TWO_GPUS, "not_supported": "temperature,fan",
+    data = sample_with(fake_nvml, {**TWO_GPUS, "not_supported": "temperature,fan,temperature_threshold",
                                    "gpu1.fail.power": 15, "gpu1.fail.utilization": 999})
     first, second = data["samples"]
-    assert first["temperature_c"] is None and first["fan_pct"] is None
+    assert first["temperature_c"] is None and first["fan_pct"] is None and first["temperature_slowdown_c"] is None
+    assert second["temperature_slowdown_c"] is None
     assert first["power_w"] == pytest.approx(85.25) and first["utilization_pct"] == 87
     assert first["memory_used_bytes"] == 3 << 30 and first["sm_clock_mhz"] == 1800
     assert second["power_w"] is None and second["utilization_pct"] is None
@@ -268,6 +270,7 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     first = samples[0]
     assert [s["gpu"] for s in samples[:4]] == [0, 1, 0, 1]
     assert first["memory_used_bytes"] == 3 << 30 and first["temperature_c"] == 61
+    assert first["temperature_slowdown_c"] == 87  # recorded beside each reading (the plots draw it)
     assert first["power_w"] == pytest.approx(85.25) and first["fan_pct"] is None
     assert first["rss_bytes"] > 10 << 20
     # NVML lists GPU processes but not this one; torch's figure is used for GPU 0 and said so

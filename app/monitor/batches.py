@@ -1,0 +1,187 @@
+"""Records turned into columns, off the GUI thread: what the plots take in one ``extend`` each.
+
+The run follower reads a run folder in its own thread and hands the window these batches instead
+of lists of records: the per-record Python work (thousands of records a batch while a long run
+loads) happens there, and the GUI thread only copies arrays into plot buffers. No Qt here.
+
+A batch is cut into parts where the run did not run: an ``attempt`` record in the metrics (every
+start of the worker writes one), a ``status`` line in the telemetry (every start of its recorder
+writes one). The plots break their lines between parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+GIB = 1024**3
+# telemetry field -> scale to the plotted unit
+GPU_FIELDS = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "utilization_pct": 1.0, "power_w": 1.0}
+HOST_FIELDS = {"process_cpu_pct": 1.0, "rss_bytes": 1 / GIB}
+RUN_KEY = "run"  # the series key of the run's own CPU and RAM
+
+Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps, times, values
+
+
+def _num(v: Any) -> float:
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return float("nan")
+
+
+def _columns(steps: list, times: list, values: list) -> Columns:
+    return np.asarray(steps, dtype=float), np.asarray(times, dtype=float), np.asarray(values, dtype=float)
+
+
+class _Collect:
+    """Lists of (step, t, value) per series, turned into arrays at the end."""
+
+    def __init__(self):
+        self.cols: dict[Any, tuple[list, list, list]] = {}
+
+    def add(self, key: Any, step: Any, t: Any, value: float) -> None:
+        col = self.cols.setdefault(key, ([], [], []))
+        col[0].append(step)
+        col[1].append(t)
+        col[2].append(value)
+
+    def arrays(self) -> dict[Any, Columns]:
+        return {k: _columns(*v) for k, v in self.cols.items()}
+
+
+@dataclass
+class MetricsPart:
+    """The records between two attempts of the run (``after_break``: an attempt started before them)."""
+
+    after_break: bool = False
+    episodes: Columns | None = None
+    evals: Columns | None = None
+    progress: Columns | None = None  # steps/s
+    train: dict[str, Columns] = field(default_factory=dict)  # one per logged scalar
+
+
+@dataclass
+class MetricsBatch:
+    parts: list[MetricsPart]
+    events: list[dict[str, Any]]
+    last_progress: dict[str, Any] | None
+    reset: bool = False  # the file was replaced (a resume or restart rewrote it): start over
+    records: int = 0
+
+
+def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPart:
+    cols = _Collect()
+    for rec in records:
+        kind = rec.get("kind")
+        step, t = rec.get("step", 0), rec.get("t", 0)
+        if kind == "episode":
+            cols.add("episode", step, t, _num(rec.get("reward")))
+        elif kind == "eval":
+            cols.add("eval", step, t, _num(rec.get("mean_reward")))
+        elif kind == "progress" and rec.get("fps") is not None:
+            cols.add("progress", step, t, _num(rec["fps"]))
+        elif kind == "train":
+            for key, value in rec.items():
+                if key not in ("kind", "step", "t") and (value is None or isinstance(value, int | float)):
+                    cols.add(("train", key), step, t, _num(value))
+    arrays = cols.arrays()
+    return MetricsPart(after_break, arrays.get("episode"), arrays.get("eval"), arrays.get("progress"),
+                       {k[1]: v for k, v in arrays.items() if isinstance(k, tuple)})
+
+
+def metrics_batch(records: list[dict[str, Any]], reset: bool = False) -> MetricsBatch:
+    """Columns of a batch of ``metrics.jsonl`` records; events kept as records (the log shows them)."""
+    groups: list[tuple[bool, list[dict[str, Any]]]] = [(False, [])]
+    events: list[dict[str, Any]] = []
+    last_progress = None
+    for rec in records:
+        kind = rec.get("kind")
+        if kind == "reset":
+            groups, events, last_progress, reset = [(False, [])], [], None, True
+        elif kind == "attempt":
+            groups.append((True, []))
+        elif kind == "event":
+            events.append(rec)
+        else:
+            groups[-1][1].append(rec)
+            if kind == "progress":
+                last_progress = rec
+    parts = [_metrics_part(recs, brk) for brk, recs in groups if recs or brk]
+    return MetricsBatch(parts, events, last_progress, reset, len(records))
+
+
+@dataclass
+class TelemetryPart:
+    after_break: bool = False
+    series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # (field, key) -> t, v
+
+
+@dataclass
+class TelemetryBatch:
+    parts: list[TelemetryPart]
+    latest: dict[int, dict[str, Any]]  # the last line of each GPU: its limits, and what is past a threshold
+    unavailable: str | None = None  # NVML is not available, and why
+    reset: bool = False  # the file was rewritten (thinned): it follows in full
+
+
+def _field(lines: list[dict[str, Any]], name: str, scale: float,
+           times: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Times and scaled values of the lines that report ``name`` (a missing reading is no point)."""
+    values = [rec.get(name) for rec in lines]
+    if None not in values:  # the usual case: every line has it
+        return (times, np.asarray(values, dtype=float) * scale) if values else None
+    keep = [i for i, v in enumerate(values) if v is not None]
+    if not keep:
+        return None
+    return times[keep], np.asarray([values[i] for i in keep], dtype=float) * scale
+
+
+def _telemetry_part(lines: list[dict[str, Any]], after_break: bool) -> TelemetryPart:
+    """One pass per field over the lines (a 12 h history is 216,000 lines: no per-line appends)."""
+    series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = {}
+    by_gpu: dict[Any, list[dict[str, Any]]] = {}
+    for rec in lines:
+        by_gpu.setdefault(rec.get("gpu"), []).append(rec)
+    for gpu, recs in by_gpu.items():
+        if gpu is not None:
+            times = np.asarray([rec.get("t", 0) for rec in recs], dtype=float)
+            for name, scale in GPU_FIELDS.items():
+                if (col := _field(recs, name, scale, times)) is not None:
+                    series[(name, f"gpu{gpu}")] = col
+            if (col := _field(recs, "process_memory_bytes", 1 / GIB, times)) is not None:
+                series[("memory_used_bytes", f"proc{gpu}")] = col
+    host = by_gpu.get(None, []) + by_gpu.get(0, [])  # the run's CPU and RAM are the same on every GPU's line of a tick
+    if None in by_gpu and 0 in by_gpu:
+        host.sort(key=lambda rec: rec.get("t", 0))
+    host_times = np.asarray([rec.get("t", 0) for rec in host], dtype=float)
+    for name, scale in HOST_FIELDS.items():
+        if (col := _field(host, name, scale, host_times)) is not None:
+            series[(name, RUN_KEY)] = col
+    return TelemetryPart(after_break, series)
+
+
+def telemetry_batch(samples: list[dict[str, Any]]) -> TelemetryBatch:
+    """Columns of telemetry lines (the run's ``telemetry.jsonl`` or the idle monitor's samples)."""
+    groups: list[tuple[bool, list[dict[str, Any]]]] = [(False, [])]
+    latest: dict[int, dict[str, Any]] = {}
+    unavailable = None
+    reset = False
+    for rec in samples:
+        kind = rec.get("kind")
+        if kind == "reset":
+            groups, latest, unavailable, reset = [(False, [])], {}, None, True
+        elif kind == "status":  # the recorder started: a new attempt of the run
+            groups.append((True, []))
+            if rec.get("nvml") is False:
+                unavailable = rec.get("reason") or "NVML is not available"
+        elif kind in (None, "agg"):
+            groups[-1][1].append(rec)
+            if rec.get("gpu") is not None:
+                latest[int(rec["gpu"])] = rec
+    parts = [_telemetry_part(lines, brk) for brk, lines in groups if lines or brk]
+    if any(name in GPU_FIELDS for p in parts for name, _ in p.series):
+        unavailable = None  # GPU data came after the reason
+    return TelemetryBatch(parts, latest, unavailable, reset)

@@ -1,0 +1,178 @@
+"""One small chart per scalar SB3 logs, in a grid the user picks from (TensorBoard's scalars tab).
+
+SB3 logs a dozen scalars per update (losses, explained variance, KL, clip fraction, entropy
+coefficient, learning rate, ...); each gets its own chart on its own axis instead of every loss
+on one linear axis. The grid starts with the training speed. The "Charts" menu shows or hides
+each chart; the choice is remembered (QSettings) for the next run and the next window. Keys no
+one chose yet follow ``hidden_by_default``: SB3's bookkeeping (``time/*``, ``train/n_updates``)
+and the rollout means the reward plot already shows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QGridLayout, QMenu, QScrollArea, QToolButton, QVBoxLayout, QWidget
+
+from app.plots.live_plot import LivePlot
+from app.plots.training_plots import ScalarPlot, SpeedPlot
+from app.settings import get_setting, set_setting
+from app.theme import SERIES_COLORS
+
+COLUMNS = 3
+SPEED = "speed"  # the speed chart's key in the menu and the settings
+
+
+def hidden_by_default(key: str) -> bool:
+    return key.startswith(("time/", "rollout/")) or key == "train/n_updates"
+
+
+class ScalarGrid(QWidget):
+    """``speed`` and ``charts`` (key -> ScalarPlot); ``picker`` is the button with the chart menu."""
+
+    layout_changed = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.speed = SpeedPlot()
+        self.charts: dict[str, ScalarPlot] = {}
+        self.smoothing = 0.0
+        self.log_y = False
+        self._theme: tuple[str, str] | None = None
+        self._shown: set[str] = set(get_setting("monitor/shown_charts", []) or [])
+        self._hidden: set[str] = set(get_setting("monitor/hidden_charts", []) or [])
+        self.picker = QToolButton()
+        self.picker.setText("Charts")
+        self.picker.setToolTip("Which charts of the logged scalars to show (remembered)")
+        self.picker.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.menu = QMenu(self.picker)
+        self.menu.aboutToShow.connect(self._fill_menu)
+        self.picker.setMenu(self.menu)
+
+        self._inner = QWidget()
+        self._grid = QGridLayout(self._inner)
+        self._grid.setContentsMargins(0, 0, 0, 0)
+        self._grid.setSpacing(4)
+        self.scroll = QScrollArea()
+        self.scroll.setWidgetResizable(True)
+        self.scroll.setWidget(self._inner)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.scroll)
+        self._relayout()
+
+    # --- what is shown -------------------------------------------------------------------------
+
+    def is_shown(self, key: str) -> bool:
+        if key in self._shown:
+            return True
+        if key in self._hidden:
+            return False
+        return not hidden_by_default(key)
+
+    def set_shown(self, key: str, shown: bool) -> None:
+        (self._shown.add if shown else self._shown.discard)(key)
+        (self._hidden.discard if shown else self._hidden.add)(key)
+        set_setting("monitor/shown_charts", sorted(self._shown))
+        set_setting("monitor/hidden_charts", sorted(self._hidden))
+        self._relayout()
+
+    def keys(self) -> list[str]:
+        return [SPEED, *self.charts]
+
+    def plots(self) -> list[LivePlot]:
+        """Every chart (shown or not): they all keep their data."""
+        return [self.speed, *self.charts.values()]
+
+    def shown_plots(self) -> list[LivePlot]:
+        return [p for k, p in zip(self.keys(), self.plots(), strict=True) if self.is_shown(k)]
+
+    def _fill_menu(self) -> None:
+        self.menu.clear()
+        groups: dict[str, list[str]] = {}
+        for key in self.keys():
+            groups.setdefault(key.split("/", 1)[0] if "/" in key else "", []).append(key)
+        for n, (_group, keys) in enumerate(sorted(groups.items())):
+            if n:
+                self.menu.addSeparator()
+            for key in sorted(keys):
+                action = QAction("steps/s (speed)" if key == SPEED else key, self.menu)
+                action.setCheckable(True)
+                action.setChecked(self.is_shown(key))
+                action.toggled.connect(lambda on, k=key: self.set_shown(k, on))
+                self.menu.addAction(action)
+        if not self.charts:
+            note = self.menu.addAction("(the run has logged no scalars yet)")
+            note.setEnabled(False)
+
+    def _relayout(self) -> None:
+        while self._grid.count():
+            self._grid.takeAt(0)
+        shown = self.shown_plots()
+        for plot in self.plots():
+            plot.setVisible(plot in shown)
+        for i, plot in enumerate(shown):
+            self._grid.addWidget(plot, i // COLUMNS, i % COLUMNS)
+        rows = max(1, -(-len(shown) // COLUMNS))
+        for r in range(rows):
+            self._grid.setRowMinimumHeight(r, 130)
+        self.layout_changed.emit()
+
+    # --- data ----------------------------------------------------------------------------------
+
+    def add_speed(self, steps: np.ndarray, times: np.ndarray, fps: np.ndarray) -> None:
+        self.speed.buffer("fps").extend(steps, times, fps)
+
+    def add_scalars(self, train: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
+        """``key -> (steps, times, values)``; a chart is made the first time its key comes."""
+        new = False
+        for key, columns in train.items():
+            if key not in self.charts:
+                self.charts[key] = self._make_chart(key)
+                new = True
+            self.charts[key].buffer("value").extend(*columns)
+        if new:
+            self._relayout()
+
+    def _make_chart(self, key: str) -> ScalarPlot:
+        chart = ScalarPlot(key, SERIES_COLORS[len(self.charts) % len(SERIES_COLORS)])
+        chart.set_x_mode(self.speed.x_mode)
+        if self.log_y:
+            chart.set_log_y(True)
+        if self.smoothing:
+            chart.set_smoothing(self.smoothing)
+        if self._theme is not None:
+            chart.set_theme_colors(*self._theme)
+        return chart
+
+    def mark_break(self) -> None:
+        for plot in self.plots():
+            plot.mark_break()
+
+    def reset(self) -> None:
+        """Another run: its charts go (the speed chart stays, emptied)."""
+        for chart in self.charts.values():
+            self._grid.removeWidget(chart)
+            chart.hide()
+            chart.deleteLater()  # still parented: never a top-level window, even for a moment
+        self.charts = {}
+        self.speed.reset()
+        self._relayout()
+
+    # --- view ----------------------------------------------------------------------------------
+
+    def set_smoothing(self, weight: float) -> None:
+        self.smoothing = weight
+        for plot in self.plots():
+            plot.set_smoothing(weight)
+
+    def set_log_y(self, on: bool) -> None:
+        self.log_y = on
+        for plot in self.plots():
+            plot.set_log_y(on)
+
+    def set_theme_colors(self, background: str, foreground: str) -> None:
+        self._theme = (background, foreground)
+        for plot in self.plots():
+            plot.set_theme_colors(background, foreground)

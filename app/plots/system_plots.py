@@ -1,0 +1,174 @@
+"""The machine under the run: GPU memory, temperature, utilization and power, the run's CPU and RAM.
+
+Fed with columns of telemetry (the run's ``telemetry.jsonl`` or the idle monitor's samples,
+same shape; ``app.monitor.batches``). Each plot reads against its limit, on an axis that does not
+autoscale a hot GPU into a cool-looking curve: utilization 0-100 %, temperature from 0 with the
+GPU's own slowdown threshold (NVML) as a line, memory up to the card's capacity (and this run's
+estimate), power up to the enforced power limit. Readings past a threshold
+(``core.telemetry.thresholds``) are drawn in the alert colour and named by ``alerts()``.
+
+A value NVML does not report is ``None`` and is never drawn as zero: a plot whose field never had
+a value says so, and when NVML itself is unavailable every GPU plot shows the reason.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyqtgraph as pg
+
+from app.plots.live_plot import LivePlot
+from app.theme import CAPACITY_COLOR, ESTIMATE_COLOR, HOST_COLORS, LIMIT_COLOR, MEMORY_CARD_COLOR, MEMORY_RUN_COLOR, SERIES_COLORS
+from core.telemetry.thresholds import gpu_alerts, warn_levels
+
+GIB = 1024**3
+
+# field -> (title, y label, unit)
+GPU_FIELDS = {
+    "memory_used_bytes": ("GPU memory", "GiB", "GiB"),
+    "temperature_c": ("GPU temperature", "°C", "°C"),
+    "utilization_pct": ("GPU utilization", "%", "%"),
+    "power_w": ("GPU power", "W", "W"),
+}
+HOST_FIELDS = {
+    "process_cpu_pct": ("Run CPU (% of one core)", "%", "%"),
+    "rss_bytes": ("Run RAM", "GiB", "GiB"),
+}
+FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
+WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
+
+
+def _limit_line(color: str, label: str) -> pg.InfiniteLine:
+    # labels end at the right edge, clear of the legend (top left); centred, "capacity" was cut
+    line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine),
+                           label=label, labelOpts={"position": 0.99, "color": color, "anchors": [(1, 0), (1, 1)]})
+    line.setVisible(False)
+    return line
+
+
+class SystemPlots:
+    """The six plots, kept in step (one GPU series per GPU index, the run's own CPU and RAM)."""
+
+    def __init__(self):
+        self.plots: dict[str, LivePlot] = {f: LivePlot(title, label, unit=unit, time_only=True)
+                                           for f, (title, label, unit) in FIELDS.items()}
+        self._seen_value: dict[str, bool] = dict.fromkeys(FIELDS, False)
+        self._unavailable: str | None = None
+        self.latest: dict[int, dict[str, Any]] = {}
+        self.capacity_line = _limit_line(CAPACITY_COLOR, "capacity {value:.1f} GiB")
+        self.estimate_line = _limit_line(ESTIMATE_COLOR, "estimate {value:.1f} GiB")
+        self.slowdown_line = _limit_line(LIMIT_COLOR, "slowdown {value:.0f} °C")
+        self.power_limit_line = _limit_line(LIMIT_COLOR, "limit {value:.0f} W")
+        for field, line in (("memory_used_bytes", self.capacity_line), ("memory_used_bytes", self.estimate_line),
+                            ("temperature_c", self.slowdown_line), ("power_w", self.power_limit_line)):
+            self.plots[field].getPlotItem().addItem(line)
+        self._spans()
+
+    def widgets(self) -> list[LivePlot]:
+        return list(self.plots.values())
+
+    def gpu_widgets(self) -> list[LivePlot]:
+        return [self.plots[f] for f in GPU_FIELDS]
+
+    def _spans(self) -> None:
+        """Fixed axes: from each limit when the GPU reports it, else a plain range."""
+        first = self.latest[min(self.latest)] if self.latest else {}
+        slowdown, total, limit = (first.get(k) for k in ("temperature_slowdown_c", "memory_total_bytes", "power_limit_w"))
+        self.plots["utilization_pct"].set_y_span(0, 100)
+        self.plots["temperature_c"].set_y_span(0, max(100.0, float(slowdown or 0) + 5))
+        self.plots["memory_used_bytes"].set_y_span(0, float(total) / GIB * 1.05 if total else 1.0)
+        self.plots["power_w"].set_y_span(0, float(limit) * 1.08 if limit else 100.0)
+        self.plots["process_cpu_pct"].set_y_span(0, 100)
+        self.plots["rss_bytes"].set_y_span(0, 1.0)
+
+    def clear(self) -> None:
+        """Another run (or the idle monitor): its GPUs' series, limits and readings go."""
+        for plot in self.plots.values():
+            plot.reset()
+            plot.set_message(None)
+            plot.set_warn_level(None)
+        self._seen_value = dict.fromkeys(FIELDS, False)
+        self._unavailable = None
+        self.latest = {}
+        for line in (self.capacity_line, self.slowdown_line, self.power_limit_line):
+            line.setVisible(False)
+        self._spans()
+
+    def set_unavailable(self, reason: str | None) -> None:
+        """NVML is not available (``reason``) or available again (``None``)."""
+        self._unavailable = reason
+        self._update_messages()
+
+    def set_estimate(self, gpu_bytes: float | None) -> None:
+        self.estimate_line.setVisible(bool(gpu_bytes))
+        if gpu_bytes:
+            self.estimate_line.setValue(gpu_bytes / GIB)
+
+    def mark_break(self) -> None:
+        for plot in self.plots.values():
+            plot.mark_break()
+
+    def add_series(self, series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]) -> None:
+        """``(field, key) -> (times, values)``; a series is created the first time its key comes."""
+        for (field, key), (times, values) in series.items():
+            plot = self.plots[field]
+            if not plot.has_series(key):
+                plot.add_series(key, *self._name_and_color(field, key, len(plot.series_keys())), keep=False)
+            plot.buffer(key).extend(times, times, values)
+            plot.legend.setVisible(len(plot.series_keys()) > 1)  # one GPU's line needs no legend box over its data
+            self._seen_value[field] = True
+        if series and self._unavailable and any(f in GPU_FIELDS for f, _ in series):
+            self._unavailable = None
+        self._update_messages()
+
+    @staticmethod
+    def _name_and_color(field: str, key: str, index: int) -> tuple[str, str]:
+        if field in HOST_FIELDS:
+            return "this run", HOST_COLORS[field]
+        if key.startswith("proc"):
+            return f"this run (GPU {key[4:]})", MEMORY_RUN_COLOR if key == "proc0" else SERIES_COLORS[(index + 3) % 8]
+        if field == "memory_used_bytes":
+            return f"GPU {key[3:]}", MEMORY_CARD_COLOR if key == "gpu0" else SERIES_COLORS[(index + 2) % 8]
+        return f"GPU {key[3:]}", SERIES_COLORS[index % len(SERIES_COLORS)]
+
+    def set_latest(self, latest: dict[int, dict[str, Any]]) -> None:
+        """The newest line of each GPU: its limits drawn as lines, its thresholds as warning levels."""
+        if not latest:
+            return
+        limits_before = {g: _limits(line) for g, line in self.latest.items()}
+        self.latest.update(latest)
+        first = self.latest[min(self.latest)]
+        total, slowdown, limit = (first.get(k) for k in ("memory_total_bytes", "temperature_slowdown_c", "power_limit_w"))
+        # visible first: a hidden line's label ignores the new value and would keep "0.0 GiB"
+        for line, value, scale in ((self.capacity_line, total, 1 / GIB), (self.slowdown_line, slowdown, 1.0),
+                                   (self.power_limit_line, limit, 1.0)):
+            line.setVisible(bool(value))
+            if value:
+                line.setValue(float(value) * scale)
+        levels = warn_levels(first)
+        for field, scale in WARN_SCALE.items():
+            self.plots[field].set_warn_level(levels[field] * scale if field in levels else None)
+        if limits_before != {g: _limits(line) for g, line in self.latest.items()}:
+            self._spans()
+
+    def alerts(self) -> list[str]:
+        """The newest readings past their thresholds, in words (the status line shows them)."""
+        return [alert.message for gpu in sorted(self.latest) for alert in gpu_alerts(self.latest[gpu])]
+
+    def _update_messages(self) -> None:
+        any_data = any(self.plots[f].point_count() for f in GPU_FIELDS)
+        for field, plot in self.plots.items():
+            if field in GPU_FIELDS and self._unavailable:
+                plot.set_message(f"No GPU data: {self._unavailable}")
+            elif field in GPU_FIELDS and not self._seen_value[field] and any_data:
+                plot.set_message(f"{FIELDS[field][0]} is not reported by NVML for this GPU")
+            else:
+                plot.set_message(None)
+
+    def refresh(self) -> bool:
+        return any([p.refresh() for p in self.plots.values()])
+
+
+def _limits(line: dict[str, Any]) -> tuple:
+    return tuple(line.get(k) for k in ("memory_total_bytes", "temperature_slowdown_c", "power_limit_w"))

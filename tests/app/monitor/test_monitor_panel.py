@@ -1,0 +1,150 @@
+"""The Monitor tab shows the followed run only (issue 13): its own charts and legends, a steady
+ETA only while it runs, the live GPU monitor back when no run is followed, a long run loaded
+without blocking the window.
+"""
+
+from __future__ import annotations
+
+import re
+
+from app.monitor.follower import RunFollower
+from app.monitor.panel import MonitorPanel
+from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
+
+
+def make_panel(qtbot) -> MonitorPanel:
+    panel = MonitorPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 900)
+    panel.show()
+    return panel
+
+
+def sac_train(n: int) -> list[dict]:
+    return [{"kind": "train", "step": 100 * i, "t": 1e9 + i, "train/actor_loss": -1.0, "train/critic_loss": 0.5,
+             "train/ent_coef": 0.1} for i in range(n)]
+
+
+def ppo_train(n: int) -> list[dict]:
+    return [{"kind": "train", "step": 2048 * i, "t": 1e9 + i, "train/value_loss": 3.0, "train/policy_gradient_loss": -0.01,
+             "train/approx_kl": 0.01, "train/clip_fraction": 0.1} for i in range(n)]
+
+
+def test_point_2_another_run_brings_its_own_charts_and_legends(qtbot, make_window, runs_dir):
+    sac = make_fake_run(runs_dir, state="stopped", name="sac")
+    ppo = make_fake_run(runs_dir, state="stopped", name="ppo")
+    append_jsonl(sac / "metrics.jsonl", sac_train(5))
+    append_jsonl(ppo / "metrics.jsonl", ppo_train(5))
+    window = make_window()
+    window.follow_run(sac)
+    charts = window.monitor.scalars.charts
+    qtbot.waitUntil(lambda: "train/actor_loss" in window.monitor.scalars.charts, timeout=5000)
+    window.monitor.reward_plot.crosshair.show_at(100.0)
+    window.follow_run(ppo)
+    qtbot.waitUntil(lambda: "train/value_loss" in window.monitor.scalars.charts, timeout=5000)
+    charts = window.monitor.scalars.charts
+    assert set(charts) == {"train/value_loss", "train/policy_gradient_loss", "train/approx_kl", "train/clip_fraction"}
+    for key, chart in charts.items():  # one chart per scalar, titled by it, holding that run's points only
+        assert chart.title == key and chart.buffer("value").size == 5
+    assert not window.monitor.reward_plot.crosshair.visible()  # the readout of the previous run went with it
+
+
+def test_point_5_the_eta_is_steady_and_only_shown_while_the_run_runs(qtbot):
+    panel = make_panel(qtbot)
+    panel.set_run_state("running")
+    # 1,000 steps/s for two minutes, then one slow second (an evaluation), then fast again
+    records = [{"kind": "progress", "step": 1000 * i, "t": 1e9 + i, "fps": 1000.0, "total": 400_000} for i in range(120)]
+    panel.add_records(records)
+    first = panel.progress.format()
+    assert re.fullmatch(r"119,000 / 400,000 steps · 4:4\d left, done at \d\d:\d\d", first), first
+    panel.add_records([{"kind": "progress", "step": 119_100, "t": 1e9 + 121, "fps": 100.0, "total": 400_000}])
+    minutes = int(re.search(r"(\d+):\d\d left", panel.progress.format()).group(1))
+    assert minutes == 4  # the last second's 100 steps/s would say 46 minutes
+    for state in ("crashed", "stopped", "finished"):
+        panel.set_run_state(state)
+        assert "left" not in panel.progress.format() and state in panel.progress.format()
+    # SB3 finishes its rollout past the budget: the bar never says more than 100 %
+    panel.add_records([{"kind": "progress", "step": 402_048, "t": 1e9 + 500, "fps": 1000.0, "total": 400_000}])
+    assert panel.progress.value() == panel.progress.maximum()
+    assert panel.progress.format().startswith("400,000 / 400,000 steps")
+
+
+def test_point_9_the_live_gpu_monitor_comes_back_when_no_run_is_followed(qtbot, make_window, runs_dir):
+    run = make_fake_run(runs_dir, state="stopped")
+    window = make_window()
+    temperature = window.monitor.gpu.plots["temperature_c"]
+    window.gpu_monitor.samples.emit(gpu_lines(3))
+    assert temperature.point_count() == 3
+    window.open_run(run)
+    assert temperature.point_count() == 0
+    window.gpu_monitor.samples.emit(gpu_lines(3))
+    assert temperature.point_count() == 0  # the followed run's telemetry only
+    assert window.monitor.close_button.isVisible()
+    window.monitor.close_button.click()
+    assert window.run_dir is None and not window.monitor.close_button.isVisible()
+    window.gpu_monitor.samples.emit(gpu_lines(4))
+    assert temperature.point_count() == 4
+    assert "live GPU monitor" in window.monitor.title.text()
+
+
+def test_point_10_a_long_history_loads_in_chunks_while_the_window_stays_responsive(qtbot, runs_dir):
+    run = make_fake_run(runs_dir, state="stopped")
+    append_jsonl(run / "metrics.jsonl", episodes(0, 20_000))
+    append_jsonl(run / "telemetry.jsonl", gpu_lines(5_000))
+    panel = make_panel(qtbot)
+    follower = RunFollower(poll_ms=50, chunk_bytes=64 * 1024)
+    shares: list[float] = []
+    batches: list[int] = []
+    ticks: list[int] = []
+
+    def on_records(batch):
+        batches.append(batch.records)
+        panel.add_batch(batch)
+
+    follower.records.connect(on_records)
+    follower.telemetry.connect(panel.add_telemetry_batch)
+    follower.loading.connect(shares.append)
+    from PySide6.QtCore import QTimer
+
+    timer = QTimer()
+    timer.timeout.connect(lambda: ticks.append(1))  # the GUI thread's event loop keeps running meanwhile
+    timer.start(10)
+    try:
+        follower.follow(run)
+        qtbot.waitUntil(lambda: panel.reward_plot.buffer("episode").size == 20_000, timeout=30_000)
+        qtbot.waitUntil(lambda: shares and shares[-1] == -1.0, timeout=10_000)
+    finally:
+        timer.stop()
+        follower.close()
+    assert len(batches) > 5 and max(batches) < 2_000  # in chunks of 64 KiB, not one 20,000-record batch
+    assert any(0 < s < 1 for s in shares)  # "Loading the run's history… n %" was shown
+    # never a pile of batches queued in the GUI thread: at most one tick's (metrics and telemetry)
+    assert follower.controller.most_unacked <= 2
+    assert ticks  # the GUI thread's event loop ran meanwhile
+    assert panel.gpu.plots["temperature_c"].point_count() == 5_000
+
+
+def test_the_loading_state_is_shown_and_cleared(qtbot):
+    panel = make_panel(qtbot)
+    panel.set_loading("Loading the run's history… 40 %")
+    assert panel.loading and panel.status.isVisible() and "40 %" in panel.status.text()
+    panel.set_loading(None)
+    assert not panel.loading and not panel.status.isVisible()
+
+
+def test_save_plots_starts_in_the_runs_folder(qtbot, runs_dir, monkeypatch):
+    from PySide6.QtWidgets import QFileDialog
+
+    run = make_fake_run(runs_dir, state="stopped")
+    panel = make_panel(qtbot)
+    panel.set_run(run, run.name)
+    offered = []
+
+    def fake_dialog(parent, caption, start, filters):
+        offered.append(start)
+        return str(run / "plots"), filters
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", fake_dialog)
+    path = panel.save_plots()
+    assert offered == [str(run / "monitor.png")]
+    assert path == run / "plots.png" and path.stat().st_size > 1000
