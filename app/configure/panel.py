@@ -19,6 +19,7 @@ from app.configure.estimator import target_choices
 from app.configure.fields import is_section
 from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
+from app.configure.hints import HintsBox
 from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
@@ -79,6 +80,8 @@ class ConfigurePanel(QWidget):
         self.warnings_label.setWordWrap(True)
         self.warnings_label.setEnabled(False)
         self.warnings_label.hide()
+        self.hints_box = HintsBox()
+        self.hints_box.fix_clicked.connect(self.model.apply_hint)
         self.launch_button = QPushButton("Launch")
         self.launch_button.setToolTip("Start the run (Ctrl+Enter)")
         self.launch_button.setDefault(True)
@@ -94,6 +97,7 @@ class ConfigurePanel(QWidget):
         layout.addWidget(scroll, 1)
         layout.addWidget(self.fit_box, 0)
         layout.addWidget(self.errors_list, 0)
+        layout.addWidget(self.hints_box, 0)
         layout.addWidget(self.warnings_label, 0)
         layout.addWidget(self.launch_button, 0)
         self.model.values_changed.connect(self.refresh_values)
@@ -242,7 +246,10 @@ class ConfigurePanel(QWidget):
         if issues:  # as tall as its lines, up to a limit: the forms keep the space
             height = sum(self.errors_list.sizeHintForRow(i) for i in range(len(issues))) + 6
             self.errors_list.setFixedHeight(min(height, 120))
-        warnings = self.model.warnings()
+        hints = self.model.hints()
+        self.hints_box.show_hints(hints, {path: row.label.text() for path, row in self.rows.items()})
+        hinted = {str(h) for h in hints}
+        warnings = [w for w in self.model.warnings() if w not in hinted]
         self.warnings_label.setText("\n".join(f"Note: {w}" for w in warnings))
         self.warnings_label.setVisible(bool(warnings))
 

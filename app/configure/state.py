@@ -11,7 +11,7 @@ from typing import Any
 
 from app.configure.fields import is_section
 from core.config.dotted import del_path, get_path, merge, set_path
-from core.config.errors import ConfigError, FieldIssue
+from core.config.errors import ConfigError, FieldHint, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
@@ -59,6 +59,7 @@ class Validation:
     config: RunConfig | None = None
     issues: list[FieldIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    hints: list[FieldHint] = field(default_factory=list)
 
 
 class ConfigState:
@@ -129,4 +130,4 @@ class ConfigState:
             result = validate_config(raw)
         except ConfigError as exc:
             return Validation(raw, issues=list(exc.issues))
-        return Validation(raw, result.config, [], result.warnings)
+        return Validation(raw, result.config, [], result.warnings, result.hints)

@@ -19,7 +19,7 @@ from core.config.algorithms.dqn import DQNParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
-from core.config.errors import CrossFieldError, FieldIssue
+from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section, hp
 
 SCHEMA_VERSION: Final = 1
@@ -171,6 +171,14 @@ def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
         want = " and ".join(sorted(spec.net_keys)) if spec.net_keys else "a plain list"
         issues.append(FieldIssue("policy.net_arch", f"{cfg.algo} takes {want} for net_arch, not keys {sorted(net)}"))
     return issues
+
+
+def config_hints(cfg: RunConfig) -> list[FieldHint]:
+    """Advice on a valid config from its algorithm's table (what SB3 accepts with a warning)."""
+    spec = cfg.spec
+    if spec is None:
+        return []
+    return [hint for advice in spec.advice for hint in advice(cfg.params, cfg.runtime, cfg.budget)]
 
 
 def resolved_net_arch(cfg: RunConfig) -> dict[str, list[int]]:

@@ -15,9 +15,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from core.config.errors import ConfigError, CrossFieldError, FieldIssue
+from core.config.errors import ConfigError, CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section
-from core.config.schema import RunConfig
+from core.config.schema import RunConfig, config_hints
 from core.util.yaml_reader import load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
@@ -113,8 +113,12 @@ def _known_keys(parent: str) -> list[str]:
 
 @dataclass
 class ValidatedConfig:
+    """A valid config, the warnings about it (every hint's text among them), and the hints
+    whose fix the window offers as a button."""
+
     config: RunConfig
     warnings: list[str] = field(default_factory=list)
+    hints: list[FieldHint] = field(default_factory=list)
 
 
 def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
@@ -125,8 +129,10 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     for key in ("description", "base"):
         clean.pop(key, None)
     try:
-        return ValidatedConfig(RunConfig.model_validate(clean), warnings)
+        config = RunConfig.model_validate(clean)
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
+    hints = config_hints(config)
+    return ValidatedConfig(config, warnings + [str(h) for h in hints], hints)
 
 

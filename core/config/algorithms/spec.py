@@ -10,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.config.errors import FieldIssue
+from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import Section
 
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
 # A rule between the algorithm's section and the run's runtime and budget sections.
 Rule = Callable[[Any, Any, Any], list[FieldIssue]]
+# Advice on a valid config (what SB3 accepts with a warning), with the value that fixes it.
+Advice = Callable[[Any, Any, Any], list[FieldHint]]
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,7 @@ class AlgoSpec:
     default_activation: str        # SB3's activation when activation is auto
     train_batch: Callable[[Any, int], int]  # samples in one gradient pass, from (params, n_envs)
     rules: tuple[Rule, ...] = ()   # cross-field rules; may resolve 'auto' values in place
+    advice: tuple[Advice, ...] = ()  # warnings with a one-click fix, on a valid config
     batch_divides_rollout: bool = False  # PPO: batch_size must divide n_envs x n_steps
 
     @property
