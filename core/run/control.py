@@ -23,7 +23,6 @@ from core.util.files import write_atomic
 from core.util.procs import spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
 
-
 WORKER_MODULE = "core.training.worker"
 
 

@@ -29,9 +29,8 @@ SafeNumberLoader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 SafeNumberLoader.add_implicit_resolver(_INT, re.compile(r"^[-+]?(0|[1-9][0-9_]*)$"), list("-+0123456789"))
-SafeNumberLoader.add_implicit_resolver(
-    _FLOAT, re.compile(r"^[-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$"),
-    list("-+0123456789."))
+_FLOAT_TEXT = r"^[-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$"
+SafeNumberLoader.add_implicit_resolver(_FLOAT, re.compile(_FLOAT_TEXT), list("-+0123456789."))
 
 
 def load_yaml(text: str) -> Any:

@@ -80,5 +80,6 @@ def batch_advice(p: Any, runtime: Any, budget: Any) -> list[FieldHint]:
 PPO = AlgoSpec(
     name="PPO", params=PPOParams, sb3_class="stable_baselines3:PPO", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
-    default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), rules=(batch_rule,), advice=(batch_advice,),
+    default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs),
+    rules=(batch_rule,), advice=(batch_advice,),
     batch_divides_rollout=True)
