@@ -167,7 +167,7 @@ class ConfigModel(QObject):
                 self.estimate_note, self.spaces_text = "the environment cannot be created", ""
             else:
                 self.spaces_text = spaces_text(found[0])
-                issues += check_spaces(cfg, found[0].action_kind)
+                issues += check_spaces(cfg, found[0].action_kind, found[0])
                 estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total)
         self.issues = issues
         changed = estimate != self.estimate

@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def _check_spaces_early(validated: ValidatedConfig) -> None:
     """Refuse SAC on a discrete env (and DQN on a continuous one) before creating the run."""
     spaces = probe_spaces(validated.config.env)
-    issues = check_spaces(validated.config, spaces.action_kind)
+    issues = check_spaces(validated.config, spaces.action_kind, spaces)
     if issues:
         raise ConfigError(issues)
 

@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from core.config.errors import ConfigError, CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section
-from core.config.schema import RunConfig, config_hints
+from core.config.schema import RunConfig, config_hints, unused_policy_settings
 from core.util.yaml_reader import load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
@@ -133,6 +133,7 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
     hints = config_hints(config)
+    warnings += unused_policy_settings(config)
     return ValidatedConfig(config, warnings + [str(h) for h in hints], hints)
 
 

@@ -30,7 +30,7 @@ def host_memory_total() -> int:
 def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
              host_memory_bytes: int | None = None, suggest: bool = True) -> FitEstimate:
     """The memory ``cfg`` needs on ``gpu`` (``None``: no GPU) and on this host."""
-    issues = check_spaces(cfg, spaces.action_kind)
+    issues = check_spaces(cfg, spaces.action_kind, spaces)
     if issues:
         raise ConfigError(issues)
     host_capacity = int(host_memory_bytes) if host_memory_bytes else host_memory_total()

@@ -8,13 +8,25 @@ from pydantic import field_validator
 
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
 from core.config.errors import FieldHint, FieldIssue
-from core.config.fields import Section, entropy_coef, gamma, hp, learning_rate, max_grad_norm, value_coef
+from core.config.fields import (
+    Schedule,
+    Section,
+    entropy_coef,
+    gamma,
+    gsde,
+    hp,
+    learning_rate,
+    max_grad_norm,
+    schedule_hp,
+    sde_sample_freq,
+    value_coef,
+)
 
 
 class PPOParams(Section):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
-    learning_rate: float = learning_rate(3e-4)
+    learning_rate: Schedule = learning_rate(3e-4)
     n_steps: int = hp(2048, "Steps per env per rollout",
                       "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
     batch_size: int | Literal["auto"] = hp(64, "Minibatch size",
@@ -24,13 +36,15 @@ class PPOParams(Section):
     n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
     gamma: float = gamma()
     gae_lambda: float = hp(0.95, "GAE lambda", "Bias/variance trade-off of the advantage estimate.", "", ge=0, le=1)
-    clip_range: float = hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", "", gt=0, le=10)
+    clip_range: Schedule = schedule_hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", 0, 10)
     ent_coef: float = entropy_coef()
     vf_coef: float = value_coef()
     max_grad_norm: float = max_grad_norm(0.5)
     target_kl: float | None = hp(None, "Target KL",
                                  "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()
 
     @field_validator("batch_size")
     @classmethod
@@ -82,4 +96,5 @@ PPO = AlgoSpec(
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
     default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs),
     rules=(batch_rule,), advice=(batch_advice,),
-    batch_divides_rollout=True)
+    batch_divides_rollout=True,
+    policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))
