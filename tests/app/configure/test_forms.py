@@ -151,3 +151,46 @@ def test_algorithm_that_does_not_suit_the_env_disables_launch(qtbot, panel):
     qtbot.waitUntil(lambda: panel.current_config() is not None, timeout=TIMEOUT_MS)
     assert panel.current_config().algo == "SAC" and panel.current_config().env.id == "Pendulum-v1"
     assert panel.launch_button.isEnabled()
+
+
+def test_schedule_editor_sets_a_linear_schedule_and_reads_zoo_text(qtbot, panel):
+    row = panel.rows["ppo.learning_rate"]
+    editor = row.editor
+    assert editor.kind.currentText() == "constant" and not editor.end.isVisibleTo(panel)
+    editor.kind.setCurrentText("linear")
+    editor.kind.activated.emit(1)  # what choosing "linear" with the mouse does
+    assert editor.end.isVisibleTo(panel) and editor.end.text() == "0.0"
+    editor.end.setFocus()
+    editor.end.selectAll()
+    qtbot.keyClicks(editor.end, "1e-5")
+    wait_settled(qtbot, panel)
+    lr = panel.current_config().ppo.learning_rate
+    assert (lr.start, lr.end) == (3e-4, 1e-5)
+    row.set_text("lin_7e-4")  # rl_zoo3's spelling: linear from 7e-4 down to 0
+    wait_settled(qtbot, panel)
+    lr = panel.current_config().ppo.learning_rate
+    assert (lr.start, lr.end) == (7e-4, 0.0) and editor.start.text() == "0.0007"
+    type_into(qtbot, panel, "ppo.clip_range", "0")  # each value keeps the field's range
+    qtbot.waitUntil(lambda: panel.rows["ppo.clip_range"].error() is not None, timeout=TIMEOUT_MS)
+    assert "out of range" in panel.rows["ppo.clip_range"].error()
+
+
+def test_optional_yes_no_setting_is_a_choice_with_the_default_empty(qtbot, panel):
+    row = panel.rows["policy.share_features_extractor"]
+    assert row.editor.currentText() == "" and [row.editor.itemText(i) for i in range(3)] == ["", "true", "false"]
+    row.editor.setCurrentIndex(2)
+    row.editor.activated.emit(2)
+    wait_settled(qtbot, panel)
+    assert panel.current_config().policy.share_features_extractor is False
+
+
+def test_env_picker_edits_wrappers_and_frame_stack(qtbot, panel):
+    picker = panel.env_picker
+    picker.wrappers_edit.setPlainText("[{TimeLimit: {max_episode_steps: 50}}]")
+    picker.frame_stack_edit.setText("3")
+    picker.frame_stack_edit.textEdited.emit("3")
+    wait_settled(qtbot, panel)
+    env = panel.current_config().env
+    assert [(w.name, w.kwargs) for w in env.wrappers] == [("gymnasium.wrappers.TimeLimit", {"max_episode_steps": 50})]
+    assert env.frame_stack == 3
+    qtbot.waitUntil(lambda: "[12]" in picker.spaces_label.text(), timeout=TIMEOUT_MS)  # CartPole's 4 obs x 3 frames
