@@ -11,11 +11,11 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import doctor, estimate, export, monitor, presets, queue, runs, train
+from core.cli import doctor, estimate, export, monitor, presets, queue, runs, train, zoo
 from core.cli.common import CliError
 from core.config.errors import ConfigError
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue, zoo]
 
 
 def build_parser() -> argparse.ArgumentParser:

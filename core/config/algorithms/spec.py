@@ -48,6 +48,10 @@ class AlgoSpec:
     default_cnn_net: tuple[int, ...] | None = None  # SB3's hidden layers behind a CNN, where they differ
     default_critics: int = 2       # Q-networks of an actor-critic off-policy policy (SAC, TD3: 2; DDPG: 1)
     contrib: bool = False          # from sb3-contrib (pip install "rlpanel[contrib]")
+    # SB3 policy names -> policy.kind, where the algorithm's differ (RecurrentPPO's MlpLstmPolicy is "MlpPolicy")
+    policy_names: tuple[tuple[str, str], ...] = ()
+    # fields of its section that SB3 takes inside policy_kwargs (RecurrentPPO's lstm_hidden_size)
+    policy_params: tuple[str, ...] = ()
 
     @property
     def section(self) -> str:
