@@ -55,7 +55,7 @@ class FieldRow(QWidget):
         self.label.setToolTip(tooltip(info, path))
         self.label.setBuddy(self)
         self.editor = self._make_editor()
-        if not isinstance(self.editor, QCheckBox):  # room for 1e-05 or 1000000 before the row wraps
+        if not isinstance(self.editor, (QCheckBox, ScheduleEditor)):  # room for 1e-05 or 1000000 before the row wraps
             self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
         self.editor.setToolTip(tooltip(info, path))
         self.editor.setObjectName(path)

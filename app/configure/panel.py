@@ -120,7 +120,8 @@ class ConfigurePanel(QWidget):
         box.addStretch(1)
         width = max(row.unit_label.sizeHint().width() for row in self.rows.values())
         for row in self.rows.values():
-            row.unit_label.setFixedWidth(width)
+            # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
+            row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
         return container
 
     def _add_form(self, box: QVBoxLayout, form: SectionForm, name: str) -> None:

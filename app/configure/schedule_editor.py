@@ -26,6 +26,7 @@ class ScheduleEditor(QWidget):
         super().__init__(parent)
         self.kind = QComboBox()
         self.kind.addItems(list(KINDS))
+        self.kind.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)  # "constant" readable in full
         self.kind.setToolTip("constant: one value for the whole run; linear: from start to end over the run")
         self.start = QLineEdit()
         self.start.setPlaceholderText("value")
@@ -33,7 +34,7 @@ class ScheduleEditor(QWidget):
         self.end = QLineEdit()
         self.end.setPlaceholderText("end")
         for edit in (self.start, self.end):
-            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("0" * 8))
+            edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("0" * 6))
             edit.textEdited.connect(lambda _t: self._emit())
         self.kind.activated.connect(lambda _i: self._kind_changed())
         line = QHBoxLayout(self)
@@ -89,6 +90,8 @@ class ScheduleEditor(QWidget):
         for widget in (self.kind, self.start, self.end):
             widget.blockSignals(True)
         try:
+            if isinstance(value, str) and value.strip().startswith("lin_"):  # rl_zoo3's spelling, as presets keep it
+                value = {"schedule": "linear", "start": parse_text(value.strip()[4:], NUMBER), "end": 0.0}
             if isinstance(value, dict):
                 self.kind.setCurrentText("linear")
                 self.start.setText(format_value(value.get("start")))
