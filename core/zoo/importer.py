@@ -86,6 +86,9 @@ def import_zoo_file(path: Path, envs: list[str] | None = None, overwrite: bool =
                     zoo_algo: str | None = None) -> list[ImportResult]:
     """Import the entries of ``path`` (those of ``envs`` only, if given) as user presets."""
     zoo_algo = zoo_algo or zoo_algo_of(path)
+    if ZOO_ALGOS[zoo_algo] not in ALGORITHMS:
+        have = ", ".join(z for z, a in ZOO_ALGOS.items() if a in ALGORITHMS)
+        raise ValueError(f"{path.name}: rlpanel does not train {ZOO_ALGOS[zoo_algo]} (yet); it imports the files of {have}")
     entries = read_yaml_mapping(path)
     missing = [e for e in envs or [] if e not in entries]
     if missing:

@@ -135,3 +135,8 @@ def test_cli_import_prints_json_and_refuses_bad_sources():
                         (("missing.yml",), "missing.yml")):
         bad = cli("zoo", "import", *args)
         assert bad.returncode == 2 and words in bad.stderr, bad.stderr
+
+
+def test_a_file_of_an_algorithm_rlpanel_does_not_train_is_refused_whole():
+    done = cli("zoo", "import", "tqc")
+    assert done.returncode == 2 and "rlpanel does not train TQC" in done.stderr and "ppo, a2c, sac" in done.stderr
