@@ -125,7 +125,7 @@ def _env(cfg: RunConfig, entry: dict[str, Any], notes: list[str]) -> None:
             settings["clip_reward"] = norm.clip_reward
         if norm.norm_obs_keys is not None:
             settings["norm_obs_keys"] = list(norm.norm_obs_keys)
-        if norm.gamma is not None:
+        if norm.gamma is not None and norm.gamma != getattr(cfg.params, "gamma", 0.99):
             notes.append(f"runtime.normalize.gamma: rl_zoo3 uses the algorithm's gamma for VecNormalize, not {norm.gamma}")
         entry["normalize"] = settings
     if cfg.env.wrappers:
