@@ -91,6 +91,7 @@ def test_her_on_a_goal_env_trains_with_multi_input_policy(runs_dir):
     assert type(model.policy).__name__ == "MultiInputPolicy"
 
 
+@pytest.mark.timeout(600)  # a worker start, 400 steps, a stop and a resume, on a machine shared under load
 @pytest.mark.parametrize("algo", ["TD3", "DDPG"])
 def test_td3_and_ddpg_train_stop_resume_and_appear_in_results(runs_dir, algo):
     section = algo.lower()
@@ -99,7 +100,7 @@ def test_td3_and_ddpg_train_stop_resume_and_appear_in_results(runs_dir, algo):
                                         "action_noise": "normal"},
                               "policy": {"net_arch": [64, 64]}, "budget": {"total_timesteps": 1_000_000}})
     launch_worker(run)
-    wait_for(lambda: last_step(run) >= 400, what="training progress")
+    wait_for(lambda: last_step(run) >= 400, timeout=300, what="training progress")  # how long to wait, not a check
     assert stop_run(run, timeout=60) == "graceful"
     assert read_status(run)["state"] == "stopped"
     step = read_json(run / "checkpoints" / "latest.json")["step"]
