@@ -23,6 +23,8 @@ GREEN, BLUE, AMBER, RED = ("#2e7d32", "#66bb6a"), ("#1565c0", "#64b5f6"), ("#a15
 VERDICT_COLORS = {"fits": GREEN, "tight": AMBER, "does not fit": RED}
 QUEUE_STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "stopped": AMBER, "cancelled": AMBER,
                        "skipped": AMBER, "cancelling": AMBER, "failed": RED, "crashed": RED, "finished with failures": RED}
+# an rl_zoo3 entry's fate in the import report
+ZOO_IMPORT_COLORS = {"imported": GREEN, "imported-with-drops": AMBER, "refused": RED}
 # a run's state wherever it is listed (Runs, Results)
 MUTED = "#8a8a8a"
 STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227",
@@ -149,6 +151,11 @@ def verdict_color(widget: QWidget, verdict: str | None) -> QColor:
 def status_color(widget: QWidget, status: str) -> QColor:
     """A colour for a queue or job status (waiting: muted text)."""
     return _pair(widget, QUEUE_STATUS_COLORS.get(status))
+
+
+def zoo_import_color(widget: QWidget, status: str) -> QColor:
+    """Green / amber / red for an rl_zoo3 entry imported / imported with drops / refused."""
+    return _pair(widget, ZOO_IMPORT_COLORS.get(status))
 
 
 def state_color(state: str) -> QColor:

@@ -1,5 +1,5 @@
-"""The environment picker (gymnasium id or ``module:Class`` entry point, with kwargs) and the
-algorithm selector."""
+"""The environment picker (gymnasium id or ``module:Class`` entry point, with kwargs, wrappers and
+a frame stack) and the algorithm selector."""
 
 from __future__ import annotations
 
@@ -20,11 +20,20 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
 from core.config.algorithms import ALGOS, BASELINES
 from core.config.spaces import COMMON_ENVS
 from core.util.yaml_reader import load_yaml
+
+
+def _yaml_or_text(text: str) -> Any:
+    """YAML typed into a box; text that is not YAML is passed on for the schema to reject."""
+    try:
+        return yaml.safe_load(text) if text.strip() else None
+    except yaml.YAMLError:
+        return text
 
 
 class EnvPicker(QGroupBox):
@@ -64,6 +73,15 @@ class EnvPicker(QGroupBox):
         self.kwargs_edit.setPlaceholderText("kwargs as YAML or JSON, e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")
         self.kwargs_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 10)
+        self.wrappers_edit = QPlainTextEdit()
+        self.wrappers_edit.setPlaceholderText("wrappers as YAML, e.g. [{TimeLimit: {max_episode_steps: 500}}]")
+        self.wrappers_edit.setToolTip("Gymnasium wrappers around each env, innermost first: dotted class names "
+                                      "(gymnasium.wrappers.TimeLimit, stable_baselines3.common.atari_wrappers.AtariWrapper "
+                                      "or your own module) with kwargs; only the training worker imports them")
+        self.wrappers_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 10)
+        self.frame_stack_edit = QLineEdit()
+        self.frame_stack_edit.setPlaceholderText("none")
+        self.frame_stack_edit.setToolTip("Stack this many last observations (VecFrameStack); empty: none")
         self.spaces_label = QLabel()
         self.spaces_label.setEnabled(False)
         self.spaces_label.setWordWrap(True)
@@ -88,6 +106,8 @@ class EnvPicker(QGroupBox):
         form.addRow(self.id_label, self.id_combo)
         form.addRow(self.entry_label, self.entry_edit)
         form.addRow("Env kwargs", self.kwargs_edit)
+        form.addRow("Wrappers", self.wrappers_edit)
+        form.addRow("Frame stack", self.frame_stack_edit)
         form.addRow("", self.spaces_label)
         form.addRow("", self.env_error)
         form.addRow("Algorithm", self.algo_combo)
@@ -100,6 +120,8 @@ class EnvPicker(QGroupBox):
         self.id_combo.activated.connect(lambda _i: self._emit_env())
         self.entry_edit.textEdited.connect(lambda _t: self._emit_env())
         self.kwargs_edit.textChanged.connect(self._kwargs_changed)
+        self.wrappers_edit.textChanged.connect(self._kwargs_changed)
+        self.frame_stack_edit.textEdited.connect(lambda _t: self._emit_env())
         self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
         self._loading = False
 
@@ -128,9 +150,11 @@ class EnvPicker(QGroupBox):
             kwargs = text
         if kwargs is None:
             kwargs = {}
+        extra = {"wrappers": _yaml_or_text(self.wrappers_edit.toPlainText()) or [],
+                 "frame_stack": parse_text(self.frame_stack_edit.text(), FieldKind("number", optional=True, integer=True))}
         if self.gym_radio.isChecked():
-            return {"id": self.id_combo.currentText().strip(), "entry_point": None, "kwargs": kwargs}
-        return {"id": None, "entry_point": self.entry_edit.text().strip() or None, "kwargs": kwargs}
+            return {"id": self.id_combo.currentText().strip(), "entry_point": None, "kwargs": kwargs, **extra}
+        return {"id": None, "entry_point": self.entry_edit.text().strip() or None, "kwargs": kwargs, **extra}
 
     def _emit_env(self) -> None:
         self.env_edited.emit(self.env_raw())
@@ -156,6 +180,14 @@ class EnvPicker(QGroupBox):
                 text = kwargs
             if self.kwargs_edit.toPlainText().strip() != text:
                 self.kwargs_edit.setPlainText(text)
+            wrappers = env.get("wrappers") or []
+            text = wrappers if isinstance(wrappers, str) else (
+                yaml.safe_dump(wrappers, default_flow_style=True, width=10**6).strip() if wrappers else "")
+            if self.wrappers_edit.toPlainText().strip() != text:
+                self.wrappers_edit.setPlainText(text)
+            stack = format_value(env.get("frame_stack"))
+            if self.frame_stack_edit.text().strip() != stack:
+                self.frame_stack_edit.setText(stack)
         finally:
             self._loading = False
 

@@ -16,6 +16,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
+from core.config.fields import LinearSchedule
 from core.util.yaml_reader import load_yaml
 
 
@@ -23,9 +24,10 @@ from core.util.yaml_reader import load_yaml
 class FieldKind:
     """How one field is edited.
 
-    ``editor`` is one of: ``bool``, ``choice`` (fixed options), ``number`` (int/float, typed as
-    text so 1e6 and 1,000,000 work), ``text``, ``layers`` (net_arch lists/dicts), ``yaml``
-    (anything else, typed as YAML flow text). ``options`` are the choices or suggestions;
+    ``editor`` is one of: ``bool``, ``choice`` (fixed options; an optional yes/no field is a
+    choice of empty, true and false), ``number`` (int/float, typed as text so 1e6 and 1,000,000
+    work), ``schedule`` (a constant or a linear schedule), ``text``, ``layers`` (net_arch
+    lists/dicts), ``yaml`` (anything else, typed as YAML flow text). ``options`` are the choices or suggestions;
     ``editable`` means free text is allowed beside them.
     """
 
@@ -40,6 +42,8 @@ def _parts(annotation: Any) -> list[Any]:
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         return [p for a in typing.get_args(annotation) for p in _parts(a)]
+    if origin is typing.Annotated:
+        return _parts(typing.get_args(annotation)[0])
     return [annotation]
 
 
@@ -54,8 +58,10 @@ def field_kind(info: FieldInfo) -> FieldKind:
     parts = [p for p in parts if p is not type(None)]
     literals = tuple(str(v) for p in parts if typing.get_origin(p) is Literal for v in typing.get_args(p))
     others = [p for p in parts if typing.get_origin(p) is not Literal]
+    if LinearSchedule in others:
+        return FieldKind("schedule", optional)
     if others == [bool]:
-        return FieldKind("bool", optional)
+        return FieldKind("choice", True, options=("", "true", "false")) if optional else FieldKind("bool")
     if not others and literals:
         return FieldKind("choice", optional, options=literals)
     if others and all(p in (int, float) for p in others):
@@ -148,6 +154,8 @@ def parse_text(text: str, kind: FieldKind) -> Any:
         return _parse_number(stripped, kind.integer)
     if kind.editor == "layers":
         return _parse_layers(stripped)
+    if kind.editor == "choice" and kind.options == ("", "true", "false"):
+        return stripped == "true"
     if kind.editor == "yaml":
         try:
             return load_yaml(stripped, "the field")

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.fields import FieldKind, field_kind, format_value, is_section, parse_text, tooltip, unit
+from app.configure.schedule_editor import ScheduleEditor
 from app.theme import error_color
 
 
@@ -54,7 +55,7 @@ class FieldRow(QWidget):
         self.label.setToolTip(tooltip(info, path))
         self.label.setBuddy(self)
         self.editor = self._make_editor()
-        if not isinstance(self.editor, QCheckBox):  # room for 1e-05 or 1000000 before the row wraps
+        if not isinstance(self.editor, (QCheckBox, ScheduleEditor)):  # room for 1e-05 or 1000000 before the row wraps
             self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
         self.editor.setToolTip(tooltip(info, path))
         self.editor.setObjectName(path)
@@ -88,6 +89,10 @@ class FieldRow(QWidget):
 
     def _make_editor(self) -> QWidget:
         kind = self.kind
+        if kind.editor == "schedule":
+            schedule = ScheduleEditor()
+            schedule.edited.connect(self._user_edit)
+            return schedule
         if kind.editor == "bool":
             editor = QCheckBox()
             editor.clicked.connect(lambda checked: self._user_edit(bool(checked)))
@@ -102,7 +107,8 @@ class FieldRow(QWidget):
                 combo.lineEdit().textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
                 combo.activated.connect(lambda _i: self._user_edit(parse_text(combo.currentText(), kind)))
             else:
-                combo.activated.connect(lambda _i: self._user_edit(combo.currentText()))
+                combo.activated.connect(lambda _i: self._user_edit(parse_text(combo.currentText(), kind)
+                                                                   if kind.optional else combo.currentText()))
             return combo
         edit = QLineEdit()
         if kind.optional:
@@ -121,12 +127,17 @@ class FieldRow(QWidget):
     def text(self) -> str:
         if isinstance(self.editor, QCheckBox):
             return format_value(self.editor.isChecked())
+        if isinstance(self.editor, ScheduleEditor):
+            return self.editor.text()
         if isinstance(self.editor, QComboBox):
             return self.editor.currentText()
         return self.editor.text()
 
     def set_text(self, text: str) -> None:
         """Type ``text`` as a user would (tests and the suggestion button use this)."""
+        if isinstance(self.editor, ScheduleEditor):
+            self.editor.set_text(text)  # emits edited, which reaches _user_edit
+            return
         if isinstance(self.editor, QComboBox) and self.editor.isEditable():
             self.editor.setEditText(text)
         elif isinstance(self.editor, QLineEdit):
@@ -140,6 +151,9 @@ class FieldRow(QWidget):
         self._value = value
         text = format_value(value, self.kind)
         editor = self.editor
+        if isinstance(editor, ScheduleEditor):
+            editor.show_value(value)
+            return
         editor.blockSignals(True)
         try:
             if isinstance(editor, QCheckBox):

@@ -17,7 +17,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.configure.estimator import SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
-from core.config.errors import FieldIssue
+from core.config.errors import FieldHint, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, check_spaces
 from core.config.trust import code_module, is_trusted
@@ -78,7 +78,17 @@ class ConfigModel(QObject):
         return list(self.issues)
 
     def warnings(self) -> list[str]:
+        """Notes about the config, the hints' text among them."""
         return list(self.validation.warnings)
+
+    def hints(self) -> list[FieldHint]:
+        """Advice with a fix (SB3 accepts the value with a warning): shown with a button."""
+        return list(self.validation.hints)
+
+    def apply_hint(self, hint: FieldHint) -> None:
+        """The hint's one-click fix: set its field to the value it suggests."""
+        self.set_field(hint.path, hint.value)
+        self.validate_now()
 
     def settled(self) -> bool:
         """No validation pending and the env's spaces known: the issues and estimate are final."""
@@ -176,7 +186,7 @@ class ConfigModel(QObject):
                 self.estimate_note, self.spaces_text = "the environment cannot be created", ""
             else:
                 self.spaces_text = spaces_text(found[0])
-                issues += check_spaces(cfg, found[0].action_kind)
+                issues += check_spaces(cfg, found[0].action_kind, found[0])
                 torch = self.torch.get() if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)
                 issues += [issue] if issue else []

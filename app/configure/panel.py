@@ -30,6 +30,7 @@ from app.configure.estimator import target_choices
 from app.configure.fields import is_section
 from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
+from app.configure.hints import HintsBox
 from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
@@ -96,6 +97,8 @@ class ConfigurePanel(QWidget):
         self.warnings_label.setWordWrap(True)
         self.warnings_label.setEnabled(False)
         self.warnings_label.hide()
+        self.hints_box = HintsBox()
+        self.hints_box.fix_clicked.connect(self.model.apply_hint)
         self.launch_button = QPushButton("Launch")
         self.launch_button.setToolTip("Start the run (Ctrl+Enter)")
         self.launch_button.setDefault(True)
@@ -123,6 +126,7 @@ class ConfigurePanel(QWidget):
         side.addWidget(self.budget_form, 0)  # the budget stays in view: what a night's run is set by
         side.addWidget(self.fit_box, 0)
         side.addWidget(self.errors_list, 0)
+        side.addWidget(self.hints_box, 0)
         side.addWidget(self.warnings_label, 0)
         side.addStretch(1)
         side.addWidget(self.launch_button, 0)
@@ -165,7 +169,8 @@ class ConfigurePanel(QWidget):
         box.addStretch(1)
         width = max(row.unit_label.sizeHint().width() for row in self.rows.values())
         for row in self.rows.values():
-            row.unit_label.setFixedWidth(width)
+            # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
+            row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
         return container
 
     def _add_form(self, box: QVBoxLayout | None, form: SectionForm, name: str) -> None:
@@ -325,7 +330,10 @@ class ConfigurePanel(QWidget):
         if issues:  # as tall as its lines, up to a limit: the forms keep the space
             height = sum(self.errors_list.sizeHintForRow(i) for i in range(len(issues))) + 6
             self.errors_list.setFixedHeight(min(height, 120))
-        warnings = self.model.warnings()
+        hints = self.model.hints()
+        self.hints_box.show_hints(hints, {path: row.label.text() for path, row in self.rows.items()})
+        hinted = {str(h) for h in hints}
+        warnings = [w for w in self.model.warnings() if w not in hinted]
         self.warnings_label.setText("\n".join(f"Note: {w}" for w in warnings))
         self.warnings_label.setVisible(bool(warnings))
 

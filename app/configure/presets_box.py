@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.preset_diff import PresetDiffDialog
 from app.configure.state import ConfigState
+from app.configure.zoo_import import ZooImportDialog
 from app.theme import error_color
 from core.config.errors import ConfigError
 from core.config.presets import (
@@ -88,7 +89,9 @@ class PresetsBox(QGroupBox):
                 ("duplicate", "Duplicate", "Copy the selected preset to a new user preset", self.ask_duplicate),
                 ("rename", "Rename\u2026", "Rename the selected user preset", self.ask_rename),
                 ("delete", "Delete", "Delete the selected user preset", self.ask_delete),
-                ("diff", "Diff\u2026", "Compare the selected preset with its base, side by side", self.show_diff))):
+                ("diff", "Diff\u2026", "Compare the selected preset with its base, side by side", self.show_diff),
+                ("zoo", "Import rl_zoo3\u2026", "Turn rl_zoo3 hyperparameter entries into presets zoo-<algo>-<env> "
+                 "(same as rlpanel zoo import)", self.ask_zoo_import))):
             button = QToolButton()
             button.setText(text)
             button.setToolTip(tip)
@@ -265,6 +268,21 @@ class PresetsBox(QGroupBox):
         name = self.selected()
         if name is not None:
             PresetDiffDialog(name, self).exec()
+
+    def zoo_import_dialog(self) -> ZooImportDialog:
+        """The import dialog; the list is read again (and the first imported preset selected) after each import."""
+        dialog = ZooImportDialog(self)
+        dialog.imported.connect(self._zoo_imported)
+        return dialog
+
+    def ask_zoo_import(self) -> None:
+        self.zoo_import_dialog().exec()
+
+    def _zoo_imported(self, results: list[Any]) -> None:
+        first = next((r.preset for r in results if r.status != "refused"), None)
+        self.reload(select=first)
+        if first is not None:
+            self.preset_selected.emit(first)
 
     def _try(self, action: Any) -> bool:
         try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from app.configure.fields import is_section
 from core.config.dotted import del_path, get_path, merge, set_path
-from core.config.errors import ConfigError, FieldIssue
+from core.config.errors import ConfigError, FieldHint, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
@@ -48,7 +48,8 @@ def same_value(a: Any, b: Any) -> bool:
 
 def defaults() -> dict[str, Any]:
     """Every field's schema default, in the shape of a raw config."""
-    return RunConfig.model_construct().model_dump(mode="json") | {"env": {"id": "CartPole-v1", "entry_point": None, "kwargs": {}}}
+    env = {"id": "CartPole-v1", "entry_point": None, "kwargs": {}, "wrappers": [], "frame_stack": None}
+    return RunConfig.model_construct().model_dump(mode="json") | {"env": env}
 
 
 @dataclass
@@ -59,6 +60,7 @@ class Validation:
     config: RunConfig | None = None
     issues: list[FieldIssue] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    hints: list[FieldHint] = field(default_factory=list)
 
 
 class ConfigState:
@@ -129,4 +131,4 @@ class ConfigState:
             result = validate_config(raw)
         except ConfigError as exc:
             return Validation(raw, issues=list(exc.issues))
-        return Validation(raw, result.config, [], result.warnings)
+        return Validation(raw, result.config, [], result.warnings, result.hints)

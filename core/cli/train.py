@@ -54,7 +54,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
     """Refuse SAC on a discrete env (and DQN on a continuous one), or CUDA this torch lacks, before creating the run."""
     spaces = probe_spaces(validated.config.env)
-    issues = check_spaces(validated.config, spaces.action_kind)
+    issues = check_spaces(validated.config, spaces.action_kind, spaces)
     if validated.config.runtime.device.startswith("cuda"):  # only then is the torch probe worth its seconds
         issue = device_issue(validated.config, torch_facts())
         issues += [issue] if issue else []

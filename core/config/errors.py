@@ -51,3 +51,19 @@ class CrossFieldError(ValueError):
     def __init__(self, issues: list[FieldIssue]):
         self.issues = issues
         super().__init__("; ".join(str(i) for i in issues))
+
+
+@dataclass(frozen=True)
+class FieldHint:
+    """Advice about one field that SB3 accepts but warns about, with the value that fixes it.
+
+    The CLI prints it as a warning naming the ``--set``; the window shows it with a button
+    that sets ``path`` to ``value``.
+    """
+
+    path: str
+    message: str
+    value: object
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message} (--set {self.path}={self.value})"

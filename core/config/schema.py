@@ -15,15 +15,61 @@ from pydantic import Field, field_validator, model_validator
 
 from core.config.algorithms import ALGORITHMS, ALGOS, BASELINES
 from core.config.algorithms.a2c import A2CParams
+from core.config.algorithms.ddpg import DDPGParams
 from core.config.algorithms.dqn import DQNParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
-from core.config.errors import CrossFieldError, FieldIssue
+from core.config.algorithms.td3 import TD3Params
+from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section, hp
 
 SCHEMA_VERSION: Final = 1
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
+POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
+OPTIMIZERS = ("auto", "adam", "adamw", "rmsprop", "rmsprop_tf_like", "sgd")
+# Short names for the wrappers people use most; any other is a dotted 'package.module.Class'.
+WRAPPER_ALIASES = {
+    "TimeLimit": "gymnasium.wrappers.TimeLimit",
+    "FlattenObservation": "gymnasium.wrappers.FlattenObservation",
+    "TimeAwareObservation": "gymnasium.wrappers.TimeAwareObservation",
+    "ClipAction": "gymnasium.wrappers.ClipAction",
+    "RescaleAction": "gymnasium.wrappers.RescaleAction",
+    "GrayscaleObservation": "gymnasium.wrappers.GrayscaleObservation",
+    "ResizeObservation": "gymnasium.wrappers.ResizeObservation",
+    "AtariWrapper": "stable_baselines3.common.atari_wrappers.AtariWrapper",
+}
+
+
+class WrapperSpec(Section):
+    """One gymnasium wrapper around each env: a dotted class name and its keyword arguments."""
+
+    name: str = hp(..., "Wrapper", "A dotted class name such as gymnasium.wrappers.TimeLimit (imported only by the worker).")
+    kwargs: dict[str, Any] = hp({}, "Wrapper kwargs", "Keyword arguments of the wrapper.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        v = WRAPPER_ALIASES.get(v, v).replace(":", ".")
+        if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", v):
+            known = ", ".join(WRAPPER_ALIASES)
+            raise ValueError(f"wrapper {v!r} is not a dotted class name such as gymnasium.wrappers.TimeLimit (or one of {known})")
+        return v
+
+
+def _wrapper_items(value: Any) -> Any:
+    """rl_zoo3's spellings: a name, ``{name: kwargs}``, or ``{name: ..., kwargs: ...}``; one or a list."""
+    items = value if isinstance(value, list) else [value] if value not in (None, "") else []
+    out: list[Any] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append({"name": item, "kwargs": {}})
+        elif isinstance(item, dict) and len(item) == 1 and "name" not in item:
+            [(name, kwargs)] = item.items()
+            out.append({"name": name, "kwargs": kwargs or {}})
+        else:
+            out.append(item)
+    return out
 
 
 class EnvSpec(Section):
@@ -35,6 +81,16 @@ class EnvSpec(Section):
     path: str | None = hp(None, "Import folder", "The folder a custom env's module is imported from and its worker runs "
                                                  "in; set at launch to the folder rlpanel was started from, and kept "
                                                  "in the run's config so a resume finds it too.")
+    wrappers: list[WrapperSpec] = hp([], "Wrappers",
+                                     "Gymnasium wrappers around each env, innermost first: [{name: gymnasium.wrappers.TimeLimit, "
+                                     "kwargs: {max_episode_steps: 500}}]; rl_zoo3's spelling works too.")
+    frame_stack: int | None = hp(None, "Frame stack", "Stack this many last observations (VecFrameStack; empty: none).",
+                                 "frames", ge=2, le=64)
+
+    @field_validator("wrappers", mode="before")
+    @classmethod
+    def _wrappers(cls, v: Any) -> Any:
+        return _wrapper_items(v)
 
     @field_validator("entry_point")
     @classmethod
@@ -70,13 +126,31 @@ class PolicyParams(Section):
         "Hidden layer sizes, e.g. [256, 256], or {pi: [...], vf: [...]} / {pi: [...], qf: [...]}; empty: SB3's default.")
     activation: Literal[ACTIVATIONS] = hp(  # type: ignore[valid-type]
         "auto", "Activation", "Hidden-layer activation; auto is SB3's (tanh on-policy, relu off-policy).")
+    kind: Literal[POLICY_KINDS] = hp(  # type: ignore[valid-type]
+        "auto", "Policy", "auto picks from the observations: CnnPolicy for images, MultiInputPolicy for dicts, else MlpPolicy.")
+    log_std_init: float | None = hp(None, "Initial log std",
+                                    "Initial log standard deviation of Gaussian actions (empty: SB3's, 0 on-policy, -3 SAC).",
+                                    "", ge=-20, le=20)
+    ortho_init: bool = hp(True, "Orthogonal init", "Orthogonal initialisation of the layers (PPO, A2C).")
+    use_expln: bool = hp(False, "gSDE expln", "gSDE: keep the variance positive with expln instead of exp.")
+    full_std: bool = hp(True, "gSDE full std", "gSDE: one std per latent feature and action (off: per latent feature).")
+    squash_output: bool = hp(False, "gSDE squash output", "gSDE: squash actions with tanh (PPO, A2C).")
+    share_features_extractor: bool | None = hp(None, "Share features extractor",
+                                               "Actor and critic share the CNN or input layer (empty: SB3's, yes on-policy, "
+                                               "no off-policy).")
+    n_critics: int | None = hp(None, "Critics", "Q-networks of SAC and TD3 (empty: SB3's, 2; DDPG 1).", "", ge=1, le=10)
+    optimizer: Literal[OPTIMIZERS] = hp(  # type: ignore[valid-type]
+        "auto", "Optimizer", "auto is the algorithm's own (Adam; RMSprop for A2C with use_rms_prop).")
+    optimizer_eps: float | None = hp(None, "Optimizer epsilon", "Numerical stabiliser of the optimizer (empty: its default).",
+                                     "", gt=0, le=1)
+    weight_decay: float = hp(0.0, "Weight decay", "L2 penalty of the optimizer.", "", ge=0, le=1)
 
     @field_validator("net_arch")
     @classmethod
     def _net_arch(cls, v: Any) -> Any:
         layers = v.values() if isinstance(v, dict) else [v] if v is not None else []
         if isinstance(v, dict) and (not v or set(v) - {"pi", "vf", "qf"}):
-            raise ValueError(f"net_arch keys {sorted(v)} are not valid: use pi with vf (PPO, A2C) or pi with qf (SAC)")
+            raise ValueError(f"net_arch keys {sorted(v)} are not valid: use pi with vf (PPO, A2C) or pi with qf (SAC, TD3, DDPG)")
         for sizes in layers:
             if any(not 1 <= s <= 65536 for s in sizes):
                 raise ValueError(f"net_arch layer sizes {sizes} must each be 1 to 65536")
@@ -86,6 +160,11 @@ class PolicyParams(Section):
 class NormalizeParams(Section):
     obs: bool = hp(False, "Normalize observations", "VecNormalize running mean/std of observations.")
     reward: bool = hp(False, "Normalize rewards", "VecNormalize scaling of rewards by the return's std.")
+    gamma: float | None = hp(None, "Return discount", "Discount of the return whose std scales rewards (empty: the "
+                                                      "algorithm's gamma).", "", ge=0, le=1)
+    clip_obs: float = hp(10.0, "Clip observations", "Normalized observations are clipped to +- this.", "", gt=0, le=1e6)
+    clip_reward: float = hp(10.0, "Clip rewards", "Normalized rewards are clipped to +- this.", "", gt=0, le=1e6)
+    norm_obs_keys: list[str] | None = hp(None, "Observation keys", "Dict observations: the keys to normalize (empty: all).")
 
 
 class RuntimeParams(Section):
@@ -135,12 +214,14 @@ class RunConfig(Section):
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
     algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
-                                          "PPO, A2C, SAC or DQN; or a baseline: random, constant (zero "
-                                          "action).")
+                                          "PPO, A2C, SAC, DQN, TD3 or DDPG; or a baseline: random, "
+                                          "constant (zero action).")
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
     sac: SACParams = Field(default_factory=SACParams, title="SAC")
     dqn: DQNParams = Field(default_factory=DQNParams, title="DQN")
+    td3: TD3Params = Field(default_factory=TD3Params, title="TD3")
+    ddpg: DDPGParams = Field(default_factory=DDPGParams, title="DDPG")
     policy: PolicyParams = Field(default_factory=PolicyParams, title="Policy network")
     runtime: RuntimeParams = Field(default_factory=RuntimeParams, title="Runtime")
     budget: BudgetParams = Field(default_factory=BudgetParams, title="Budget")
@@ -189,12 +270,40 @@ def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
     return issues
 
 
-def resolved_net_arch(cfg: RunConfig) -> dict[str, list[int]]:
+def config_hints(cfg: RunConfig) -> list[FieldHint]:
+    """Advice on a valid config from its algorithm's table (what SB3 accepts with a warning)."""
+    spec = cfg.spec
+    if spec is None:
+        return []
+    return [hint for advice in spec.advice for hint in advice(cfg.params, cfg.runtime, cfg.budget)]
+
+
+# The ``policy`` settings beyond net_arch and activation: SB3 takes each only in some policies.
+POLICY_OPTIONS = ("log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor",
+                  "n_critics")
+
+
+def unused_policy_settings(cfg: RunConfig) -> list[str]:
+    """Warnings for ``policy`` settings changed from their default that the algorithm's SB3 policy does not take."""
+    spec = cfg.spec
+    if spec is None:
+        return []
+    defaults = PolicyParams()
+    out = []
+    for name in POLICY_OPTIONS:
+        value = getattr(cfg.policy, name)
+        if value != getattr(defaults, name) and name not in spec.policy_keys:
+            out.append(f"policy.{name}: {value!r} is not applied: {spec.name}'s policy has no {name}")
+    return out
+
+
+def resolved_net_arch(cfg: RunConfig, cnn: bool = False) -> dict[str, list[int]]:
     """The hidden layers of each network SB3 will build: ``pi`` and ``vf`` or ``qf``."""
     spec = cfg.spec
     if spec is None:
         return {}
-    net = list(spec.default_net) if cfg.policy.net_arch is None else cfg.policy.net_arch
+    default = spec.default_cnn_net if cnn and spec.default_cnn_net else spec.default_net
+    net = list(default) if cfg.policy.net_arch is None else cfg.policy.net_arch
     if isinstance(net, dict):
         return dict(net)
     return {key: list(net) for key in sorted(spec.net_keys)} if spec.net_keys else {"qf": list(net)}

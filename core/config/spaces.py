@@ -3,7 +3,7 @@
 The fit estimate needs shapes and dtypes only. A registered gymnasium id is created in-process
 (gymnasium does not import torch) and cached per ``(id, kwargs)``. A ``module:Class`` entry
 point is user code, which only the worker may import in-process (ARCHITECTURE.md, "Safety"): it is
-probed in a subprocess, ``python -m core.config.spaces --entry-point M:C --kwargs JSON``, which prints
+probed in a subprocess, ``python -m core.config.spaces --env JSON`` (so is an env with wrappers), which prints
 one JSON object.
 """
 
@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.config.algorithms import algorithms_for
@@ -50,6 +50,21 @@ class EnvSpaces:
     obs_n: int | None = None              # Discrete observations: n (one-hot width)
     obs_nvec: tuple[int, ...] = ()        # MultiDiscrete observations
     action_nvec: tuple[int, ...] = ()     # MultiDiscrete actions
+    obs_image: bool = False               # SB3's is_image_space: uint8, 3 dims, 0..255 (a CNN's input)
+    obs_keys: tuple[str, ...] = ()        # Dict observations: the keys (obs_shape is their flattened sum)
+
+    @property
+    def image_chw(self) -> tuple[int, int, int]:
+        """An image observation as the CNN sees it: channels first (SB3 transposes channels-last images)."""
+        a, b, c = self.obs_shape
+        return (a, b, c) if a <= min(b, c) else (c, a, b)
+
+    def stacked(self, n: int) -> EnvSpaces:
+        """The spaces after ``VecFrameStack(n)``: the channel axis (last, or first for channels-first images) n times."""
+        shape = list(self.obs_shape)
+        axis = 0 if self.obs_image and shape[0] <= min(shape[1:]) else len(shape) - 1
+        shape[axis] *= n
+        return replace(self, obs_shape=tuple(shape))
 
     @property
     def obs_size(self) -> int:
@@ -88,6 +103,7 @@ class EnvSpaces:
         data = dict(data)
         for key in ("obs_shape", "action_shape", "obs_nvec", "action_nvec"):
             data[key] = tuple(int(v) for v in data.get(key) or ())
+        data["obs_keys"] = tuple(str(k) for k in data.get("obs_keys") or ())
         return cls(**data)
 
 
@@ -139,7 +155,7 @@ def space_kind(space: Any) -> str:
     from gymnasium import spaces
 
     for kind, cls in (("box", spaces.Box), ("discrete", spaces.Discrete), ("multidiscrete", spaces.MultiDiscrete),
-                      ("multibinary", spaces.MultiBinary)):
+                      ("multibinary", spaces.MultiBinary), ("dict", spaces.Dict)):
         if isinstance(space, cls):
             return kind
     return type(space).__name__.lower()
@@ -149,6 +165,8 @@ def describe(observation_space: Any, action_space: Any, label: str = "the env") 
     """``EnvSpaces`` from gymnasium space objects (no torch involved)."""
     obs, act = observation_space, action_space
     obs_kind, act_kind = space_kind(obs), space_kind(act)
+    if obs_kind == "dict":
+        return _describe_dict(obs, act, label)
     if obs_kind not in SPACE_KINDS:
         raise ConfigError([FieldIssue("env.id", (
             f"{label} has a {type(obs).__name__} observation space, which rlpanel's MLP policies do not take: "
@@ -156,7 +174,7 @@ def describe(observation_space: Any, action_space: Any, label: str = "the env") 
     if act_kind not in SPACE_KINDS:
         raise ConfigError([FieldIssue("env.id", f"{label} has a {type(act).__name__} action space, "
                                                 "which stable-baselines3 does not support")])
-    obs_kw: dict[str, Any] = {"obs_kind": obs_kind, "obs_shape": tuple(obs.shape)}
+    obs_kw: dict[str, Any] = {"obs_kind": obs_kind, "obs_shape": tuple(obs.shape), "obs_image": _is_image(obs)}
     if obs_kind == "discrete":
         obs_kw.update(obs_shape=(1,), obs_n=int(obs.n))
     elif obs_kind == "multidiscrete":
@@ -169,8 +187,27 @@ def describe(observation_space: Any, action_space: Any, label: str = "the env") 
     return EnvSpaces(obs_dtype=str(obs.dtype), action_dtype=str(act.dtype), **obs_kw, **act_kw)
 
 
-def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
-    """Rules that need the env's action space (``box``, ``discrete``, ...)."""
+def _is_image(space: Any) -> bool:
+    """SB3's ``is_image_space`` (without torch): a uint8 Box of 3 dims spanning 0..255."""
+    import numpy as np
+
+    return (space_kind(space) == "box" and len(space.shape) == 3 and str(space.dtype) == "uint8"
+            and bool(np.all(space.low == 0)) and bool(np.all(space.high == 255)))
+
+
+def _describe_dict(obs: Any, act: Any, label: str) -> EnvSpaces:
+    """A Dict observation (MultiInputPolicy, HER): its parts flattened side by side, as SB3's
+    CombinedExtractor and DictReplayBuffer hold them (image parts are not counted as CNNs)."""
+    parts = {key: describe(space, act, f"{label} ({key})") for key, space in obs.spaces.items()}
+    if not parts:
+        raise ConfigError([FieldIssue("env.id", f"{label} has an empty Dict observation space: nothing to learn from")])
+    widest = max(parts.values(), key=lambda p: p.obs_size)
+    return replace(widest, obs_kind="dict", obs_shape=(sum(p.obs_size for p in parts.values()),), obs_image=False,
+                   obs_n=None, obs_nvec=(), obs_keys=tuple(parts))
+
+
+def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = None) -> list[FieldIssue]:
+    """Rules that need the env's action space (``box``, ``discrete``, ...) and, given them, its observations."""
     spec = cfg.spec
     label = cfg.env.label
     if spec is not None and not spec.takes(action_kind):
@@ -180,7 +217,36 @@ def check_spaces(cfg: RunConfig, action_kind: str) -> list[FieldIssue]:
     if cfg.algo == "constant" and action_kind != "box":
         return [FieldIssue("algo", f"the constant baseline plays the zero action of a Box action space; {label} has a "
                                    f"{action_kind} one: use the random baseline")]
-    return []
+    issues: list[FieldIssue] = []
+    if spec is not None and getattr(cfg.params, "use_sde", False) and action_kind != "box":
+        issues.append(FieldIssue(f"{spec.section}.use_sde", f"gSDE needs continuous (Box) actions; {label} has {action_kind} "
+                                                            "ones: turn use_sde off"))
+    if spaces is not None and spec is not None:
+        issues += _observation_rules(cfg, spaces)
+    return issues
+
+
+def _observation_rules(cfg: RunConfig, spaces: EnvSpaces) -> list[FieldIssue]:
+    """The policy kind, HER and frame stacking against the observations."""
+    assert cfg.spec is not None
+    label, kind, issues = cfg.env.label, cfg.policy.kind, []
+    if kind == "CnnPolicy" and not spaces.obs_image:
+        issues.append(FieldIssue("policy.kind", f"CnnPolicy needs image observations (uint8, 3 dims, 0..255); {label} has "
+                                                f"{spaces.obs_kind} {list(spaces.obs_shape)}: use auto or MlpPolicy"))
+    if kind in ("MlpPolicy", "CnnPolicy") and spaces.obs_kind == "dict":
+        issues.append(FieldIssue("policy.kind", f"{label} has dict observations: use MultiInputPolicy (or auto)"))
+    if kind == "MultiInputPolicy" and spaces.obs_kind != "dict":
+        issues.append(FieldIssue("policy.kind", f"MultiInputPolicy needs dict observations; {label} has {spaces.obs_kind} "
+                                                "ones: use auto or MlpPolicy"))
+    goal_keys = {"observation", "achieved_goal", "desired_goal"}
+    if cfg.env.frame_stack and spaces.obs_kind not in ("box", "dict"):
+        issues.append(FieldIssue("env.frame_stack", f"frame stacking needs Box observations; {label} has {spaces.obs_kind} "
+                                                    "ones: leave frame_stack empty"))
+    if getattr(cfg.params, "replay_buffer", "default") == "her" and not goal_keys <= set(spaces.obs_keys):
+        issues.append(FieldIssue(f"{cfg.spec.section}.replay_buffer", f"HER needs a goal env (dict observations with "
+                                                                      f"{', '.join(sorted(goal_keys))}); {label} has none: "
+                                                                      "use the default replay buffer"))
+    return issues
 
 
 # --- probing ---------------------------------------------------------------------------------
@@ -191,21 +257,29 @@ _make_lock = threading.Lock()
 
 
 def _key(env: EnvSpec) -> tuple[str, str, str]:
-    kwargs = json.dumps(env.kwargs, sort_keys=True, default=repr)
-    return ("entry_point", env.entry_point, kwargs) if env.entry_point else ("id", env.id or "", kwargs)
+    made = json.dumps({"kwargs": env.kwargs, "wrappers": env.model_dump(mode="json")["wrappers"]}, sort_keys=True, default=repr)
+    return ("entry_point", env.entry_point, made) if env.entry_point else ("id", env.id or "", made)
 
 
 def probe_spaces(env: EnvSpec, use_cache: bool = True) -> EnvSpaces:
-    """The spaces of ``env``; raise ``ConfigError`` on ``env.id`` when it cannot be created."""
+    """The spaces of ``env`` as the agent sees them (wrappers and frame stack applied); raise
+    ``ConfigError`` on ``env.id`` when it cannot be created.
+
+    Wrappers are code the user names, so an env with wrappers is probed in a subprocess like an
+    entry point; the frame stack is arithmetic (``EnvSpaces.stacked``).
+    """
     require_trusted(env)  # an entry point is user code: its spaces are read only once the user trusts it
     key = _key(env)
+    found: EnvSpaces | None = None
     if use_cache:
         with _lock:
-            if key in _cache:
-                return _cache[key]
-    found = _probe_entry_point(env) if env.entry_point else _probe_gym_id(env)
-    with _lock:
-        _cache[key] = found
+            found = _cache.get(key)
+    if found is None:
+        found = _probe_subprocess(env) if env.entry_point or env.wrappers else _probe_gym_id(env)
+        with _lock:
+            _cache[key] = found
+    if env.frame_stack and found.obs_kind == "box":
+        return found.stacked(env.frame_stack)
     return found
 
 
@@ -240,17 +314,18 @@ def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
     return f"cannot create environment {env.id!r}: {name}: {detail}; {fix}"
 
 
-def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
-    cmd = [sys.executable, "-m", "core.config.spaces", "--entry-point", env.entry_point or "",
-           "--kwargs", json.dumps(env.kwargs, default=repr)]
+def _probe_subprocess(env: EnvSpec) -> EnvSpaces:
+    where = "env.entry_point" if env.entry_point else "env.wrappers"
+    cmd = [sys.executable, "-m", "core.config.spaces", "--env",
+           json.dumps(env.model_dump(mode="json", exclude={"frame_stack"}), default=repr)]
     folder = env.path or os.getcwd()  # where the worker will import it from (EnvSpec.path)
     pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
     try:
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
                               env={**os.environ, "PYTHONPATH": pythonpath}, cwd=folder if os.path.isdir(folder) else None)
     except subprocess.TimeoutExpired:
-        raise ConfigError([FieldIssue("env.entry_point", (
-            f"creating {env.entry_point} took longer than {PROBE_TIMEOUT_S:.0f} s: make its constructor fast "
+        raise ConfigError([FieldIssue(where, (
+            f"creating {env.label} took longer than {PROBE_TIMEOUT_S:.0f} s: make its constructor fast "
             "(no network calls in __init__) so its spaces can be read"))]) from None
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     try:
@@ -259,22 +334,23 @@ def _probe_entry_point(env: EnvSpec) -> EnvSpaces:
         tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
         data = {"error": f"the probe process failed (exit {done.returncode}): {tail}"}
     if "error" in data:
-        raise ConfigError([FieldIssue("env.entry_point", (
-            f"cannot create environment {env.entry_point!r}: {data['error']}; check that the module is importable "
-            "from the folder you start rlpanel in and that env.kwargs match the constructor"))])
+        what = "the module is importable" if env.entry_point else "each wrapper's module is installed"
+        raise ConfigError([FieldIssue(where, (
+            f"cannot create environment {env.entry_point or env.id!r}: {data['error']}; check that {what} from the folder "
+            "you start rlpanel in and that the kwargs match the constructors"))])
     return EnvSpaces.from_json(data)
 
 
 def _main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.config.spaces", description="Print an env's spaces as JSON.")
-    parser.add_argument("--entry-point", required=True, help="package.module:Class")
-    parser.add_argument("--kwargs", default="{}", help="constructor kwargs as JSON")
+    parser.add_argument("--env", required=True, help="the env section as JSON (id or entry_point, kwargs, wrappers)")
     args = parser.parse_args(argv)
     sys.path.insert(0, os.getcwd())
     try:
-        made = load_object(args.entry_point)(**json.loads(args.kwargs))
+        spec = EnvSpec.model_validate(json.loads(args.env))
+        made = _make_wrapped(spec)
         try:
-            out: dict[str, Any] = describe(made.observation_space, made.action_space, args.entry_point).to_json()
+            out: dict[str, Any] = describe(made.observation_space, made.action_space, spec.label).to_json()
         finally:
             close = getattr(made, "close", None)
             if callable(close):
@@ -289,6 +365,20 @@ def _main(argv: list[str] | None = None) -> int:
         out = {"error": f"{type(exc).__name__}: {first}".rstrip(": ")}
     print(json.dumps(out))
     return 0
+
+
+def _make_wrapped(spec: EnvSpec) -> Any:
+    """The env with its wrappers (user code: this subprocess only)."""
+    if spec.entry_point:
+        made = load_object(spec.entry_point)(**spec.kwargs)
+    else:
+        import gymnasium
+
+        made = gymnasium.make(spec.id or "", **spec.kwargs)
+    for wrapper in spec.wrappers:
+        module, _, cls = wrapper.name.rpartition(".")
+        made = load_object(f"{module}:{cls}")(made, **wrapper.kwargs)
+    return made
 
 
 if __name__ == "__main__":

@@ -16,9 +16,9 @@ import yaml
 from pydantic import ValidationError
 
 from core.config.dotted import merge
-from core.config.errors import ConfigError, CrossFieldError, FieldIssue
+from core.config.errors import ConfigError, CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section
-from core.config.schema import RunConfig
+from core.config.schema import RunConfig, config_hints, unused_policy_settings
 from core.util.yaml_reader import YamlLimitError, load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
@@ -134,8 +134,12 @@ def _known_keys(parent: str) -> list[str]:
 
 @dataclass
 class ValidatedConfig:
+    """A valid config, the warnings about it (every hint's text among them), and the hints
+    whose fix the window offers as a button."""
+
     config: RunConfig
     warnings: list[str] = field(default_factory=list)
+    hints: list[FieldHint] = field(default_factory=list)
 
 
 def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
@@ -146,12 +150,14 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     for key in ("description", "base"):
         clean.pop(key, None)
     try:
-        cfg = RunConfig.model_validate(clean)
+        config = RunConfig.model_validate(clean)
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
     except RecursionError:
         raise ConfigError([FieldIssue("", "nests too deeply to be a config: flatten it")], source) from None
-    return ValidatedConfig(cfg, warnings + advice(cfg))
+    hints = config_hints(config)
+    warnings += unused_policy_settings(config)
+    return ValidatedConfig(config, warnings + advice(config) + [str(h) for h in hints], hints)
 
 
 LEARNING_RATE_CEILING = 0.1  # Adam trains these networks at 1e-5 .. 1e-2; above this the policy collapses

@@ -38,7 +38,7 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
     ``torch`` holds the worker's torch facts (``core.fit.device.torch_facts``); with them, a GPU
     detected here that this torch cannot use is estimated as the CPU run it will be, with a warning.
     """
-    issues = check_spaces(cfg, spaces.action_kind)
+    issues = check_spaces(cfg, spaces.action_kind, spaces)
     if issues:
         raise ConfigError(issues)
     device, warnings = _device(cfg, gpu, torch)

@@ -11,7 +11,12 @@ Mirrors SB3 2.x ``MlpPolicy`` construction (read from its source, not guessed):
   (latent, action_dim) parameter), critic of ``n_critics`` = 2 Q stacks on obs+action, a
   critic_target copy (no gradients, no optimizer), separate Adam optimizers for actor and
   critic, and ``log_ent_coef`` (one float with its own Adam) when ``ent_coef`` is ``auto``.
+- TD3 and DDPG: actor (pi stack ending in action_dim, tanh) and ``actor_target``, ``n_critics``
+  Q stacks (2; DDPG 1) and ``critic_target``; Adam for actor and critic.
 - DQN: ``q_net`` stack ending in n_actions, a ``q_net_target`` copy, Adam over q_net.
+- CnnPolicy: a NatureCNN (three convolutions and a Linear to 512 features) in front of every
+  network that owns one: once for PPO/A2C (shared), in each of the actor, critic and their targets
+  off-policy (unless the critic shares the actor's), in q_net and q_net_target for DQN.
 
 Optimizer state is what torch keeps after the first step: Adam ``exp_avg`` + ``exp_avg_sq``
 (2 x parameters), RMSprop ``square_avg`` (1 x), plus a 4-byte ``step`` scalar per parameter
@@ -26,7 +31,6 @@ from core.config.schema import RunConfig, resolved_activation, resolved_net_arch
 from core.config.spaces import EnvSpaces
 
 FLOAT = 4  # SB3 trains in float32 (no AMP)
-N_CRITICS = 2  # SACPolicy default
 # Activations whose backward needs their input as well as their output (tanh and relu keep
 # only their output, which the next Linear keeps anyway).
 SAVES_INPUT = {"elu", "leaky_relu", "gelu", "silu"}
@@ -52,20 +56,25 @@ class Network:
 @dataclass(frozen=True)
 class Optimizer:
     name: str
-    kind: str  # "adam" | "rmsprop"
+    kind: str  # "adam" | "adamw" | "rmsprop" | "rmsprop_tf_like" | "sgd"
     params: int
     tensors: int
 
     @property
     def state_bytes(self) -> int:
-        moments = 2 if self.kind == "adam" else 1
-        return moments * FLOAT * self.params + FLOAT * self.tensors
+        """Adam/AdamW: exp_avg, exp_avg_sq and a step tensor per parameter tensor; RMSprop: square_avg
+        and a step tensor; SB3's RMSpropTFLike: square_avg (its step is a Python int); SGD without
+        momentum: nothing."""
+        moments = {"adam": 2, "adamw": 2, "rmsprop": 1, "rmsprop_tf_like": 1}.get(self.kind, 0)
+        step = self.kind in ("adam", "adamw", "rmsprop")
+        return moments * FLOAT * self.params + (FLOAT * self.tensors if step else 0)
 
 
 @dataclass(frozen=True)
 class ModelShape:
     networks: tuple[Network, ...]
     optimizers: tuple[Optimizer, ...]
+    cnn: Cnn | None = None  # the NatureCNN in front of the networks, if any
 
     @property
     def param_count(self) -> int:
@@ -84,6 +93,31 @@ class ModelShape:
         return next(n for n in self.networks if n.name == name)
 
 
+@dataclass(frozen=True)
+class Cnn:
+    """SB3's NatureCNN on a (C, H, W) image: three convolutions and a Linear to 512 features."""
+
+    params: int
+    tensors: int
+    activations: int  # floats per sample its forward keeps (conv outputs, features)
+    features: int = 512
+
+
+def nature_cnn(chw: tuple[int, int, int], features: int = 512) -> Cnn:
+    """Conv(C->32, 8, stride 4), Conv(32->64, 4, 2), Conv(64->64, 3, 1), ReLUs, Flatten, Linear(n, 512), ReLU."""
+    c, h, w = chw
+    image = c * h * w  # the image as floats (divided by 255 before the first convolution)
+    params, acts = 0, 0
+    for c_in, c_out, k, stride in ((c, 32, 8, 4), (32, 64, 4, 2), (64, 64, 3, 1)):
+        h, w = (h - k) // stride + 1, (w - k) // stride + 1
+        params += c_in * c_out * k * k + c_out
+        acts += c_out * h * w
+        c = c_out
+    flat = c * h * w
+    params += flat * features + features
+    return Cnn(params, 8, image + acts + features, features)
+
+
 def _stack(sizes: tuple[int, ...]) -> tuple[int, int]:
     """Parameters and tensors of Linear layers between consecutive ``sizes``."""
     params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
@@ -97,43 +131,98 @@ def _network(name: str, stacks: list[tuple[int, ...]], trainable: bool = True, e
     return Network(name, params, tensors, trainable, tuple(stacks))
 
 
+def policy_kind(cfg: RunConfig, spaces: EnvSpaces) -> str:
+    """The SB3 policy the worker builds: the config's, or chosen from the observations."""
+    kind = str(cfg.policy.kind)
+    if kind != "auto":
+        return kind
+    if spaces.obs_kind == "dict":
+        return "MultiInputPolicy"
+    return "CnnPolicy" if spaces.obs_image else "MlpPolicy"
+
+
+def _optimizer_kind(cfg: RunConfig) -> str:
+    chosen = str(cfg.policy.optimizer)
+    if chosen != "auto":
+        return chosen
+    return "rmsprop" if getattr(cfg.params, "use_rms_prop", False) else "adam"
+
+
 def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
-    arch = resolved_net_arch(cfg)
-    feats = spaces.obs_features
+    cnn = nature_cnn(spaces.image_chw) if policy_kind(cfg, spaces) == "CnnPolicy" and spaces.obs_image else None
+    arch = resolved_net_arch(cfg, cnn=cnn is not None)
+    feats = cnn.features if cnn else spaces.obs_features
     network = _network_family(cfg)
+    opt_kind = _optimizer_kind(cfg)
+    share = cfg.policy.share_features_extractor
     if network == "actor_critic":
-        pi, vf = tuple(arch.get("pi", [])), tuple(arch.get("vf", []))
-        box = spaces.action_kind == "box"
-        # the mlp_extractor's pi stack and the action head are one chain for activations
-        actor = _network("actor", [(feats, *pi, spaces.action_logits)], extra_params=spaces.action_dim if box else 0,
-                         extra_tensors=1 if box else 0)
-        critic = _network("critic", [(feats, *vf, 1)])
-        rms = bool(getattr(cfg.params, "use_rms_prop", False))
-        opt = Optimizer("policy", "rmsprop" if rms else "adam", actor.params + critic.params, actor.tensors + critic.tensors)
-        return ModelShape((actor, critic), (opt,))
-    if network == "sac":
-        pi, qf = tuple(arch.get("pi", [])), tuple(arch.get("qf", []))
-        act = spaces.action_dim
-        latent = pi[-1] if pi else feats
-        if cfg.params.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
-            actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act, extra_tensors=1)
-        else:  # mu and log_std heads
-            actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + act, extra_tensors=2)
-        q_stacks = [(feats + act, *qf, 1)] * N_CRITICS
-        critic = _network("critic", q_stacks)
-        target = _network("critic_target", q_stacks, trainable=False)
-        nets = [actor, critic, target]
-        opts = [Optimizer("actor", "adam", actor.params, actor.tensors),
-                Optimizer("critic", "adam", critic.params, critic.tensors)]
-        if isinstance(cfg.params.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef
-            nets.append(Network("log_ent_coef", 1, 1, True))
-            opts.append(Optimizer("ent_coef", "adam", 1, 1))
-        return ModelShape(tuple(nets), tuple(opts))
+        return _actor_critic(cfg, spaces, arch, feats, cnn, opt_kind, share is not False)
+    if network in ("sac", "td3"):
+        return _actor_critics(cfg, spaces, arch, feats, cnn, opt_kind, bool(share))
     qf = tuple(arch.get("qf", []))
     stack = (feats, *qf, spaces.action_logits)
-    q_net = _network("q_net", [stack])
-    target = _network("q_net_target", [stack], trainable=False)
-    return ModelShape((q_net, target), (Optimizer("q_net", "adam", q_net.params, q_net.tensors),))
+    extra = (cnn.params, cnn.tensors) if cnn else (0, 0)
+    q_net = _network("q_net", [stack], extra_params=extra[0], extra_tensors=extra[1])
+    target = _network("q_net_target", [stack], trainable=False, extra_params=extra[0], extra_tensors=extra[1])
+    return ModelShape((q_net, target), (Optimizer("q_net", opt_kind, q_net.params, q_net.tensors),), cnn)
+
+
+def _actor_critic(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]], feats: int, cnn: Cnn | None,
+                  opt_kind: str, share: bool) -> ModelShape:
+    """ActorCriticPolicy: pi and vf stacks with their heads; the CNN once (shared) or twice."""
+    pi, vf = tuple(arch.get("pi", [])), tuple(arch.get("vf", []))
+    box = spaces.action_kind == "box"
+    latent = pi[-1] if pi else feats
+    log_std = 0
+    if box:  # gSDE: a (latent, action_dim) matrix (full_std) or (latent, 1); else one per action
+        log_std = (latent * (spaces.action_dim if cfg.policy.full_std else 1) if getattr(cfg.params, "use_sde", False)
+                   else spaces.action_dim)
+    cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
+    # the mlp_extractor's pi stack and the action head are one chain for activations
+    actor = _network("actor", [(feats, *pi, spaces.action_logits)], extra_params=log_std + cnn_params,
+                     extra_tensors=(1 if box else 0) + cnn_tensors)
+    critic = _network("critic", [(feats, *vf, 1)], extra_params=0 if share else cnn_params,
+                      extra_tensors=0 if share else cnn_tensors)
+    opt = Optimizer("policy", opt_kind, actor.params + critic.params, actor.tensors + critic.tensors)
+    return ModelShape((actor, critic), (opt,), cnn)
+
+
+def _actor_critics(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]], feats: int, cnn: Cnn | None,
+                   opt_kind: str, share: bool) -> ModelShape:
+    """SAC (a Gaussian actor, critics and their target, a learned entropy coefficient) and TD3/DDPG
+    (a deterministic actor and its target, critics and their targets), each network with its own
+    CNN unless the critic shares the actor's."""
+    assert cfg.spec is not None
+    pi, qf = tuple(arch.get("pi", [])), tuple(arch.get("qf", []))
+    act = spaces.action_dim
+    latent = pi[-1] if pi else feats
+    n_critics = cfg.policy.n_critics or cfg.spec.default_critics
+    cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
+    q_stacks = [(feats + act, *qf, 1)] * n_critics
+    critic_cnn = (0, 0) if share else (cnn_params, cnn_tensors)
+    critic = _network("critic", q_stacks, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
+    target = _network("critic_target", q_stacks, trainable=False, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
+    if cfg.spec.network == "td3":
+        actor = _network("actor", [(feats, *pi, act)], extra_params=cnn_params, extra_tensors=cnn_tensors)
+        actor_target = _network("actor_target", [(feats, *pi, act)], trainable=False, extra_params=cnn_params,
+                                extra_tensors=cnn_tensors)
+        # with a shared extractor the critic's optimizer steps the actor's CNN too
+        critic_opt = (critic.params + (cnn_params if share else 0), critic.tensors + (cnn_tensors if share else 0))
+        return ModelShape((actor, actor_target, critic, target),
+                          (Optimizer("actor", opt_kind, actor.params, actor.tensors),
+                           Optimizer("critic", opt_kind, *critic_opt)), cnn)
+    if cfg.params.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
+        actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + cnn_params, extra_tensors=1 + cnn_tensors)
+    else:  # mu and log_std heads
+        actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + act + cnn_params,
+                         extra_tensors=2 + cnn_tensors)
+    nets = [actor, critic, target]
+    opts = [Optimizer("actor", opt_kind, actor.params, actor.tensors),
+            Optimizer("critic", opt_kind, critic.params, critic.tensors)]
+    if isinstance(cfg.params.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef (always Adam)
+        nets.append(Network("log_ent_coef", 1, 1, True))
+        opts.append(Optimizer("ent_coef", "adam", 1, 1))
+    return ModelShape(tuple(nets), tuple(opts), cnn)
 
 
 # --- working memory of one update -------------------------------------------------------------
@@ -172,7 +261,7 @@ def activation_bytes(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tu
     network = _network_family(cfg)
     if network == "actor_critic":
         graph = sum(_graph_floats(s, saves_input) for n in shape.networks for s in n.stacks)
-    elif network == "sac":
+    elif network in ("sac", "td3"):
         actor = shape.network("actor")
         critic = shape.network("critic")
         graph = (sum(_graph_floats(s, saves_input) for s in actor.stacks) + spaces.action_dim
@@ -181,6 +270,9 @@ def activation_bytes(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tu
         extras += 4 * spaces.action_dim
     else:
         graph = sum(_graph_floats(s, saves_input) for s in shape.network("q_net").stacks)
+    if shape.cnn is not None:  # the CNN's graph: once when shared by PPO/A2C, else in the actor and the critic
+        shared = network == "actor_critic" and cfg.policy.share_features_extractor is not False
+        graph += shape.cnn.activations * (1 if shared or network == "q_network" else 2)
     batch = train_batch(cfg)
     train = FLOAT * batch * (graph + 2 * widest + extras)
     infer = FLOAT * cfg.runtime.n_envs * (2 * widest + spaces.obs_features + extras)

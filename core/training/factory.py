@@ -11,18 +11,30 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import numpy as np
 import torch as th
+from stable_baselines3 import HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.env_util import make_vec_env
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecNormalize
+from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
+from stable_baselines3.common.preprocessing import is_image_space
+from stable_baselines3.common.sb2_compat.rmsprop_tf_like import RMSpropTFLike
+from stable_baselines3.common.utils import LinearSchedule
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize
 
 from core.config.algorithms.spec import AlgoSpec
-from core.config.schema import EnvSpec, RunConfig, resolved_activation, resolved_net_arch
+from core.config.schema import POLICY_OPTIONS, EnvSpec, RunConfig, resolved_activation, resolved_net_arch
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
 
 ACTIVATION_FNS = {"tanh": th.nn.Tanh, "relu": th.nn.ReLU, "elu": th.nn.ELU, "leaky_relu": th.nn.LeakyReLU,
                   "gelu": th.nn.GELU, "silu": th.nn.SiLU}
+
+
+def load_wrapper(name: str) -> Any:
+    """A wrapper class by its dotted name (user code may run: the worker only)."""
+    module, _, cls = name.rpartition(".")
+    return load_object(f"{module}:{cls}")
 
 
 def env_maker(spec: EnvSpec) -> Callable[..., gym.Env]:
@@ -34,9 +46,23 @@ def env_maker(spec: EnvSpec) -> Callable[..., gym.Env]:
     return lambda **kw: gym.make(env_id, **{**spec.kwargs, **kw})
 
 
+def wrapper_function(spec: EnvSpec) -> Callable[[gym.Env], gym.Env] | None:
+    """The env's wrappers, innermost first, as one callable for ``make_vec_env`` (``None``: none)."""
+    if not spec.wrappers:
+        return None
+    classes = [(load_wrapper(w.name), dict(w.kwargs)) for w in spec.wrappers]
+
+    def wrap(env: gym.Env) -> gym.Env:
+        for cls, kwargs in classes:
+            env = cls(env, **kwargs)
+        return env
+
+    return wrap
+
+
 def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int | None = None,
                   seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False) -> tuple[VecEnv, list[str]]:
-    """The vectorised, Monitor-wrapped env; returns it and notes about choices made.
+    """The vectorised, Monitor-wrapped env (with its wrappers and frame stack); returns it and notes.
 
     ``append_monitor`` continues the Monitor CSVs of an earlier attempt (SB3 then writes no header).
     """
@@ -53,8 +79,10 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
     make = env_maker(cfg.env)
     env = make_vec_env(
         lambda: make(), n_envs=n_envs or rt.n_envs, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
-        monitor_dir=str(monitor_dir) if monitor_dir else None,
+        monitor_dir=str(monitor_dir) if monitor_dir else None, wrapper_class=wrapper_function(cfg.env),
         monitor_kwargs={"override_existing": not append_monitor} if monitor_dir else None)
+    if cfg.env.frame_stack:
+        env = VecFrameStack(env, cfg.env.frame_stack)
     return env, notes
 
 
@@ -62,26 +90,89 @@ def wrap_normalize(cfg: RunConfig, env: VecEnv, training: bool = True) -> VecEnv
     norm = cfg.runtime.normalize
     if not (norm.obs or norm.reward):
         return env
-    return VecNormalize(env, norm_obs=norm.obs, norm_reward=norm.reward and training, training=training,
-                        gamma=getattr(cfg.params, "gamma", 0.99))
+    gamma = norm.gamma if norm.gamma is not None else getattr(cfg.params, "gamma", 0.99)
+    return VecNormalize(env, norm_obs=norm.obs, norm_reward=norm.reward and training, training=training, gamma=gamma,
+                        clip_obs=norm.clip_obs, clip_reward=norm.clip_reward, norm_obs_keys=norm.norm_obs_keys)
+
+
+OPTIMIZERS: dict[str, Any] = {"adam": th.optim.Adam, "adamw": th.optim.AdamW, "rmsprop": th.optim.RMSprop,
+                              "rmsprop_tf_like": RMSpropTFLike, "sgd": th.optim.SGD}
 
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
-    arch = resolved_net_arch(cfg)
-    net_arch: Any = arch["qf"] if require_spec(cfg).network == "q_network" else arch
-    return {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
+    """SB3's ``policy_kwargs``: the network, and the policy settings the algorithm's policy takes."""
+    spec = require_spec(cfg)
+    policy = cfg.policy
+    cnn = policy.kind == "CnnPolicy"
+    arch = resolved_net_arch(cfg, cnn=cnn)
+    net_arch: Any = arch["qf"] if spec.network == "q_network" else arch
+    out: dict[str, Any] = {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
+    for name in POLICY_OPTIONS:
+        value = getattr(policy, name)
+        if name in spec.policy_keys and value is not None:
+            out[name] = value
+    if policy.optimizer != "auto":
+        out["optimizer_class"] = OPTIMIZERS[policy.optimizer]
+    optimizer_kwargs: dict[str, Any] = {}
+    if policy.optimizer_eps is not None:
+        optimizer_kwargs["eps"] = policy.optimizer_eps
+    if policy.weight_decay:
+        optimizer_kwargs["weight_decay"] = policy.weight_decay
+    if optimizer_kwargs:
+        if policy.optimizer == "auto" and getattr(cfg.params, "use_rms_prop", False):
+            out["optimizer_class"] = th.optim.RMSprop  # A2C builds its RMSprop only without optimizer_kwargs
+            optimizer_kwargs = {"alpha": 0.99, "eps": cfg.params.rms_prop_eps, **optimizer_kwargs}
+        out["optimizer_kwargs"] = optimizer_kwargs
+    return out
 
 
-def model_kwargs(cfg: RunConfig) -> dict[str, Any]:
+def schedule(value: Any) -> Any:
+    """A constant stays; ``{schedule: linear, start, end}`` becomes SB3's ``LinearSchedule`` (picklable)."""
+    if isinstance(value, dict) and value.get("schedule") == "linear":
+        return LinearSchedule(float(value["start"]), float(value["end"]), 1.0)
+    return value
+
+
+def model_kwargs(cfg: RunConfig, env: VecEnv | None = None) -> dict[str, Any]:
     """The constructor arguments of the SB3 algorithm, from the chosen section of the config."""
     params = cfg.params.model_dump()
-    params.pop("auto_batch_cap", None)
+    for key in ("auto_batch_cap", "action_noise", "action_noise_std", "replay_buffer", "her_n_sampled_goal",
+                "her_goal_selection_strategy", "train_freq_unit"):
+        params.pop(key, None)
     optimize = params.pop("optimize_memory_usage", False)
+    for key in ("learning_rate", "clip_range"):
+        if key in params:
+            params[key] = schedule(params[key])
+    p = cfg.params
+    if getattr(p, "train_freq_unit", "step") == "episode":
+        params["train_freq"] = (p.train_freq, "episode")
     kwargs: dict[str, Any] = {**params, "policy_kwargs": policy_kwargs(cfg), "seed": cfg.runtime.seed}
-    if not require_spec(cfg).on_policy and optimize:
-        # SB3 cannot combine the memory-optimised buffer with timeout handling
-        kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
+    if not require_spec(cfg).on_policy:
+        if optimize:  # SB3 cannot combine the memory-optimised buffer with timeout handling
+            kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
+        if getattr(p, "replay_buffer", "default") == "her":
+            kwargs.update(replay_buffer_class=HerReplayBuffer, replay_buffer_kwargs={
+                "n_sampled_goal": p.her_n_sampled_goal, "goal_selection_strategy": p.her_goal_selection_strategy})
+        if getattr(p, "action_noise", "none") != "none" and env is not None:
+            kwargs["action_noise"] = action_noise(p.action_noise, p.action_noise_std, env)
     return kwargs
+
+
+def action_noise(kind: str, std: float, env: VecEnv) -> Any:
+    n = int(np.prod(env.action_space.shape or (1,)))
+    cls = NormalActionNoise if kind == "normal" else OrnsteinUhlenbeckActionNoise
+    return cls(mean=np.zeros(n), sigma=std * np.ones(n))
+
+
+def policy_name(cfg: RunConfig, env: VecEnv) -> str:
+    """The SB3 policy: the config's kind, or chosen from the observations (images: CnnPolicy; dicts: MultiInputPolicy)."""
+    kind = cfg.policy.kind
+    if kind != "auto":
+        return str(kind)
+    obs = env.observation_space
+    if isinstance(obs, gym.spaces.Dict):
+        return "MultiInputPolicy"
+    return "CnnPolicy" if is_image_space(obs) else "MlpPolicy"
 
 
 def resolve_device(device: str) -> str:
@@ -105,15 +196,18 @@ def require_spec(cfg: RunConfig) -> AlgoSpec:
 
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
-    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``)."""
+    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``, ``sb3_contrib:TQC``)."""
     cls: type[BaseAlgorithm] = load_object(require_spec(cfg).sb3_class)
     return cls
 
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
     cls = algorithm_class(cfg)
-    return cls("MlpPolicy", env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log,
-               **model_kwargs(cfg))
+    kind = policy_name(cfg, env)
+    if cfg.policy.kind == "auto" and kind == "CnnPolicy":  # resolved_net_arch needs to know
+        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"kind": kind})})
+    return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log,
+               **model_kwargs(cfg, env))
 
 
 def load_model(cfg: RunConfig, path: Path, env: VecEnv, device: str = "auto") -> BaseAlgorithm:

@@ -17,7 +17,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
-from core.config.spaces import check_spaces, space_kind
+from core.config.spaces import check_spaces, describe, space_kind
 from core.run import records
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
@@ -141,7 +141,7 @@ class TrainingSession:
         env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
         for note in notes:
             self._event(out, note, "warning")
-        issues = check_spaces(self.cfg, space_kind(env.action_space))
+        issues = check_spaces(self.cfg, space_kind(env.action_space), describe(env.observation_space, env.action_space))
         if issues:
             env.close()
             raise ConfigError(issues)

@@ -11,6 +11,7 @@ hostile file is refused in milliseconds and a few kilobytes of memory.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,26 @@ from typing import Any
 import yaml
 
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same grammar, faster
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+
+
+class SafeNumberLoader(_Loader):  # type: ignore[misc]
+    """The safe loader with numbers read as people write them in configs.
+
+    YAML 1.1 reads ``1e6`` as a string (it wants ``1.0e6``) and ``0x10``, ``010`` and ``1:30``
+    as integers in other bases; here ``1e6`` is the float 1000000.0 and anything but a plain
+    decimal stays a string, so the schema can refuse it by name instead of taking 16 for ``0x10``.
+    """
+
+
+SafeNumberLoader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag not in (_INT, _FLOAT)]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+SafeNumberLoader.add_implicit_resolver(_INT, re.compile(r"^[-+]?(0|[1-9][0-9_]*)$"), list("-+0123456789"))
+_FLOAT_TEXT = r"^[-+]?([0-9][0-9_]*(\.[0-9_]*)?|\.[0-9][0-9_]*)([eE][-+]?[0-9]+)?$|^[-+]?\.(inf|Inf|INF)$|^\.(nan|NaN|NAN)$"
+SafeNumberLoader.add_implicit_resolver(_FLOAT, re.compile(_FLOAT_TEXT), list("-+0123456789."))
 
 
 @dataclass(frozen=True)
@@ -125,12 +146,12 @@ def _line(event: yaml.Event) -> str:
 
 
 def load_yaml(text: str, source: str = "YAML value", limits: Limits = VALUE_LIMITS) -> Any:
-    """Parse YAML text with the safe loader under ``limits``.
+    """Parse YAML text with the safe loader under ``limits``, numbers read as ``SafeNumberLoader`` reads them.
 
     ``YamlLimitError`` (a ``ValueError``) when a limit is broken; ``yaml.YAMLError`` on bad syntax.
     """
     check_yaml(text, source, limits)
-    return yaml.load(text, Loader=_Loader)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
+    return yaml.load(text, Loader=SafeNumberLoader)  # noqa: S506 - a safe loader (CSafeLoader or SafeLoader)
 
 
 def read_yaml_text(path: Path, limits: Limits = DEFAULT_LIMITS) -> str:

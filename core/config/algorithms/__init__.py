@@ -7,12 +7,14 @@ To add an algorithm: write ``<name>.py`` like ``ppo.py``, add it to ``ALGORITHMS
 from __future__ import annotations
 
 from core.config.algorithms.a2c import A2C
+from core.config.algorithms.ddpg import DDPG
 from core.config.algorithms.dqn import DQN
 from core.config.algorithms.ppo import PPO
 from core.config.algorithms.sac import SAC
 from core.config.algorithms.spec import AlgoSpec
+from core.config.algorithms.td3 import TD3
 
-ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN)}
+ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN, TD3, DDPG)}
 ALGOS: tuple[str, ...] = tuple(ALGORITHMS)
 # Baselines play a fixed policy for budget.episodes episodes through the same worker and run
 # folder, so they sit in tables and plots like any run: random actions, or the zero action.

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
-from core.config.fields import Section, entropy_coef, gamma, hp, learning_rate, max_grad_norm, value_coef
+from core.config.fields import (
+    Schedule,
+    Section,
+    entropy_coef,
+    gamma,
+    gsde,
+    hp,
+    learning_rate,
+    max_grad_norm,
+    sde_sample_freq,
+    value_coef,
+)
 
 
 class A2CParams(Section):
     """Advantage Actor-Critic (on-policy, one update per rollout)."""
 
-    learning_rate: float = learning_rate(7e-4)
+    learning_rate: Schedule = learning_rate(7e-4)
     n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000)
     gamma: float = gamma()
     gae_lambda: float = hp(1.0, "GAE lambda", "1.0 is the classic A2C return; lower trades bias for variance.", "", ge=0, le=1)
@@ -19,10 +30,13 @@ class A2CParams(Section):
     use_rms_prop: bool = hp(True, "Use RMSprop", "RMSprop (one state tensor) instead of Adam (two).")
     rms_prop_eps: float = hp(1e-5, "RMSprop epsilon", "Numerical stabiliser of RMSprop.", "", gt=0, le=1)
     normalize_advantage: bool = hp(False, "Normalize advantage", "Standardise advantages per update.")
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()
 
 
 A2C = AlgoSpec(
     name="A2C", params=A2CParams, sb3_class="stable_baselines3:A2C", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
     default_activation="tanh",
-    train_batch=lambda p, n_envs: p.n_steps * n_envs)  # rollout_buffer.get(batch_size=None): the whole rollout
+    train_batch=lambda p, n_envs: p.n_steps * n_envs,  # rollout_buffer.get(batch_size=None): the whole rollout
+    policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))

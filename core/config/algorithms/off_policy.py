@@ -1,4 +1,5 @@
-"""What the replay-buffer algorithms (SAC, DQN) share: buffer fields and their rules."""
+"""What the replay-buffer algorithms (SAC, TD3, DDPG, DQN, ...) share: buffer, training-frequency,
+HER and action-noise fields, and their rules."""
 
 from __future__ import annotations
 
@@ -6,6 +7,11 @@ from typing import Any
 
 from core.config.errors import FieldIssue
 from core.config.fields import hp
+
+TRAIN_FREQ_UNITS = ("step", "episode")
+REPLAY_BUFFERS = ("default", "her")
+HER_STRATEGIES = ("future", "final", "episode")
+NOISE_KINDS = ("none", "normal", "ornstein-uhlenbeck")
 
 
 def buffer_size() -> Any:
@@ -17,6 +23,15 @@ def learning_starts() -> Any:
     return hp(100, "Learning starts", "Steps of random play before the first update.", "steps", ge=0)
 
 
+def train_freq(default: int) -> Any:
+    return hp(default, "Train frequency", "Update the model every this many env steps (per env) or episodes "
+                                          "(train_freq_unit).", "", ge=1, le=1_000_000)
+
+
+def train_freq_unit() -> Any:
+    return hp("step", "Train frequency unit", "step: train_freq counts env steps; episode: it counts episodes.")
+
+
 def gradient_steps() -> Any:
     return hp(1, "Gradient steps", "Gradient steps per update (-1: as many as env steps collected).", "steps",
               ge=-1, le=100_000)
@@ -24,6 +39,27 @@ def gradient_steps() -> Any:
 
 def optimize_memory_usage() -> Any:
     return hp(False, "Optimize memory usage", "Store observations once (halves the replay buffer; disables timeout handling).")
+
+
+def replay_buffer() -> Any:
+    return hp("default", "Replay buffer", "default, or her: Hindsight Experience Replay for goal envs "
+                                          "(observations with observation, achieved_goal and desired_goal).")
+
+
+def her_n_sampled_goal() -> Any:
+    return hp(4, "HER goals per transition", "Virtual transitions with new goals sampled per real one.", "", ge=1, le=1000)
+
+
+def her_goal_selection_strategy() -> Any:
+    return hp("future", "HER goal strategy", "Where new goals come from: future, final or episode states.")
+
+
+def action_noise() -> Any:
+    return hp("none", "Action noise", "Exploration noise added to actions: none, normal or ornstein-uhlenbeck.")
+
+
+def action_noise_std() -> Any:
+    return hp(0.1, "Action noise std", "Standard deviation of the action noise, per action dimension.", "", ge=0, le=100)
 
 
 def check_gradient_steps(v: int) -> int:
@@ -45,6 +81,9 @@ def replay_rules(section: str) -> Any:
             issues.append(FieldIssue(f"{section}.learning_starts",
                                      f"learning_starts {p.learning_starts:,} is not below total_timesteps "
                                      f"{budget.total_timesteps:,}: the model would never train; lower it or raise the budget"))
+        if getattr(p, "replay_buffer", "default") == "her" and p.optimize_memory_usage:
+            issues.append(FieldIssue(f"{section}.optimize_memory_usage",
+                                     "the HER replay buffer has no memory-optimised mode: turn optimize_memory_usage off"))
         return issues
 
     return rules

@@ -7,14 +7,26 @@ from typing import Any, Literal
 from pydantic import field_validator
 
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
-from core.config.errors import FieldIssue
-from core.config.fields import Section, entropy_coef, gamma, hp, learning_rate, max_grad_norm, value_coef
+from core.config.errors import FieldHint, FieldIssue
+from core.config.fields import (
+    Schedule,
+    Section,
+    entropy_coef,
+    gamma,
+    gsde,
+    hp,
+    learning_rate,
+    max_grad_norm,
+    schedule_hp,
+    sde_sample_freq,
+    value_coef,
+)
 
 
 class PPOParams(Section):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
-    learning_rate: float = learning_rate(3e-4)
+    learning_rate: Schedule = learning_rate(3e-4)
     n_steps: int = hp(2048, "Steps per env per rollout",
                       "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
     batch_size: int | Literal["auto"] = hp(64, "Minibatch size",
@@ -24,13 +36,15 @@ class PPOParams(Section):
     n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
     gamma: float = gamma()
     gae_lambda: float = hp(0.95, "GAE lambda", "Bias/variance trade-off of the advantage estimate.", "", ge=0, le=1)
-    clip_range: float = hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", "", gt=0, le=10)
+    clip_range: Schedule = schedule_hp(0.2, "Clip range", "How far the new policy may move from the old one per update.", 0, 10)
     ent_coef: float = entropy_coef()
     vf_coef: float = value_coef()
     max_grad_norm: float = max_grad_norm(0.5)
     target_kl: float | None = hp(None, "Target KL",
                                  "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()
 
     @field_validator("batch_size")
     @classmethod
@@ -49,26 +63,38 @@ def largest_divisor(n: int, cap: int) -> int:
 
 
 def batch_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
-    """batch_size must divide the rollout (n_envs x n_steps); ``auto`` is resolved here."""
-    n_envs = runtime.n_envs
-    rollout = n_envs * p.n_steps
+    """A rollout must hold two samples; ``batch_size: auto`` is resolved here."""
+    rollout = runtime.n_envs * p.n_steps
     if rollout < 2:
         return [FieldIssue("ppo.n_steps", "n_envs x n_steps = 1 leaves nothing to batch: use n_steps >= 2")]
     if p.batch_size == "auto":
         object.__setattr__(p, "batch_size", largest_divisor(rollout, p.auto_batch_cap))
-    elif rollout % p.batch_size:
+    return []
+
+
+def batch_advice(p: Any, runtime: Any, budget: Any) -> list[FieldHint]:
+    """What SB3's PPO warns about: a minibatch that does not divide the rollout (the last one
+    is truncated) or is larger than it (one minibatch of the whole rollout)."""
+    n_envs = runtime.n_envs
+    rollout = n_envs * p.n_steps
+    if rollout < 2 or not isinstance(p.batch_size, int):
+        return []
+    sizes = f"n_envs x n_steps = {n_envs} x {p.n_steps} = {rollout}"
+    if p.batch_size > rollout:
+        return [FieldHint("ppo.batch_size", f"batch_size {p.batch_size} exceeds the rollout ({sizes}): SB3 trains on "
+                                            f"one minibatch of {rollout}; use {rollout}", rollout)]
+    if rollout % p.batch_size:
         best = largest_divisor(rollout, p.batch_size)
-        return [FieldIssue(
-            "ppo.batch_size",
-            f"batch_size {p.batch_size} does not divide n_envs x n_steps = {n_envs} x {p.n_steps} = {rollout}: "
-            f"use {best} (the largest divisor below it) or 'auto'")]
-    elif p.batch_size > rollout:
-        return [FieldIssue("ppo.batch_size", f"batch_size {p.batch_size} exceeds the rollout {rollout}")]
+        return [FieldHint("ppo.batch_size", f"batch_size {p.batch_size} does not divide {sizes}: SB3 trains each epoch's "
+                                            f"last minibatch on {rollout % p.batch_size} samples; use {best} (the largest "
+                                            "divisor below it) or 'auto'", best)]
     return []
 
 
 PPO = AlgoSpec(
     name="PPO", params=PPOParams, sb3_class="stable_baselines3:PPO", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
-    default_activation="tanh", train_batch=lambda p, n_envs: int(p.batch_size), rules=(batch_rule,),
-    batch_divides_rollout=True)
+    default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs),
+    rules=(batch_rule,), advice=(batch_advice,),
+    batch_divides_rollout=True,
+    policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))

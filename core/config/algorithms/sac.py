@@ -2,48 +2,59 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import field_validator
 
 from core.config.algorithms import off_policy
 from core.config.algorithms.spec import AlgoSpec
-from core.config.fields import Section, gamma, hp, learning_rate
+from core.config.fields import Schedule, Section, gamma, gsde, hp, learning_rate, sde_sample_freq
+
+
+def check_ent_coef(v: float | str) -> float | str:
+    """A number >= 0, ``auto`` or ``auto_<start>`` (SAC and its relatives learn it from there)."""
+    if isinstance(v, str):
+        if v == "auto":
+            return v
+        if v.startswith("auto_"):
+            try:
+                if float(v[5:]) > 0:
+                    return v
+            except ValueError:
+                pass
+        raise ValueError(f"ent_coef {v!r} is not valid: use a number >= 0, 'auto' or 'auto_<start value>' such as 'auto_0.1'")
+    if v < 0:
+        raise ValueError(f"ent_coef {v} must be >= 0 (or 'auto')")
+    return v
 
 
 class SACParams(Section):
     """Soft Actor-Critic (off-policy, continuous actions, replay buffer)."""
 
-    learning_rate: float = learning_rate(3e-4)
+    learning_rate: Schedule = learning_rate(3e-4)
     buffer_size: int = off_policy.buffer_size()
     learning_starts: int = off_policy.learning_starts()
     batch_size: int = hp(256, "Batch size", "Transitions sampled per gradient step.", "transitions", ge=1, le=10_000_000)
     tau: float = hp(0.005, "Soft update (tau)", "Polyak coefficient of the target networks.", "", ge=0, le=1)
     gamma: float = gamma()
-    train_freq: int = hp(1, "Train frequency",
-                         "Update the model every this many env steps (per env).", "steps", ge=1, le=1_000_000)
+    train_freq: int = off_policy.train_freq(1)
+    train_freq_unit: Literal[off_policy.TRAIN_FREQ_UNITS] = off_policy.train_freq_unit()  # type: ignore[valid-type]
     gradient_steps: int = off_policy.gradient_steps()
     ent_coef: float | str = hp("auto", "Entropy coefficient",
                                "A number, or 'auto' / 'auto_0.1' to learn it starting from 1.0 / 0.1.", "")
     target_update_interval: int = hp(1, "Target update interval", "Gradient steps between target-network updates.", "steps", ge=1)
-    use_sde: bool = hp(False, "Use gSDE", "State-dependent exploration instead of Gaussian noise.")
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()
+    use_sde_at_warmup: bool = hp(False, "gSDE during warm-up",
+                                 "Use gSDE instead of uniform random actions before learning starts.")
+    action_noise: Literal[off_policy.NOISE_KINDS] = off_policy.action_noise()  # type: ignore[valid-type]
+    action_noise_std: float = off_policy.action_noise_std()
+    replay_buffer: Literal[off_policy.REPLAY_BUFFERS] = off_policy.replay_buffer()  # type: ignore[valid-type]
+    her_n_sampled_goal: int = off_policy.her_n_sampled_goal()
+    her_goal_selection_strategy: Literal[off_policy.HER_STRATEGIES] = off_policy.her_goal_selection_strategy()  # type: ignore[valid-type]
     optimize_memory_usage: bool = off_policy.optimize_memory_usage()
 
-    @field_validator("ent_coef")
-    @classmethod
-    def _ent_coef(cls, v: float | str) -> float | str:
-        if isinstance(v, str):
-            if v == "auto":
-                return v
-            if v.startswith("auto_"):
-                try:
-                    if float(v[5:]) > 0:
-                        return v
-                except ValueError:
-                    pass
-            raise ValueError(f"ent_coef {v!r} is not valid: use a number >= 0, 'auto' or 'auto_<start value>' such as 'auto_0.1'")
-        if v < 0:
-            raise ValueError(f"ent_coef {v} must be >= 0 (or 'auto')")
-        return v
-
+    _ent_coef = field_validator("ent_coef")(check_ent_coef)
     _gradient_steps = field_validator("gradient_steps")(off_policy.check_gradient_steps)
 
 
@@ -51,4 +62,5 @@ SAC = AlgoSpec(
     name="SAC", params=SACParams, sb3_class="stable_baselines3:SAC", on_policy=False, network="sac",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
     default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of,
-    rules=(off_policy.replay_rules("sac"),))
+    rules=(off_policy.replay_rules("sac"),),
+    policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}))

@@ -10,12 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from core.config.errors import FieldIssue
+from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import Section
 
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
 # A rule between the algorithm's section and the run's runtime and budget sections.
 Rule = Callable[[Any, Any, Any], list[FieldIssue]]
+# Advice on a valid config (what SB3 accepts with a warning), with the value that fixes it.
+Advice = Callable[[Any, Any, Any], list[FieldHint]]
 
 
 @dataclass(frozen=True)
@@ -24,14 +26,15 @@ class AlgoSpec:
 
     ``network`` names the SB3 policy family, which decides the networks and optimizers built:
     ``actor_critic`` (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and
-    twin Q critics with a target copy) or ``q_network`` (a Q-network and its target).
+    twin Q critics with a target copy), ``td3`` (an actor and its target, critics and their
+    targets) or ``q_network`` (a Q-network and its target).
     """
 
     name: str                      # the config's ``algo`` value, e.g. "PPO"
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: str                   # "actor_critic" | "sac" | "q_network"
+    network: str                   # "actor_critic" | "sac" | "td3" | "q_network"
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
@@ -39,7 +42,16 @@ class AlgoSpec:
     default_activation: str        # SB3's activation when activation is auto
     train_batch: Callable[[Any, int], int]  # samples in one gradient pass, from (params, n_envs)
     rules: tuple[Rule, ...] = ()   # cross-field rules; may resolve 'auto' values in place
+    advice: tuple[Advice, ...] = ()  # warnings with a one-click fix, on a valid config
     batch_divides_rollout: bool = False  # PPO: batch_size must divide n_envs x n_steps
+    policy_keys: frozenset[str] = frozenset()  # the ``policy`` settings its SB3 policy takes (beyond net and activation)
+    default_cnn_net: tuple[int, ...] | None = None  # SB3's hidden layers behind a CNN, where they differ
+    default_critics: int = 2       # Q-networks of an actor-critic off-policy policy (SAC, TD3: 2; DDPG: 1)
+    contrib: bool = False          # from sb3-contrib (pip install "rlpanel[contrib]")
+    # SB3 policy names -> policy.kind, where the algorithm's differ (RecurrentPPO's MlpLstmPolicy is "MlpPolicy")
+    policy_names: tuple[tuple[str, str], ...] = ()
+    # fields of its section that SB3 takes inside policy_kwargs (RecurrentPPO's lstm_hidden_size)
+    policy_params: tuple[str, ...] = ()
 
     @property
     def section(self) -> str:

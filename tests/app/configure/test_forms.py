@@ -44,25 +44,41 @@ def test_invalid_value_is_shown_at_the_field_and_disables_launch(qtbot, panel):
     panel.select_preset("fast")  # 16 envs x 256 steps = 4096 per rollout
     wait_settled(qtbot, panel)
     assert panel.launch_button.isEnabled()
-    type_into(qtbot, panel, "ppo.batch_size", "1000")
-    row = panel.rows["ppo.batch_size"]
+    type_into(qtbot, panel, "ppo.n_epochs", "0")  # a field-level range error, with the schema's words
+    row = panel.rows["ppo.n_epochs"]
     qtbot.waitUntil(lambda: row.error() is not None, timeout=TIMEOUT_MS)
-    assert "does not divide" in row.error() and "4096" in row.error()
+    assert "greater than or equal to 1" in row.error()
     assert row.error_label.isVisibleTo(panel)
     assert not panel.launch_button.isEnabled()
     assert panel.current_config() is None
-    assert [i.path for i in panel.errors()] == ["ppo.batch_size"]
-    assert panel.errors_list.count() == 1 and "Minibatch size" in panel.errors_list.item(0).text()
+    assert [i.path for i in panel.errors()] == ["ppo.n_epochs"]
+    assert panel.errors_list.count() == 1 and "Epochs per rollout" in panel.errors_list.item(0).text()
     assert panel.request_launch() is False
 
-    type_into(qtbot, panel, "ppo.n_epochs", "0")  # a field-level range error, with the schema's words
-    qtbot.waitUntil(lambda: panel.rows["ppo.n_epochs"].error() is not None, timeout=TIMEOUT_MS)
-    assert "greater than or equal to 1" in panel.rows["ppo.n_epochs"].error()
+    type_into(qtbot, panel, "budget.total_timesteps", "true")  # an integer field refuses a yes/no value
+    qtbot.waitUntil(lambda: panel.rows["budget.total_timesteps"].error() is not None, timeout=TIMEOUT_MS)
+    assert "not a number" in panel.rows["budget.total_timesteps"].error()
 
-    type_into(qtbot, panel, "ppo.batch_size", "auto")
     type_into(qtbot, panel, "ppo.n_epochs", "3")
+    type_into(qtbot, panel, "budget.total_timesteps", "1e5")
     qtbot.waitUntil(lambda: panel.launch_button.isEnabled(), timeout=TIMEOUT_MS)
     assert row.error() is None and panel.errors_list.isHidden()
+
+
+def test_batch_that_does_not_divide_is_a_note_with_a_one_click_fix(qtbot, panel):
+    panel.select_preset("fast")  # 16 envs x 256 steps = 4096 per rollout
+    type_into(qtbot, panel, "ppo.batch_size", "1000")
+    wait_settled(qtbot, panel)
+    assert panel.launch_button.isEnabled() and panel.rows["ppo.batch_size"].error() is None  # SB3 accepts it
+    qtbot.waitUntil(lambda: len(panel.hints_box.buttons) == 1, timeout=TIMEOUT_MS)
+    button = panel.hints_box.buttons[0]
+    assert button.text() == "Use 512" and panel.hints_box.isVisibleTo(panel)
+    assert panel.warnings_label.isHidden()  # the hint is not repeated as a plain note
+    qtbot.mouseClick(button, qtbot_button_left())
+    wait_settled(qtbot, panel)
+    assert panel.current_config().ppo.batch_size == 512
+    assert panel.rows["ppo.batch_size"].text() == "512"
+    qtbot.waitUntil(lambda: panel.hints_box.isHidden(), timeout=TIMEOUT_MS)
 
 
 def test_reset_to_preset_restores_the_value(qtbot, panel):
@@ -135,3 +151,46 @@ def test_algorithm_that_does_not_suit_the_env_disables_launch(qtbot, panel):
     qtbot.waitUntil(lambda: panel.current_config() is not None, timeout=TIMEOUT_MS)
     assert panel.current_config().algo == "SAC" and panel.current_config().env.id == "Pendulum-v1"
     assert panel.launch_button.isEnabled()
+
+
+def test_schedule_editor_sets_a_linear_schedule_and_reads_zoo_text(qtbot, panel):
+    row = panel.rows["ppo.learning_rate"]
+    editor = row.editor
+    assert editor.kind.currentText() == "constant" and not editor.end.isVisibleTo(panel)
+    editor.kind.setCurrentText("linear")
+    editor.kind.activated.emit(1)  # what choosing "linear" with the mouse does
+    assert editor.end.isVisibleTo(panel) and editor.end.text() == "0.0"
+    editor.end.setFocus()
+    editor.end.selectAll()
+    qtbot.keyClicks(editor.end, "1e-5")
+    wait_settled(qtbot, panel)
+    lr = panel.current_config().ppo.learning_rate
+    assert (lr.start, lr.end) == (3e-4, 1e-5)
+    row.set_text("lin_7e-4")  # rl_zoo3's spelling: linear from 7e-4 down to 0
+    wait_settled(qtbot, panel)
+    lr = panel.current_config().ppo.learning_rate
+    assert (lr.start, lr.end) == (7e-4, 0.0) and editor.start.text() == "0.0007"
+    type_into(qtbot, panel, "ppo.clip_range", "0")  # each value keeps the field's range
+    qtbot.waitUntil(lambda: panel.rows["ppo.clip_range"].error() is not None, timeout=TIMEOUT_MS)
+    assert "out of range" in panel.rows["ppo.clip_range"].error()
+
+
+def test_optional_yes_no_setting_is_a_choice_with_the_default_empty(qtbot, panel):
+    row = panel.rows["policy.share_features_extractor"]
+    assert row.editor.currentText() == "" and [row.editor.itemText(i) for i in range(3)] == ["", "true", "false"]
+    row.editor.setCurrentIndex(2)
+    row.editor.activated.emit(2)
+    wait_settled(qtbot, panel)
+    assert panel.current_config().policy.share_features_extractor is False
+
+
+def test_env_picker_edits_wrappers_and_frame_stack(qtbot, panel):
+    picker = panel.env_picker
+    picker.wrappers_edit.setPlainText("[{TimeLimit: {max_episode_steps: 50}}]")
+    picker.frame_stack_edit.setText("3")
+    picker.frame_stack_edit.textEdited.emit("3")
+    wait_settled(qtbot, panel)
+    env = panel.current_config().env
+    assert [(w.name, w.kwargs) for w in env.wrappers] == [("gymnasium.wrappers.TimeLimit", {"max_episode_steps": 50})]
+    assert env.frame_stack == 3
+    qtbot.waitUntil(lambda: "[12]" in picker.spaces_label.text(), timeout=TIMEOUT_MS)  # CartPole's 4 obs x 3 frames

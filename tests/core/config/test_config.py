@@ -27,10 +27,45 @@ def test_defaults_are_sb3_defaults():
     assert (cfg.dqn.batch_size, cfg.dqn.target_update_interval, cfg.dqn.exploration_final_eps) == (32, 10_000, 0.05)
 
 
-def test_ppo_batch_must_divide_rollout_and_names_the_numbers():
-    [msg] = issues({"ppo": {"n_steps": 256, "batch_size": 1000}, "runtime": {"n_envs": 16}})
-    assert msg.startswith("ppo.batch_size:")
-    assert "16 x 256 = 4096" in msg and "use 512" in msg
+def test_ppo_batch_that_does_not_divide_is_a_warning_with_the_divisor_as_SB3_does():
+    validated = validate_config({"ppo": {"n_steps": 256, "batch_size": 1000}, "runtime": {"n_envs": 16}})
+    assert validated.config.ppo.batch_size == 1000  # SB3 accepts it: trains with a truncated last minibatch
+    [hint] = validated.hints
+    assert (hint.path, hint.value) == ("ppo.batch_size", 512)
+    assert "16 x 256 = 4096" in hint.message and "use 512" in hint.message and "96 samples" in hint.message
+    assert [str(hint)] == validated.warnings and str(hint).endswith("(--set ppo.batch_size=512)")
+
+
+def test_ppo_batch_larger_than_the_rollout_is_a_warning():
+    validated = validate_config({"ppo": {"n_steps": 8, "batch_size": 64}})
+    [hint] = validated.hints
+    assert hint.value == 8 and "exceeds the rollout" in hint.message
+    assert validate_config({"ppo": {"n_steps": 8, "batch_size": 8}}).hints == []
+
+
+@pytest.mark.parametrize(("text", "value"), [("1e6", 1_000_000), ("2.5e5", 250_000), ("1_000_000", 1_000_000),
+                                             ("1000000", 1_000_000), ("'1e6'", 1_000_000), ("3.0e3", 3000)])
+def test_integers_take_integral_floats_however_written(text, value):
+    path, parsed = parse_set(f"budget.total_timesteps={text}")
+    assert validate_config(set_path({}, path, parsed)).config.budget.total_timesteps == value
+
+
+@pytest.mark.parametrize(("text", "words"), [("true", "yes/no value is not a number"), ("0x10", "write 16"),
+                                             ("2.5", "use 2 or 3"), ("1.5e0", "not a whole number"),
+                                             (".nan", "not a finite number")])
+def test_integers_refuse_booleans_other_bases_and_fractions(text, words):
+    path, parsed = parse_set(f"budget.total_timesteps={text}")
+    [msg] = issues(set_path({}, path, parsed))
+    assert msg.startswith("budget.total_timesteps: ") and words in msg
+
+
+def test_integer_rules_hold_for_optional_and_keyword_fields():
+    assert validate_config({"runtime": {"seed": "1e3"}}).config.runtime.seed == 1000
+    assert validate_config({"ppo": {"batch_size": "auto"}}).config.ppo.batch_size == 2048  # the keyword passes
+    assert validate_config({"ppo": {"batch_size": 6.4e1}}).config.ppo.batch_size == 64
+    [msg] = issues({"ppo": {"batch_size": True}})
+    assert msg.startswith("ppo.batch_size: True:")
+    assert validate_config({"ppo": {"learning_rate": 1}}).config.ppo.learning_rate == 1.0  # a float field takes ints
 
 
 def test_ppo_rule_ignored_when_another_algorithm_runs():

@@ -9,7 +9,8 @@ import pytest
 
 from core.config.presets import list_presets, resolve
 
-ENV_FOR = {"PPO": "CartPole-v1", "A2C": "CartPole-v1", "DQN": "CartPole-v1", "SAC": "Pendulum-v1"}
+ENV_FOR = {"PPO": "CartPole-v1", "A2C": "CartPole-v1", "DQN": "CartPole-v1", "SAC": "Pendulum-v1", "TD3": "Pendulum-v1",
+           "DDPG": "Pendulum-v1"}
 CASES = [(p.name, algo) for p in list_presets() if p.builtin for algo in p.algos]
 
 

@@ -23,7 +23,7 @@ HOST = 64 * GIB  # a fixed host so verdicts do not depend on the machine running
 
 
 def env_for(algo: str) -> str:
-    return "Pendulum-v1" if algo == "SAC" else "CartPole-v1"
+    return "Pendulum-v1" if algo in ("SAC", "TD3", "DDPG") else "CartPole-v1"
 
 
 BUILTIN_CASES = [(p.name, algo) for p in list_presets() if p.builtin for algo in p.algos]
@@ -52,10 +52,9 @@ def real_param_count(model) -> int:
 
 
 def optimizers(model) -> list:
-    from stable_baselines3 import SAC
-
-    if isinstance(model, SAC):
-        return [o for o in (model.actor.optimizer, model.critic.optimizer, model.ent_coef_optimizer) if o is not None]
+    if hasattr(model, "actor") and hasattr(model, "critic"):  # SAC, TD3, DDPG
+        return [o for o in (model.actor.optimizer, model.critic.optimizer, getattr(model, "ent_coef_optimizer", None))
+                if o is not None]
     return [model.policy.optimizer]
 
 
@@ -100,7 +99,7 @@ def _check_against_sb3(cfg) -> None:
         step_every_optimizer(model)
         assert result.term("optimizer").bytes == optimizer_state_bytes(model)
         real = buffer_arrays_bytes(model)
-        name = "rollout_buffer" if cfg.algo in ("PPO", "A2C") else "replay_buffer"
+        name = "rollout_buffer" if cfg.spec.on_policy else "replay_buffer"
         assert abs(result.term(name).bytes - real) <= 0.01 * real, (result.term(name).bytes, real)
     finally:
         model.env.close()
@@ -124,7 +123,41 @@ VARIANTS = {
                                            "runtime__n_envs": 4}),
     "dqn-default": ("DQN", {"dqn__buffer_size": 50_000, "env__id": "Acrobot-v1"}),
     "dqn-3-envs": ("DQN", {"dqn__buffer_size": 10_000, "runtime__n_envs": 3, "policy__net_arch": [128]}),
+    "ppo-sde-full-std": ("PPO", {"env__id": "Pendulum-v1", "ppo__use_sde": True, "policy__net_arch": [32, 16]}),
+    "a2c-sde-diagonal-std": ("A2C", {"env__id": "Pendulum-v1", "a2c__use_sde": True, "policy__full_std": False}),
+    "ppo-adamw-eps": ("PPO", {"policy__optimizer": "adamw", "policy__optimizer_eps": 1e-5, "policy__weight_decay": 0.01}),
+    "a2c-rmsprop-tf-like": ("A2C", {"policy__optimizer": "rmsprop_tf_like", "policy__optimizer_eps": 1e-5}),
+    "dqn-sgd": ("DQN", {"dqn__buffer_size": 5000, "policy__optimizer": "sgd"}),
+    "sac-one-critic": ("SAC", {"sac__buffer_size": 5000, "policy__n_critics": 1, "policy__net_arch": [64]}),
+    "td3-default": ("TD3", {"td3__buffer_size": 5000}),
+    "td3-three-critics-dict-net": ("TD3", {"td3__buffer_size": 5000, "policy__n_critics": 3,
+                                           "policy__net_arch": {"pi": [32], "qf": [64, 64]}}),
+    "ddpg-default": ("DDPG", {"ddpg__buffer_size": 5000, "runtime__n_envs": 2}),
+    "ppo-frame-stack": ("PPO", {"env__id": "Pendulum-v1", "env__frame_stack": 4, "ppo__n_steps": 64}),
+    "sac-time-limit-wrapper": ("SAC", {"sac__buffer_size": 3000, "env__wrappers": [{"TimeLimit": {"max_episode_steps": 50}}]}),
 }
+
+IMAGE_ENV = "tests.core.fit.image_envs:TinyImageEnv"
+CNN_VARIANTS = {
+    "ppo-cnn-shared": ("PPO", {"ppo__n_steps": 32, "ppo__batch_size": 32}, {}),
+    "ppo-cnn-separate-channels-first": ("PPO", {"ppo__n_steps": 32, "ppo__batch_size": 16,
+                                                "policy__share_features_extractor": False},
+                                        {"channels_first": True}),
+    "a2c-cnn-frame-stack": ("A2C", {"env__frame_stack": 2, "policy__net_arch": [64]}, {"channels": 1}),
+    "dqn-cnn": ("DQN", {"dqn__buffer_size": 500}, {}),
+    "sac-cnn": ("SAC", {"sac__buffer_size": 500}, {"continuous": True}),
+    "td3-cnn-shared": ("TD3", {"td3__buffer_size": 500, "policy__share_features_extractor": True}, {"continuous": True}),
+}
+
+
+@pytest.mark.parametrize("variant", list(CNN_VARIANTS))
+def test_cnn_policies_match_sb3(variant):
+    """Image observations: the NatureCNN in each network that owns one, image replay and rollout buffers (uint8)."""
+    algo, overrides, kwargs = CNN_VARIANTS[variant]
+    cfg = preset_config(None, algo, env={"id": None, "entry_point": IMAGE_ENV, "kwargs": kwargs}, **overrides)
+    shape = model_shape(cfg, probe_spaces(cfg.env))
+    assert shape.cnn is not None
+    _check_against_sb3(cfg)
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

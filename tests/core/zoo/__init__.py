@@ -1,0 +1,1 @@
+"""Tests of core.zoo: rl_zoo3 import and export."""
