@@ -107,8 +107,8 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
         choice = find_checkpoint(run_dir)
         if choice.checkpoint is None:
             why = f" ({choice.note})" if choice.skipped else ""
-            raise ResumeError(f"run {run_dir.name} has no complete checkpoint to resume from{why}; start it again with: "
-                              f"rlpanel restart {run_dir.name}")
+            raise ResumeError(f"run {run_dir.name} has no complete checkpoint to resume from{why}; restart it from step 0 "
+                              f"with: rlpanel restart {run_dir.name}")
         step = choice.checkpoint.step
         total = cfg.budget.total_timesteps
         if more_steps:

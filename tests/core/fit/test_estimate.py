@@ -12,6 +12,7 @@ from core.config.errors import ConfigError
 from core.config.presets import list_presets, resolve
 from core.config.schema import EnvSpec
 from core.config.spaces import probe_spaces
+from core.config.trust import trust
 from core.config.validate import validate_config
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, get_profile
@@ -154,6 +155,7 @@ CNN_VARIANTS = {
 def test_cnn_policies_match_sb3(variant):
     """Image observations: the NatureCNN in each network that owns one, image replay and rollout buffers (uint8)."""
     algo, overrides, kwargs = CNN_VARIANTS[variant]
+    trust(IMAGE_ENV.partition(":")[0])  # an entry point is user code: its spaces are read once it is trusted
     cfg = preset_config(None, algo, env={"id": None, "entry_point": IMAGE_ENV, "kwargs": kwargs}, **overrides)
     shape = model_shape(cfg, probe_spaces(cfg.env))
     assert shape.cnn is not None

@@ -102,7 +102,7 @@ def test_delete_refuses_a_running_run_and_a_folder_that_is_not_a_run(runs_dir, t
 
 def test_resume_without_a_checkpoint_points_to_restart(runs_dir):
     run = make_result_run(runs_dir, "early", [1.0], state="crashed")
-    expected = f"no checkpoint to resume from; restart it from step 0 with: rlpanel restart {run.name}"
+    expected = f"no complete checkpoint to resume from; restart it from step 0 with: rlpanel restart {run.name}"
     with pytest.raises(ResumeError, match=expected):
         resume_run(run)
 

@@ -8,20 +8,23 @@ import json
 from pathlib import Path
 
 import pytest
-from stable_baselines3 import PPO
 
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
-from core.training.checkpoints import Checkpointer, CheckpointError
 from core.util.jsonl import JsonlWriter, read_jsonl
 
 
 @pytest.fixture(scope="module")
 def model():
+    from stable_baselines3 import (
+        PPO,  # torch: when run, not at collection
+    )
+
     return PPO("MlpPolicy", "CartPole-v1", n_steps=64, batch_size=32, device="cpu")
 
 
 def test_records_are_flushed_before_the_checkpoint_that_covers_them(tmp_path, model):
+    from core.training.checkpoints import Checkpointer  # torch: when run, not at collection
     out = JsonlWriter(tmp_path / "metrics.jsonl")
     order: list[str] = []
 
@@ -39,6 +42,7 @@ def test_records_are_flushed_before_the_checkpoint_that_covers_them(tmp_path, mo
 
 
 def test_a_refused_save_keeps_the_last_good_checkpoint(tmp_path, model):
+    from core.training.checkpoints import Checkpointer  # torch: when run, not at collection
     reason: list[str] = []
     ckpt = Checkpointer(tmp_path, keep=2, allowed=lambda: reason[0] if reason else None)
     model.num_timesteps = 20
@@ -52,6 +56,7 @@ def test_a_refused_save_keeps_the_last_good_checkpoint(tmp_path, model):
 
 @pytest.mark.parametrize("fail_on", ["model", "manifest"])
 def test_a_full_disk_leaves_no_temp_or_partial_file(tmp_path, model, monkeypatch, fail_on):
+    from core.training.checkpoints import Checkpointer, CheckpointError  # torch: when run, not at collection
     ckpt = Checkpointer(tmp_path, keep=3)
     model.num_timesteps = 30
     ckpt.save(model)
@@ -83,6 +88,7 @@ def test_a_full_disk_leaves_no_temp_or_partial_file(tmp_path, model, monkeypatch
 
 
 def test_temp_files_of_a_killed_save_are_removed_at_the_next_start(tmp_path):
+    from core.training.checkpoints import Checkpointer  # torch: when run, not at collection
     folder = RunDir(tmp_path).checkpoints
     folder.mkdir(parents=True)
     (folder / ".tmp-step_000000000100.zip").write_bytes(b"x" * 1000)

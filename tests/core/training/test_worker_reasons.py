@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import errno
 
-from core.training.checkpoints import CheckpointError
-from core.training.worker import failure_reason
-
 
 def test_a_full_disk_says_so_and_that_the_run_resumes(tmp_path):
+    from core.training.checkpoints import CheckpointError
+    from core.training.worker import failure_reason  # torch: when run, not at collection
     reason = failure_reason(OSError(errno.ENOSPC, "No space left on device", str(tmp_path / "metrics.jsonl")))
     assert reason.startswith("no space left on device") and "metrics.jsonl" in reason
     assert "resumes from its last checkpoint once there is space" in reason
@@ -17,6 +16,7 @@ def test_a_full_disk_says_so_and_that_the_run_resumes(tmp_path):
 
 
 def test_out_of_memory_names_what_to_lower():
+    from core.training.worker import failure_reason  # torch: when run, not at collection
     assert "out of memory (host RAM)" in failure_reason(MemoryError())
     assert "buffer_size" in failure_reason(MemoryError())
 
@@ -28,4 +28,6 @@ def test_out_of_memory_names_what_to_lower():
 
 
 def test_other_errors_keep_their_type_and_message():
+    from core.training.worker import failure_reason  # torch: when run, not at collection
     assert failure_reason(ValueError("bad thing")) == "ValueError: bad thing"
+
