@@ -42,13 +42,28 @@ def user_home(tmp_path_factory, monkeypatch):
     kill_detached(str(home))
 
 
-def pytest_sessionfinish(session):
+def pytest_sessionfinish(session, exitstatus):
+    session.config.stash[EXIT_STATUS] = int(exitstatus)
     basetemp = getattr(session.config, "_tmp_path_factory", None)
     if basetemp is not None:
         try:
             kill_detached(str(basetemp.getbasetemp()))
         except (OSError, ValueError):
             pass
+
+
+EXIT_STATUS = pytest.StashKey[int]()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_unconfigure(config):
+    """After every report is out, a session that used Qt leaves without tearing the interpreter
+    down: PySide6 can crash (exit 139) destroying the wrappers of widgets Qt already deleted,
+    after every test passed. The exit status is pytest's own."""
+    if "PySide6.QtWidgets" in sys.modules and EXIT_STATUS in config.stash:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(config.stash[EXIT_STATUS])
 
 
 @pytest.fixture
