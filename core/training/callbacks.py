@@ -82,6 +82,7 @@ class RunRecorder(BaseCallback):
         self.health = health
         self._pending: list[dict[str, Any]] = []
         self._next_flush = 0.0
+        self._next_stop_check = 0.0  # its own clock: checkpoint flushes (every few hundred steps) must not postpone it
         self._last_t = 0.0
         self._last_step = 0
         self.stopped = False
@@ -89,7 +90,7 @@ class RunRecorder(BaseCallback):
     def _on_training_start(self) -> None:
         self._last_t = time.monotonic()
         self._last_step = self.num_timesteps
-        self._next_flush = self._last_t + self.interval_s
+        self._next_flush = self._next_stop_check = self._last_t + self.interval_s
 
     def _on_step(self) -> bool:
         dones = self.locals["dones"]
@@ -108,6 +109,8 @@ class RunRecorder(BaseCallback):
         now = time.monotonic()
         if now >= self._next_flush:
             self.flush(now)
+        if now >= self._next_stop_check:
+            self._next_stop_check = now + self.interval_s
             if self.stop.check():
                 self.stopped = True
                 return False

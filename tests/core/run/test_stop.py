@@ -65,3 +65,15 @@ def test_a_worker_killed_before_it_wrote_its_pid_reads_crashed_within_seconds(ru
         loading.wait()
     status = read_status(run)
     assert status["state"] == "crashed" and status["recorded_state"] == "starting"
+
+
+def test_a_run_that_checkpoints_every_few_hundred_steps_still_hears_its_stop(runs_dir):
+    """Each checkpoint flushes the records; that flush once postponed the STOP check forever."""
+    run = make_run(runs_dir, {**LONG, "runtime": {"n_envs": 2},
+                              "budget": {"total_timesteps": 10_000_000, "checkpoint_every": 256}})
+    proc = launch_worker(run, reap=False)
+    wait_state(run, ("running",))
+    wait_for(lambda: last_step(run) > 2_000, what="a few checkpoints")
+    assert stop_run(run, timeout=60, term_grace_s=1) == "graceful"
+    proc.wait(60)
+    assert read_status(run)["exit_reason"].startswith("stopped at step")

@@ -1,0 +1,1 @@
+"""The Runs tab: every run in the runs folder, with resume, open and show-folder."""
