@@ -54,6 +54,25 @@ def pytest_sessionfinish(session, exitstatus):
 
 EXIT_STATUS = pytest.StashKey[int]()
 
+HEAVY_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_make_collect_report(collector):
+    """A test module that imports torch, SB3 or sb3-contrib at its top loads them into the test
+    process for every test after it, and the window's "never imports torch" tests then fail far
+    from the cause: collection stops here with an error naming the module."""
+    before = {name for name in HEAVY_MODULES if name in sys.modules}
+    outcome = yield
+    if not isinstance(collector, pytest.Module):
+        return
+    loaded = [name for name in HEAVY_MODULES if name in sys.modules and name not in before]
+    if loaded:
+        report = outcome.get_result()
+        report.outcome = "failed"
+        report.longrepr = (f"{collector.path}: importing this test module loads {', '.join(loaded)} into the test process; "
+                           "import them inside the tests that use them")
+
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
