@@ -28,6 +28,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
+from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer, envelope_indices
 from app.plots.crosshair import Crosshair
 from app.plots.drawing import SegmentLevels, lonely_points, segmented_band, segmented_line, with_breaks
@@ -58,7 +59,7 @@ class _Series:
     keep: bool  # part of the plot itself; dynamic series go when the plot is reset for another run
     pen: object = None
     levels: SegmentLevels | None = None
-    band: tuple[pg.PlotDataItem, pg.PlotDataItem, pg.FillBetweenItem] | None = None
+    band: BandItem | None = None
     dots: pg.PlotDataItem | None = None  # the points a line cannot show
     alert: pg.PlotDataItem | None = None  # readings past the warning level
 
@@ -127,17 +128,15 @@ class LivePlot(pg.PlotWidget):
         if line or band:
             series.levels = SegmentLevels()
         if line:
-            series.dots = item.plot(pen=None, symbol="o", symbolSize=5, symbolPen=None, symbolBrush=pg.mkBrush(color))
+            # the line's own points: they add nothing to its bounds, and autoscale asks every item for them each frame
+            series.dots = pg.PlotDataItem(pen=None, symbol="o", symbolSize=5, symbolPen=None, symbolBrush=pg.mkBrush(color))
+            item.addItem(series.dots, ignoreBounds=True)
         if band:
             fill = QColor(color)
             fill.setAlpha(90)
-            # the edges need a pen: a curve without one builds no path, and the fill follows the paths
-            edge = pg.mkPen(fill, width=1)
-            lo, hi = item.plot(pen=edge, connect="finite"), item.plot(pen=edge, connect="finite")
-            area = pg.FillBetweenItem(lo, hi, brush=pg.mkBrush(fill))
-            item.addItem(area, ignoreBounds=True)  # its path may hold a break point at x=0: the edges give the bounds
+            series.band = BandItem(fill)
+            item.addItem(series.band)
             self.legend.addItem(pg.PlotDataItem(pen=None, fillLevel=0, fillBrush=pg.mkBrush(fill)), f"{name}s, min-max")
-            series.band = (lo, hi, area)
         self._series[key] = series
         return series.buf
 
@@ -153,7 +152,7 @@ class LivePlot(pg.PlotWidget):
     def remove_series(self, key: str) -> None:
         series = self._series.pop(key)
         item = self.getPlotItem()
-        extras = [series.dots, series.alert, *(series.band or ())]
+        extras = [series.dots, series.alert, series.band]
         for gone in [series.curve, *extras]:
             if gone is not None:
                 item.removeItem(gone)
@@ -173,9 +172,10 @@ class LivePlot(pg.PlotWidget):
     def curve(self, key: str) -> pg.PlotDataItem:
         return self._series[key].curve
 
-    def band_curves(self, key: str) -> tuple[pg.PlotDataItem, pg.PlotDataItem] | None:
+    def band_data(self, key: str) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The columns of ``key``'s min/max band (x, low, high), or None for a series without one."""
         band = self._series[key].band
-        return (band[0], band[1]) if band else None
+        return band.getData() if band is not None else None
 
     def dots(self, key: str) -> pg.PlotDataItem | None:
         return self._series[key].dots
@@ -196,9 +196,11 @@ class LivePlot(pg.PlotWidget):
     def clear_data(self) -> None:
         for series in self._series.values():
             series.buf.clear()
-            for curve in (series.curve, series.dots, series.alert, *(series.band or ())[:2]):
+            for curve in (series.curve, series.dots, series.alert):
                 if curve is not None:
                     curve.setData([], [])
+            if series.band is not None:
+                series.band.setData([], [], [])
         self._drawn.clear()
         self.crosshair.hide()
 
@@ -340,8 +342,9 @@ class LivePlot(pg.PlotWidget):
                 series.alert.setData([], [])
             return
         if series.alert is None:
-            series.alert = self.getPlotItem().plot(pen=pg.mkPen(ALERT_COLOR, width=2), connect="finite", symbol="o",
-                                                   symbolSize=4, symbolPen=None, symbolBrush=pg.mkBrush(ALERT_COLOR))
+            series.alert = pg.PlotDataItem(pen=pg.mkPen(ALERT_COLOR, width=2), connect="finite", symbol="o",
+                                           symbolSize=4, symbolPen=None, symbolBrush=pg.mkBrush(ALERT_COLOR))
+            self.getPlotItem().addItem(series.alert, ignoreBounds=True)  # a part of the line: within its bounds
         with np.errstate(invalid="ignore"):
             series.alert.setData(x, np.where(y >= level, y, np.nan))
 
@@ -369,19 +372,19 @@ class LivePlot(pg.PlotWidget):
                 px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
             series.curve.setData(px, py)
             if series.band is not None:
-                _set_band(series.band, [], [], [])
+                series.band.setData([], [], [])
             return
         assert series.levels is not None
         segments = buf.segments()
         levels = series.levels.update(buf.generation, y, segments)
         bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, max(100, self._buckets() // 2))
         series.curve.setData([], [])
-        _set_band(series.band, bx, lo, hi)
+        series.band.setData(bx, lo, hi)
 
     def band_shown(self, key: str) -> bool:
         """The min/max band of ``key`` is what is drawn (its fill has a shape), not the points."""
         band = self._series[key].band
-        return band is not None and band[0].xData is not None and len(band[0].xData) > 0 and not band[2].path().isEmpty()
+        return band is not None and not band.is_empty()
 
     def _follow_extent(self) -> None:
         xs = [s.buf.x(self.x_mode) for s in self._series.values() if s.buf.size]
@@ -466,14 +469,3 @@ class LivePlot(pg.PlotWidget):
             axis.setTextPen(foreground)
         item.titleLabel.setText(item.titleLabel.text, color=foreground)
 
-
-def _set_band(band, x, lo, hi) -> None:
-    """Both edges of a band; the fill between them is rebuilt once, after the second (it rebuilds
-    on every edge's change, and each rebuild walks both edges' paths)."""
-    lower, upper, _area = band
-    lower.blockSignals(True)
-    try:
-        lower.setData(x, lo)
-    finally:
-        lower.blockSignals(False)
-    upper.setData(x, hi)

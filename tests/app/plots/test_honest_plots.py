@@ -40,9 +40,7 @@ def test_point_1_a_long_noisy_run_is_one_band_with_no_gap_at_its_mean(qtbot):
     plot = panel.reward_plot
     panel.add_records(noisy_episodes(10_000))
     qtbot.waitUntil(lambda: plot.band_shown("episode"), timeout=5000)
-    lo_curve, hi_curve = plot.band_curves("episode")
-    _, lo = lo_curve.getOriginalDataset()
-    _, hi = hi_curve.getOriginalDataset()
+    _, lo, hi = plot.band_data("episode")
     # every column of the band covers the mean: no gap along it (min/max points alone drew two bands)
     assert filled_columns(lo, hi, 200.0) == 1.0
     assert np.nanmin(lo) == min(r["reward"] for r in noisy_episodes(10_000))
@@ -77,7 +75,7 @@ def test_point_4_a_stop_and_resume_breaks_every_line_and_the_band(qtbot):
     plot.add_columns(_columns(noisy_episodes(6000, seed=4)[:0] + [
         {"step": 60_000 + 10 * i, "t": 2e9 + i, "reward": 200.0} for i in range(6000)]), None)
     qtbot.waitUntil(lambda: plot.band_shown("episode"), timeout=5000)
-    bx, lo = plot.band_curves("episode")[0].getOriginalDataset()
+    bx, lo, _ = plot.band_data("episode")
     assert np.isnan(lo).sum() == 1
     # the rolling mean breaks there too
     mx, my = plot.curve("mean").getOriginalDataset()

@@ -140,13 +140,12 @@ def test_a_long_run_draws_a_bounded_band_to_its_newest_episode(qtbot):
     panel.add_records(episodes(0, n))
     plot = panel.reward_plot
     qtbot.waitUntil(lambda: plot.band_shown("episode"), timeout=5000)
-    x, lo = plot.band_curves("episode")[0].getOriginalDataset()
-    _, hi = plot.band_curves("episode")[1].getOriginalDataset()
+    x, lo, hi = plot.band_data("episode")
     assert len(x) <= MAX_SYMBOLS + 2
     assert x[-1] == 20 * (n - 1) and hi[-1] == n - 1 and lo.min() == 0
     # the mean is of every episode, not of the drawn ones, and follows new batches
     panel.add_records(episodes(n, 5))
-    qtbot.waitUntil(lambda: plot.band_curves("episode")[1].getOriginalDataset()[1][-1] == n + 4, timeout=3000)
+    qtbot.waitUntil(lambda: plot.band_data("episode")[2][-1] == n + 4, timeout=3000)
     mean = plot.buffer("mean").values
     assert len(mean) == n + 5 and np.allclose(mean, rolling_mean(np.arange(n + 5, dtype=float), ROLLING_WINDOW))
     # the line drawn is the mean's min/max envelope, ending with its newest value
