@@ -40,7 +40,7 @@ def red_at(image, vb, plot, x, y) -> bool:
 
 
 def test_columns_fill_their_span_and_a_break_leaves_a_gap(qtbot):
-    x = np.array([0, 10, 20, 30, 40, 60, 70, 80], float)
+    x = np.array([0, 10, 20, 30, 60, 60, 70, 80], float)  # a break holds the next stretch's first x (segmented_band)
     lo = np.array([10, 20, 30, 30, np.nan, 50, 60, 60], float)
     hi = np.array([40, 50, 60, 60, np.nan, 90, 90, 90], float)
     image, vb, plot = render(qtbot, x, lo, hi)
