@@ -70,7 +70,8 @@ class MonitorPanel(QWidget):
         self.title.setObjectName("monitorTitle")
         self.title.setStyleSheet("#monitorTitle { font-weight: 600; }")
         self.progress = QProgressBar()
-        self.progress.setMinimumWidth(300)
+        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance("88,888,888 / 88,888,888 steps · "
+                                                                                   "8:88:88 left, done at 88:88") + 24)
         self.progress.setMaximumWidth(600)  # room for "… · 4:26 left, done at 03:12"
         self.progress.setTextVisible(True)
         self.progress.hide()
@@ -353,6 +354,6 @@ class MonitorPanel(QWidget):
         return path
 
     def apply_theme(self, background: str, foreground: str) -> None:
-        for plot in (self.reward_plot, *self.gpu.widgets()):
-            plot.set_theme_colors(background, foreground)
+        self.reward_plot.set_theme_colors(background, foreground)
+        self.gpu.set_theme_colors(background, foreground)
         self.scalars.set_theme_colors(background, foreground)

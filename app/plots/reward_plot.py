@@ -21,7 +21,10 @@ ROLLING_WINDOW = REWARD_WINDOW  # the rolling mean the tables report, drawn over
 class RewardPlot(LivePlot):
     def __init__(self, parent=None):
         super().__init__("Episode reward", "reward", parent=parent)
-        self.legend.setOffset((-8, -8))  # bottom right: a learning curve starts low at the left and rises
+        # top left, in three columns (two short rows): a learning curve starts low at the left and
+        # rises, and the newest episodes at the right are what a user watches
+        self.legend.setOffset((8, 8))
+        self.legend.setColumnCount(3)
         self.add_series("episode", "episode", SERIES_COLORS[0], symbol="o", line=False, symbol_size=3, band=True)
         self.add_derived("mean", "episode", partial(rolling_mean_from, window=ROLLING_WINDOW),
                          f"mean of {ROLLING_WINDOW}", SERIES_COLORS[1], width=1)

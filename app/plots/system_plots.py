@@ -39,11 +39,15 @@ FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
 WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
 
 
-def _limit_line(color: str, label: str) -> pg.InfiniteLine:
+LABEL_Z = 20  # a limit's label is drawn over the readings (a hot GPU's red points hid "slowdown 87 °C")
+
+
+def _limit_line(color: str, label: str, position: float = 0.99) -> pg.InfiniteLine:
     # labels end at the right edge, clear of the legend (top left); centred, "capacity" was cut
     line = pg.InfiniteLine(angle=0, movable=False, pen=pg.mkPen(color, width=1.5, style=pg.QtCore.Qt.PenStyle.DashLine),
-                           label=label, labelOpts={"position": 0.99, "color": color, "anchors": [(1, 0), (1, 1)]})
+                           label=label, labelOpts={"position": position, "color": color, "anchors": [(1, 0), (1, 1)]})
     line.setVisible(False)
+    line.setZValue(LABEL_Z)
     return line
 
 
@@ -57,13 +61,24 @@ class SystemPlots:
         self._unavailable: str | None = None
         self.latest: dict[int, dict[str, Any]] = {}
         self.capacity_line = _limit_line(CAPACITY_COLOR, "capacity {value:.1f} GiB")
-        self.estimate_line = _limit_line(ESTIMATE_COLOR, "estimate {value:.1f} GiB")
+        # mid-line: at the right end it would sit on the capacity label when the estimate is near it
+        self.estimate_line = _limit_line(ESTIMATE_COLOR, "estimate {value:.1f} GiB", position=0.6)
         self.slowdown_line = _limit_line(LIMIT_COLOR, "slowdown {value:.0f} °C")
         self.power_limit_line = _limit_line(LIMIT_COLOR, "limit {value:.0f} W")
         for field, line in (("memory_used_bytes", self.capacity_line), ("memory_used_bytes", self.estimate_line),
                             ("temperature_c", self.slowdown_line), ("power_w", self.power_limit_line)):
             self.plots[field].getPlotItem().addItem(line)
         self._spans()
+
+    def set_theme_colors(self, background: str, foreground: str) -> None:
+        """Each limit's label on a see-through backing of the plot's background: readable over the lines."""
+        fill = pg.mkColor(background)
+        fill.setAlpha(80)  # light: a reading under a label stays visible as what it is
+        for line in (self.capacity_line, self.estimate_line, self.slowdown_line, self.power_limit_line):
+            line.label.fill = pg.mkBrush(fill)
+            line.label.update()
+        for plot in self.plots.values():
+            plot.set_theme_colors(background, foreground)
 
     def widgets(self) -> list[LivePlot]:
         return list(self.plots.values())
