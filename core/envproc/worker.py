@@ -72,9 +72,11 @@ def answer(env: gym.Env[Any, Any], cmd: str, data: Any) -> Any:
     raise NotImplementedError(f"`{cmd}` is not implemented in the env process")
 
 
-def failure(exc: BaseException) -> tuple[str, tuple[str, str]]:
-    kind = "attribute" if isinstance(exc, AttributeError) else "error"
-    return ERROR, (kind, "".join(traceback.format_exception(exc)).strip())
+def failure(exc: BaseException, making: bool = False) -> tuple[str, tuple[str, str]]:
+    """The error answer: its kind (``make``: the env could not be made; ``attribute``; ``error``) and traceback."""
+    kind = "make" if making else "attribute" if isinstance(exc, AttributeError) else "error"
+    text = "".join(traceback.format_exception(exc, chain=kind != "attribute"))  # gymnasium chains one per wrapper
+    return ERROR, (kind, text.strip())
 
 
 def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
@@ -83,7 +85,7 @@ def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
     try:
         env = cloudpickle.loads(recipe)()
     except Exception as exc:  # noqa: BLE001 - the parent raises it, naming the env
-        remote.send(failure(exc))
+        remote.send(failure(exc, making=True))
         remote.close()
         return
     while True:

@@ -94,6 +94,8 @@ class LeanSubprocVecEnv(VecEnv):
                                   "its process died; see the worker log for the env's own output") from exc
         if tag == ERROR:
             kind, text = value
+            if kind == "make":
+                raise EnvProcessError(f"{self._label(index)} could not be made:\n{text}")
             message = f"{self._label(index)} failed during {cmd}:\n{text}"
             raise AttributeError(message) if kind == "attribute" else EnvProcessError(message)
         return value
