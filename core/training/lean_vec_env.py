@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import sys
+import types
 import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -29,7 +30,7 @@ from core.envproc.monitor import EpisodeMonitor
 from core.envproc.worker import ERROR, serve
 
 # Imported once by the forkserver and shared, copy-on-write, by every env process it forks.
-FORKSERVER_PRELOAD = ["__main__", "numpy", "gymnasium", "cloudpickle", "core.envproc.worker", "core.envproc.recipe"]
+FORKSERVER_PRELOAD = ["numpy", "gymnasium", "cloudpickle", "core.envproc.worker", "core.envproc.recipe"]
 
 
 class EnvProcessError(RuntimeError):
@@ -37,10 +38,20 @@ class EnvProcessError(RuntimeError):
 
 
 def forkserver_preload() -> list[str]:
-    """What the forkserver imports once: ours, and the main module run with ``-m`` (each env process
-    imports it again as ``__mp_main__``; the worker's imports no torch at the top)."""
-    main = getattr(sys.modules["__main__"].__spec__, "name", None)
-    return FORKSERVER_PRELOAD + ([main] if main and not main.endswith("__main__") else [])
+    """What the forkserver imports once, for every env process it forks to share: ours, and the modules the
+    main module imported when it runs with ``-m`` (``python -m core.training.worker``). multiprocessing runs
+    such a main module again in each env process as ``__mp_main__``; with its imports already loaded that
+    costs a few pages instead of a few MiB per env. (A main script is preloaded by multiprocessing itself.)"""
+    main = sys.modules["__main__"]
+    name = getattr(main.__spec__, "name", None)
+    if not name or name.endswith("__main__"):
+        return ["__main__", *FORKSERVER_PRELOAD]
+    imported = set()
+    for value in vars(main).values():
+        module = value.__name__ if isinstance(value, types.ModuleType) else getattr(value, "__module__", None)
+        if isinstance(module, str) and module in sys.modules and module != name and not module.startswith("__"):
+            imported.add(module)
+    return [*FORKSERVER_PRELOAD, *sorted(imported - set(FORKSERVER_PRELOAD))]
 
 
 def default_start_method() -> str:
