@@ -209,3 +209,21 @@ def test_ppo_trains_through_the_worker_with_lean_env_processes(runs_dir, tmp_pat
     assert records(run, "progress")[-1]["step"] >= 3000
     assert len(records(run, "episode")) >= 20
     assert len(list((run / "monitor").glob("*.monitor.csv"))) == 2
+
+
+def test_vec_env_values_through_set_and_the_estimate():
+    """``--set runtime.vec_env=...`` takes the three values; the estimate counts the chosen one's processes."""
+    from tests.training_helpers import cli
+
+    notes = {}
+    for value in ("subproc", "subproc-sb3"):
+        out = cli("estimate", "--algo", "PPO", "--env", "CartPole-v1", "--set", f"runtime.vec_env={value}",
+                  "--set", "runtime.n_envs=8", "--set", "runtime.start_method=spawn", "--json")
+        assert out.returncode == 0, out.stderr
+        term = next(t for t in json.loads(out.stdout)["terms"] if t["name"] == "env_processes")
+        notes[value] = (term["bytes"], term["note"])
+    assert notes["subproc"][1].startswith("8 subproc env processes (spawn)")
+    assert notes["subproc"][0] * 4 <= notes["subproc-sb3"][0]
+    bad = cli("estimate", "--algo", "PPO", "--env", "CartPole-v1", "--set", "runtime.vec_env=subprocess")
+    assert bad.returncode != 0
+    assert "runtime.vec_env: 'subprocess': Input should be 'dummy', 'subproc' or 'subproc-sb3'" in bad.stderr
