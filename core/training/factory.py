@@ -81,8 +81,7 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
         method, note = effective_start_method(rt.start_method, sys.platform)
         notes.extend([note] if note else [])
         env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs or {}), start_method=method)
-        if seed is not None:
-            env.seed(seed)  # as make_vec_env: env i resets first with seed + i
+        env.seed(seed)  # as make_vec_env: env i resets first with seed + i (a random seed when None)
     else:
         vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
         vec_kwargs: dict[str, Any] = {}

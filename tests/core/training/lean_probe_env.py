@@ -7,6 +7,7 @@ import os
 import sys
 from pathlib import Path
 
+import numpy as np
 from gymnasium.envs.classic_control import CartPoleEnv
 
 HEAVY = ("torch", "stable_baselines3", "sb3_contrib", "PySide6")
@@ -23,6 +24,11 @@ class ProbeCartPole(CartPoleEnv):
         super().__init__(**kwargs)
         if report_dir:
             Path(report_dir, f"{os.getpid()}.json").write_text(json.dumps({"heavy": heavy_modules()}))
+
+    def render(self):
+        if self.render_mode != "rgb_array":
+            return super().render()
+        return np.full((4, 6, 3), int(abs(self.state[0]) * 1000) % 256, dtype=np.uint8)  # a picture of the state
 
     def loaded_modules(self) -> list[str]:
         return heavy_modules()

@@ -131,6 +131,25 @@ def test_frame_stack_and_wrappers_are_the_same_in_both(tmp_path):
 
 
 @pytest.mark.training
+def test_render_gives_the_same_pictures():
+    from core.training.factory import build_vec_env
+
+    env = {"entry_point": PROBE, "kwargs": {"render_mode": "rgb_array"}}
+    ours, _ = build_vec_env(config("subproc", n_envs=2, **env))
+    theirs, _ = build_vec_env(config("subproc-sb3", n_envs=2, **env))
+    try:
+        ours.reset()
+        theirs.reset()
+        assert ours.render_mode == theirs.render_mode == "rgb_array"
+        assert_same(ours.get_images(), theirs.get_images())
+        assert_same(ours.render(), theirs.render())  # SB3 tiles the envs' pictures
+        assert ours.get_images()[0].shape == (4, 6, 3)
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.training
 @pytest.mark.parametrize("method", ["forkserver", "spawn"])
 def test_env_processes_hold_neither_torch_nor_sb3(method):
     from stable_baselines3.common.vec_env import SubprocVecEnv
