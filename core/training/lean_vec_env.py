@@ -13,6 +13,7 @@ get_attr, set_attr, env_is_wrapped, render, close); an error in an env process i
 from __future__ import annotations
 
 import multiprocessing as mp
+import signal
 import sys
 import types
 import warnings
@@ -54,6 +55,17 @@ def forkserver_preload() -> list[str]:
     return [*FORKSERVER_PRELOAD, *sorted(imported - set(FORKSERVER_PRELOAD))]
 
 
+def exit_words(code: int | None) -> str:
+    """A process's exit code as words: a negative one is the signal that ended it (SIGKILL: often out of memory)."""
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}" + (", perhaps out of memory" if name == "SIGKILL" else "")
+    return f"exit code {code}"
+
+
 def default_start_method() -> str:
     """SB3's choice: forkserver where it exists, else spawn."""
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
@@ -74,17 +86,19 @@ class LeanSubprocVecEnv(VecEnv):
             ctx.set_forkserver_preload(forkserver_preload())  # no effect once this process's forkserver runs
         self.remotes, self.work_remotes = zip(*[ctx.Pipe() for _ in range(n_envs)], strict=True)
         self.processes = []
-        for work_remote, remote, env_fn in zip(self.work_remotes, self.remotes, env_fns, strict=True):
-            process = ctx.Process(  # type: ignore[attr-defined]
-                target=serve, args=(work_remote, remote, cloudpickle.dumps(env_fn)), daemon=True)
-            process.start()
-            self.processes.append(process)
-            work_remote.close()
         try:
+            for work_remote, remote, env_fn in zip(self.work_remotes, self.remotes, env_fns, strict=True):
+                process = ctx.Process(  # type: ignore[attr-defined]
+                    target=serve, args=(work_remote, remote, cloudpickle.dumps(env_fn)), daemon=True)
+                process.start()
+                self.processes.append(process)
+                work_remote.close()
             spaces = self._ask_all("get_spaces", None, range(n_envs))
         except BaseException:
             self._send_close()
             self._end_processes()
+            for work_remote in self.work_remotes:
+                work_remote.close()
             raise
         observation_space, action_space = spaces[0]
         super().__init__(n_envs, observation_space, action_space)
@@ -101,13 +115,13 @@ class LeanSubprocVecEnv(VecEnv):
         except (EOFError, OSError) as exc:
             process = self.processes[index]
             process.join(timeout=5)
-            raise EnvProcessError(f"{self._label(index)} ended during {cmd} (exit code {process.exitcode}): "
-                                  "its process died; see the worker log for the env's own output") from exc
+            raise EnvProcessError(f"{self._label(index)} ended during {cmd} ({exit_words(process.exitcode)}): its "
+                                  "process died; see the worker log for the env's own output") from exc
         if tag == ERROR:
             kind, text = value
-            if kind == "make":
-                raise EnvProcessError(f"{self._label(index)} could not be made:\n{text}")
-            message = f"{self._label(index)} failed during {cmd}:\n{text}"
+            last = text.strip().splitlines()[-1] if text.strip() else "an error"
+            what = "could not be made" if kind == "make" else f"failed during {cmd}"
+            message = f"{self._label(index)} {what}: {last}\nthe env process's traceback:\n{text}"
             raise AttributeError(message) if kind == "attribute" else EnvProcessError(message)
         return value
 

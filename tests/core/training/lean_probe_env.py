@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -35,7 +36,8 @@ class ProbeCartPole(CartPoleEnv):
 
 
 class FailingEnv(CartPoleEnv):
-    """CartPole that raises (``mode="raise"``) or dies (``mode="die"``) at step ``at``; ``mode="init"`` fails when made."""
+    """CartPole that raises (``mode="raise"``), exits (``"die"``) or is killed (``"kill"``) at step ``at``;
+    ``mode="init"`` fails when made."""
 
     def __init__(self, mode: str = "raise", at: int = 3):
         if mode == "init":
@@ -48,6 +50,8 @@ class FailingEnv(CartPoleEnv):
         if self.count >= self.at:
             if self.mode == "die":
                 os._exit(7)
+            if self.mode == "kill":  # what the out-of-memory killer does
+                os.kill(os.getpid(), signal.SIGKILL)
             raise RuntimeError(f"FailingEnv broke at step {self.count}")
         return super().step(action)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import signal
 
 import numpy as np
 import pytest
@@ -173,11 +174,14 @@ def test_env_processes_hold_neither_torch_nor_sb3(method):
 
 @pytest.mark.training
 @pytest.mark.parametrize(("mode", "words"), [
-    ("raise", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed during step:.*"
-              r"RuntimeError: FailingEnv broke at step 3"),
+    ("raise", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed during step: "
+              r"RuntimeError: FailingEnv broke at step 3\nthe env process's traceback:\nTraceback"),
     ("die", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) ended during step \(exit code 7\)"),
+    ("kill", r"env 1 \(.*FailingEnv, pid \d+\) ended during step \(killed by SIGKILL, perhaps out of memory\)"),
 ])
 def test_an_env_that_fails_is_an_error_naming_it_not_a_hang(mode, words):
+    if mode == "kill" and not hasattr(signal, "SIGKILL"):
+        pytest.skip("no SIGKILL on Windows")
     from core.envproc.recipe import EnvRecipe
     from core.training.lean_vec_env import EnvProcessError, LeanSubprocVecEnv
 
@@ -202,7 +206,8 @@ def test_an_env_that_cannot_be_made_says_so_when_the_vec_env_starts():
     from core.training.lean_vec_env import EnvProcessError, LeanSubprocVecEnv
 
     recipes = [EnvRecipe(entry_point=PROBE), EnvRecipe(entry_point=FAILING, kwargs={"mode": "init"})]
-    with pytest.raises(EnvProcessError, match=r"(?s)env 1 \(.*FailingEnv.*could not be made:.*refuses to be made"):
+    with pytest.raises(EnvProcessError, match=r"(?s)env 1 \(.*FailingEnv.*could not be made: ValueError: FailingEnv refuses "
+                                              r"to be made\n"):
         LeanSubprocVecEnv(recipes, start_method="spawn")
 
 
