@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import re
 import signal
 
 import numpy as np
@@ -251,3 +252,18 @@ def test_vec_env_values_through_set_and_the_estimate():
     bad = cli("estimate", "--algo", "PPO", "--env", "CartPole-v1", "--set", "runtime.vec_env=subprocess")
     assert bad.returncode != 0
     assert "runtime.vec_env: 'subprocess': Input should be 'dummy', 'subproc' or 'subproc-sb3'" in bad.stderr
+
+
+@pytest.mark.training
+def test_an_env_error_in_a_real_run_ends_it_failed_naming_the_env(runs_dir):
+    from core.run.control import launch_worker
+
+    run = make_run(runs_dir, {"algo": "PPO", "env": {"entry_point": FAILING, "kwargs": {"mode": "raise", "at": 50}},
+                              "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+                              "runtime": {"n_envs": 2, "vec_env": "subproc"}, "budget": {"total_timesteps": 5000}})
+    launch_worker(run, extra_env={"PYTHONPATH": str(REPO)}, reap=False).wait(300)  # a failed run's worker exits 1
+    status = read_status(run)
+    assert status["state"] == "failed", status
+    first_line = status["exit_reason"].splitlines()[0]
+    assert re.fullmatch(r"EnvProcessError: env 0 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed "
+                        r"during step: RuntimeError: FailingEnv broke at step 50", first_line), first_line
