@@ -11,7 +11,7 @@ median of the ratios is the verdict. CPU time per env step (host + env processes
 is printed beside the wall time. A process with gymnasium alone making one CartPole is the floor.
 Goal: B's USS per env process <= 1/4 of A's; steps/s ratio >= 0.98.
 
-    python bench/env_memory.py [--envs 8] [--rounds 7] [--steps 1500] [--start-method forkserver|spawn]
+    python bench/env_memory.py [--envs 8] [--rounds 11] [--steps 1000] [--start-method forkserver|spawn]
 """
 
 from __future__ import annotations
@@ -121,8 +121,8 @@ def mib(values: object) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--envs", type=int, default=8)
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--steps", type=int, default=1500, help="vectorised steps per turn")
+    parser.add_argument("--rounds", type=int, default=11)
+    parser.add_argument("--steps", type=int, default=1000, help="vectorised steps per turn")
     parser.add_argument("--start-method", default="forkserver", choices=["forkserver", "spawn", "fork"])
     parser.add_argument("--host", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -160,8 +160,10 @@ def main() -> None:
     ratios = [(p["B"]["steps"] / p["B"]["wall"]) / (p["A"]["steps"] / p["A"]["wall"]) for p in pairs]  # type: ignore[operator]
     a_uss = statistics.median(max(x, y) for x, y in zip(first["A"]["env_uss"], last["A"]["env_uss"], strict=True))  # type: ignore[call-overload]
     b_uss = statistics.median(max(x, y) for x, y in zip(first["B"]["env_uss"], last["B"]["env_uss"], strict=True))  # type: ignore[call-overload]
+    cpu_ratios = [(p["B"]["cpu"] / p["B"]["steps"]) / (p["A"]["cpu"] / p["A"]["steps"]) for p in pairs]  # type: ignore[operator]
     print(f"\nUSS per env process B/A: {b_uss / a_uss:.3f} (goal <= 0.25)   "
           f"steps/s B/A, median of {len(ratios)} pairs: {statistics.median(ratios):.3f} (goal >= 0.98)   "
+          f"CPU per step B/A: {statistics.median(cpu_ratios):.3f}   "
           f"start-up B/A: {first['B']['startup_s'] / first['A']['startup_s']:.2f}")  # type: ignore[operator]
 
 
