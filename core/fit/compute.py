@@ -36,7 +36,7 @@ from core.util.procs import effective_start_method
 WORKER_RUNTIME_CPU = 350 * MIB
 WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
 # Own memory (USS) of one env process with a classic-control env, by vec env and start method, measured
-# by bench/env_memory.py (8 CartPole envs, Linux, torch 2.x CPU, 2025-11): SB3's SubprocVecEnv
+# by bench/env_memory.py (8 CartPole envs, Linux, torch 2.x CPU, 2026-11): SB3's SubprocVecEnv
 # (subproc-sb3) imports stable_baselines3 and so torch in each spawned or forkserver child to unpickle
 # its worker function: 165 MiB. The lean one (subproc, core.envproc) holds python, numpy, gymnasium and
 # the env: under forkserver they are preloaded once by the forkserver and shared (7.5 MiB each); under

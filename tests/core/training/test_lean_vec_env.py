@@ -267,3 +267,23 @@ def test_an_env_error_in_a_real_run_ends_it_failed_naming_the_env(runs_dir):
     first_line = status["exit_reason"].splitlines()[0]
     assert re.fullmatch(r"EnvProcessError: env 0 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed "
                         r"during step: RuntimeError: FailingEnv broke at step 50", first_line), first_line
+
+
+def test_the_forkserver_preloads_what_a_dash_m_main_imported_but_not_the_main_itself(monkeypatch):
+    """multiprocessing runs a ``-m`` main again in each env process; preloading the module itself made runpy warn."""
+    import importlib.machinery
+    import types
+
+    from core.training.lean_vec_env import FORKSERVER_PRELOAD, forkserver_preload
+
+    main = types.ModuleType("__main__")
+    main.__spec__ = importlib.machinery.ModuleSpec("core.training.worker", None)
+    from core.run.layout import RunDir
+    from core.util import files
+
+    main.RunDir, main.files, main.os = RunDir, files, os
+    monkeypatch.setitem(__import__("sys").modules, "__main__", main)
+    preload = forkserver_preload()
+    assert preload[:len(FORKSERVER_PRELOAD)] == FORKSERVER_PRELOAD
+    assert {"core.run.layout", "core.util.files", "os"} <= set(preload)
+    assert "core.training.worker" not in preload and "__main__" not in preload
