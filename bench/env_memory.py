@@ -6,7 +6,7 @@ worker does and builds N CartPole envs through ``core.training.factory.build_vec
 Each reports the start-up time of its N envs (construction to the first reset answered), the own
 memory (USS, psutil ``memory_full_info().uss``) of each env process after stepping, and of the
 start-method helpers (forkserver, resource tracker). Then they step random actions in turns,
-A B A B ..., each turn ``--steps`` vectorised steps; each pair gives a ratio B/A of steps/s, and the
+A B, B A, A B ..., each turn ``--steps`` vectorised steps; each pair gives a ratio B/A of steps/s, and the
 median of the ratios is the verdict. CPU time per env step (host + env processes, user + system)
 is printed beside the wall time. A process with gymnasium alone making one CartPole is the floor.
 Goal: B's USS per env process <= 1/4 of A's; steps/s ratio >= 0.98.
@@ -138,8 +138,9 @@ def main() -> None:
         hosts[side] = start_host(kind, args.envs, args.start_method)
         first[side] = ask(hosts[side])
     pairs = []
-    for _ in range(args.rounds):
-        pair = {side: ask(hosts[side], f"run {args.steps}") for side in names}
+    for round_ in range(args.rounds):
+        order = ("A", "B") if round_ % 2 == 0 else ("B", "A")  # A B, B A, ...: a drift in the load cancels out
+        pair = {side: ask(hosts[side], f"run {args.steps}") for side in order}
         pairs.append(pair)
         a, b = pair["A"], pair["B"]
         ratio = (b["steps"] / b["wall"]) / (a["steps"] / a["wall"])  # type: ignore[operator]
