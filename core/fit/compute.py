@@ -40,11 +40,11 @@ WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
 # (subproc-sb3) imports stable_baselines3 and so torch in each spawned or forkserver child to unpickle
 # its worker function: 165 MiB. The lean one (subproc, core.envproc) holds python, numpy, gymnasium and
 # the env: under forkserver they are preloaded once by the forkserver and shared (7.5 MiB each); under
-# spawn (Windows) each child imports them and the worker's own module again (33 MiB). A forked child
+# spawn (Windows) each child imports them and the worker's own module again (32 MiB). A forked child
 # of either shares its parent's pages until it writes them (8 MiB after 2,000 steps; counted as 16).
 ENV_PROCESS_BYTES = {
     ("subproc-sb3", "spawn"): 165 * MIB, ("subproc-sb3", "forkserver"): 165 * MIB, ("subproc-sb3", "fork"): 16 * MIB,
-    ("subproc", "spawn"): 33 * MIB, ("subproc", "forkserver"): 8 * MIB, ("subproc", "fork"): 16 * MIB,
+    ("subproc", "spawn"): 32 * MIB, ("subproc", "forkserver"): 8 * MIB, ("subproc", "fork"): 16 * MIB,
 }
 
 def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
