@@ -171,8 +171,10 @@ class RuntimeParams(Section):
     """Where and how the worker runs."""
 
     n_envs: int = hp(1, "Parallel envs", "Environments stepped together per vectorised step.", "envs", ge=1, le=1024)
-    vec_env: Literal["dummy", "subproc"] = hp("dummy", "Vector env",
-                                              "dummy: envs in the worker process; subproc: one process per env.")
+    vec_env: Literal["dummy", "subproc", "subproc-sb3"] = hp(
+        "dummy", "Vector env", "dummy: envs in the worker process; subproc: one lean process per env (python, numpy, "
+        "gymnasium and the env: ~1/4 of SB3's memory or less); subproc-sb3: SB3's own SubprocVecEnv (each env process "
+        "also imports torch and SB3).")
     start_method: Literal["spawn", "forkserver", "fork"] = hp("forkserver", "Start method",
                                                               "How subprocess envs start (forkserver falls back to spawn on "
                                                               "Windows).")

@@ -35,12 +35,17 @@ from core.util.procs import effective_start_method
 # and the host side of the context (approximate, not measured on this machine).
 WORKER_RUNTIME_CPU = 350 * MIB
 WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
-# Private memory (USS) of one SubprocVecEnv process with a classic-control env. A spawned or
-# forkserver child imports stable_baselines3 (and so torch) to unpickle its worker function:
-# measured ~155 MiB; a forked child shares its parent's pages until it writes them.
-ENV_PROCESS_SPAWN = 160 * MIB
-ENV_PROCESS_FORK = 16 * MIB
-
+# Own memory (USS) of one env process with a classic-control env, by vec env and start method, measured
+# by bench/env_memory.py (8 CartPole envs, Linux, torch 2.x CPU, 2026-11): SB3's SubprocVecEnv
+# (subproc-sb3) imports stable_baselines3 and so torch in each spawned or forkserver child to unpickle
+# its worker function: 165 MiB. The lean one (subproc, core.envproc) holds python, numpy, gymnasium and
+# the env: under forkserver they are preloaded once by the forkserver and shared (7.5 MiB each); under
+# spawn (Windows) each child imports them and the worker's own module again (32 MiB). A forked child
+# of either shares its parent's pages until it writes them (8 MiB after 2,000 steps; counted as 16).
+ENV_PROCESS_BYTES = {
+    ("subproc-sb3", "spawn"): 165 * MIB, ("subproc-sb3", "forkserver"): 165 * MIB, ("subproc-sb3", "fork"): 16 * MIB,
+    ("subproc", "spawn"): 32 * MIB, ("subproc", "forkserver"): 8 * MIB, ("subproc", "fork"): 16 * MIB,
+}
 
 def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
               alloc: AllocatorModel) -> FitEstimate:
@@ -126,11 +131,12 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     runtime = WORKER_RUNTIME_CPU + (WORKER_RUNTIME_CUDA_EXTRA if on_gpu else 0)
     terms.append(Term("worker_runtime", "host", runtime,
                       "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))
-    if rt.vec_env == "subproc":
+    if rt.vec_env != "dummy":
         method, _ = effective_start_method(rt.start_method, sys.platform)
-        each = ENV_PROCESS_FORK if method == "fork" else ENV_PROCESS_SPAWN
+        each = ENV_PROCESS_BYTES[(rt.vec_env, method)]
+        holds = "python, torch and SB3" if rt.vec_env == "subproc-sb3" else "python, numpy and gymnasium"
         terms.append(Term("env_processes", "host", each * rt.n_envs,
-                          f"{rt.n_envs} subprocess envs ({method}) of ~{each // MIB} MiB each"))
+                          f"{rt.n_envs} {rt.vec_env} env processes ({method}) of ~{each // MIB} MiB each"))
         if cfg.env.entry_point:
-            notes.append("env_processes counts python and SB3 only: add what your own env allocates, per env")
+            notes.append(f"env_processes counts {holds} only: add what your own env allocates, per env")
     return full_at

@@ -109,7 +109,7 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
         yield from envs
     elif term == "env_processes":
         yield from envs
-        yield "runtime.vec_env", ["dummy"]
+        yield "runtime.vec_env", ["subproc", "dummy"] if cfg.runtime.vec_env == "subproc-sb3" else ["dummy"]
     elif term in ("activations", "batch_copies"):
         yield from batch + net
     elif term in ("parameters", "gradients", "optimizer"):

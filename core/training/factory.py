@@ -24,6 +24,8 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv,
 
 from core.config.algorithms.spec import AlgoSpec
 from core.config.schema import POLICY_OPTIONS, EnvSpec, RunConfig, resolved_activation, resolved_net_arch
+from core.envproc.recipe import EnvRecipe
+from core.training.lean_vec_env import LeanSubprocVecEnv
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
 
@@ -64,26 +66,46 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
                   seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False) -> tuple[VecEnv, list[str]]:
     """The vectorised, Monitor-wrapped env (with its wrappers and frame stack); returns it and notes.
 
-    ``append_monitor`` continues the Monitor CSVs of an earlier attempt (SB3 then writes no header).
+    ``vec_env``: ``dummy`` (in this process), ``subproc`` (``LeanSubprocVecEnv``: env processes
+    without torch) or ``subproc-sb3`` (SB3's ``SubprocVecEnv``). ``append_monitor`` continues the
+    Monitor CSVs of an earlier attempt (SB3 then writes no header).
     """
     rt = cfg.runtime
     notes: list[str] = []
-    vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
-    vec_kwargs: dict[str, Any] = {}
-    if rt.vec_env == "subproc" and not force_dummy:
-        method, note = effective_start_method(rt.start_method, sys.platform)
-        if note:
-            notes.append(note)
-        vec_cls, vec_kwargs = SubprocVecEnv, {"start_method": method}
+    count = n_envs or rt.n_envs
     seed = None if rt.seed is None else rt.seed + seed_offset
-    make = env_maker(cfg.env)
-    env = make_vec_env(
-        lambda: make(), n_envs=n_envs or rt.n_envs, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
-        monitor_dir=str(monitor_dir) if monitor_dir else None, wrapper_class=wrapper_function(cfg.env),
-        monitor_kwargs={"override_existing": not append_monitor} if monitor_dir else None)
+    monitor_kwargs = {"override_existing": not append_monitor} if monitor_dir else None
+    kind = "dummy" if force_dummy else rt.vec_env
+    env: VecEnv
+    if kind == "subproc":
+        method, note = effective_start_method(rt.start_method, sys.platform)
+        notes.extend([note] if note else [])
+        env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs or {}), start_method=method)
+        env.seed(seed)  # as make_vec_env: env i resets first with seed + i (a random seed when None)
+    else:
+        vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
+        vec_kwargs: dict[str, Any] = {}
+        if kind == "subproc-sb3":
+            method, note = effective_start_method(rt.start_method, sys.platform)
+            notes.extend([note] if note else [])
+            vec_cls, vec_kwargs = SubprocVecEnv, {"start_method": method}
+        make = env_maker(cfg.env)
+        env = make_vec_env(
+            lambda: make(), n_envs=count, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
+            monitor_dir=str(monitor_dir) if monitor_dir else None, wrapper_class=wrapper_function(cfg.env),
+            monitor_kwargs=monitor_kwargs)
     if cfg.env.frame_stack:
         env = VecFrameStack(env, cfg.env.frame_stack)
     return env, notes
+
+
+def env_recipes(spec: EnvSpec, n_envs: int, seed: int | None, monitor_dir: Path | None,
+                monitor_kwargs: dict[str, Any]) -> list[EnvRecipe]:
+    """What each lean env process builds: the same env, seeds, Monitor files and wrappers as ``make_vec_env``."""
+    wrappers = tuple((w.name, dict(w.kwargs)) for w in spec.wrappers)
+    return [EnvRecipe(env_id=spec.id, entry_point=spec.entry_point, kwargs=dict(spec.kwargs), wrappers=wrappers, rank=rank,
+                      seed=seed, monitor_dir=str(monitor_dir) if monitor_dir else None, monitor_kwargs=monitor_kwargs)
+            for rank in range(n_envs)]
 
 
 def wrap_normalize(cfg: RunConfig, env: VecEnv, training: bool = True) -> VecEnv:

@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"worker: pid {os.getpid()} attempt {attempt} {'resuming' if args.resume else 'starting'} {run_dir.name}", flush=True)
     try:
         cfg = load_run_config(run_dir)
-        set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")
+        set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env != "dummy")
         from core.training.session import TrainingSession  # torch loads here, after the env vars
 
         state, reason = TrainingSession(run_dir, cfg, resume=args.resume).run()

@@ -184,6 +184,16 @@ def test_optional_yes_no_setting_is_a_choice_with_the_default_empty(qtbot, panel
     assert panel.current_config().policy.share_features_extractor is False
 
 
+def test_vector_env_offers_the_lean_and_sb3_subprocess_envs(qtbot, panel):
+    row = panel.rows["runtime.vec_env"]
+    assert [row.editor.itemText(i) for i in range(row.editor.count())] == ["dummy", "subproc", "subproc-sb3"]
+    assert "SubprocVecEnv" in row.editor.toolTip() or "SubprocVecEnv" in row.label.toolTip()
+    row.editor.setCurrentIndex(2)
+    row.editor.activated.emit(2)
+    wait_settled(qtbot, panel)
+    assert panel.current_config().runtime.vec_env == "subproc-sb3"
+
+
 def test_env_picker_edits_wrappers_and_frame_stack(qtbot, panel):
     picker = panel.env_picker
     picker.wrappers_edit.setPlainText("[{TimeLimit: {max_episode_steps: 50}}]")

@@ -248,7 +248,8 @@ NOT_FITTING = {
     "sac-huge-batch": (None, "SAC", {"sac__batch_size": 1_000_000, "sac__buffer_size": 2_000_000,
                                      "policy__net_arch": [1024, 1024]}),
     "dqn-huge-replay": (None, "DQN", {"dqn__buffer_size": 2_000_000_000 // 2}),
-    "too-many-subprocess-envs": ("beast", "PPO", {"runtime__n_envs": 1024}),
+    "too-many-subprocess-envs": ("beast", "PPO", {"runtime__n_envs": 1024, "runtime__vec_env": "subproc-sb3"}),
+    "too-many-lean-spawned-envs": ("beast", "PPO", {"runtime__n_envs": 1024, "runtime__start_method": "spawn"}),
 }
 
 
@@ -276,6 +277,19 @@ def test_cpu_run_puts_everything_on_the_host():
     assert {t.where for t in result.terms} == {"host"}
     assert result.capacity_bytes == HOST
     assert result.term("cuda_context") is None
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_env_processes_are_counted_for_the_vec_env_chosen(method):
+    terms = {vec: estimate_of(preset_config(None, "PPO", runtime__n_envs=16, runtime__vec_env=vec,
+                                            runtime__start_method=method), None).term("env_processes")
+             for vec in ("dummy", "subproc", "subproc-sb3")}
+    assert terms["dummy"] is None
+    lean, sb3 = terms["subproc"], terms["subproc-sb3"]
+    assert lean.where == sb3.where == "host"
+    assert 0 < lean.bytes * 4 <= sb3.bytes  # bench/env_memory.py's measured figures, per env process
+    assert lean.note.startswith(f"16 subproc env processes ({method}) of ~")
+    assert sb3.bytes >= 16 * 150 * (1 << 20)
 
 
 def test_json_shape():
