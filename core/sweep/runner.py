@@ -28,6 +28,7 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from core.config.errors import ConfigError
+from core.fit.result import NO_FIT
 from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, launch_worker, request_stop, restart_run, resume_run
@@ -215,7 +216,7 @@ def _frozen(study: optuna.Study, number: int) -> FrozenTrial:
 
 
 def _no_fit_reason(est: dict[str, Any]) -> str:
-    if est.get("verdict") == "does not fit":
+    if est.get("on_gpu") and est.get("verdict") == NO_FIT:
         return (f"does not fit on {est.get('gpu_name')}: {est['gpu_bytes'] / 2**20:,.0f} MiB of "
                 f"{est['capacity_bytes'] / 2**20:,.0f} MiB GPU memory (fit estimate); never launched")
     return (f"does not fit in host RAM: {est['host_bytes'] / 2**20:,.0f} MiB of "

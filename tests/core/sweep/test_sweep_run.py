@@ -1,0 +1,87 @@
+"""A real sweep: PPO on CartPole, 6 trials, 2 at once; its runner killed midway and resumed; read by Optuna."""
+
+from __future__ import annotations
+
+import json
+
+import psutil
+import pytest
+
+from core.run.status import read_status
+from core.run.store import RunStore
+from core.sweep.folder import SweepFolder, load_state
+from tests.core.sweep.helpers import SMALL_SWEEP, sweep_file
+from tests.training_helpers import cli, wait_for
+
+
+def status(runs_dir, name="cartpole-lr") -> dict:
+    out = cli("sweep", "status", name, "--json", "--runs-dir", str(runs_dir))
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def tagged_runs(runs_dir) -> dict[int, list[str]]:
+    """Run folders by the trial number in their status tag: a trial run twice would show two."""
+    out: dict[int, list[str]] = {}
+    for info in RunStore(runs_dir).list():
+        tag = info.status.get("sweep") or {}
+        if tag.get("name") == "cartpole-lr":
+            out.setdefault(tag["trial"], []).append(info.id)
+    return out
+
+
+@pytest.mark.training
+@pytest.mark.timeout(1500)
+def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, runs_dir):
+    started = cli("sweep", "run", str(sweep_file(tmp_path)), "--detach", "--runs-dir", str(runs_dir))
+    assert started.returncode == 0, started.stderr
+    # kill the runner once trial 0 is told and a later trial runs: live and ended runs wait for the next runner
+    wait_for(lambda: any(t["state"] == "complete" for t in status(runs_dir)["trials"])
+             and len(status(runs_dir)["trials"]) >= 3, timeout=600, what="a told trial and a third one launched")
+    runner = load_state(SweepFolder(runs_dir, "cartpole-lr"))["runner"]
+    psutil.Process(runner["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
+    wait_for(lambda: status(runs_dir)["state"] == "crashed", timeout=30, what="the sweep to read crashed")
+    resumed = cli("sweep", "resume", "cartpole-lr", "--detach", "--runs-dir", str(runs_dir))
+    assert resumed.returncode == 0, resumed.stderr
+    report = wait_for(lambda: (s := status(runs_dir))["state"] == "finished" and s, timeout=900, what="the sweep to end")
+
+    assert set(report) >= {"name", "storage", "study_name", "state", "best", "trials"}
+    assert [t["number"] for t in report["trials"]] == list(range(6))
+    states = [t["state"] for t in report["trials"]]
+    assert states.count("complete") >= 2 and "pruned" in states, report["trials"]
+    assert set(states) <= {"complete", "pruned"}, report["trials"]
+    for row in report["trials"]:
+        assert set(row) >= {"number", "state", "value", "params", "run_id"}
+        assert set(row["params"]) == {"ppo.learning_rate", "ppo.n_epochs"}
+    # no trial ran twice: one run folder per trial, the one its user attrs name
+    runs = tagged_runs(runs_dir)
+    assert {n: ids for n, ids in runs.items()} == {t["number"]: [t["run_id"]] for t in report["trials"]}
+    for row in report["trials"]:
+        run_state = read_status(runs_dir / row["run_id"])["state"]
+        assert run_state == ("finished" if row["state"] == "complete" else "stopped"), (row, run_state)
+    best = report["best"]
+    assert best["params"]["ppo.learning_rate"] == 0.01 and best["value"] > 50
+
+    import optuna
+
+    study = optuna.load_study(study_name=report["study_name"], storage=report["storage"])
+    assert len(study.trials) == 6
+    assert study.best_trial.user_attrs["run_id"] == best["run_id"]
+    pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
+    assert all(max(t.intermediate_values) < 2000 for t in pruned)  # stopped before the budget's end
+
+    again = cli("sweep", "run", str(sweep_file(tmp_path)), "--runs-dir", str(runs_dir))
+    assert again.returncode == 1 and "rlpanel sweep resume cartpole-lr" in again.stderr
+
+
+@pytest.mark.training
+@pytest.mark.timeout(600)
+def test_a_trial_that_does_not_fit_is_failed_with_the_reason_and_never_launched(tmp_path, runs_dir):
+    huge = {**SMALL_SWEEP, "space": {"policy.net_arch": {"choice": [[65536, 65536, 65536]]}}, "n_trials": 2, "parallel": 1}
+    out = cli("sweep", "run", str(sweep_file(tmp_path, huge)), "--runs-dir", str(runs_dir), timeout=500)
+    assert out.returncode == 0, out.stderr
+    report = status(runs_dir)
+    assert report["state"] == "finished" and [t["state"] for t in report["trials"]] == ["fail", "fail"]
+    assert all("does not fit in host RAM" in t["reason"] and t["run_id"] is None for t in report["trials"])
+    assert "#0" in out.stdout and "does not fit" in out.stdout
+    assert tagged_runs(runs_dir) == {}
