@@ -14,7 +14,7 @@ from core.run.states import LIVE
 from core.run.status import read_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state, save_spec_data, sweep_names, write_state
 from core.sweep.spec import SweepSpec, parse_sweep, spec_data
-from core.sweep.study import best_row, load_study, storage_url, trial_row
+from core.sweep.study import best_row, load_study, param_importances, storage_url, trial_row
 from core.util.locks import LockBusy, held_briefly
 from core.util.procs import spawn_detached
 from core.util.yaml_reader import read_yaml_mapping
@@ -119,8 +119,9 @@ def launch_runner(folder: SweepFolder, reap: bool = True) -> subprocess.Popen[by
                           reap=reap)
 
 
-def sweep_status(runs_dir: Path, name: str) -> dict[str, Any]:
-    """``{name, storage, study_name, state, best: {value, params, run_id}, trials: [...]}``."""
+def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[str, Any]:
+    """``{name, storage, study_name, state, best: {value, params, run_id}, trials: [...]}``, and with
+    ``importances`` Optuna's parameter importances (seconds on a big study: the window asks off its GUI thread)."""
     folder = SweepFolder(runs_dir, name)
     spec = read_spec(folder)
     state = read_state(folder) or {"state": "not started"}
@@ -130,4 +131,5 @@ def sweep_status(runs_dir: Path, name: str) -> dict[str, Any]:
             "state": state["state"], "n_trials": spec.n_trials, "parallel": spec.parallel,
             "direction": spec.objective.direction, "metric": spec.objective.metric,
             "best": best_row(spec, study) if study else None, "trials": trials, "error": state.get("error"),
-            "runner_log": str(folder.runner_log)}
+            "runner_log": str(folder.runner_log), "space": {p: d.kind for p, d in spec.space.items()},
+            **({"importances": param_importances(study) if study else {}} if importances else {})}

@@ -180,6 +180,13 @@ class SweepSpec(BaseModel):
         """Optuna's params (JSON text for list choices) as config values."""
         return {p: self.space[p].decode(v) for p, v in params.items() if p in self.space}
 
+    def preset_data(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A preset's settings for a trial: the base's overrides and the trial's values (over ``base.preset``)."""
+        data = self.job().overrides()
+        for path, value in params.items():
+            data = set_path(data, path, value)
+        return data
+
     def study_name(self) -> str:
         return self.name
 

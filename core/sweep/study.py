@@ -39,13 +39,18 @@ def distributions(spec: SweepSpec) -> dict[str, BaseDistribution]:
 
 
 def open_study(spec: SweepSpec, folder: SweepFolder) -> optuna.Study:
-    """Create the study or load it (a resume); the sampler is seeded from the spec."""
+    """Create the study or load it (a resume); the sampler is seeded from the spec (plus the trials
+    already asked, on a resume)."""
     folder.path.mkdir(parents=True, exist_ok=True)
+    existing = load_study(spec, folder)
+    told = len(existing.get_trials(deepcopy=False)) if existing else 0
+    # a resumed study must not replay the seed's sequence from its start (the same params again)
+    seed = None if spec.seed is None else spec.seed + told
     sampler: optuna.samplers.BaseSampler
     if spec.sampler == "random":
-        sampler = optuna.samplers.RandomSampler(seed=spec.seed)
+        sampler = optuna.samplers.RandomSampler(seed=seed)
     else:
-        sampler = optuna.samplers.TPESampler(seed=spec.seed)
+        sampler = optuna.samplers.TPESampler(seed=seed)
     pruner: optuna.pruners.BasePruner
     if spec.pruner == "median":
         pruner = optuna.pruners.MedianPruner(n_startup_trials=spec.pruner_options.n_startup_trials,
@@ -100,7 +105,9 @@ def trial_row(spec: SweepSpec, trial: FrozenTrial) -> dict[str, Any]:
     return {"number": trial.number, "state": trial.state.name.lower(), "value": trial.value,
             "params": spec.decode(trial.params), "run_id": trial.user_attrs.get("run_id"),
             "reason": trial.user_attrs.get("fail_reason"),
-            "steps": max(trial.intermediate_values) if trial.intermediate_values else None}
+            "steps": max(trial.intermediate_values) if trial.intermediate_values else None,
+            "last_value": trial.intermediate_values[max(trial.intermediate_values)] if trial.intermediate_values else None,
+            "waiting": trial.user_attrs.get("waiting") if trial.state == TrialState.RUNNING else None}
 
 
 def best_row(spec: SweepSpec, study: optuna.Study) -> dict[str, Any] | None:
@@ -110,3 +117,15 @@ def best_row(spec: SweepSpec, study: optuna.Study) -> dict[str, Any] | None:
     best = study.best_trial
     return {"number": best.number, "value": best.value, "params": spec.decode(best.params),
             "run_id": best.user_attrs.get("run_id")}
+
+
+def param_importances(study: optuna.Study) -> dict[str, float]:
+    """Optuna's parameter importances over the completed trials; empty until two have completed
+    (or when every completed trial has the same value)."""
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if len(complete) < 2:
+        return {}
+    try:
+        return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
+    except (RuntimeError, ValueError, ZeroDivisionError):
+        return {}

@@ -7,9 +7,9 @@ from pathlib import Path
 import yaml
 
 # runs are seeded, so a trial's curve depends only on its params: lr 0.01 learns CartPole in 1,000
-# steps (eval 355-408 there), lr 1e-7 stays at ~9 (the untrained policy). The random sampler with
-# seed 2 asks 0.01 twice, then 1e-7 four times: a bad trial meets a completed good one (the median
-# pruner's one start-up trial) and is cut at its first or second evaluation.
+# steps (eval 355-460 there), lr 1e-7 stays at ~9 (the untrained policy); at 500 steps both may read
+# 9, so the pruner decides from step 1,000 on. The random sampler with seed 2 asks 0.01 twice, then
+# 1e-7: a bad trial meets a completed good one (the median pruner's one start-up trial) and is cut.
 SMALL_SWEEP = {
     "name": "cartpole-lr",
     "base": {"algo": "PPO", "env": "CartPole-v1", "timesteps": 2000,
@@ -18,7 +18,7 @@ SMALL_SWEEP = {
                      "budget.checkpoint_every": 500}},
     "space": {"ppo.learning_rate": {"choice": [0.01, 1.0e-7]}, "ppo.n_epochs": {"int": [4, 10]}},
     "objective": {"metric": "eval_mean_reward", "direction": "maximize"},
-    "n_trials": 6, "parallel": 2, "pruner": "median", "pruner_options": {"n_startup_trials": 1, "n_warmup_steps": 0},
+    "n_trials": 6, "parallel": 2, "pruner": "median", "pruner_options": {"n_startup_trials": 1, "n_warmup_steps": 1000},
     "sampler": "random", "seed": 2,
 }
 
