@@ -29,7 +29,6 @@ from app.background import run_in_background
 from app.sweeps.charts import ImportancePlot, ObjectivePlot, ParallelCoordinates
 from app.theme import MUTED, TRIAL_STATE_COLORS
 from core.config.presets import save_user_preset
-from core.sweep.control import read_spec, resume_sweep, start_sweep, stop_sweep, sweep_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, sweep_names
 from core.sweep.spec import load_sweep
 from core.util.paths import configs_dir
@@ -168,7 +167,12 @@ class SweepsPanel(QWidget):
             self._loading = False
             self.state_label.setText(f"sweep {name}: {message}")
 
-        run_in_background(lambda: sweep_status(root, name, importances=True), done, failed)
+        def read() -> dict[str, Any]:
+            from core.sweep.control import sweep_status  # Optuna loads on first use, not with the window
+
+            return sweep_status(root, name, importances=True)
+
+        run_in_background(read, done, failed)
 
     def _show(self, report: dict[str, Any]) -> None:
         params = list(report.get("space", {}))
@@ -226,6 +230,8 @@ class SweepsPanel(QWidget):
         root = self.runs_dir
 
         def start() -> str:
+            from core.sweep.control import start_sweep
+
             spec = load_sweep(path)
             start_sweep(root, spec, reap=True)
             return spec.name
@@ -234,10 +240,14 @@ class SweepsPanel(QWidget):
         run_in_background(start, lambda name: self.list_sweeps(select=name), self._say)
 
     def stop(self) -> None:
+        from core.sweep.control import stop_sweep
+
         name, root = self.name, self.runs_dir
         run_in_background(lambda: stop_sweep(root, name), lambda _s: self.refresh(), self._say)
 
     def resume(self) -> None:
+        from core.sweep.control import resume_sweep
+
         name, root = self.name, self.runs_dir
         run_in_background(lambda: resume_sweep(root, name, reap=True), lambda _s: self.refresh(), self._say)
 
@@ -260,6 +270,8 @@ class SweepsPanel(QWidget):
         """Write the best trial's settings as a user preset over the sweep's base preset."""
         if not self.report or not self.report.get("best"):
             raise ValueError("no trial has completed yet: nothing to save")
+        from core.sweep.control import read_spec
+
         best = self.report["best"]
         spec = read_spec(SweepFolder(self.runs_dir, self.name))
         data = spec.preset_data(best["params"])

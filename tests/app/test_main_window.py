@@ -17,7 +17,7 @@ from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 def test_window_has_its_tabs_and_shortcuts(make_window):
     window = make_window()
     tabs = [window.tabs.tabText(i) for i in range(window.tabs.count())]
-    assert tabs == ["Monitor", "Runs", "Results", "Queue", "Log", "System"]
+    assert tabs == ["Monitor", "Runs", "Results", "Queue", "Sweeps", "Log", "System"]
     assert "Ctrl+Return" in [s.toString() for s in window.launch_action.shortcuts()]
     assert {"Ctrl+.", "Ctrl+Shift+S"} <= {s.toString() for s in window.stop_action.shortcuts()}
     assert not window.stop_action.isEnabled()  # nothing to stop
