@@ -37,7 +37,7 @@ from core.run.status import read_status
 from core.run.store import RunStore
 from core.sweep.folder import SweepFolder, load_state, write_state
 from core.sweep.spec import SweepSpec, parse_sweep
-from core.sweep.study import distributions, eval_points, objective_value, open_study
+from core.sweep.study import distributions, metric_points, objective_value, open_study
 from core.util.procs import process_identity
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -124,7 +124,9 @@ class SweepRunner:
         elif state == "finished":
             value = objective_value(run_dir, self.spec.objective.metric)
             if value is None:
-                self.fail(frozen, f"run {run_dir.name} ended with no {self.spec.objective.metric} to report")
+                metric = self.spec.objective.metric
+                why = " (no episode ended with that key in its info)" if metric.startswith("info.") else ""
+                self.fail(frozen, f"run {run_dir.name} ended with no {metric} to report{why}")
             else:
                 self.study.tell(frozen.number, value)
                 print(f"sweep runner: trial {frozen.number} finished: {value:g}", flush=True)
@@ -156,7 +158,7 @@ class SweepRunner:
 
     def report(self, frozen: FrozenTrial, run_dir: Path, prune: bool) -> None:
         """Report the run's new evaluations to the trial; stop the run gracefully when the pruner says so."""
-        new = [(s, v) for s, v in eval_points(run_dir) if s not in frozen.intermediate_values]
+        new = [(s, v) for s, v in metric_points(run_dir, self.spec.objective.metric) if s not in frozen.intermediate_values]
         if not new:
             return
         trial = self.trial(frozen)

@@ -105,14 +105,17 @@ def parse_distribution(path: str, raw: Any) -> Distribution:
 class Objective(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    metric: str = Field("eval_mean_reward", description="eval_mean_reward (the last evaluation) or episode_mean_reward")
+    metric: str = Field("eval_mean_reward", description="eval_mean_reward (the last evaluation), episode_mean_reward, "
+                                                         "or info.KEY (a number of the env's info at episode ends)")
     direction: Literal["maximize", "minimize"] = "maximize"
 
     @field_validator("metric")
     @classmethod
     def _known(cls, value: str) -> str:
-        if value not in METRICS:
-            raise ValueError(f"metric {value!r} is not recorded by a run; use one of {', '.join(METRICS)}")
+        key = value.removeprefix("info.")
+        if value not in METRICS and not (value.startswith("info.") and 0 < len(key) <= 64):
+            raise ValueError(f"metric {value!r} is not recorded by a run; use one of {', '.join(METRICS)}, "
+                             "or info.KEY for a number the env puts in its info (e.g. info.is_success)")
         return value
 
 

@@ -15,7 +15,6 @@ from core.run.layout import RunDir
 from core.run.summary import REWARD_WINDOW
 from core.sweep.folder import SweepFolder
 from core.sweep.spec import Distribution, SweepSpec
-from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -84,18 +83,45 @@ def eval_points(run_dir: Path) -> list[tuple[int, float]]:
     return out
 
 
+def _episode_values(run_dir: Path, metric: str) -> list[tuple[int, float]]:
+    """(step, value) of each episode: its reward, or its info value ``info.KEY``."""
+    key = metric.removeprefix("info.")
+    out = []
+    for rec in read_jsonl(RunDir(run_dir).metrics):
+        if rec.get("kind") != "episode" or not isinstance(rec.get("step"), int):
+            continue
+        value = rec.get("reward") if metric == "episode_mean_reward" else (rec.get("info") or {}).get(key)
+        if isinstance(value, int | float) and math.isfinite(value):
+            out.append((int(rec["step"]), float(value)))
+    return out
+
+
+def _window_mean(values: list[float]) -> float | None:
+    last = values[-REWARD_WINDOW:]
+    return sum(last) / len(last) if last else None
+
+
+def metric_points(run_dir: Path, metric: str) -> list[tuple[int, float]]:
+    """The objective as the run went, reported to the pruner: each evaluation's mean reward, or at
+    each evaluation's step the mean over the last episodes (reward or info value) up to it."""
+    evals = eval_points(run_dir)
+    if metric == "eval_mean_reward":
+        return evals
+    episodes = _episode_values(run_dir, metric)
+    out = []
+    for step, _ in evals:
+        mean = _window_mean([v for s, v in episodes if s <= step])
+        if mean is not None:
+            out.append((step, mean))
+    return out
+
+
 def objective_value(run_dir: Path, metric: str) -> float | None:
-    """The objective of an ended run: its last evaluation, or its last episodes' mean reward."""
+    """The objective of an ended run: its last evaluation, or the mean of its last episodes' reward or info value."""
     if metric == "eval_mean_reward":
         points = eval_points(run_dir)
         return points[-1][1] if points else None
-    summary = read_json(RunDir(run_dir).summary, default=None)
-    value = summary.get("final_mean_reward") if isinstance(summary, dict) else None
-    if isinstance(value, int | float) and math.isfinite(value):
-        return float(value)
-    rewards = [float(r["reward"]) for r in read_jsonl(RunDir(run_dir).metrics)
-               if r.get("kind") == "episode" and isinstance(r.get("reward"), int | float)]
-    return sum(rewards[-REWARD_WINDOW:]) / len(rewards[-REWARD_WINDOW:]) if rewards else None
+    return _window_mean([v for _, v in _episode_values(run_dir, metric)])
 
 
 # --- rows -------------------------------------------------------------------------------------

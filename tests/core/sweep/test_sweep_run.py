@@ -85,3 +85,29 @@ def test_a_trial_that_does_not_fit_is_failed_with_the_reason_and_never_launched(
     assert all("does not fit in host RAM" in t["reason"] and t["run_id"] is None for t in report["trials"])
     assert "#0" in out.stdout and "does not fit" in out.stdout
     assert tagged_runs(runs_dir) == {}
+
+
+@pytest.mark.training
+@pytest.mark.timeout(600)
+def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
+    """``info.distance``, minimised: each episode's last info is recorded, the trial's value is its mean."""
+    sweep = {**SMALL_SWEEP, "name": "info-sweep", "n_trials": 2, "parallel": 2, "pruner": "none",
+             "base": {"algo": "A2C", "env": "tests.core.sweep.info_env:TargetEnv", "timesteps": 600,
+                      "set": {"runtime.n_envs": 1, "runtime.seed": 1, "runtime.telemetry_hz": 1, "budget.eval_every": 0,
+                              "budget.checkpoint_every": 300}},
+             "space": {"a2c.learning_rate": {"choice": [0.01, 1.0e-7]}},
+             "objective": {"metric": "info.distance", "direction": "minimize"}}
+    out = cli("sweep", "run", str(sweep_file(tmp_path, sweep)), "--runs-dir", str(runs_dir), timeout=500)
+    assert out.returncode == 0, out.stderr + out.stdout
+    report = status(runs_dir, "info-sweep")
+    assert report["state"] == "finished" and [t["state"] for t in report["trials"]] == ["complete", "complete"], report
+    from core.sweep.study import objective_value
+    from tests.training_helpers import records
+
+    for row in report["trials"]:
+        episodes = records(runs_dir / row["run_id"], "episode")
+        assert episodes and all(set(e["info"]) == {"distance", "reached"} for e in episodes)
+        window = [e["info"]["distance"] for e in episodes][-100:]
+        assert row["value"] == pytest.approx(sum(window) / len(window))
+        assert objective_value(runs_dir / row["run_id"], "info.distance") == pytest.approx(row["value"])
+    assert report["best"]["value"] == min(t["value"] for t in report["trials"])
