@@ -13,6 +13,7 @@ import math
 from typing import Any
 
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 
 from app.theme import MUTED, TRIAL_STATE_COLORS
@@ -134,7 +135,8 @@ def axis_positions(values: list[Any], kind: str) -> tuple[list[float | None], li
 
 
 class ParallelCoordinates(pg.PlotWidget):
-    """An axis per parameter and one for the objective; a line per trial with a value, worst to best in colour."""
+    """An axis per parameter and one for the objective; a line per completed trial, worst to best in
+    colour, and pruned trials (their value where they were cut) as thin dashed lines behind them."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -152,7 +154,8 @@ class ParallelCoordinates(pg.PlotWidget):
 
     def show_report(self, report: Report, kinds: dict[str, str]) -> None:
         self._clear()
-        rows = [r for r in report.get("trials", []) if _finite(r.get("value"))]
+        rows = [r for r in report.get("trials", []) if _finite(r.get("value")) and r["state"] in ("complete", "pruned")]
+        rows.sort(key=lambda r: r["state"] == "complete")  # completed trials drawn last, on top
         params = list(kinds)
         self.axis_names = [*params, "objective"]
         columns = [axis_positions([r["params"].get(p) for r in rows], kinds[p]) for p in params]
@@ -166,7 +169,7 @@ class ParallelCoordinates(pg.PlotWidget):
             self.addItem(title)
             self.axis_items.append(title)
             for y, text in ticks:
-                label = pg.TextItem(text, color=MUTED, anchor=(0, 0.5))
+                label = pg.TextItem(text, color=MUTED, anchor=(0, 0.5), fill=pg.mkBrush(self.backgroundBrush().color()))
                 label.setPos(x + 0.02, y)
                 self.addItem(label)
                 self.axis_items.append(label)
@@ -175,10 +178,13 @@ class ParallelCoordinates(pg.PlotWidget):
             ys = [col[0][i] for col in columns]
             goodness = columns[-1][0][i] or 0.0
             goodness = goodness if maximize else 1 - goodness
-            color = QColor.fromHsvF(0.33 * goodness, 0.75, 0.85)  # red (worst) to green (best)
             xs = [float(x) for x, y in enumerate(ys) if y is not None]
-            curve = self.plot(xs, [float(y) for y in ys if y is not None], pen=pg.mkPen(color, width=2))
-            curve.setToolTip(f"trial {row['number']}: {row['value']:.4g}")
+            if row["state"] == "complete":
+                pen = pg.mkPen(QColor.fromHsvF(0.33 * goodness, 0.75, 0.85), width=2)  # red (worst) to green (best)
+            else:
+                pen = pg.mkPen(MUTED, width=1, style=Qt.PenStyle.DashLine)
+            curve = self.plot(xs, [float(y) for y in ys if y is not None], pen=pen)
+            curve.setToolTip(f"trial {row['number']} ({row['state']}): {row['value']:.4g}")
             self.lines.append(curve)
         self.getAxis("bottom").setTicks([[(x, "") for x in range(len(self.axis_names))]])
         self.setXRange(-0.2, len(self.axis_names) - 0.5)

@@ -111,3 +111,34 @@ def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
         assert row["value"] == pytest.approx(sum(window) / len(window))
         assert objective_value(runs_dir / row["run_id"], "info.distance") == pytest.approx(row["value"])
     assert report["best"]["value"] == min(t["value"] for t in report["trials"])
+
+
+@pytest.mark.training
+@pytest.mark.timeout(900)
+def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir):
+    two = {**SMALL_SWEEP, "name": "stop-sweep", "n_trials": 2, "pruner": "none", "sampler": "random", "seed": 2}
+    assert cli("sweep", "run", str(sweep_file(tmp_path, two)), "--detach", "--runs-dir", str(runs_dir)).returncode == 0
+
+    def both_checkpointed():
+        rows = status(runs_dir, "stop-sweep")["trials"]
+        return len(rows) == 2 and all(r["run_id"] and (runs_dir / r["run_id"] / "checkpoints" / "latest.json").is_file()
+                                      for r in rows) and rows
+    rows = wait_for(both_checkpointed, timeout=400, what="both trials to write a checkpoint")
+    stopped = cli("sweep", "stop", "stop-sweep", "--runs-dir", str(runs_dir))
+    assert stopped.returncode == 0, stopped.stderr
+    report = wait_for(lambda: (s := status(runs_dir, "stop-sweep"))["state"] == "stopped" and s, timeout=300,
+                      what="the sweep to stop")
+    ran_to_the_end = [r for r in report["trials"] if r["state"] == "complete"]
+    for row in report["trials"]:
+        if row["state"] == "running":  # stopped by the sweep: resumable, not told
+            assert read_status(runs_dir / row["run_id"])["state"] == "stopped"
+    assert len(ran_to_the_end) < 2, "the stop came too late to test a resume: both trials had finished"
+
+    resumed = cli("sweep", "resume", "stop-sweep", "--runs-dir", str(runs_dir), timeout=600)
+    assert resumed.returncode == 0, resumed.stderr + resumed.stdout
+    report = status(runs_dir, "stop-sweep")
+    assert report["state"] == "finished" and [t["state"] for t in report["trials"]] == ["complete", "complete"]
+    assert [t["run_id"] for t in report["trials"]] == [r["run_id"] for r in rows]  # the same runs, continued
+    for row in report["trials"]:
+        if row["number"] not in {r["number"] for r in ran_to_the_end}:
+            assert read_status(runs_dir / row["run_id"]).get("resumed_from"), row
