@@ -77,14 +77,22 @@ def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, run
 @pytest.mark.training
 @pytest.mark.timeout(600)
 def test_a_trial_that_does_not_fit_is_failed_with_the_reason_and_never_launched(tmp_path, runs_dir):
-    huge = {**SMALL_SWEEP, "space": {"policy.net_arch": {"choice": [[65536, 65536, 65536]]}}, "n_trials": 2, "parallel": 1}
+    elsewhere = f"sqlite:///{(tmp_path / 'shared' / 'studies.db').as_posix()}"  # an RDB URL given in the file
+    (tmp_path / "shared").mkdir()
+    huge = {**SMALL_SWEEP, "space": {"policy.net_arch": {"choice": [[65536, 65536, 65536]]}}, "n_trials": 2, "parallel": 1,
+            "storage": elsewhere}
     out = cli("sweep", "run", str(sweep_file(tmp_path, huge)), "--runs-dir", str(runs_dir), timeout=500)
     assert out.returncode == 0, out.stderr
     report = status(runs_dir)
+    assert report["storage"] == elsewhere and not (runs_dir / ".sweeps" / "cartpole-lr" / "study.db").exists()
     assert report["state"] == "finished" and [t["state"] for t in report["trials"]] == ["fail", "fail"]
     assert all("does not fit in host RAM" in t["reason"] and t["run_id"] is None for t in report["trials"])
     assert "#0" in out.stdout and "does not fit" in out.stdout
     assert tagged_runs(runs_dir) == {}
+    unknown = cli("sweep", "status", "nope", "--runs-dir", str(runs_dir))
+    assert unknown.returncode == 1 and "no sweep 'nope'" in unknown.stderr and "known: cartpole-lr" in unknown.stderr
+    finished = cli("sweep", "resume", "cartpole-lr", "--runs-dir", str(runs_dir))
+    assert finished.returncode == 1 and "is finished" in finished.stderr
 
 
 @pytest.mark.training
