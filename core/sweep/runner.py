@@ -32,6 +32,7 @@ from core.fit.result import NO_FIT
 from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, launch_worker, request_stop, restart_run, resume_run
+from core.run.layout import RunDir
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.run.store import RunStore
@@ -52,6 +53,7 @@ class SweepRunner:
         self.folder = folder
         self.study = study
         self.estimates: dict[int, dict[str, Any]] = {}
+        self._seen: dict[str, tuple[int, int]] = {}  # a run's metrics.jsonl (size, mtime) when last read
 
     # --- trials -----------------------------------------------------------------------------
 
@@ -158,6 +160,13 @@ class SweepRunner:
 
     def report(self, frozen: FrozenTrial, run_dir: Path, prune: bool) -> None:
         """Report the run's new evaluations to the trial; stop the run gracefully when the pruner says so."""
+        try:
+            stat = RunDir(run_dir).metrics.stat()
+        except OSError:
+            return
+        if self._seen.get(run_dir.name) == (stat.st_size, stat.st_mtime_ns):
+            return  # nothing new: a long run's records are not read again every second
+        self._seen[run_dir.name] = (stat.st_size, stat.st_mtime_ns)
         new = [(s, v) for s, v in metric_points(run_dir, self.spec.objective.metric) if s not in frozen.intermediate_values]
         if not new:
             return

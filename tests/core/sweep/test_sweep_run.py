@@ -123,7 +123,9 @@ def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
 
 @pytest.mark.training
 @pytest.mark.timeout(900)
-def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir):
+@pytest.mark.parametrize("runner_killed", [False, True], ids=["stop", "stop-after-runner-killed"])
+def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir, runner_killed):
+    """``sweep stop`` asks the runner (or, its runner killed, stops the live runs itself); resume continues them."""
     two = {**SMALL_SWEEP, "name": "stop-sweep", "n_trials": 2, "pruner": "none", "sampler": "random", "seed": 2}
     assert cli("sweep", "run", str(sweep_file(tmp_path, two)), "--detach", "--runs-dir", str(runs_dir)).returncode == 0
 
@@ -132,10 +134,15 @@ def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, 
         return len(rows) == 2 and all(r["run_id"] and (runs_dir / r["run_id"] / "checkpoints" / "latest.json").is_file()
                                       for r in rows) and rows
     rows = wait_for(both_checkpointed, timeout=400, what="both trials to write a checkpoint")
+    if runner_killed:
+        psutil.Process(load_state(SweepFolder(runs_dir, "stop-sweep"))["runner"]["pid"]).kill()
+        wait_for(lambda: status(runs_dir, "stop-sweep")["state"] == "crashed", timeout=30, what="the sweep to read crashed")
     stopped = cli("sweep", "stop", "stop-sweep", "--runs-dir", str(runs_dir))
     assert stopped.returncode == 0, stopped.stderr
     report = wait_for(lambda: (s := status(runs_dir, "stop-sweep"))["state"] == "stopped" and s, timeout=300,
                       what="the sweep to stop")
+    wait_for(lambda: all(read_status(runs_dir / r["run_id"])["state"] in ("stopped", "finished") for r in rows),
+             timeout=300, what="the trials' runs to stop")
     ran_to_the_end = [r for r in report["trials"] if r["state"] == "complete"]
     for row in report["trials"]:
         if row["state"] == "running":  # stopped by the sweep: resumable, not told
