@@ -58,6 +58,7 @@ class SweepsPanel(QWidget):
         self.runs_dir = Path(runs_dir)
         self.report: dict[str, Any] | None = None
         self._loading = False
+        self._last_stamp: tuple[int, ...] = ()
 
         self.sweep_box = QComboBox()
         self.sweep_box.setMinimumWidth(180)
@@ -140,8 +141,26 @@ class SweepsPanel(QWidget):
         self.refresh()
 
     def _tick(self) -> None:
-        if self.isVisible() and (self.report is None or self.report.get("state") in (*SWEEP_ACTIVE, "not started")):
+        if not self.isVisible():
+            return
+        if sweep_names(self.runs_dir) != [self.sweep_box.itemText(i) for i in range(self.sweep_box.count())]:
+            self.list_sweeps()  # a sweep started by rlpanel sweep run, or another window
+            return
+        stamp = self._stamp()
+        if self.report is None or self.report.get("state") in (*SWEEP_ACTIVE, "not started") or stamp != self._last_stamp:
+            self._last_stamp = stamp
             self.refresh()
+
+    def _stamp(self) -> tuple[int, ...]:
+        """When the sweep's state and study last changed (a resume from the command line shows here too)."""
+        folder = SweepFolder(self.runs_dir, self.name)
+        out = []
+        for path in (folder.state, folder.database):
+            try:
+                out.append(path.stat().st_mtime_ns)
+            except OSError:
+                out.append(0)
+        return tuple(out)
 
     def refresh(self) -> None:
         """Read the chosen sweep off the GUI thread; the answer redraws the tab."""
