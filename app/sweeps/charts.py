@@ -25,6 +25,14 @@ def _finite(value: Any) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
 
 
+def shown_value(row: dict[str, Any]) -> float | None:
+    """A trial's value; a pruned one's is where it was cut (its last reported value)."""
+    value = row.get("value")
+    if not _finite(value) and row.get("state") == "pruned":
+        value = row.get("last_value")
+    return float(value) if _finite(value) else None
+
+
 class ObjectivePlot(pg.PlotWidget):
     """Value per trial number, and the best value so far as a step line."""
 
@@ -43,10 +51,8 @@ class ObjectivePlot(pg.PlotWidget):
         maximize = report.get("direction", "maximize") == "maximize"
         best: float | None = None
         for row in report.get("trials", []):
-            value = row.get("value")
-            if row["state"] == "pruned" and row.get("last_value") is not None:
-                value = row["last_value"]  # a pruned trial shows where it was cut
-            if not _finite(value):
+            value = shown_value(row)
+            if value is None:
                 continue
             color = TRIAL_STATE_COLORS.get(row["state"], MUTED)
             spots.append({"pos": (row["number"], value), "brush": pg.mkBrush(color), "pen": pg.mkPen(color),
@@ -154,12 +160,12 @@ class ParallelCoordinates(pg.PlotWidget):
 
     def show_report(self, report: Report, kinds: dict[str, str]) -> None:
         self._clear()
-        rows = [r for r in report.get("trials", []) if _finite(r.get("value")) and r["state"] in ("complete", "pruned")]
+        rows = [r for r in report.get("trials", []) if shown_value(r) is not None and r["state"] in ("complete", "pruned")]
         rows.sort(key=lambda r: r["state"] == "complete")  # completed trials drawn last, on top
         params = list(kinds)
         self.axis_names = [*params, "objective"]
         columns = [axis_positions([r["params"].get(p) for r in rows], kinds[p]) for p in params]
-        columns.append(axis_positions([r["value"] for r in rows], "number"))
+        columns.append(axis_positions([shown_value(r) for r in rows], "number"))
         for x, (name, (_, ticks)) in enumerate(zip(self.axis_names, columns, strict=True)):
             line = pg.InfiniteLine(pos=x, angle=90, pen=pg.mkPen(MUTED, width=1))
             self.addItem(line)
@@ -184,7 +190,7 @@ class ParallelCoordinates(pg.PlotWidget):
             else:
                 pen = pg.mkPen(MUTED, width=1, style=Qt.PenStyle.DashLine)
             curve = self.plot(xs, [float(y) for y in ys if y is not None], pen=pen)
-            curve.setToolTip(f"trial {row['number']} ({row['state']}): {row['value']:.4g}")
+            curve.setToolTip(f"trial {row['number']} ({row['state']}): {shown_value(row):.4g}")
             self.lines.append(curve)
         self.getAxis("bottom").setTicks([[(x, "") for x in range(len(self.axis_names))]])
         self.setXRange(-0.2, len(self.axis_names) - 0.5)

@@ -61,3 +61,50 @@ def test_sweeps_tab_runs_a_sweep_file_and_shows_its_study(qtbot, tmp_path, runs_
     assert path.is_file() and cfg.algo == "PPO" and cfg.params.learning_rate == 0.01
     assert cfg.budget.total_timesteps == 1000 and cfg.budget.eval_every == 500
     panel.grab().save(str(tmp_path / "sweeps.png"))
+
+
+def synthetic_sweep(runs_dir) -> None:
+    """A stopped sweep's folder and study written directly (no training): complete, pruned and failed trials."""
+    import optuna
+
+    from core.sweep.folder import SweepFolder, save_spec_data, write_state
+    from core.sweep.spec import parse_sweep, spec_data
+    from core.sweep.study import distributions, open_study
+
+    spec = parse_sweep({**SMALL_SWEEP, "name": "synthetic", "space": {
+        "ppo.learning_rate": {"log_uniform": [1.0e-5, 1.0e-2]},
+        "policy.net_arch": {"choice": [[64, 64], [256, 256]]}}})
+    folder = SweepFolder(runs_dir, "synthetic")
+    save_spec_data(folder, spec_data(spec))
+    write_state(folder, {"name": "synthetic", "state": "stopped", "runner": None})
+    study = open_study(spec, folder)
+    dists = distributions(spec)
+    State = optuna.trial.TrialState
+    trials = [(1e-4, "[64, 64]", 120.0, State.COMPLETE), (1e-3, "[256, 256]", 300.0, State.COMPLETE),
+              (1e-5, "[64, 64]", None, State.PRUNED), (5e-3, "[256, 256]", 200.0, State.COMPLETE),
+              (2e-3, "[256, 256]", None, State.FAIL)]
+    for i, (lr, arch, value, state) in enumerate(trials):
+        trial = optuna.trial.create_trial(params={"ppo.learning_rate": lr, "policy.net_arch": arch}, distributions=dists,
+                                          value=value, state=state,
+                                          intermediate_values={500: 9.0} if state == State.PRUNED else {500: 50.0},
+                                          user_attrs={"run_id": f"run-{i}"} if state != State.FAIL else
+                                          {"fail_reason": "does not fit in host RAM: never launched"})
+        study.add_trial(trial)
+
+
+@pytest.mark.gui
+def test_synthetic_sweep_draws_complete_pruned_and_failed_trials_and_offers_resume(qtbot, runs_dir):
+    synthetic_sweep(runs_dir)
+    panel = SweepsPanel(runs_dir)
+    qtbot.addWidget(panel)
+    panel.resize(1200, 850)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.report is not None and panel.report["name"] == "synthetic", timeout=60_000)
+    rows = table(panel)
+    assert [r["State"] for r in rows] == ["complete", "complete", "pruned", "complete", "fail"]
+    assert rows[1]["policy.net_arch"] == "[256, 256]" and rows[4]["Reason"].startswith("does not fit")
+    assert panel.objective.point_count == 4  # the failed trial has no value; the pruned one shows where it was cut
+    assert len(panel.parallel.lines) == 4 and panel.parallel.axis_names[-1] == "objective"
+    assert set(panel.importance.values) == {"ppo.learning_rate", "policy.net_arch"}
+    assert panel.resume_button.isEnabled() and not panel.stop_button.isEnabled()
+    assert "synthetic: stopped" in panel.state_label.text() and "best #1: 300" in panel.state_label.text()
