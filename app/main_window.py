@@ -26,6 +26,7 @@ from app.queue.panel import QueuePanel
 from app.results.panel import ResultsPanel
 from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
+from app.sweeps.panel import SweepsPanel
 from app.system.panel import SystemPanel
 from app.tensorboard import TensorBoardLauncher
 from app.theme import apply_theme, plot_colors
@@ -73,11 +74,12 @@ class MainWindow(QMainWindow):
         self.runs = RunsPanel(self.runs_dir)
         self.results = ResultsPanel(self.runs_dir)
         self.queue = QueuePanel(self.runs_dir, self.config)
+        self.sweeps = SweepsPanel(self.runs_dir)
         self.log = LogPanel()
         self.system = SystemPanel(self.runs_dir)
         self.tabs = QTabWidget()
         for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
-                             (self.log, "Log"), (self.system, "System")):
+                             (self.sweeps, "Sweeps"), (self.log, "Log"), (self.system, "System")):
             self.tabs.addTab(widget, name)
         self.tabs.currentChanged.connect(lambda _i: self.tabs.currentWidget() is self.results and self.results.refresh())
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
@@ -109,6 +111,7 @@ class MainWindow(QMainWindow):
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
         self.queue.run_activated.connect(self.open_run)
+        self.sweeps.run_activated.connect(self.open_run)
         self.runs.resume_requested.connect(self.resume_run)
         self.runs.restart_requested.connect(self.restart_run)
         self.runs.selection_changed.connect(lambda _info: self._update_actions())

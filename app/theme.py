@@ -29,6 +29,8 @@ ZOO_IMPORT_COLORS = {"imported": GREEN, "imported-with-drops": AMBER, "refused":
 MUTED = "#8a8a8a"
 STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227",
                 "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a", "broken": "#d84a6a"}
+# a sweep trial's Optuna state (Sweeps tab: table, objective and parallel-coordinates plots)
+TRIAL_STATE_COLORS = {"complete": "#3d8ee8", "running": "#3fa34d", "pruned": "#c9a227", "fail": "#d84a6a", "waiting": MUTED}
 # curves readable on both backgrounds
 SERIES_COLORS = ["#3d8ee8", "#e8883d", "#4caf50", "#d84a6a", "#9c6ade", "#c9a227", "#26a69a", "#8d6e63"]
 CAPACITY_COLOR, ESTIMATE_COLOR = "#d84a6a", "#c9a227"  # the GPU memory plot's two marks

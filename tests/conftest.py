@@ -24,7 +24,7 @@ def kill_detached(marker: str) -> None:
 
     for proc in psutil.process_iter(["pid", "cmdline"]):
         cmd = " ".join(proc.info["cmdline"] or [])
-        ours = "core.training.worker" in cmd or "core.queue.runner" in cmd or " -c " in cmd
+        ours = "core.training.worker" in cmd or "core.queue.runner" in cmd or "core.sweep.runner" in cmd or " -c " in cmd
         if marker in cmd and proc.pid != os.getpid() and ours:
             try:
                 for p in [proc, *proc.children(recursive=True)]:

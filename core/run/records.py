@@ -2,7 +2,8 @@
 
 Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys and kinds.
 
-- episode  {step, t, reward, length}
+- episode  {step, t, reward, length[, info]}: ``info`` holds the env's numeric info values at the
+  episode's end (``episode_info``: what a sweep's ``info.KEY`` objective reads)
 - progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
 - eval     {step, t, mean_reward, std_reward, episodes}
@@ -14,17 +15,41 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train", "eval", "event", "attempt"
 STEP_KINDS = (EPISODE, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
 
 
-def episode(step: int, reward: float, length: int, t: float | None = None) -> dict[str, Any]:
-    return {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
-            "reward": float(reward), "length": int(length)}
+def episode(step: int, reward: float, length: int, t: float | None = None,
+            info: dict[str, float] | None = None) -> dict[str, Any]:
+    rec = {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
+           "reward": float(reward), "length": int(length)}
+    return {**rec, "info": info} if info else rec
+
+
+SB3_INFO_KEYS = frozenset({"episode", "terminal_observation", "TimeLimit.truncated", "final_observation", "final_info"})
+MAX_INFO_KEYS, MAX_INFO_KEY_CHARS = 16, 64
+
+
+def episode_info(info: Mapping[str, Any]) -> dict[str, float]:
+    """The env's own numeric scalars of an episode's last ``info`` (a bool as 0 or 1), at most 16;
+    what SB3 and its Monitor add, arrays and text are left out."""
+    out: dict[str, float] = {}
+    for key, value in info.items():
+        if len(out) >= MAX_INFO_KEYS:
+            break
+        if not isinstance(key, str) or key in SB3_INFO_KEYS or len(key) > MAX_INFO_KEY_CHARS:
+            continue
+        if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a numpy scalar (its bool is no number)
+            value = value.item()
+        if isinstance(value, numbers.Real) and math.isfinite(float(value)):
+            out[key] = float(value)
+    return out
 
 
 def progress(step: int, fps: float, total: int | None, **extra: Any) -> dict[str, Any]:

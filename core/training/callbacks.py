@@ -100,7 +100,8 @@ class RunRecorder(BaseCallback):
             for i in np.flatnonzero(dones):
                 ep = infos[i].get("episode")
                 if ep is not None:
-                    self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
+                    self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now,
+                                                         info=records.episode_info(infos[i])))
         if self.health is not None:
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:

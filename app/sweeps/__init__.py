@@ -1,0 +1,1 @@
+"""The Sweeps tab: an Optuna sweep's trials, objective, importance and parallel coordinates."""

@@ -1,0 +1,135 @@
+"""Start, stop and resume a sweep, and what ``sweep status`` says; the runner is a detached process."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from core.config.errors import ConfigError, FieldIssue
+from core.run.control import request_stop
+from core.run.states import LIVE
+from core.run.status import read_status
+from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state, save_spec_data, sweep_names, write_state
+from core.sweep.spec import SweepSpec, parse_sweep, spec_data
+from core.sweep.study import best_row, load_study, param_importances, storage_url, trial_row
+from core.util.locks import LockBusy, held_briefly
+from core.util.procs import spawn_detached
+from core.util.yaml_reader import read_yaml_mapping
+
+RUNNER_MODULE = "core.sweep.runner"
+
+
+class SweepError(RuntimeError):
+    """A sweep that cannot be started, stopped or resumed as asked, with the reason and what to do."""
+
+
+def start_sweep(runs_dir: Path, spec: SweepSpec, reap: bool = False) -> dict[str, Any]:
+    """Start a new sweep with a detached runner; refused when one of that name exists (resume it instead)."""
+    folder = SweepFolder(runs_dir, spec.name)
+    folder.path.mkdir(parents=True, exist_ok=True)
+    try:
+        with held_briefly(folder.start_lock, what=f"sweep {spec.name}"):
+            if load_state(folder) is not None:
+                raise SweepError(f"sweep {spec.name} already exists in {folder.runs_dir}: continue it with "
+                                 f"rlpanel sweep resume {spec.name}, or give the sweep file another name")
+            save_spec_data(folder, spec_data(spec))
+            folder.stop_request.unlink(missing_ok=True)
+            state = {"name": spec.name, "state": "running", "created_at": time.time(), "launched_at": time.time(),
+                     "runner": None, "storage": storage_url(spec, folder)}
+            write_state(folder, state)
+            launch_runner(folder, reap=reap)
+    except LockBusy as exc:
+        raise SweepError(str(exc)) from None
+    return state
+
+
+def resume_sweep(runs_dir: Path, name: str, reap: bool = False) -> dict[str, Any]:
+    """Continue a stopped, crashed or failed sweep: live trials are followed again, dead ones resumed."""
+    folder = SweepFolder(runs_dir, name)
+    try:
+        with held_briefly(folder.start_lock, what=f"sweep {name}"):
+            state = read_state(folder)
+            if state is None:
+                raise SweepError(f"no sweep {name!r} in {folder.runs_dir}; known: {', '.join(sweep_names(runs_dir)) or 'none'}")
+            if state["state"] in SWEEP_ACTIVE:
+                raise SweepError(f"sweep {name} is {state['state']} (its runner lives); nothing to resume")
+            if state["state"] == "finished":
+                raise SweepError(f"sweep {name} is finished; raise n_trials in a new sweep file to search further")
+            stored = load_state(folder) or state
+            folder.stop_request.unlink(missing_ok=True)
+            stored.update(state="running", launched_at=time.time(), runner=None, ended_at=None, error=None)
+            write_state(folder, stored)
+            launch_runner(folder, reap=reap)
+    except LockBusy as exc:
+        raise SweepError(str(exc)) from None
+    return stored
+
+
+def stop_sweep(runs_dir: Path, name: str) -> dict[str, Any]:
+    """Ask the runner to stop: no more trials, running ones stop gracefully and resume with the sweep."""
+    folder = SweepFolder(runs_dir, name)
+    state = read_state(folder)
+    if state is None:
+        raise SweepError(f"no sweep {name!r} in {folder.runs_dir}")
+    if state["state"] not in SWEEP_ACTIVE and state["state"] != "crashed":
+        raise SweepError(f"sweep {name} is {state['state']}; nothing to stop")
+    folder.stop_request.write_text(f"stop asked at {time.strftime('%Y-%m-%d %H:%M:%S')}\n")
+    if state["state"] == "crashed":  # no runner to tell: stop its live runs here, resumable with the sweep
+        _stop_orphan_runs(folder)
+        stored = load_state(folder) or state
+        stored.update(state="stopped", ended_at=time.time())
+        write_state(folder, stored)
+        return stored
+    return state
+
+
+def _stop_orphan_runs(folder: SweepFolder) -> None:
+    """Ask the live runs of a sweep whose runner is gone to stop; they resume with ``sweep resume``."""
+    import optuna
+    from optuna.trial import TrialState
+
+    spec = read_spec(folder)
+    study = load_study(spec, folder)
+    if study is None:
+        return
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        run_id = trial.user_attrs.get("run_id")
+        if run_id and read_status(folder.runs_dir / run_id).get("state") in LIVE:
+            optuna.Trial(study, trial._trial_id).set_user_attr("stopped_by_sweep", True)
+            request_stop(folder.runs_dir / run_id, f"the sweep {spec.name} was stopped")
+
+
+def read_spec(folder: SweepFolder) -> SweepSpec:
+    """The sweep as it was started."""
+    if not folder.spec.is_file():
+        raise SweepError(f"no sweep {folder.name!r} in {folder.runs_dir}; known: "
+                         f"{', '.join(sweep_names(folder.runs_dir)) or 'none'}")
+    try:
+        return parse_sweep(read_yaml_mapping(folder.spec), str(folder.spec))
+    except (ConfigError, ValueError) as exc:
+        raise ConfigError([FieldIssue("sweep", str(exc))], str(folder.spec)) from None
+
+
+def launch_runner(folder: SweepFolder, reap: bool = True) -> subprocess.Popen[bytes]:
+    folder.path.mkdir(parents=True, exist_ok=True)
+    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(folder.runs_dir), folder.name], folder.runner_log,
+                          reap=reap)
+
+
+def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[str, Any]:
+    """``{name, storage, study_name, state, best: {value, params, run_id}, trials: [...]}``, and with
+    ``importances`` Optuna's parameter importances (seconds on a big study: the window asks off its GUI thread)."""
+    folder = SweepFolder(runs_dir, name)
+    spec = read_spec(folder)
+    state = read_state(folder) or {"state": "not started"}
+    study = load_study(spec, folder)
+    trials = [trial_row(spec, t) for t in study.get_trials(deepcopy=False)] if study else []
+    return {"name": spec.name, "storage": storage_url(spec, folder), "study_name": spec.study_name(),
+            "state": state["state"], "n_trials": spec.n_trials, "parallel": spec.parallel,
+            "direction": spec.objective.direction, "metric": spec.objective.metric,
+            "best": best_row(spec, study) if study else None, "trials": trials, "error": state.get("error"),
+            "runner_log": str(folder.runner_log), "space": {p: d.kind for p, d in spec.space.items()},
+            **({"importances": param_importances(study) if study else {}} if importances else {})}

@@ -1,0 +1,157 @@
+"""The Optuna side of a sweep: the study (storage, sampler, pruner), its distributions, what a run
+reports to it, and the trials as rows for the CLI and the window."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
+from optuna.trial import FrozenTrial, TrialState
+
+from core.run.layout import RunDir
+from core.run.summary import REWARD_WINDOW
+from core.sweep.folder import SweepFolder
+from core.sweep.spec import Distribution, SweepSpec
+from core.util.jsonl import read_jsonl
+
+optuna.logging.set_verbosity(optuna.logging.WARNING)
+
+
+def storage_url(spec: SweepSpec, folder: SweepFolder) -> str:
+    """The spec's RDB URL, else the SQLite file in the sweep's folder."""
+    return spec.storage or folder.local_storage()
+
+
+def to_optuna(dist: Distribution) -> BaseDistribution:
+    if dist.kind == "choice":
+        return CategoricalDistribution(dist.encoded_choices())
+    if dist.kind == "int":
+        return IntDistribution(int(dist.low), int(dist.high))
+    return FloatDistribution(dist.low, dist.high, log=dist.kind == "log_uniform")
+
+
+def distributions(spec: SweepSpec) -> dict[str, BaseDistribution]:
+    return {path: to_optuna(dist) for path, dist in spec.space.items()}
+
+
+def open_study(spec: SweepSpec, folder: SweepFolder) -> optuna.Study:
+    """Create the study or load it (a resume); the sampler is seeded from the spec (plus the trials
+    already asked, on a resume)."""
+    folder.path.mkdir(parents=True, exist_ok=True)
+    existing = load_study(spec, folder)
+    told = len(existing.get_trials(deepcopy=False)) if existing else 0
+    # a resumed study must not replay the seed's sequence from its start (the same params again)
+    seed = None if spec.seed is None else spec.seed + told
+    sampler: optuna.samplers.BaseSampler
+    if spec.sampler == "random":
+        sampler = optuna.samplers.RandomSampler(seed=seed)
+    else:
+        sampler = optuna.samplers.TPESampler(seed=seed)
+    pruner: optuna.pruners.BasePruner
+    if spec.pruner == "median":
+        pruner = optuna.pruners.MedianPruner(n_startup_trials=spec.pruner_options.n_startup_trials,
+                                             n_warmup_steps=spec.pruner_options.n_warmup_steps)
+    else:
+        pruner = optuna.pruners.NopPruner()
+    return optuna.create_study(study_name=spec.study_name(), storage=storage_url(spec, folder), sampler=sampler,
+                               pruner=pruner, direction=spec.objective.direction, load_if_exists=True)
+
+
+def load_study(spec: SweepSpec, folder: SweepFolder) -> optuna.Study | None:
+    """The study for reading (None before its runner created it)."""
+    if spec.storage is None and not folder.database.is_file():
+        return None
+    try:
+        return optuna.load_study(study_name=spec.study_name(), storage=storage_url(spec, folder))
+    except KeyError:
+        return None
+
+
+# --- what a run reports ----------------------------------------------------------------------
+
+def eval_points(run_dir: Path) -> list[tuple[int, float]]:
+    """The run's evaluations as (step, mean reward), finite values only."""
+    out = []
+    for rec in read_jsonl(RunDir(run_dir).metrics):
+        if rec.get("kind") == "eval" and isinstance(rec.get("step"), int) and isinstance(rec.get("mean_reward"), int | float):
+            value = float(rec["mean_reward"])
+            if math.isfinite(value):
+                out.append((int(rec["step"]), value))
+    return out
+
+
+def _episode_values(run_dir: Path, metric: str) -> list[tuple[int, float]]:
+    """(step, value) of each episode: its reward, or its info value ``info.KEY``."""
+    key = metric.removeprefix("info.")
+    out = []
+    for rec in read_jsonl(RunDir(run_dir).metrics):
+        if rec.get("kind") != "episode" or not isinstance(rec.get("step"), int):
+            continue
+        value = rec.get("reward") if metric == "episode_mean_reward" else (rec.get("info") or {}).get(key)
+        if isinstance(value, int | float) and math.isfinite(value):
+            out.append((int(rec["step"]), float(value)))
+    return out
+
+
+def _window_mean(values: list[float]) -> float | None:
+    last = values[-REWARD_WINDOW:]
+    return sum(last) / len(last) if last else None
+
+
+def metric_points(run_dir: Path, metric: str) -> list[tuple[int, float]]:
+    """The objective as the run went, reported to the pruner: each evaluation's mean reward, or at
+    each evaluation's step the mean over the last episodes (reward or info value) up to it."""
+    evals = eval_points(run_dir)
+    if metric == "eval_mean_reward":
+        return evals
+    episodes = _episode_values(run_dir, metric)
+    out = []
+    for step, _ in evals:
+        mean = _window_mean([v for s, v in episodes if s <= step])
+        if mean is not None:
+            out.append((step, mean))
+    return out
+
+
+def objective_value(run_dir: Path, metric: str) -> float | None:
+    """The objective of an ended run: its last evaluation, or the mean of its last episodes' reward or info value."""
+    if metric == "eval_mean_reward":
+        points = eval_points(run_dir)
+        return points[-1][1] if points else None
+    return _window_mean([v for _, v in _episode_values(run_dir, metric)])
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+def trial_row(spec: SweepSpec, trial: FrozenTrial) -> dict[str, Any]:
+    """One trial as ``sweep status --json`` prints it: params as the config takes them."""
+    return {"number": trial.number, "state": trial.state.name.lower(), "value": trial.value,
+            "params": spec.decode(trial.params), "run_id": trial.user_attrs.get("run_id"),
+            "reason": trial.user_attrs.get("fail_reason"),
+            "steps": max(trial.intermediate_values) if trial.intermediate_values else None,
+            "last_value": trial.intermediate_values[max(trial.intermediate_values)] if trial.intermediate_values else None,
+            "waiting": trial.user_attrs.get("waiting") if trial.state == TrialState.RUNNING else None}
+
+
+def best_row(spec: SweepSpec, study: optuna.Study) -> dict[str, Any] | None:
+    complete = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+    if not complete:
+        return None
+    best = study.best_trial
+    return {"number": best.number, "value": best.value, "params": spec.decode(best.params),
+            "run_id": best.user_attrs.get("run_id")}
+
+
+def param_importances(study: optuna.Study) -> dict[str, float]:
+    """Optuna's parameter importances over the completed trials; empty until two have completed
+    (or when every completed trial has the same value)."""
+    complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
+    if len(complete) < 2:
+        return {}
+    try:
+        return {k: float(v) for k, v in optuna.importance.get_param_importances(study).items()}
+    except (RuntimeError, ValueError, ZeroDivisionError):
+        return {}
