@@ -25,7 +25,7 @@ from core.run.records import well_formed
 from core.run.status import clean_status, write_status
 from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
-from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, numbers
+from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
 from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
 from core.training.health import TrainingHealth
@@ -211,6 +211,8 @@ class TrainingSession:
                 try:
                     model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
                                 reset_num_timesteps=not self.resume, progress_bar=False)
+                except TrainingHalted:  # a stop or a failed health check, in an algorithm that ignores False (ARS)
+                    pass
                 except (ValueError, RuntimeError) as exc:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise
