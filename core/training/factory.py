@@ -226,11 +226,9 @@ def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:
     """MaskablePPO samples only the actions ``action_masks()`` allows: an env without one is refused with the fix."""
     if not require_spec(cfg).needs_action_masks:
         return
-    try:
-        env.env_method("action_masks", indices=[0])
-    except AttributeError:
+    if not env.has_attr("action_masks"):
         raise ValueError(f"{cfg.algo} needs an env with an action_masks() method (a bool array: which actions are valid "
-                         f"now); {cfg.env.label} has none: add one to the env (or a wrapper), or use PPO") from None
+                         f"now); {cfg.env.label} has none: add one to the env (or a wrapper), or use PPO")
 
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:

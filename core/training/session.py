@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +142,8 @@ class TrainingSession:
         env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
         for note in notes:
             self._event(out, note, "warning")
-        issues = check_spaces(self.cfg, space_kind(env.action_space), describe(env.observation_space, env.action_space))
+        spaces = replace(describe(env.observation_space, env.action_space), action_masks=env.has_attr("action_masks"))
+        issues = check_spaces(self.cfg, space_kind(env.action_space), spaces)
         if issues:
             env.close()
             raise ConfigError(issues)
