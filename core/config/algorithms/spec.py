@@ -61,6 +61,7 @@ class AlgoSpec:
     policy_kinds: tuple[str, ...] = ("MlpPolicy", "CnnPolicy", "MultiInputPolicy")
     # a yes/no field of its section that picks another SB3 policy (ARS: linear_policy -> LinearPolicy)
     policy_switch: tuple[str, str] | None = None
+    natural_gradient: bool = False  # TRPO: the actor moves by a natural-gradient step, the optimizer steps the critic
     needs_action_masks: bool = False  # MaskablePPO: the env must have an action_masks() method
 
     @property
