@@ -150,3 +150,21 @@ def test_ars_stops_gracefully_and_resumes(runs_dir):
     done = cli("resume", run.name, "--timesteps", "1000", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
     assert read_status(run)["state"] == "finished"
+
+
+BLOCK_CONTRIB = "import sys; sys.modules['sb3_contrib'] = None; from core.cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_cli_refuses_a_contrib_algorithm_where_sb3_contrib_is_missing(runs_dir):
+    """sb3_contrib hidden from the import system, as if not installed: the command names the fix, no run is made."""
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO
+
+    done = subprocess.run([sys.executable, "-c", BLOCK_CONTRIB, "train", "--algo", "tqc", "--env", "Pendulum-v1",
+                           "--timesteps", "200", "--runs-dir", str(runs_dir)], capture_output=True, text=True, timeout=240,
+                          cwd=REPO)
+    assert done.returncode == 2, done.stderr
+    assert "TQC comes from sb3-contrib" in done.stderr and 'pip install "rlpanel[contrib]"' in done.stderr
+    assert not runs_dir.exists() or not any(runs_dir.iterdir())
