@@ -15,6 +15,7 @@ import numpy as np
 import torch as th
 from stable_baselines3 import HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import EvalCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines3.common.preprocessing import is_image_space
@@ -220,6 +221,14 @@ def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
             raise ValueError(missing_text(spec.name)) from exc
         raise
     return cls
+
+
+def eval_callback_class(cfg: RunConfig) -> type[EvalCallback]:
+    """SB3's EvalCallback, or sb3-contrib's masked one for MaskablePPO (evaluation takes only valid actions too)."""
+    if cfg.spec is not None and cfg.spec.needs_action_masks:
+        cls: type[EvalCallback] = load_object("sb3_contrib.common.maskable.callbacks:MaskableEvalCallback")
+        return cls
+    return EvalCallback
 
 
 def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:

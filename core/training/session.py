@@ -11,7 +11,7 @@ from typing import Any
 
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
@@ -28,7 +28,15 @@ from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
-from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
+from core.training.factory import (
+    build_model,
+    build_vec_env,
+    device_label,
+    eval_callback_class,
+    load_model,
+    resolve_device,
+    wrap_normalize,
+)
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
@@ -177,7 +185,7 @@ class TrainingSession:
             return callbacks, None
         eval_env, _ = build_vec_env(self.cfg, n_envs=1, seed_offset=10_000, force_dummy=True)
         eval_env = wrap_normalize(self.cfg, eval_env, training=False)
-        callbacks.append(EvalCallback(eval_env, n_eval_episodes=budget.eval_episodes,
+        callbacks.append(eval_callback_class(self.cfg)(eval_env, n_eval_episodes=budget.eval_episodes,
                                       eval_freq=max(budget.eval_every // self.cfg.runtime.n_envs, 1),
                                       log_path=str(self.layout.evaluations), deterministic=True, verbose=0,
                                       callback_after_eval=EvalRecorder(out)))

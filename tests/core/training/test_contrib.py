@@ -28,7 +28,9 @@ RUNS = {
     "ARS": {"env": {"id": "CartPole-v1"}, "ars": {"n_delta": 2}, "policy": {"net_arch": [16]}},
     "RecurrentPPO": {"env": {"id": "CartPole-v1"}, "recurrentppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 2,
                                                                      "lstm_hidden_size": 16}},
-    "MaskablePPO": {"env": {"entry_point": MASKED}, "maskableppo": {"n_steps": 100, "batch_size": 50, "n_epochs": 2}},
+    # evaluated too: an unmasked evaluation would take an invalid action, which MaskedEnv raises on
+    "MaskablePPO": {"env": {"entry_point": MASKED}, "maskableppo": {"n_steps": 100, "batch_size": 50, "n_epochs": 2},
+                    "budget": {**SMALL["budget"], "eval_every": 200, "eval_episodes": 2}},
     "CrossQ": {"env": {"id": "Pendulum-v1"}, "crossq": {"learning_starts": 100, "batch_size": 32, "buffer_size": 2000},
                "policy": {"net_arch": {"pi": [32, 32], "qf": [64, 64]}}},
 }
@@ -59,6 +61,7 @@ def test_each_contrib_algorithm_trains_to_finished_in_a_real_worker(runs_dir):
         assert records(run, "episode"), f"{algo} recorded no episode"
         assert any(LOGGED[algo] in r for r in records(run, "train")), (algo, records(run, "train")[-1:])
         assert read_json(run / "checkpoints" / "latest.json")["step"] >= 400
+    assert [r["mean_reward"] for r in records(runs["MaskablePPO"], "eval")] == [20.0, 20.0]  # every action valid
 
 
 def test_contrib_settings_reach_the_sb3_contrib_objects():
