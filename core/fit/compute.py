@@ -70,9 +70,11 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     terms = [
         Term("parameters", dev, params, f"{n_params:,} parameters in {', '.join(n.name for n in shape.networks)}"),
         Term("gradients", dev, grads, "trainable parameters only (target networks get none)"),
-        Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)),
+        Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)
+             or "none: the weights move by random search (ARS)"),
         Term("activations", dev, acts, pass_name),
-        Term("batch_copies", dev, batch, f"one sampled batch of {shapes.train_batch(cfg):,} on the device"),
+        Term("batch_copies", dev, batch, f"one sampled batch of {shapes.train_batch(cfg):,} on the device"
+             if shape.optimizers else f"the observations of {cfg.runtime.n_envs} envs per step"),
     ]
     allocator_bytes = 0
     if on_gpu:

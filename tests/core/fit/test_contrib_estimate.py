@@ -77,7 +77,7 @@ def test_contrib_estimate_matches_sb3_contrib(case):
         assert result.term("optimizer").bytes == optimizer_state_bytes(model)
         if cfg.spec.network == "ars":
             assert result.term("rollout_buffer") is None and result.term("replay_buffer") is None
-            assert "perturbations" in result.term("activations").note
+            assert "perturbations" in result.term("activations").note and "random search" in result.term("optimizer").note
         elif cfg.spec.on_policy:  # every array of the rollout buffer, LSTM states and masks included
             assert result.term("rollout_buffer").bytes == arrays
     finally:
