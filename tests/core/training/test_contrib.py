@@ -9,7 +9,7 @@ import pytest
 from core.config.spaces import check_spaces, describe, has_action_masks
 from core.config.validate import validate_config
 from core.results.table import results
-from core.run.control import launch_worker, stop_run
+from core.run.control import launch_worker, resume_run, stop_run
 from core.run.status import read_status
 from core.util.files import read_json
 from tests.core.training.masked_env import MaskedEnv, UnmaskedEnv
@@ -48,8 +48,8 @@ def built(raw: dict):
     return build_model(cfg, wrap_normalize(cfg, env), device="cpu")
 
 
-@pytest.mark.timeout(900)  # six workers side by side on a machine shared under load
-def test_each_contrib_algorithm_trains_to_finished_in_a_real_worker(runs_dir):
+@pytest.mark.timeout(1200)  # six workers side by side, twice, on a machine shared under load
+def test_each_contrib_algorithm_trains_to_finished_and_resumes_in_a_real_worker(runs_dir):
     runs = {algo: make_run(runs_dir, {"algo": algo, **SMALL, **raw}) for algo, raw in RUNS.items()}
     procs = {algo: launch_worker(run, reap=False) for algo, run in runs.items()}
     for algo, proc in procs.items():
@@ -62,6 +62,14 @@ def test_each_contrib_algorithm_trains_to_finished_in_a_real_worker(runs_dir):
         assert any(LOGGED[algo] in r for r in records(run, "train")), (algo, records(run, "train")[-1:])
         assert read_json(run / "checkpoints" / "latest.json")["step"] >= 400
     assert [r["mean_reward"] for r in records(runs["MaskablePPO"], "eval")] == [20.0, 20.0]  # every action valid
+    # each goes on from its last checkpoint (model, replay buffer, optimizer) for 200 more steps
+    steps = {algo: resume_run(run, 200, reap=False)[0] for algo, run in runs.items()}
+    for algo, run in runs.items():
+        assert wait_state(run, ("finished", "failed", "crashed"), timeout=600) == "finished", (
+            algo, read_status(run).get("error"), (run / "worker.log").read_text()[-3000:])
+        assert any(e["message"].startswith(f"resumed from the checkpoint at step {steps[algo]:,}")
+                   for e in records(run, "event")), algo
+        assert last_step(run) >= steps[algo] + 200, algo
 
 
 def test_contrib_settings_reach_the_sb3_contrib_objects():
