@@ -304,6 +304,10 @@ def unused_policy_settings(cfg: RunConfig) -> list[str]:
         return []
     defaults = PolicyParams()
     out = []
+    switch = spec.policy_switch
+    if switch is not None and getattr(cfg.params, switch[1]):  # ARS's LinearPolicy: no hidden layers, no activation
+        out += [f"policy.{name}: {getattr(cfg.policy, name)!r} is not applied: {spec.name}'s {switch[0]} is one linear map"
+                for name in ("net_arch", "activation") if getattr(cfg.policy, name) != getattr(defaults, name)]
     for name in POLICY_OPTIONS:
         value = getattr(cfg.policy, name)
         if value != getattr(defaults, name) and name not in spec.policy_keys:

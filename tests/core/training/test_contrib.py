@@ -97,6 +97,12 @@ def test_contrib_settings_reach_the_sb3_contrib_objects():
     assert (trpo.cg_max_steps, trpo.target_kl, trpo.sub_sampling_factor) == (7, 0.02, 2)
 
 
+def test_ars_linear_policy_reports_the_network_settings_it_does_not_use():
+    warnings = validate_config({"algo": "ARS", "ars": {"linear_policy": True}, "policy": {"net_arch": [32]}}).warnings
+    assert any(w.startswith("policy.net_arch: [32] is not applied: ARS's LinearPolicy") for w in warnings), warnings
+    assert not validate_config({"algo": "ARS", "policy": {"net_arch": [32]}}).warnings
+
+
 def test_maskable_ppo_needs_an_env_with_action_masks():
     cfg = validate_config({"algo": "MaskablePPO", "env": {"entry_point": UNMASKED}}).config
     for env, refused in ((UnmaskedEnv(), True), (MaskedEnv(), False)):
