@@ -23,7 +23,8 @@ from PySide6.QtWidgets import (
 from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
-from core.config.algorithms import ALGOS, BASELINES
+from core.config.algorithms import BASELINES
+from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
 from core.config.spaces import COMMON_ENVS
 from core.util.yaml_reader import load_yaml
 
@@ -90,10 +91,7 @@ class EnvPicker(QGroupBox):
         self.env_error.hide()
 
         self.algo_combo = QComboBox()
-        self.algo_combo.addItems(list(ALGOS))
-        self.algo_combo.insertSeparator(len(ALGOS))
-        self.algo_combo.addItems(list(BASELINES))  # a baseline job loaded from the queue shows as what it is
-        self.algo_combo.setToolTip("SAC needs continuous (Box) actions, DQN discrete ones; PPO and A2C take both")
+        self._fill_algorithms()
         self.algo_error = QLabel()
         self.algo_error.setWordWrap(True)
         self.algo_error.hide()
@@ -129,6 +127,26 @@ class EnvPicker(QGroupBox):
         self.frame_stack_edit.textEdited.connect(lambda _t: self._emit_env())
         self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
         self._loading = False
+
+    def _fill_algorithms(self) -> None:
+        """The algorithms installed here, then the baselines; without sb3-contrib, a line saying how to get its algorithms."""
+        algos = installed_algorithms()
+        self.algo_combo.addItems(algos)
+        missing = missing_algorithms()
+        tip = ("SAC, TD3, DDPG, TQC and CrossQ need continuous (Box) actions; DQN and MaskablePPO discrete ones; "
+               "PPO, A2C, TRPO and RecurrentPPO take both; ARS takes Box or Discrete")
+        if missing:
+            self.algo_combo.insertSeparator(len(algos))
+            self.algo_combo.addItem(f"{', '.join(missing)}: {CONTRIB_FIX}")
+            item = self.algo_combo.model().item(self.algo_combo.count() - 1)  # type: ignore[attr-defined]
+            item.setEnabled(False)  # a note, not a choice
+            self.contrib_note = f"{', '.join(missing)} come with sb3-contrib, which is not installed: {CONTRIB_FIX}"
+            tip += f". {self.contrib_note}"
+        else:
+            self.contrib_note = ""
+        self.algo_combo.insertSeparator(self.algo_combo.count())
+        self.algo_combo.addItems(list(BASELINES))  # a baseline job loaded from the queue shows as what it is
+        self.algo_combo.setToolTip(tip)
 
     # --- user edits ------------------------------------------------------------------------
 

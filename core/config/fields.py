@@ -7,6 +7,7 @@ and a unit in ``json_schema_extra``; the window builds its forms from these and 
 
 from __future__ import annotations
 
+import copy
 import re
 import types
 import typing
@@ -162,6 +163,19 @@ def schedule_text(value: Any) -> str:
 
 
 # Fields several algorithms share, written once.
+def field_of(model: type[BaseModel], name: str, default: Any = ..., help: str | None = None) -> Any:
+    """Another algorithm's field, reused (title, help, unit, range), with its own default or help if given.
+
+    Validators are the model's own: a table reusing a validated field applies the same validator.
+    """
+    info = copy.copy(model.model_fields[name])
+    if default is not ...:
+        info.default = default
+    if help is not None:
+        info.description = help
+    return info
+
+
 def learning_rate(default: float) -> Any:
     return schedule_hp(default, "Learning rate", "Step size of the optimizer.", 0, 1)
 

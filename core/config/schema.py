@@ -15,12 +15,18 @@ from pydantic import Field, field_validator, model_validator
 
 from core.config.algorithms import ALGORITHMS, ALGOS, BASELINES
 from core.config.algorithms.a2c import A2CParams
+from core.config.algorithms.ars import ARSParams
+from core.config.algorithms.crossq import CrossQParams
 from core.config.algorithms.ddpg import DDPGParams
 from core.config.algorithms.dqn import DQNParams
+from core.config.algorithms.maskable_ppo import MaskablePPOParams
 from core.config.algorithms.ppo import PPOParams
+from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3Params
+from core.config.algorithms.tqc import TQCParams
+from core.config.algorithms.trpo import TRPOParams
 from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section, hp
 
@@ -216,7 +222,8 @@ class RunConfig(Section):
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
     algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
-                                          "PPO, A2C, SAC, DQN, TD3 or DDPG; or a baseline: random, "
+                                          "PPO, A2C, SAC, DQN, TD3 or DDPG; with sb3-contrib TQC, TRPO, ARS, "
+                                          "RecurrentPPO, MaskablePPO or CrossQ; or a baseline: random, "
                                           "constant (zero action).")
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
@@ -224,6 +231,12 @@ class RunConfig(Section):
     dqn: DQNParams = Field(default_factory=DQNParams, title="DQN")
     td3: TD3Params = Field(default_factory=TD3Params, title="TD3")
     ddpg: DDPGParams = Field(default_factory=DDPGParams, title="DDPG")
+    tqc: TQCParams = Field(default_factory=TQCParams, title="TQC")
+    trpo: TRPOParams = Field(default_factory=TRPOParams, title="TRPO")
+    ars: ARSParams = Field(default_factory=ARSParams, title="ARS")
+    recurrentppo: RecurrentPPOParams = Field(default_factory=RecurrentPPOParams, title="RecurrentPPO")
+    maskableppo: MaskablePPOParams = Field(default_factory=MaskablePPOParams, title="MaskablePPO")
+    crossq: CrossQParams = Field(default_factory=CrossQParams, title="CrossQ")
     policy: PolicyParams = Field(default_factory=PolicyParams, title="Policy network")
     runtime: RuntimeParams = Field(default_factory=RuntimeParams, title="Runtime")
     budget: BudgetParams = Field(default_factory=BudgetParams, title="Budget")
@@ -244,7 +257,8 @@ class RunConfig(Section):
     @property
     def params(self) -> Any:
         """The hyperparameters of the chosen algorithm (``None`` for a baseline)."""
-        return getattr(self, self.algo.lower()) if self.algo in ALGORITHMS else None
+        spec = ALGORITHMS.get(self.algo)
+        return getattr(self, spec.section) if spec is not None else None
 
     @property
     def is_baseline(self) -> bool:
@@ -292,6 +306,10 @@ def unused_policy_settings(cfg: RunConfig) -> list[str]:
         return []
     defaults = PolicyParams()
     out = []
+    switch = spec.policy_switch
+    if switch is not None and getattr(cfg.params, switch[1]):  # ARS's LinearPolicy: no hidden layers, no activation
+        out += [f"policy.{name}: {getattr(cfg.policy, name)!r} is not applied: {spec.name}'s {switch[0]} is one linear map"
+                for name in ("net_arch", "activation") if getattr(cfg.policy, name) != getattr(defaults, name)]
     for name in POLICY_OPTIONS:
         value = getattr(cfg.policy, name)
         if value != getattr(defaults, name) and name not in spec.policy_keys:
@@ -305,6 +323,8 @@ def resolved_net_arch(cfg: RunConfig, cnn: bool = False) -> dict[str, list[int]]
     if spec is None:
         return {}
     default = spec.default_cnn_net if cnn and spec.default_cnn_net else spec.default_net
+    if cfg.policy.net_arch is None and spec.default_nets:  # CrossQ: its own size per network
+        return {key: list(dict(spec.default_nets).get(key, default)) for key in sorted(spec.net_keys)}
     net = list(default) if cfg.policy.net_arch is None else cfg.policy.net_arch
     if isinstance(net, dict):
         return dict(net)

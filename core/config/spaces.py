@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from core.config.algorithms import algorithms_for
+from core.config.algorithms.contrib import installed_algorithms, is_installed, missing_text
 from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
@@ -52,6 +53,7 @@ class EnvSpaces:
     action_nvec: tuple[int, ...] = ()     # MultiDiscrete actions
     obs_image: bool = False               # SB3's is_image_space: uint8, 3 dims, 0..255 (a CNN's input)
     obs_keys: tuple[str, ...] = ()        # Dict observations: the keys (obs_shape is their flattened sum)
+    action_masks: bool = False            # the env has an action_masks() method (MaskablePPO needs one)
 
     @property
     def image_chw(self) -> tuple[int, int, int]:
@@ -207,11 +209,17 @@ def _describe_dict(obs: Any, act: Any, label: str) -> EnvSpaces:
 
 
 def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = None) -> list[FieldIssue]:
-    """Rules that need the env's action space (``box``, ``discrete``, ...) and, given them, its observations."""
+    """Rules that need the env's action space (``box``, ``discrete``, ...) and, given them, its observations.
+
+    Every launch passes here first, so an sb3-contrib algorithm that is not installed is refused here too.
+    """
     spec = cfg.spec
     label = cfg.env.label
+    if spec is not None and not is_installed(spec):
+        return [FieldIssue("algo", missing_text(spec.name))]
     if spec is not None and not spec.takes(action_kind):
-        others = [a for a in algorithms_for(action_kind) if a != spec.name]
+        here = installed_algorithms()
+        others = [a for a in algorithms_for(action_kind) if a != spec.name and a in here]
         use = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else "".join(others)
         return [FieldIssue("algo", f"{spec.name} needs {spec.action_need}; {label} has a {action_kind} one: use {use}")]
     if cfg.algo == "constant" and action_kind != "box":
@@ -226,10 +234,42 @@ def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = No
     return issues
 
 
+def has_action_masks(env: Any) -> bool:
+    """Whether ``env`` (or an env inside its wrappers) has an ``action_masks()`` method, as sb3-contrib looks for it."""
+    getter = getattr(env, "get_wrapper_attr", None)
+    try:
+        method = getter("action_masks") if callable(getter) else env.action_masks
+    except AttributeError:
+        return False
+    return callable(method)
+
+
+def _algorithm_rules(cfg: RunConfig, spaces: EnvSpaces) -> list[FieldIssue]:
+    """What the algorithm's SB3 class needs of the env beyond its action space: action masks, a policy kind it has."""
+    assert cfg.spec is not None
+    spec, label, issues = cfg.spec, cfg.env.label, []
+    if spec.needs_action_masks and not spaces.action_masks:
+        issues.append(FieldIssue("algo", f"{spec.name} needs an env with an action_masks() method (a bool array: which "
+                                         f"actions are valid now); {label} has none: add one to the env (or a wrapper), "
+                                         "or use PPO"))
+    kind = _resolved_kind(cfg, spaces)
+    if kind not in spec.policy_kinds:
+        has = ", ".join(spec.policy_kinds)
+        issues.append(FieldIssue("policy.kind", f"{spec.name} has no {kind} (it has {has}); {label} needs "
+                                                f"{kind}: use another algorithm or env"))
+    return issues
+
+
+def _resolved_kind(cfg: RunConfig, spaces: EnvSpaces) -> str:
+    if cfg.policy.kind != "auto":
+        return str(cfg.policy.kind)
+    return "MultiInputPolicy" if spaces.obs_kind == "dict" else "CnnPolicy" if spaces.obs_image else "MlpPolicy"
+
+
 def _observation_rules(cfg: RunConfig, spaces: EnvSpaces) -> list[FieldIssue]:
     """The policy kind, HER and frame stacking against the observations."""
     assert cfg.spec is not None
-    label, kind, issues = cfg.env.label, cfg.policy.kind, []
+    label, kind, issues = cfg.env.label, cfg.policy.kind, _algorithm_rules(cfg, spaces)
     if kind == "CnnPolicy" and not spaces.obs_image:
         issues.append(FieldIssue("policy.kind", f"CnnPolicy needs image observations (uint8, 3 dims, 0..255); {label} has "
                                                 f"{spaces.obs_kind} {list(spaces.obs_shape)}: use auto or MlpPolicy"))
@@ -292,7 +332,8 @@ def _probe_gym_id(env: EnvSpec) -> EnvSpaces:
     except Exception as exc:  # gymnasium raises many kinds: NameNotFound, DependencyNotInstalled, TypeError...
         raise ConfigError([FieldIssue("env.id", _gym_error_text(env, exc))]) from None
     try:
-        return describe(made.observation_space, made.action_space, env.id or "the env")
+        found = describe(made.observation_space, made.action_space, env.id or "the env")
+        return replace(found, action_masks=has_action_masks(made))
     finally:
         try:
             made.close()
@@ -350,7 +391,8 @@ def _main(argv: list[str] | None = None) -> int:
         spec = EnvSpec.model_validate(json.loads(args.env))
         made = _make_wrapped(spec)
         try:
-            out: dict[str, Any] = describe(made.observation_space, made.action_space, spec.label).to_json()
+            found = describe(made.observation_space, made.action_space, spec.label)
+            out: dict[str, Any] = replace(found, action_masks=has_action_masks(made)).to_json()
         finally:
             close = getattr(made, "close", None)
             if callable(close):

@@ -25,8 +25,10 @@ import sys
 
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
+from core.fit import contrib_sizes
 from core.fit import sb3_sizes as shapes
 from core.fit.gpus import AllocatorModel, GpuProfile
+from core.fit.networks import FLOAT
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
 from core.util.procs import effective_start_method
 
@@ -64,8 +66,8 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
                      "choose a target GPU (--gpu) to plan for one")
     dev = "gpu" if on_gpu else "host"
     shape = shapes.model_shape(cfg, spaces)
-    params = shapes.FLOAT * shape.param_count
-    grads = shapes.FLOAT * shape.trainable_count
+    params = FLOAT * shape.param_count
+    grads = FLOAT * shape.trainable_count
     optim = shape.optimizer_bytes
     acts, pass_name = shapes.activation_bytes(cfg, spaces, shape)
     batch = shapes.batch_copy_bytes(cfg, spaces)
@@ -73,9 +75,11 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     terms = [
         Term("parameters", dev, params, f"{n_params:,} parameters in {', '.join(n.name for n in shape.networks)}"),
         Term("gradients", dev, grads, "trainable parameters only (target networks get none)"),
-        Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)),
+        Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)
+             or "none: the weights move by random search (ARS)"),
         Term("activations", dev, acts, pass_name),
-        Term("batch_copies", dev, batch, f"one sampled batch of {shapes.train_batch(cfg):,} on the device"),
+        Term("batch_copies", dev, batch, f"one sampled batch of {shapes.train_batch(cfg):,} on the device"
+             if shape.optimizers else f"the observations of {cfg.runtime.n_envs} envs per step"),
     ]
     allocator_bytes = 0
     if on_gpu:
@@ -107,10 +111,13 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     full_at: int | None = None
     if cfg.is_baseline:
         pass
+    elif cfg.spec is not None and cfg.spec.network == "ars":
+        pass  # ARS plays each perturbation's episodes and keeps only their returns: no buffer
     elif cfg.spec is not None and cfg.spec.on_policy:
         n_steps = cfg.params.n_steps
-        terms.append(Term("rollout_buffer", "host", shapes.rollout_buffer_bytes(n_steps, rt.n_envs, spaces),
-                          f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy), refilled every rollout"))
+        extra, what = contrib_sizes.rollout_extra_bytes(cfg, spaces)
+        terms.append(Term("rollout_buffer", "host", shapes.rollout_buffer_bytes(n_steps, rt.n_envs, spaces) + extra,
+                          f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy){what}, refilled every rollout"))
     else:
         p = cfg.params
         full = shapes.replay_buffer_bytes(p.buffer_size, rt.n_envs, spaces, p.optimize_memory_usage)

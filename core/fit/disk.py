@@ -14,6 +14,7 @@ from pathlib import Path
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
 from core.fit import sb3_sizes as shapes
+from core.fit.networks import FLOAT
 
 ZIP_OVERHEAD = 64 * 1024  # the zip's system info, pytorch_variables and the JSON of the data
 MIB = 2**20
@@ -24,7 +25,7 @@ def checkpoint_bytes(cfg: RunConfig, spaces: EnvSpaces) -> int:
     if cfg.is_baseline:
         return 0
     shape = shapes.model_shape(cfg, spaces)
-    size = shapes.FLOAT * shape.param_count + shape.optimizer_bytes + ZIP_OVERHEAD
+    size = FLOAT * shape.param_count + shape.optimizer_bytes + ZIP_OVERHEAD
     if cfg.spec is not None and not cfg.spec.on_policy:
         p = cfg.params
         size += shapes.replay_buffer_bytes(p.buffer_size, cfg.runtime.n_envs, spaces, p.optimize_memory_usage)

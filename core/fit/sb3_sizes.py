@@ -25,110 +25,10 @@ tensor (on the CPU unless capturable; counted with the rest, it is a few hundred
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from core.config.schema import RunConfig, resolved_activation, resolved_net_arch
 from core.config.spaces import EnvSpaces
-
-FLOAT = 4  # SB3 trains in float32 (no AMP)
-# Activations whose backward needs their input as well as their output (tanh and relu keep
-# only their output, which the next Linear keeps anyway).
-SAVES_INPUT = {"elu", "leaky_relu", "gelu", "silu"}
-ITEMSIZE = {"float64": 8, "float32": 4, "float16": 2, "int64": 8, "int32": 4, "int16": 2, "int8": 1,
-            "uint8": 1, "uint16": 2, "uint32": 4, "uint64": 8, "bool": 1}
-
-
-def itemsize(dtype: str) -> int:
-    return ITEMSIZE.get(dtype, 8)
-
-
-@dataclass(frozen=True)
-class Network:
-    """One module SB3 holds: its sizes, parameter count and whether it trains."""
-
-    name: str
-    params: int
-    tensors: int
-    trainable: bool
-    stacks: tuple[tuple[int, ...], ...] = ()  # (input, hidden..., output) of each MLP inside
-
-
-@dataclass(frozen=True)
-class Optimizer:
-    name: str
-    kind: str  # "adam" | "adamw" | "rmsprop" | "rmsprop_tf_like" | "sgd"
-    params: int
-    tensors: int
-
-    @property
-    def state_bytes(self) -> int:
-        """Adam/AdamW: exp_avg, exp_avg_sq and a step tensor per parameter tensor; RMSprop: square_avg
-        and a step tensor; SB3's RMSpropTFLike: square_avg (its step is a Python int); SGD without
-        momentum: nothing."""
-        moments = {"adam": 2, "adamw": 2, "rmsprop": 1, "rmsprop_tf_like": 1}.get(self.kind, 0)
-        step = self.kind in ("adam", "adamw", "rmsprop")
-        return moments * FLOAT * self.params + (FLOAT * self.tensors if step else 0)
-
-
-@dataclass(frozen=True)
-class ModelShape:
-    networks: tuple[Network, ...]
-    optimizers: tuple[Optimizer, ...]
-    cnn: Cnn | None = None  # the NatureCNN in front of the networks, if any
-
-    @property
-    def param_count(self) -> int:
-        """Every parameter SB3 holds: ``policy.parameters()`` plus SAC's ``log_ent_coef``."""
-        return sum(n.params for n in self.networks)
-
-    @property
-    def trainable_count(self) -> int:
-        return sum(n.params for n in self.networks if n.trainable)
-
-    @property
-    def optimizer_bytes(self) -> int:
-        return sum(o.state_bytes for o in self.optimizers)
-
-    def network(self, name: str) -> Network:
-        return next(n for n in self.networks if n.name == name)
-
-
-@dataclass(frozen=True)
-class Cnn:
-    """SB3's NatureCNN on a (C, H, W) image: three convolutions and a Linear to 512 features."""
-
-    params: int
-    tensors: int
-    activations: int  # floats per sample its forward keeps (conv outputs, features)
-    features: int = 512
-
-
-def nature_cnn(chw: tuple[int, int, int], features: int = 512) -> Cnn:
-    """Conv(C->32, 8, stride 4), Conv(32->64, 4, 2), Conv(64->64, 3, 1), ReLUs, Flatten, Linear(n, 512), ReLU."""
-    c, h, w = chw
-    image = c * h * w  # the image as floats (divided by 255 before the first convolution)
-    params, acts = 0, 0
-    for c_in, c_out, k, stride in ((c, 32, 8, 4), (32, 64, 4, 2), (64, 64, 3, 1)):
-        h, w = (h - k) // stride + 1, (w - k) // stride + 1
-        params += c_in * c_out * k * k + c_out
-        acts += c_out * h * w
-        c = c_out
-    flat = c * h * w
-    params += flat * features + features
-    return Cnn(params, 8, image + acts + features, features)
-
-
-def _stack(sizes: tuple[int, ...]) -> tuple[int, int]:
-    """Parameters and tensors of Linear layers between consecutive ``sizes``."""
-    params = sum(a * b + b for a, b in zip(sizes[:-1], sizes[1:], strict=True))
-    return params, 2 * (len(sizes) - 1)
-
-
-def _network(name: str, stacks: list[tuple[int, ...]], trainable: bool = True, extra_params: int = 0,
-             extra_tensors: int = 0) -> Network:
-    params = sum(_stack(s)[0] for s in stacks) + extra_params
-    tensors = sum(_stack(s)[1] for s in stacks) + extra_tensors
-    return Network(name, params, tensors, trainable, tuple(stacks))
+from core.fit import contrib_sizes as contrib
+from core.fit.networks import FLOAT, SAVES_INPUT, Cnn, ModelShape, Network, Optimizer, itemsize, nature_cnn, network
 
 
 def policy_kind(cfg: RunConfig, spaces: EnvSpaces) -> str:
@@ -152,24 +52,33 @@ def model_shape(cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
     cnn = nature_cnn(spaces.image_chw) if policy_kind(cfg, spaces) == "CnnPolicy" and spaces.obs_image else None
     arch = resolved_net_arch(cfg, cnn=cnn is not None)
     feats = cnn.features if cnn else spaces.obs_features
-    network = _network_family(cfg)
+    family = _network_family(cfg)
     opt_kind = _optimizer_kind(cfg)
     share = cfg.policy.share_features_extractor
-    if network == "actor_critic":
+    if family == "actor_critic":
         return _actor_critic(cfg, spaces, arch, feats, cnn, opt_kind, share is not False)
-    if network in ("sac", "td3"):
+    if family == "recurrent":  # the pi and vf stacks start at the LSTM's output
+        base = _actor_critic(cfg, spaces, arch, cfg.params.lstm_hidden_size, cnn, opt_kind, share is not False)
+        return contrib.recurrent_shape(cfg, base, feats)
+    if family in ("sac", "td3", "tqc"):
         return _actor_critics(cfg, spaces, arch, feats, cnn, opt_kind, bool(share))
+    if family == "crossq":
+        return contrib.crossq_shape(cfg, _actor_critics(cfg, spaces, arch, feats, cnn, opt_kind, bool(share)))
+    if family == "ars":
+        return contrib.ars_shape(cfg, spaces, arch.get("qf", []), feats)
     qf = tuple(arch.get("qf", []))
     stack = (feats, *qf, spaces.action_logits)
     extra = (cnn.params, cnn.tensors) if cnn else (0, 0)
-    q_net = _network("q_net", [stack], extra_params=extra[0], extra_tensors=extra[1])
-    target = _network("q_net_target", [stack], trainable=False, extra_params=extra[0], extra_tensors=extra[1])
+    q_net = network("q_net", [stack], extra_params=extra[0], extra_tensors=extra[1])
+    target = network("q_net_target", [stack], trainable=False, extra_params=extra[0], extra_tensors=extra[1])
     return ModelShape((q_net, target), (Optimizer("q_net", opt_kind, q_net.params, q_net.tensors),), cnn)
 
 
 def _actor_critic(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]], feats: int, cnn: Cnn | None,
                   opt_kind: str, share: bool) -> ModelShape:
-    """ActorCriticPolicy: pi and vf stacks with their heads; the CNN once (shared) or twice."""
+    """ActorCriticPolicy: pi and vf stacks with their heads; the CNN once (shared) or twice.
+
+    ``feats`` is what the stacks take (RecurrentPPO: the LSTM's output)."""
     pi, vf = tuple(arch.get("pi", [])), tuple(arch.get("vf", []))
     box = spaces.action_kind == "box"
     latent = pi[-1] if pi else feats
@@ -179,11 +88,13 @@ def _actor_critic(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]],
                    else spaces.action_dim)
     cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
     # the mlp_extractor's pi stack and the action head are one chain for activations
-    actor = _network("actor", [(feats, *pi, spaces.action_logits)], extra_params=log_std + cnn_params,
+    actor = network("actor", [(feats, *pi, spaces.action_logits)], extra_params=log_std + cnn_params,
                      extra_tensors=(1 if box else 0) + cnn_tensors)
-    critic = _network("critic", [(feats, *vf, 1)], extra_params=0 if share else cnn_params,
+    critic = network("critic", [(feats, *vf, 1)], extra_params=0 if share else cnn_params,
                       extra_tensors=0 if share else cnn_tensors)
     opt = Optimizer("policy", opt_kind, actor.params + critic.params, actor.tensors + critic.tensors)
+    if cfg.spec is not None and cfg.spec.natural_gradient:  # TRPO: the optimizer only ever steps the critic
+        opt = Optimizer("policy (critic steps)", opt_kind, critic.params, critic.tensors)
     return ModelShape((actor, critic), (opt,), cnn)
 
 
@@ -198,13 +109,13 @@ def _actor_critics(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]]
     latent = pi[-1] if pi else feats
     n_critics = cfg.policy.n_critics or cfg.spec.default_critics
     cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
-    q_stacks = [(feats + act, *qf, 1)] * n_critics
+    q_stacks = [(feats + act, *qf, getattr(cfg.params, "n_quantiles", 1))] * n_critics  # TQC: quantiles per critic
     critic_cnn = (0, 0) if share else (cnn_params, cnn_tensors)
-    critic = _network("critic", q_stacks, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
-    target = _network("critic_target", q_stacks, trainable=False, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
+    critic = network("critic", q_stacks, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
+    target = network("critic_target", q_stacks, trainable=False, extra_params=critic_cnn[0], extra_tensors=critic_cnn[1])
     if cfg.spec.network == "td3":
-        actor = _network("actor", [(feats, *pi, act)], extra_params=cnn_params, extra_tensors=cnn_tensors)
-        actor_target = _network("actor_target", [(feats, *pi, act)], trainable=False, extra_params=cnn_params,
+        actor = network("actor", [(feats, *pi, act)], extra_params=cnn_params, extra_tensors=cnn_tensors)
+        actor_target = network("actor_target", [(feats, *pi, act)], trainable=False, extra_params=cnn_params,
                                 extra_tensors=cnn_tensors)
         # with a shared extractor the critic's optimizer steps the actor's CNN too
         critic_opt = (critic.params + (cnn_params if share else 0), critic.tensors + (cnn_tensors if share else 0))
@@ -212,9 +123,9 @@ def _actor_critics(cfg: RunConfig, spaces: EnvSpaces, arch: dict[str, list[int]]
                           (Optimizer("actor", opt_kind, actor.params, actor.tensors),
                            Optimizer("critic", opt_kind, *critic_opt)), cnn)
     if cfg.params.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
-        actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + cnn_params, extra_tensors=1 + cnn_tensors)
+        actor = network("actor", [(feats, *pi, act)], extra_params=latent * act + cnn_params, extra_tensors=1 + cnn_tensors)
     else:  # mu and log_std heads
-        actor = _network("actor", [(feats, *pi, act)], extra_params=latent * act + act + cnn_params,
+        actor = network("actor", [(feats, *pi, act)], extra_params=latent * act + act + cnn_params,
                          extra_tensors=2 + cnn_tensors)
     nets = [actor, critic, target]
     opts = [Optimizer("actor", opt_kind, actor.params, actor.tensors),
@@ -256,27 +167,18 @@ def activation_bytes(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tu
     (one parameter-sized buffer of the largest optimizer).
     """
     saves_input = resolved_activation(cfg) in SAVES_INPUT
-    widest = max(max(s[1:]) for n in shape.networks for s in n.stacks)
+    widest = max((max(s[1:]) for n in shape.networks for s in n.stacks), default=1)
     extras = 3 * spaces.action_logits + 16
-    network = _network_family(cfg)
-    if network == "actor_critic":
-        graph = sum(_graph_floats(s, saves_input) for n in shape.networks for s in n.stacks)
-    elif network in ("sac", "td3"):
-        actor = shape.network("actor")
-        critic = shape.network("critic")
-        graph = (sum(_graph_floats(s, saves_input) for s in actor.stacks) + spaces.action_dim
-                 + spaces.obs_features + spaces.action_dim  # th.cat(features, actions) feeding the critics
-                 + sum(_graph_floats(s, saves_input) for s in critic.stacks))
+    family = _network_family(cfg)
+    if family == "ars":  # no gradients: the perturbed weight vectors of one update
+        return contrib.ars_update_bytes(cfg, shape), f"{cfg.params.n_delta} perturbations of the policy's weights"
+    graph = _graph(cfg, spaces, shape, family, saves_input)
+    if family in ("sac", "td3", "tqc", "crossq"):
         extras += 4 * spaces.action_dim
-    else:
-        graph = sum(_graph_floats(s, saves_input) for s in shape.network("q_net").stacks)
-    if shape.cnn is not None:  # the CNN's graph: once when shared by PPO/A2C, else in the actor and the critic
-        shared = network == "actor_critic" and cfg.policy.share_features_extractor is not False
-        graph += shape.cnn.activations * (1 if shared or network == "q_network" else 2)
     batch = train_batch(cfg)
     train = FLOAT * batch * (graph + 2 * widest + extras)
     infer = FLOAT * cfg.runtime.n_envs * (2 * widest + spaces.obs_features + extras)
-    step = FLOAT * max(o.params for o in shape.optimizers)
+    step = FLOAT * max((o.params for o in shape.optimizers), default=0)
     if train >= infer and train >= step:
         return train, f"training pass on {batch:,} samples"
     if infer >= step:
@@ -284,14 +186,41 @@ def activation_bytes(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tu
     return step, "optimizer step temporaries"
 
 
+def _graph(cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape, family: str, saves_input: bool) -> int:
+    """Floats per sample the training pass's autograd graph keeps."""
+    if family in ("actor_critic", "recurrent"):
+        graph = sum(_graph_floats(s, saves_input) for n in shape.networks for s in n.stacks)
+        if family == "recurrent":
+            graph += contrib.lstm_graph_floats(cfg)
+    elif family in ("sac", "td3", "tqc", "crossq"):
+        actor = shape.network("actor")
+        critic = shape.network("critic")
+        critic_graph = (spaces.obs_features + spaces.action_dim  # th.cat(features, actions) feeding the critics
+                        + sum(_graph_floats(s, saves_input) for s in critic.stacks))
+        if family == "crossq":  # current and next transitions in one joint pass, batch renorm keeping its input
+            critic_graph = 2 * (critic_graph + sum(d for s in critic.stacks for d in s[:-1]))
+        graph = sum(_graph_floats(s, saves_input) for s in actor.stacks) + spaces.action_dim + critic_graph
+    else:
+        graph = sum(_graph_floats(s, saves_input) for s in shape.network("q_net").stacks)
+    if shape.cnn is not None:  # the CNN's graph: once when shared by PPO/A2C, else in the actor and the critic
+        shared = family in ("actor_critic", "recurrent") and cfg.policy.share_features_extractor is not False
+        graph += shape.cnn.activations * (1 if shared or family == "q_network" else 2)
+    return graph
+
+
 def batch_copy_bytes(cfg: RunConfig, spaces: EnvSpaces) -> int:
     """Device copies of one sampled batch (``to_torch``) plus float copies of non-float obs."""
     obs = spaces.obs_size * itemsize(spaces.obs_dtype)
     as_float = FLOAT * spaces.obs_features if (spaces.obs_dtype != "float32" or spaces.obs_kind != "box") else 0
-    if _network_family(cfg) == "actor_critic":
+    family = _network_family(cfg)
+    if family == "ars":  # no sampled batch: each step's observations only
+        return cfg.runtime.n_envs * (obs + as_float)
+    if family in ("actor_critic", "recurrent"):
         # obs, actions cast to float32, old values, old log-probs, advantages, returns, normalized advantages
         long_actions = 8 * spaces.action_dim if spaces.action_kind != "box" else 0
         per = obs + as_float + FLOAT * spaces.action_dim + long_actions + 5 * FLOAT
+        rows, _ = contrib.rollout_extra_bytes(cfg, spaces)  # LSTM states or action masks, per sample
+        per += rows // max(cfg.params.n_steps * cfg.runtime.n_envs, 1)
     else:
         act = spaces.action_dim * replay_action_itemsize(spaces)
         # obs, next_obs, actions, dones, rewards (+ float copies of both observations)

@@ -121,7 +121,9 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
 def _batch_knobs(cfg: RunConfig) -> Iterator[Knob]:
     spec, p = cfg.spec, cfg.params
     assert spec is not None
-    if spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
+    if spec.network == "ars":  # ARS: fewer perturbations per update
+        yield f"{spec.section}.n_delta", _halvings(int(p.n_delta))
+    elif spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
         rollout = cfg.runtime.n_envs * p.n_steps
         yield f"{spec.section}.batch_size", [d for d in _divisors(rollout) if 2 <= d < int(p.batch_size)]
     elif spec.on_policy:  # A2C: the whole rollout is the batch

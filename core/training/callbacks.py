@@ -69,6 +69,10 @@ def numbers(key_values: dict[str, Any]) -> dict[str, float]:
             if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)}
 
 
+class TrainingHalted(Exception):
+    """Raised out of ``learn`` to stop an algorithm that does not stop when a callback returns False."""
+
+
 class RunRecorder(BaseCallback):
     """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
 
@@ -86,6 +90,7 @@ class RunRecorder(BaseCallback):
         self._last_t = 0.0
         self._last_step = 0
         self.stopped = False
+        self.ignores_false = False  # the algorithm does not end learn() when a step returns False (ARS)
 
     def _on_training_start(self) -> None:
         self._last_t = time.monotonic()
@@ -93,8 +98,10 @@ class RunRecorder(BaseCallback):
         self._next_flush = self._next_stop_check = self._last_t + self.interval_s
 
     def _on_step(self) -> bool:
-        dones = self.locals["dones"]
-        if dones.any():
+        dones = self.locals.get("dones")
+        if dones is None:  # ARS steps its callback without locals: its episodes come at the end of each rollout
+            self.ignores_false = True
+        elif dones.any():
             infos = self.locals["infos"]
             now = time.time()
             for i in np.flatnonzero(dones):
@@ -106,7 +113,7 @@ class RunRecorder(BaseCallback):
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:
             self.flush()
-            return False  # diverged: end now, before another update or checkpoint
+            return self._halt()  # diverged: end now, before another update or checkpoint
         now = time.monotonic()
         if now >= self._next_flush:
             self.flush(now)
@@ -114,8 +121,22 @@ class RunRecorder(BaseCallback):
             self._next_stop_check = now + self.interval_s
             if self.stop.check():
                 self.stopped = True
-                return False
+                return self._halt()
         return True
+
+    def _halt(self) -> bool:
+        """End ``learn``: False, or ``TrainingHalted`` for an algorithm that ignores False (ARS; its weights change
+        only between rollouts, so the model is whole when it is raised)."""
+        if self.ignores_false:
+            raise TrainingHalted()
+        return False
+
+    def _on_rollout_end(self) -> None:
+        if not self.ignores_false:
+            return
+        now = time.time()  # ARS's episodes of this rollout, which it keeps as Monitor infos
+        for ep in getattr(self.model, "ep_info_buffer", None) or ():
+            self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
 
     def flush(self, now: float | None = None) -> None:
         """Write the buffered episodes and a progress record (also before each checkpoint)."""

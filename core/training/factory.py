@@ -15,6 +15,7 @@ import numpy as np
 import torch as th
 from stable_baselines3 import HerReplayBuffer
 from stable_baselines3.common.base_class import BaseAlgorithm
+from stable_baselines3.common.callbacks import EvalCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.noise import NormalActionNoise, OrnsteinUhlenbeckActionNoise
 from stable_baselines3.common.preprocessing import is_image_space
@@ -22,6 +23,7 @@ from stable_baselines3.common.sb2_compat.rmsprop_tf_like import RMSpropTFLike
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize
 
+from core.config.algorithms.contrib import contrib_installed, missing_text
 from core.config.algorithms.spec import AlgoSpec
 from core.config.schema import POLICY_OPTIONS, EnvSpec, RunConfig, resolved_activation, resolved_net_arch
 from core.envproc.recipe import EnvRecipe
@@ -127,8 +129,13 @@ def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     policy = cfg.policy
     cnn = policy.kind == "CnnPolicy"
     arch = resolved_net_arch(cfg, cnn=cnn)
-    net_arch: Any = arch["qf"] if spec.network == "q_network" else arch
+    net_arch: Any = arch["qf"] if spec.network in ("q_network", "ars") else arch
     out: dict[str, Any] = {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
+    for name in spec.policy_params:  # settings of the algorithm's table its policy takes (LSTM sizes, quantiles)
+        if getattr(cfg.params, name) is not None:
+            out[name] = getattr(cfg.params, name)
+    if spec.policy_switch is not None and getattr(cfg.params, spec.policy_switch[1]):
+        return {k: v for k, v in out.items() if k in spec.policy_params}  # ARS's LinearPolicy takes no network settings
     for name in POLICY_OPTIONS:
         value = getattr(policy, name)
         if name in spec.policy_keys and value is not None:
@@ -157,19 +164,20 @@ def schedule(value: Any) -> Any:
 
 def model_kwargs(cfg: RunConfig, env: VecEnv | None = None) -> dict[str, Any]:
     """The constructor arguments of the SB3 algorithm, from the chosen section of the config."""
+    spec = require_spec(cfg)
     params = cfg.params.model_dump()
     for key in ("auto_batch_cap", "action_noise", "action_noise_std", "replay_buffer", "her_n_sampled_goal",
-                "her_goal_selection_strategy", "train_freq_unit"):
+                "her_goal_selection_strategy", "train_freq_unit", *spec.policy_params, *(spec.policy_switch or ())):
         params.pop(key, None)
     optimize = params.pop("optimize_memory_usage", False)
-    for key in ("learning_rate", "clip_range"):
+    for key in ("learning_rate", "clip_range", "delta_std"):
         if key in params:
             params[key] = schedule(params[key])
     p = cfg.params
     if getattr(p, "train_freq_unit", "step") == "episode":
         params["train_freq"] = (p.train_freq, "episode")
     kwargs: dict[str, Any] = {**params, "policy_kwargs": policy_kwargs(cfg), "seed": cfg.runtime.seed}
-    if not require_spec(cfg).on_policy:
+    if not spec.on_policy:
         if optimize:  # SB3 cannot combine the memory-optimised buffer with timeout handling
             kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
         if getattr(p, "replay_buffer", "default") == "her":
@@ -188,6 +196,14 @@ def action_noise(kind: str, std: float, env: VecEnv) -> Any:
 
 def policy_name(cfg: RunConfig, env: VecEnv) -> str:
     """The SB3 policy: the config's kind, or chosen from the observations (images: CnnPolicy; dicts: MultiInputPolicy)."""
+    spec = require_spec(cfg)
+    if spec.policy_switch is not None and getattr(cfg.params, spec.policy_switch[1]):
+        return spec.policy_switch[0]  # ARS's LinearPolicy
+    return spec.sb3_policy(policy_kind(cfg, env))  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
+
+
+def policy_kind(cfg: RunConfig, env: VecEnv) -> str:
+    """The config's ``policy.kind``, or the one the observations call for (images: CnnPolicy; dicts: MultiInputPolicy)."""
     kind = cfg.policy.kind
     if kind != "auto":
         return str(kind)
@@ -219,19 +235,44 @@ def require_spec(cfg: RunConfig) -> AlgoSpec:
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
     """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``, ``sb3_contrib:TQC``)."""
-    cls: type[BaseAlgorithm] = load_object(require_spec(cfg).sb3_class)
+    spec = require_spec(cfg)
+    try:
+        cls: type[BaseAlgorithm] = load_object(spec.sb3_class)
+    except ImportError as exc:
+        if spec.contrib and not contrib_installed():
+            raise ValueError(missing_text(spec.name)) from exc
+        raise
     return cls
+
+
+def eval_callback_class(cfg: RunConfig) -> type[EvalCallback]:
+    """SB3's EvalCallback, or sb3-contrib's masked one for MaskablePPO (evaluation takes only valid actions too)."""
+    if cfg.spec is not None and cfg.spec.needs_action_masks:
+        cls: type[EvalCallback] = load_object("sb3_contrib.common.maskable.callbacks:MaskableEvalCallback")
+        return cls
+    return EvalCallback
+
+
+def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:
+    """MaskablePPO samples only the actions ``action_masks()`` allows: an env without one is refused with the fix."""
+    if not require_spec(cfg).needs_action_masks:
+        return
+    if not env.has_attr("action_masks"):
+        raise ValueError(f"{cfg.algo} needs an env with an action_masks() method (a bool array: which actions are valid "
+                         f"now); {cfg.env.label} has none: add one to the env (or a wrapper), or use PPO")
 
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
     cls = algorithm_class(cfg)
+    check_action_masks(cfg, env)
     kind = policy_name(cfg, env)
-    if cfg.policy.kind == "auto" and kind == "CnnPolicy":  # resolved_net_arch needs to know
-        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"kind": kind})})
+    if cfg.policy.kind == "auto" and policy_kind(cfg, env) == "CnnPolicy":  # resolved_net_arch needs to know
+        cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"kind": "CnnPolicy"})})
     return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log,
                **model_kwargs(cfg, env))
 
 
 def load_model(cfg: RunConfig, path: Path, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
     cls = algorithm_class(cfg)
+    check_action_masks(cfg, env)
     return cls.load(str(path), env=env, device=resolve_device(device))

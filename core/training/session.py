@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import os
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
@@ -25,9 +26,17 @@ from core.run.records import well_formed
 from core.run.status import clean_status, write_status
 from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
-from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, numbers
+from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
-from core.training.factory import build_model, build_vec_env, device_label, load_model, resolve_device, wrap_normalize
+from core.training.factory import (
+    build_model,
+    build_vec_env,
+    device_label,
+    eval_callback_class,
+    load_model,
+    resolve_device,
+    wrap_normalize,
+)
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
@@ -141,7 +150,8 @@ class TrainingSession:
         env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
         for note in notes:
             self._event(out, note, "warning")
-        issues = check_spaces(self.cfg, space_kind(env.action_space), describe(env.observation_space, env.action_space))
+        spaces = replace(describe(env.observation_space, env.action_space), action_masks=env.has_attr("action_masks"))
+        issues = check_spaces(self.cfg, space_kind(env.action_space), spaces)
         if issues:
             env.close()
             raise ConfigError(issues)
@@ -175,7 +185,7 @@ class TrainingSession:
             return callbacks, None
         eval_env, _ = build_vec_env(self.cfg, n_envs=1, seed_offset=10_000, force_dummy=True)
         eval_env = wrap_normalize(self.cfg, eval_env, training=False)
-        callbacks.append(EvalCallback(eval_env, n_eval_episodes=budget.eval_episodes,
+        callbacks.append(eval_callback_class(self.cfg)(eval_env, n_eval_episodes=budget.eval_episodes,
                                       eval_freq=max(budget.eval_every // self.cfg.runtime.n_envs, 1),
                                       log_path=str(self.layout.evaluations), deterministic=True, verbose=0,
                                       callback_after_eval=EvalRecorder(out)))
@@ -211,6 +221,8 @@ class TrainingSession:
                 try:
                     model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
                                 reset_num_timesteps=not self.resume, progress_bar=False)
+                except TrainingHalted:  # a stop or a failed health check, in an algorithm that ignores False (ARS)
+                    pass
                 except (ValueError, RuntimeError) as exc:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise

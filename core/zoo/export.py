@@ -70,8 +70,9 @@ def export_entry(cfg: RunConfig) -> tuple[dict[str, Any], list[str]]:
     defaults = spec.params().model_dump(mode="json")
     entry: dict[str, Any] = {"n_timesteps": cfg.budget.total_timesteps, "policy": _policy_name(cfg, notes),
                              "n_envs": cfg.runtime.n_envs}
+    in_policy = {*spec.policy_params, *(spec.policy_switch or ())}  # written as the policy or its policy_kwargs
     for key, value in params.items():
-        if key in RLPANEL_ONLY or value == defaults.get(key):
+        if key in RLPANEL_ONLY or key in in_policy or value == defaults.get(key):
             continue
         entry[key] = _schedule(value, key, notes) if key in SCHEDULED else value
     _off_policy(cfg, params, entry)
@@ -96,6 +97,9 @@ def _auto_policy(cfg: RunConfig, notes: list[str]) -> str:
 
 def _policy_name(cfg: RunConfig, notes: list[str]) -> str:
     assert cfg.spec is not None
+    switch = cfg.spec.policy_switch
+    if switch is not None and getattr(cfg.params, switch[1]):
+        return switch[0]  # ARS: LinearPolicy
     kind = _auto_policy(cfg, notes) if cfg.policy.kind == "auto" else str(cfg.policy.kind)
     for name, mapped in cfg.spec.policy_names:  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
         if mapped == kind:
@@ -162,8 +166,11 @@ def _policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
         optimizer_kwargs["weight_decay"] = policy.weight_decay
     if optimizer_kwargs:
         out["optimizer_kwargs"] = optimizer_kwargs
+    defaults = cfg.spec.params()
     for name in cfg.spec.policy_params:  # settings its table holds that SB3 takes as policy_kwargs
-        out[name] = getattr(cfg.params, name)
+        value = getattr(cfg.params, name)
+        if value is not None and value != getattr(defaults, name):
+            out[name] = value
     return out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.contrib import installed_algorithms, missing_text
 from core.config.errors import ConfigError
 from core.config.presets import list_presets, save_user_preset
 from core.util.text import safe_name
@@ -63,8 +64,9 @@ def installed_zoo_file(zoo_algo: str) -> Path:
 def installed_zoo_files() -> dict[str, Path]:
     """The installed rl_zoo3's files for the algorithms rlpanel has, by zoo name (empty without rl_zoo3)."""
     out: dict[str, Path] = {}
+    here = installed_algorithms()
     for zoo_algo, algo in ZOO_ALGOS.items():
-        if algo not in ALGORITHMS:
+        if algo not in here:
             continue
         try:
             out[zoo_algo] = installed_zoo_file(zoo_algo)
@@ -86,9 +88,12 @@ def import_zoo_file(path: Path, envs: list[str] | None = None, overwrite: bool =
                     zoo_algo: str | None = None) -> list[ImportResult]:
     """Import the entries of ``path`` (those of ``envs`` only, if given) as user presets."""
     zoo_algo = zoo_algo or zoo_algo_of(path)
-    if ZOO_ALGOS[zoo_algo] not in ALGORITHMS:
+    algo = ZOO_ALGOS[zoo_algo]
+    if algo not in ALGORITHMS:
         have = ", ".join(z for z, a in ZOO_ALGOS.items() if a in ALGORITHMS)
-        raise ValueError(f"{path.name}: rlpanel does not train {ZOO_ALGOS[zoo_algo]} (yet); it imports the files of {have}")
+        raise ValueError(f"{path.name}: rlpanel does not train {algo} (yet); it imports the files of {have}")
+    if algo not in installed_algorithms():
+        raise ValueError(f"{path.name}: {missing_text(algo)}")
     entries = read_yaml_mapping(path)
     missing = [e for e in envs or [] if e not in entries]
     if missing:

@@ -132,8 +132,11 @@ def _one(b: _Builder, key: str, value: Any) -> None:  # noqa: C901 - one branch 
 def _policy(b: _Builder, value: Any) -> None:
     name = str(value)
     spec = ALGORITHMS.get(b.out.algo)
-    kinds = dict(spec.policy_names) if spec is not None and spec.policy_names else {k: k for k in POLICY_KINDS}
-    if name in kinds:
+    kinds = dict(spec.policy_names) if spec is not None and spec.policy_names else {
+        k: k for k in (spec.policy_kinds if spec is not None else POLICY_KINDS)}
+    if spec is not None and spec.policy_switch is not None and name == spec.policy_switch[0]:
+        b.put(f"{b.section}.{spec.policy_switch[1]}", True, "policy")  # ARS: LinearPolicy
+    elif name in kinds:
         b.put("policy.kind", kinds[name], "policy")
     else:
         b.drop("policy", f"{name} is not a policy rlpanel builds for {b.out.algo} (it builds {', '.join(kinds)})")

@@ -7,14 +7,22 @@ To add an algorithm: write ``<name>.py`` like ``ppo.py``, add it to ``ALGORITHMS
 from __future__ import annotations
 
 from core.config.algorithms.a2c import A2C
+from core.config.algorithms.ars import ARS
+from core.config.algorithms.crossq import CROSSQ
 from core.config.algorithms.ddpg import DDPG
 from core.config.algorithms.dqn import DQN
+from core.config.algorithms.maskable_ppo import MASKABLE_PPO
 from core.config.algorithms.ppo import PPO
+from core.config.algorithms.recurrent_ppo import RECURRENT_PPO
 from core.config.algorithms.sac import SAC
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3
+from core.config.algorithms.tqc import TQC
+from core.config.algorithms.trpo import TRPO
 
-ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN, TD3, DDPG)}
+# SB3's own, then sb3-contrib's (``contrib``: trained only where it is installed, core.config.algorithms.contrib)
+ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN, TD3, DDPG, TQC, TRPO, ARS, RECURRENT_PPO,
+                                                                MASKABLE_PPO, CROSSQ)}
 ALGOS: tuple[str, ...] = tuple(ALGORITHMS)
 # Baselines play a fixed policy for budget.episodes episodes through the same worker and run
 # folder, so they sit in tables and plots like any run: random actions, or the zero action.
@@ -22,8 +30,9 @@ BASELINES = ("random", "constant")
 
 
 def normalize_algo(name: str) -> str:
-    """``ppo`` -> ``PPO``, ``Random`` -> ``random``: the spelling the schema uses."""
-    return name.upper() if name.upper() in ALGORITHMS else name.lower()
+    """``ppo`` -> ``PPO``, ``recurrentppo`` -> ``RecurrentPPO``, ``Random`` -> ``random``: the spelling the schema uses."""
+    by_lower = {algo.lower(): algo for algo in ALGORITHMS}
+    return by_lower.get(name.lower(), name.lower())
 
 
 def algorithms_for(action_kind: str) -> list[str]:

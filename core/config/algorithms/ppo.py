@@ -23,6 +23,12 @@ from core.config.fields import (
 )
 
 
+def check_batch_size(v: int | str) -> int | str:
+    if isinstance(v, int) and not 2 <= v <= 10_000_000:
+        raise ValueError(f"batch_size {v} is out of range: use 2 to 10,000,000 or 'auto'")
+    return v
+
+
 class PPOParams(Section):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
@@ -46,12 +52,7 @@ class PPOParams(Section):
     use_sde: bool = gsde()
     sde_sample_freq: int = sde_sample_freq()
 
-    @field_validator("batch_size")
-    @classmethod
-    def _batch_positive(cls, v: int | str) -> int | str:
-        if isinstance(v, int) and not 2 <= v <= 10_000_000:
-            raise ValueError(f"batch_size {v} is out of range: use 2 to 10,000,000 or 'auto'")
-        return v
+    _batch_size = field_validator("batch_size")(check_batch_size)
 
 
 def largest_divisor(n: int, cap: int) -> int:
@@ -62,33 +63,46 @@ def largest_divisor(n: int, cap: int) -> int:
     return n
 
 
-def batch_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
-    """A rollout must hold two samples; ``batch_size: auto`` is resolved here."""
-    rollout = runtime.n_envs * p.n_steps
-    if rollout < 2:
-        return [FieldIssue("ppo.n_steps", "n_envs x n_steps = 1 leaves nothing to batch: use n_steps >= 2")]
-    if p.batch_size == "auto":
-        object.__setattr__(p, "batch_size", largest_divisor(rollout, p.auto_batch_cap))
-    return []
+def batch_rule_for(section: str) -> Any:
+    """A rollout must hold two samples; ``batch_size: auto`` is resolved here (PPO, MaskablePPO)."""
+
+    def batch_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
+        rollout = runtime.n_envs * p.n_steps
+        if rollout < 2:
+            return [FieldIssue(f"{section}.n_steps", "n_envs x n_steps = 1 leaves nothing to batch: use n_steps >= 2")]
+        if p.batch_size == "auto":
+            object.__setattr__(p, "batch_size", largest_divisor(rollout, p.auto_batch_cap))
+        return []
+
+    return batch_rule
 
 
-def batch_advice(p: Any, runtime: Any, budget: Any) -> list[FieldHint]:
+def batch_advice_for(section: str, auto: bool = True) -> Any:
     """What SB3's PPO warns about: a minibatch that does not divide the rollout (the last one
     is truncated) or is larger than it (one minibatch of the whole rollout)."""
-    n_envs = runtime.n_envs
-    rollout = n_envs * p.n_steps
-    if rollout < 2 or not isinstance(p.batch_size, int):
+
+    def batch_advice(p: Any, runtime: Any, budget: Any) -> list[FieldHint]:
+        n_envs = runtime.n_envs
+        rollout = n_envs * p.n_steps
+        if rollout < 2 or not isinstance(p.batch_size, int):
+            return []
+        sizes = f"n_envs x n_steps = {n_envs} x {p.n_steps} = {rollout}"
+        path = f"{section}.batch_size"
+        if p.batch_size > rollout:
+            return [FieldHint(path, f"batch_size {p.batch_size} exceeds the rollout ({sizes}): SB3 trains on "
+                                    f"one minibatch of {rollout}; use {rollout}", rollout)]
+        if rollout % p.batch_size:
+            best = largest_divisor(rollout, p.batch_size)
+            return [FieldHint(path, f"batch_size {p.batch_size} does not divide {sizes}: SB3 trains each epoch's "
+                                    f"last minibatch on {rollout % p.batch_size} samples; use {best} (the largest "
+                                    "divisor below it)" + (" or 'auto'" if auto else ""), best)]
         return []
-    sizes = f"n_envs x n_steps = {n_envs} x {p.n_steps} = {rollout}"
-    if p.batch_size > rollout:
-        return [FieldHint("ppo.batch_size", f"batch_size {p.batch_size} exceeds the rollout ({sizes}): SB3 trains on "
-                                            f"one minibatch of {rollout}; use {rollout}", rollout)]
-    if rollout % p.batch_size:
-        best = largest_divisor(rollout, p.batch_size)
-        return [FieldHint("ppo.batch_size", f"batch_size {p.batch_size} does not divide {sizes}: SB3 trains each epoch's "
-                                            f"last minibatch on {rollout % p.batch_size} samples; use {best} (the largest "
-                                            "divisor below it) or 'auto'", best)]
-    return []
+
+    return batch_advice
+
+
+batch_rule = batch_rule_for("ppo")
+batch_advice = batch_advice_for("ppo")
 
 
 PPO = AlgoSpec(

@@ -27,14 +27,17 @@ class AlgoSpec:
     ``network`` names the SB3 policy family, which decides the networks and optimizers built:
     ``actor_critic`` (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and
     twin Q critics with a target copy), ``td3`` (an actor and its target, critics and their
-    targets) or ``q_network`` (a Q-network and its target).
+    targets) or ``q_network`` (a Q-network and its target); sb3-contrib adds ``recurrent``
+    (RecurrentPPO: LSTMs before the pi and vf stacks), ``tqc`` (SAC with quantile critics),
+    ``crossq`` (SAC with batch-renormalised critics and no targets) and ``ars`` (one policy
+    network, no gradients).
     """
 
     name: str                      # the config's ``algo`` value, e.g. "PPO"
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: str                   # "actor_critic" | "sac" | "td3" | "q_network"
+    network: str                   # "actor_critic" | "sac" | "td3" | "q_network" | "recurrent" | "tqc" | "crossq" | "ars"
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
@@ -52,11 +55,23 @@ class AlgoSpec:
     policy_names: tuple[tuple[str, str], ...] = ()
     # fields of its section that SB3 takes inside policy_kwargs (RecurrentPPO's lstm_hidden_size)
     policy_params: tuple[str, ...] = ()
+    # hidden layers per net_arch key where they differ from default_net (CrossQ: pi 256x256, qf 1024x1024)
+    default_nets: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # the policy kinds its SB3 class has (CrossQ: MlpPolicy only)
+    policy_kinds: tuple[str, ...] = ("MlpPolicy", "CnnPolicy", "MultiInputPolicy")
+    # a yes/no field of its section that picks another SB3 policy (ARS: linear_policy -> LinearPolicy)
+    policy_switch: tuple[str, str] | None = None
+    natural_gradient: bool = False  # TRPO: the actor moves by a natural-gradient step, the optimizer steps the critic
+    needs_action_masks: bool = False  # MaskablePPO: the env must have an action_masks() method
 
     @property
     def section(self) -> str:
         """The config key of its hyperparameters: ``ppo``."""
         return self.name.lower()
+
+    def sb3_policy(self, kind: str) -> str:
+        """The SB3 policy name for a resolved ``policy.kind`` (RecurrentPPO: MlpPolicy -> MlpLstmPolicy)."""
+        return {k: name for name, k in self.policy_names}.get(kind, kind)
 
     def takes(self, action_kind: str) -> bool:
         return action_kind in self.action_kinds

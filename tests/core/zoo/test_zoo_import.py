@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -13,6 +15,8 @@ from core.util.paths import user_presets_dir
 from core.util.yaml_reader import read_yaml_mapping
 from core.zoo.envs import missing_env_warning
 from core.zoo.importer import REFUSED, WITH_DROPS, import_zoo_file, installed_zoo_file, summary_line
+from core.zoo.translate import ZOO_ALGOS
+from tests.conftest import REPO
 from tests.training_helpers import cli
 
 ZOO_FILES = ["ppo", "a2c", "sac", "dqn", "td3", "ddpg"]
@@ -137,6 +141,51 @@ def test_cli_import_prints_json_and_refuses_bad_sources():
         assert bad.returncode == 2 and words in bad.stderr, bad.stderr
 
 
+CONTRIB_FILES = ["tqc", "trpo", "ars", "ppo_lstm", "crossq"]  # sb3-contrib's, as the rl_zoo3 package ships them
+
+
+@pytest.mark.parametrize("algo", CONTRIB_FILES)
+def test_every_entry_of_an_sb3_contrib_zoo_file_imports_as_a_usable_preset(algo):
+    path = installed_zoo_file(algo)
+    entries = read_yaml_mapping(path)
+    results = import_zoo_file(path)
+    print(f"{path.name}: {summary_line(results)}")
+    assert [r.env for r in results] == list(entries)
+    assert [r for r in results if r.status == REFUSED] == []
+    for r in results:
+        cfg = resolve(r.preset).config
+        assert cfg.algo == ZOO_ALGOS[algo] and cfg.budget.total_timesteps == int(float(entries[r.env]["n_timesteps"]))
+        if r.status == WITH_DROPS:
+            assert r.dropped and all(": " in d for d in r.dropped)
+
+
+def test_sb3_contrib_entries_carry_their_own_settings():
+    ars = {r.env: r for r in import_zoo_file(installed_zoo_file("ars"))}
+    pendulum = resolve(ars["Pendulum-v1"].preset).config  # MlpPolicy with net_arch [16], normalized observations
+    assert (pendulum.ars.n_delta, pendulum.ars.n_top, pendulum.policy.net_arch, pendulum.ars.linear_policy) == (4, 1, [16], False)
+    assert resolve(ars["CartPole-v1"].preset).config.ars.linear_policy and ars["CartPole-v1"].dropped == []  # LinearPolicy
+    lstm = {r.env: r for r in import_zoo_file(installed_zoo_file("ppo_lstm"))}
+    cfg = resolve(lstm["CartPoleNoVel-v1"].preset).config
+    assert cfg.recurrentppo.lstm_hidden_size == 64 and cfg.recurrentppo.enable_critic_lstm and not cfg.policy.ortho_init
+    tqc = {r.env: r for r in import_zoo_file(installed_zoo_file("tqc"))}
+    assert resolve(tqc["Hopper-v4"].preset).config.tqc.top_quantiles_to_drop_per_net == 5
+
+
 def test_a_file_of_an_algorithm_rlpanel_does_not_train_is_refused_whole():
-    done = cli("zoo", "import", "tqc")
-    assert done.returncode == 2 and "rlpanel does not train TQC" in done.stderr and "ppo, a2c, sac" in done.stderr
+    done = cli("zoo", "import", str(installed_zoo_file("ppo").parent / "qrdqn.yml"))
+    assert done.returncode == 2 and "cannot tell the algorithm" in done.stderr, done.stderr
+
+
+BLOCK_CONTRIB = "import sys; sys.modules['sb3_contrib'] = None; from core.cli.main import main; sys.exit(main(sys.argv[1:]))"
+
+
+def cli_without_contrib(*args: str) -> subprocess.CompletedProcess:
+    """rlpanel in a process where sb3_contrib cannot be imported (as if it were not installed)."""
+    return subprocess.run([sys.executable, "-c", BLOCK_CONTRIB, *args], capture_output=True, text=True, timeout=240, cwd=REPO)
+
+
+def test_without_sb3_contrib_its_files_are_refused_with_the_fix():
+    done = cli_without_contrib("zoo", "import", "tqc")
+    assert done.returncode == 2 and "TQC comes from sb3-contrib" in done.stderr
+    assert 'pip install "rlpanel[contrib]"' in done.stderr
+    assert cli_without_contrib("zoo", "import", "td3", "--env", "Pendulum-v1").returncode == 0  # SB3's own still import

@@ -1,5 +1,5 @@
 """The rl_zoo3 package's entries on classic-control envs, imported as presets, train 1,000 steps to
-``finished`` in real workers."""
+``finished`` in real workers (SB3's files and sb3-contrib's)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ CLASSIC = {"CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Acrobot
 
 
 @pytest.mark.timeout(900)  # up to five workers side by side, each 1,000 steps with the zoo's gradient steps
-@pytest.mark.parametrize("algo", ["ppo", "a2c", "sac", "dqn", "td3", "ddpg"])
+@pytest.mark.parametrize("algo", ["ppo", "a2c", "sac", "dqn", "td3", "ddpg", "tqc", "trpo", "ars", "ppo_lstm", "crossq"])
 def test_classic_control_entries_train_to_finished(algo, runs_dir):
     path = installed_zoo_file(algo)
     envs = [e for e in read_yaml_mapping(path) if e in CLASSIC]
@@ -30,8 +30,9 @@ def test_classic_control_entries_train_to_finished(algo, runs_dir):
         # one torch thread each: the workers run side by side. An entry that waits longer than the budget
         # before learning (learning_starts 10,000) is refused by rlpanel's rule: it waits 500 steps here instead.
         overrides: dict = {"budget": {"total_timesteps": 1000}, "runtime": {"torch_threads": 1}}
-        if getattr(resolve(r.preset).config.params, "learning_starts", 0) >= 1000:
-            overrides[algo] = {"learning_starts": 500}
+        preset = resolve(r.preset).config
+        if getattr(preset.params, "learning_starts", 0) >= 1000:
+            overrides[preset.spec.section] = {"learning_starts": 500}
         cfg = resolve(r.preset, overrides).config
         run = make_run(runs_dir, cfg.model_dump(mode="json", exclude_unset=True))
         runs.append((r.env, run, launch_worker(run, reap=False)))

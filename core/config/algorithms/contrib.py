@@ -1,0 +1,44 @@
+"""Which algorithms can train here: SB3's always, sb3-contrib's only where ``sb3_contrib`` is installed.
+
+The config schema holds every algorithm's table either way (a config written on another machine
+still reads); the window lists only the installed ones and a launch of a missing one is refused
+with the fix (``core.config.spaces.check_spaces``). Found with ``importlib.util.find_spec``:
+nothing is imported.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+
+from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.spec import AlgoSpec
+
+CONTRIB_FIX = 'pip install "rlpanel[contrib]"'
+
+
+def contrib_installed() -> bool:
+    """Whether sb3-contrib can be imported (without importing it: it would load torch)."""
+    try:
+        return importlib.util.find_spec("sb3_contrib") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
+
+
+def is_installed(spec: AlgoSpec) -> bool:
+    return not spec.contrib or contrib_installed()
+
+
+def installed_algorithms() -> list[str]:
+    """The algorithms this machine trains, in table order."""
+    have = contrib_installed()
+    return [spec.name for spec in ALGORITHMS.values() if have or not spec.contrib]
+
+
+def missing_algorithms() -> list[str]:
+    """sb3-contrib's algorithms when it is not installed (else none)."""
+    return [] if contrib_installed() else [spec.name for spec in ALGORITHMS.values() if spec.contrib]
+
+
+def missing_text(algo: str) -> str:
+    """Why ``algo`` cannot train here, and the fix."""
+    return f"{algo} comes from sb3-contrib, which is not installed here: {CONTRIB_FIX}"
