@@ -69,8 +69,12 @@ def probe_config(cfg: RunConfig) -> RunConfig:
     return validate_config(raw).config
 
 
-def measure(cfg: RunConfig, seconds: float, warmup_s: float) -> dict[str, Any]:
-    """Train ``cfg`` until ``seconds`` of whole cycles after the warm-up are measured; the figures."""
+def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = None) -> dict[str, Any]:
+    """Train ``cfg`` until ``seconds`` of whole cycles after the warm-up are measured; the figures.
+
+    With ``out``, the figures so far are written there after every measured cycle: a probe ended
+    by its timeout still says what it measured.
+    """
     import torch as th
     from stable_baselines3.common.callbacks import BaseCallback
 
@@ -100,6 +104,9 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float) -> dict[str, Any]:
             self.last, self.cycles = (now, steps), self.cycles + 1
             if now - self.start[0] >= seconds:
                 self.done = True
+            elif out is not None:
+                memory.sample()
+                write_json_atomic(out, {**figures(self.start, self.last, self.cycles, memory.peak), "partial": True})
 
         def _on_step(self) -> bool:
             return not self.done
@@ -120,9 +127,13 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float) -> dict[str, Any]:
     gpu = int(th.cuda.max_memory_reserved()) if device.startswith("cuda") else 0
     if clock.start is None or clock.last is None:
         return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host}
-    elapsed, steps = clock.last[0] - clock.start[0], clock.last[1] - clock.start[1]
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device)}
+
+
+def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
+    elapsed, steps = last[0] - start[0], last[1] - start[1]
     return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "seconds": elapsed,
-            "cycles": clock.cycles, "host_peak_bytes": host, "gpu_peak_bytes": gpu, "device": device_label(device)}
+            "cycles": cycles, "host_peak_bytes": host}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -135,7 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cfg = validate_config(read_yaml_mapping(args.config), source=str(args.config)).config
         set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")  # as the worker, before torch loads
-        result = measure(cfg, args.seconds, args.warmup_s)
+        result = measure(cfg, args.seconds, args.warmup_s, args.out)
     except BaseException as exc:  # noqa: BLE001 - the tuner reads every failure from the file
         print(traceback.format_exc(), file=sys.stderr, flush=True)
         result = {"error": f"{type(exc).__name__}: {exc}".strip()[:500]}

@@ -37,7 +37,7 @@ class ProbeResult:
 
 def probe_timeout(seconds: float) -> float:
     """Generous: torch's start on a loaded machine, a warm-up cycle and the measured cycles."""
-    return 90.0 + 6.0 * seconds
+    return 120.0 + 8.0 * seconds
 
 
 def run_probe(cfg: RunConfig, seconds: float, timeout_s: float | None = None,
@@ -57,9 +57,12 @@ def run_probe(cfg: RunConfig, seconds: float, timeout_s: float | None = None,
                                     cwd=folder if os.path.isdir(folder) else None)
             ended = _wait(proc, started + timeout_s, cancel)
         wall = time.monotonic() - started
-        if ended is not None:
-            return ProbeResult(error=ended, wall_s=wall)
         data = read_json(out_path, default=None)
+        if ended is not None:
+            if isinstance(data, dict) and data.get("steps_per_s"):  # what it measured before its timeout
+                return ProbeResult(data["steps_per_s"], data.get("host_peak_bytes"), None,
+                                   f"{ended} after {wall:.0f} s; measured over {data.get('cycles')} whole cycles", wall)
+            return ProbeResult(error=f"{ended} after {wall:.0f} s, before a whole cycle was measured", wall_s=wall)
         if not isinstance(data, dict):
             tail = log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()[-1:] or ["no output"]
             return ProbeResult(error=f"the probe ended (exit {proc.returncode}) without a result: {tail[0][:300]}", wall_s=wall)

@@ -201,7 +201,7 @@ class Tuner:
         self._progress(f"probing {len(self.rows) + 1}: " + ", ".join(f"{k.rpartition('.')[2]}={v}" for k, v in settings.items()))
         result = self.probe(cfg, self.options.seconds_per_probe(), None, self.cancel_event)
         self._walls.append(result.wall_s)
-        note = "" if result.error is None else f"not measured: {result.error}"
+        note = "" if result.error is None else result.error if result.steps_per_s else f"not measured: {result.error}"
         row = TuneRow(settings, True, result.steps_per_s, result.host_bytes, result.gpu_bytes, changes, note)
         return self._add(key, row)
 
