@@ -1,11 +1,12 @@
 """``python -m core.training.throughput CONFIG OUT --seconds N``: one throughput probe of ``rlpanel tune``.
 
 A real, short training of the config in this process (its envs as the config says: subprocess
-envs are children of this one), measured between update cycles after a warm-up: the first
-cycle (torch start, the first rollout) and, off-policy, the random play before
-``learning_starts`` are excluded. A cycle is one collection plus its update, so the figure
-counts the gradient work a setting brings with it. Writes ``{steps_per_s, steps, seconds,
-host_peak_bytes, gpu_peak_bytes, device, cycles}`` (or ``{error}``) to OUT atomically.
+envs are children of this one), measured over whole update cycles (one collection plus its
+update, so the figure counts the gradient work a setting brings with it). The warm-up is left
+out: starting the process, importing torch, making the envs and the model, cycles that end in
+the first ``--warmup-s`` of learning and, off-policy, the random play before ``learning_starts``.
+Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles}`` (or
+``{error}``) to OUT atomically, and the figures so far after every measured cycle.
 """
 
 from __future__ import annotations
@@ -89,7 +90,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
 
         def __init__(self) -> None:
             super().__init__()
-            self.t0 = time.perf_counter()
+            self.t0 = time.perf_counter()  # learn() starts: the process, imports, envs and model are behind
             self.start: tuple[float, int] | None = None
             self.last: tuple[float, int] | None = None
             self.cycles = 0
@@ -97,8 +98,8 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
 
         def _on_rollout_start(self) -> None:
             now, steps = time.perf_counter(), self.num_timesteps
-            if self.start is None:
-                if steps > learning_starts and now - self.t0 >= warmup_s:
+            if self.start is None or now - self.t0 < warmup_s:  # cycles in the first warmup_s move the start on
+                if steps >= learning_starts:
                     self.start = (now, steps)
                 return
             self.last, self.cycles = (now, steps), self.cycles + 1
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("config", type=Path, help="the full run config to probe (YAML)")
     parser.add_argument("out", type=Path, help="where the JSON result goes")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured time after the warm-up")
-    parser.add_argument("--warmup-s", type=float, default=0.5, help="at least this long, and one whole cycle, before measuring")
+    parser.add_argument("--warmup-s", type=float, default=0.5, help="cycles ending this early in learning are not measured")
     args = parser.parse_args(argv)
     try:
         cfg = validate_config(read_yaml_mapping(args.config), source=str(args.config)).config

@@ -37,7 +37,7 @@ class ProbeResult:
 
 def probe_timeout(seconds: float) -> float:
     """Generous: torch's start on a loaded machine, a warm-up cycle and the measured cycles."""
-    return 120.0 + 8.0 * seconds
+    return 180.0 + 10.0 * seconds
 
 
 def run_probe(cfg: RunConfig, seconds: float, timeout_s: float | None = None,
