@@ -30,6 +30,7 @@ from core.util.yaml_reader import read_yaml_mapping
 
 PROBE_LEARNING_STARTS = 1000  # a probe measures the steady state: long random play first is not what it is after
 NEVER_ENDS = 10**12            # the probe stops itself; the budget must not end it first
+WRITE_EVERY_S = 2.0            # the figures so far, for a probe its timeout ends
 
 
 class PeakMemory:
@@ -94,6 +95,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
             self.start: tuple[float, int] | None = None
             self.last: tuple[float, int] | None = None
             self.cycles = 0
+            self.written = self.t0
             self.done = False
 
         def _on_rollout_start(self) -> None:
@@ -105,8 +107,8 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
             self.last, self.cycles = (now, steps), self.cycles + 1
             if now - self.start[0] >= seconds:
                 self.done = True
-            elif out is not None:
-                memory.sample()
+            elif out is not None and now - self.written >= WRITE_EVERY_S:  # off-policy cycles can be a few steps
+                self.written = now
                 write_json_atomic(out, {**figures(self.start, self.last, self.cycles, memory.peak), "partial": True})
 
         def _on_step(self) -> bool:
