@@ -1,7 +1,7 @@
 """``rlpanel tune``: probe settings in short real trainings, print the table as it goes, save the fastest.
 
 The table goes to stdout as rows arrive (stderr with ``--json``, whose stdout is the one JSON
-document ``{preset, pick, table, stopped}``); the progress line goes to stderr.
+document ``{preset, pick, table, stopped, algo, env, budget_s}``); the progress line goes to stderr.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def run_tune(args: argparse.Namespace) -> int:
     if not args.no_save:
         save_tuned_preset(cfg, result)
     if args.json:
-        print(json.dumps(result.to_json(), indent=2, default=str))
+        data = {**result.to_json(), "algo": cfg.algo, "env": cfg.env.label, "budget_s": args.budget_s}
+        print(json.dumps(data, indent=2, default=str))
         return 0
     print("\n" + format_table(result))
     picked = result.picked
