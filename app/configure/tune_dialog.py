@@ -33,7 +33,7 @@ from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
 from core.tune.table import MIB, TuneResult, TuneRow
 
-COLUMNS = ("config", "steps/s", "host MiB", "GPU MiB", "fits", "learning")
+COLUMNS = ("config", "steps/s", "host MiB", "GPU MiB", "fits", "learning", "note")
 
 
 class TuneDialog(QDialog):
@@ -103,7 +103,7 @@ class TuneDialog(QDialog):
         layout.addLayout(buttons)
         self.row_ready.connect(self._show_row)
         self.progress_ready.connect(self._show_progress)
-        self.resize(900, 420)
+        self.resize(1000, 420)
 
     @property
     def running(self) -> bool:
@@ -154,8 +154,9 @@ class TuneDialog(QDialog):
         if index >= self.table.rowCount():
             self.table.setRowCount(index + 1)
         speed = "-" if row.steps_per_s is None else f"{row.steps_per_s:,.0f}"
-        learning = ("changes: " + ", ".join(row.changes_learning)) if row.changes_learning else "same"
-        cells = (short(row.settings), speed, _mib(row.host_bytes), _mib(row.gpu_bytes), "yes" if row.fits else "no", learning)
+        learning = ("changes learning: " + ", ".join(row.changes_learning)) if row.changes_learning else "same"
+        cells = (short(row.settings), speed, _mib(row.host_bytes), _mib(row.gpu_bytes), "yes" if row.fits else "no", learning,
+                 row.note)
         for column, text in enumerate(cells):
             item = QTableWidgetItem(text)
             if column in (1, 2, 3):

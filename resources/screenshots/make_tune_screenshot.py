@@ -41,7 +41,7 @@ def main() -> int:
     for i, row in enumerate(rows):
         dialog.row_ready.emit(i, row)
     dialog._finished(result)  # noqa: SLF001 - the slot a finished tune calls
-    dialog.resize(1100, 480)
+    dialog.resize(1450, 480)
     dialog.show()
     app.processEvents()
     path = out_dir / "tune.png"
