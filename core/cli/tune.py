@@ -11,6 +11,8 @@ import json
 import sys
 
 from core.cli.common import CliError, add_config_args, config_from_args, positive_float
+from core.config.errors import ConfigError
+from core.config.spaces import check_spaces, probe_spaces
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
 from core.tune.table import HEADER, TuneRow, format_row, format_table
@@ -38,6 +40,10 @@ def run_tune(args: argparse.Namespace) -> int:
     if cfg.is_baseline:
         raise CliError(f"--algo {cfg.algo} is a baseline: it does not train, so there is nothing to tune; "
                        "use PPO, A2C, SAC, TD3, DDPG or DQN", 2)
+    spaces = probe_spaces(cfg.env)  # a bad env or algorithm is one error line before any table (cached for the tune)
+    issues = check_spaces(cfg, spaces.action_kind, spaces)
+    if issues:
+        raise ConfigError(issues)
     table_out = sys.stderr if args.json else sys.stdout
     print(f"tuning {cfg.algo} on {cfg.env.label} for {args.budget_s:g} s", file=table_out)
     print(HEADER, file=table_out, flush=True)
