@@ -11,6 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QCheckBox,
     QDialog,
     QHBoxLayout,
@@ -101,6 +102,9 @@ class TuneDialog(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
+        app = QApplication.instance()
+        if app is not None:  # the window closing ends a running tune's probe instead of waiting it out
+            app.aboutToQuit.connect(self.cancel)
         self.row_ready.connect(self._show_row)
         self.progress_ready.connect(self._show_progress)
         self.resize(1000, 420)
