@@ -34,6 +34,7 @@ from app.configure.hints import HintsBox
 from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
+from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from core.config.algorithms import ALGORITHMS
@@ -103,6 +104,11 @@ class ConfigurePanel(QWidget):
         self.launch_button.setToolTip("Start the run (Ctrl+Enter)")
         self.launch_button.setDefault(True)
         self.launch_button.clicked.connect(self.request_launch)
+        self.tune_button = QPushButton("Tune...")
+        self.tune_button.setToolTip("Find the n_envs, vec env, device and batch that train fastest here and fit, "
+                                    "in short real trainings (rlpanel tune)")
+        self.tune_button.clicked.connect(self.open_tune)
+        self.tune_dialog: TuneDialog | None = None
 
         self.scroll = QScrollArea()
         self.scroll.setWidgetResizable(True)
@@ -129,6 +135,7 @@ class ConfigurePanel(QWidget):
         side.addWidget(self.hints_box, 0)
         side.addWidget(self.warnings_label, 0)
         side.addStretch(1)
+        side.addWidget(self.tune_button, 0)
         side.addWidget(self.launch_button, 0)
         self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
         self.body.setSpacing(4)
@@ -254,6 +261,25 @@ class ConfigurePanel(QWidget):
             return False
         self.launch_requested.emit(LaunchRequest(config, self.model.preset, self.model.warnings(), copy.deepcopy(estimate)))
         return True
+
+    def open_tune(self) -> TuneDialog | None:
+        """Tune...: a dialog tuning the config in the forms; "Use this" sets its pick here."""
+        config = self.model.current_config()
+        if config is None or config.is_baseline:
+            why = ("Fix the errors listed first." if config is None else
+                   f"{config.algo} is a baseline: it does not train, so there is nothing to tune.")
+            QMessageBox.information(self, "Tune", why)
+            return None
+        dialog = TuneDialog(config, self)
+        dialog.pick_chosen.connect(self.use_tuned)
+        self.tune_dialog = dialog
+        dialog.show()
+        return dialog
+
+    def use_tuned(self, settings: dict[str, Any]) -> None:
+        """Put a tune's pick into the forms, as edits."""
+        for path, value in settings.items():
+            self.model.set_field(path, value)
 
     def confirm_no_fit(self, estimate: FitEstimate) -> bool:
         """Ask before launching a run the estimate says will not fit (tests replace this)."""

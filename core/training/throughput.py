@@ -1,0 +1,161 @@
+"""``python -m core.training.throughput CONFIG OUT --seconds N``: one throughput probe of ``rlpanel tune``.
+
+A real, short training of the config in this process (its envs as the config says: subprocess
+envs are children of this one), measured over whole update cycles (one collection plus its
+update, so the figure counts the gradient work a setting brings with it). The warm-up is left
+out: starting the process, importing torch, making the envs and the model, cycles that end in
+the first ``--warmup-s`` of learning and, off-policy, the random play before ``learning_starts``.
+Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles}`` (or
+``{error}``) to OUT atomically, and the figures so far after every measured cycle.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import threading
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from core.config.schema import RunConfig
+from core.config.validate import validate_config
+from core.telemetry.host import HostSampler
+from core.training.worker import set_thread_env
+from core.util.files import write_json_atomic
+from core.util.procs import tree_pids
+from core.util.yaml_reader import read_yaml_mapping
+
+PROBE_LEARNING_STARTS = 1000  # a probe measures the steady state: long random play first is not what it is after
+NEVER_ENDS = 10**12            # the probe stops itself; the budget must not end it first
+WRITE_EVERY_S = 2.0            # the figures so far, for a probe its timeout ends
+
+
+class PeakMemory:
+    """The largest RSS of this process tree (the worker and its env processes), sampled on a thread."""
+
+    def __init__(self, period_s: float = 0.1):
+        self.peak = 0
+        self._period = period_s
+        self._stop = threading.Event()
+        self._sampler = HostSampler()
+        self._thread = threading.Thread(target=self._loop, name="tune-memory", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def sample(self) -> None:
+        rss = self._sampler.sample(tree_pids(os.getpid())).process_rss_bytes
+        self.peak = max(self.peak, rss or 0)
+
+    def _loop(self) -> None:
+        while not self._stop.wait(self._period):
+            self.sample()
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        self.sample()
+        return self.peak
+
+
+def probe_config(cfg: RunConfig) -> RunConfig:
+    """The config as probed: a budget that never ends first, short random play, no checkpoints or evaluation."""
+    raw = cfg.model_dump(mode="json")
+    raw["budget"].update(total_timesteps=NEVER_ENDS, eval_every=0, checkpoint_every=NEVER_ENDS)
+    section = cfg.spec.section if cfg.spec else None
+    if section and "learning_starts" in raw.get(section, {}):
+        raw[section]["learning_starts"] = min(int(raw[section]["learning_starts"]), PROBE_LEARNING_STARTS)
+    return validate_config(raw).config
+
+
+def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = None) -> dict[str, Any]:
+    """Train ``cfg`` until ``seconds`` of whole cycles after the warm-up are measured; the figures.
+
+    With ``out``, the figures so far are written there after every measured cycle: a probe ended
+    by its timeout still says what it measured.
+    """
+    import torch as th
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from core.training.factory import build_model, build_vec_env, device_label, resolve_device, wrap_normalize
+    from core.training.session import apply_runtime_flags
+
+    cfg = probe_config(cfg)
+    learning_starts = int(getattr(cfg.params, "learning_starts", 0) or 0)
+
+    class CycleClock(BaseCallback):
+        """Marks (time, steps) at every cycle start; stops once ``seconds`` are measured."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.t0 = time.perf_counter()  # learn() starts: the process, imports, envs and model are behind
+            self.start: tuple[float, int] | None = None
+            self.last: tuple[float, int] | None = None
+            self.cycles = 0
+            self.written = self.t0
+            self.done = False
+
+        def _on_rollout_start(self) -> None:
+            now, steps = time.perf_counter(), self.num_timesteps
+            if self.start is None or now - self.t0 < warmup_s:  # cycles in the first warmup_s move the start on
+                if steps >= learning_starts:
+                    self.start = (now, steps)
+                return
+            self.last, self.cycles = (now, steps), self.cycles + 1
+            if now - self.start[0] >= seconds:
+                self.done = True
+            elif out is not None and now - self.written >= WRITE_EVERY_S:  # off-policy cycles can be a few steps
+                self.written = now
+                write_json_atomic(out, {**figures(self.start, self.last, self.cycles, memory.peak), "partial": True})
+
+        def _on_step(self) -> bool:
+            return not self.done
+
+    memory = PeakMemory()
+    memory.start()
+    apply_runtime_flags(cfg)
+    device = resolve_device(cfg.runtime.device)
+    env, _ = build_vec_env(cfg)
+    env = wrap_normalize(cfg, env)
+    try:
+        model = build_model(cfg, env, device)
+        clock = CycleClock()
+        model.learn(total_timesteps=NEVER_ENDS, callback=clock)
+    finally:
+        env.close()
+    host = memory.stop()
+    gpu = int(th.cuda.max_memory_reserved()) if device.startswith("cuda") else 0
+    if clock.start is None or clock.last is None:
+        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host}
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device)}
+
+
+def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
+    elapsed, steps = last[0] - start[0], last[1] - start[1]
+    return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "seconds": elapsed,
+            "cycles": cycles, "host_peak_bytes": host}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m core.training.throughput")
+    parser.add_argument("config", type=Path, help="the full run config to probe (YAML)")
+    parser.add_argument("out", type=Path, help="where the JSON result goes")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured time after the warm-up")
+    parser.add_argument("--warmup-s", type=float, default=0.5, help="cycles ending this early in learning are not measured")
+    args = parser.parse_args(argv)
+    try:
+        cfg = validate_config(read_yaml_mapping(args.config), source=str(args.config)).config
+        set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")  # as the worker, before torch loads
+        result = measure(cfg, args.seconds, args.warmup_s, args.out)
+    except BaseException as exc:  # noqa: BLE001 - the tuner reads every failure from the file
+        print(traceback.format_exc(), file=sys.stderr, flush=True)
+        result = {"error": f"{type(exc).__name__}: {exc}".strip()[:500]}
+    write_json_atomic(args.out, result)
+    return 0 if "error" not in result else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

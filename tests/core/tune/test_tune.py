@@ -1,0 +1,84 @@
+"""A real tune on CartPole: probes are short trainings in child processes, screened by the fit estimate."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from core.config.presets import get_preset, resolve
+from core.config.spaces import probe_spaces
+from core.config.validate import validate_config
+from core.fit.estimate import estimate
+from core.fit.result import TIGHT_UPTO
+from core.tune.preset import MARK, save_tuned_preset
+from core.tune.probe import run_probe
+from core.tune.search import TuneOptions, Tuner
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.training
+
+# short update cycles, one torch thread: a probe measures several cycles in a second on a busy machine
+SMALL = {"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 64, "n_epochs": 2},
+         "runtime": {"device": "cpu", "torch_threads": 1}}
+
+
+def test_tune_on_cartpole_picks_a_fitting_config_and_saves_a_preset_that_loads():
+    cfg = validate_config(SMALL).config
+    rows = []
+    result = Tuner(cfg, TuneOptions(budget_s=20, probe_s=1.5), on_row=lambda i, row: rows.append(i)).run()
+    picked = result.picked
+    assert picked is not None and picked.fits and picked.steps_per_s and picked.steps_per_s > 0
+    assert picked.host_bytes and picked.host_bytes > 50 << 20  # a real process tree's memory
+    assert rows == list(range(len(result.rows)))  # every row was reported as it came
+    assert result.rows[0].settings["runtime.n_envs"] == 1  # the user's own config comes first
+    name = save_tuned_preset(cfg, result)
+    assert name == "tuned-ppo-cartpole-v1"
+    preset = get_preset(name)
+    assert preset.error is None and preset.description.startswith(MARK)
+    assert "steps/s" in preset.description and "n_envs=1" in preset.description  # the measured table
+    loaded = resolve(name).config
+    for path, value in picked.settings.items():
+        head, _, field = path.partition(".")
+        assert getattr(loaded.runtime if head == "runtime" else loaded.ppo, field) == value
+    assert loaded.ppo.n_epochs == 2  # the user's other settings are kept
+
+
+def test_a_candidate_the_estimate_refuses_is_never_probed():
+    # the user asks for 2 subprocess envs; a host too small for them but big enough for dummy envs
+    user = validate_config({**SMALL, "runtime": {**SMALL["runtime"], "n_envs": 2, "vec_env": "subproc"}}).config
+    spaces = probe_spaces(user.env)
+    need = estimate(user, spaces, None, suggest=False).host_bytes
+    host = int(need / TIGHT_UPTO * 0.97)
+    dummy = validate_config({**SMALL, "runtime": {**SMALL["runtime"], "n_envs": 2}}).config
+    assert estimate(dummy, spaces, None, host, suggest=False).fits
+    probed = []
+
+    def recording_probe(cfg, seconds, timeout, cancel):
+        probed.append((cfg.runtime.n_envs, cfg.runtime.vec_env))
+        return run_probe(cfg, seconds, timeout, cancel)
+
+    result = Tuner(user, TuneOptions(budget_s=25, probe_s=1.5, host_memory_bytes=host), probe=recording_probe).run()
+    refused = [r for r in result.rows if not r.fits]
+    assert refused and refused[0].settings["runtime.vec_env"] == "subproc"
+    assert all(r.steps_per_s is None and r.note.startswith("not probed: the estimate says") for r in refused)
+    assert ("subproc" not in {vec for _, vec in probed}) and probed  # dummy envs were probed, subproc never
+    assert len(probed) == sum(1 for r in result.rows if r.fits)
+    assert result.picked is not None and result.picked.settings["runtime.vec_env"] == "dummy"
+
+
+def test_cli_json_has_the_preset_the_pick_and_the_table():
+    args = ["tune", "--algo", "PPO", "--env", "CartPole-v1", "--set", "ppo.n_steps=64", "--set", "ppo.n_epochs=2",
+            "--set", "runtime.torch_threads=1", "--device", "cpu", "--budget-s", "15", "--probe-s", "1", "--json"]
+    done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert set(data) >= {"preset", "pick", "table"} and data["preset"] == "tuned-ppo-cartpole-v1"
+    assert data["pick"]["runtime.n_envs"] >= 1 and data["pick"]["ppo.n_steps"] >= 1
+    row = data["table"][0]
+    assert set(row) >= {"settings", "steps_per_s", "host_bytes", "gpu_bytes", "fits"}
+    assert row["fits"] is True and row["steps_per_s"] > 0 and row["settings"]["runtime.vec_env"] == "dummy"
+    assert "steps/s" in done.stderr  # the table went to stderr as it came
+    assert resolve("tuned-ppo-cartpole-v1").config.ppo.n_epochs == 2
