@@ -45,7 +45,7 @@ from core.fit.result import FitEstimate, Suggestion
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 # budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
-BUDGET_MORE = ("keep_checkpoints", "eval_episodes", "episodes")
+BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "episodes")
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
 FORMS_MIN_WIDTH = 300    # the forms column beside it
 QWIDGETSIZE_MAX = (1 << 24) - 1

@@ -6,7 +6,8 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 - progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
 - eval     {step, t, mean_reward, std_reward, episodes}
-- event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...)
+- event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
+  for what a program may act on: thermal_pause, thermal_resume, gpu_memory)
 - attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a
   restart): the run did not run between the records before it and those after it, so plots break
   their lines there
@@ -40,10 +41,12 @@ def evaluation(step: int, mean_reward: float, std_reward: float, episodes: int) 
             "std_reward": float(std_reward), "episodes": int(episodes)}
 
 
-def event(message: str, level: str = "info", step: int | None = None) -> dict[str, Any]:
+def event(message: str, level: str = "info", step: int | None = None, code: str | None = None) -> dict[str, Any]:
     rec: dict[str, Any] = {"kind": EVENT, "t": time.time(), "level": level}
     if step is not None:
         rec["step"] = int(step)
+    if code is not None:
+        rec["code"] = code
     rec["message"] = message
     return rec
 
