@@ -255,6 +255,7 @@ class MonitorPanel(QWidget):
             if part.after_break:
                 self.gpu.mark_break()
             self.gpu.add_series(part.series)
+            self.gpu.add_throttled(part.throttled)
         self.gpu.set_latest(batch.latest)
         self._update_status()
 
