@@ -1,16 +1,21 @@
-"""What the GPU guard costs a run that never gets hot: the worker's steps/s with and without it.
+"""What the GPU guard costs a run that never gets hot: steps/s with and without it, side by side.
 
-Trains the same config (PPO, CartPole-v1, 8 DummyVecEnv envs, n_steps 256, ~30k steps, telemetry
-off so only the guard differs) through ``python -m core.training.worker``, in interleaved pairs,
-each run a fresh process: without the guard (NVML cannot load: the guard is not started) and with
-it (the test suite's fake NVML, compiled here, at 60 C under a 93 C slowdown threshold: the
-guard's thread reads the GPU once a second and the training thread looks at it once a second,
-between steps). Throughput is the worker's own ``summary.json`` figure (steps / seconds in
-``learn()``). Prints each pair and the median ratio with/without (goal >= 0.99). Linux (the fake
-NVML is a shared library put on LD_LIBRARY_PATH); with a real NVIDIA driver installed the
-"without" runs still find it, and the bench says so and stops.
+One process trains one PPO model (CartPole-v1, 8 DummyVecEnv envs, n_steps 256, one torch thread)
+in blocks of ``--block`` steps, alternating blocks with and without the guard (the order flips
+every pair), each block through the worker's own ``RunRecorder`` callback writing records:
 
-    python bench/thermal_guard.py [--rounds 5] [--timesteps 30000]
+- without: the recorder alone (as a run on a machine without NVML);
+- with: a fresh ``GpuGuard`` thread reading the GPU through NVML once a second, and the
+  recorder handing it its turn once a second (``GuardHandler``), exactly as the worker does.
+
+Interleaving blocks of one model in one process cancels what a loaded machine adds to separate
+runs (the CPU the other processes take changes by tens of per cent from minute to minute). Prints
+each pair and the median ratio with/without (goal >= 0.99), and the CPU time of the guard's
+thread against the guarded blocks' wall time (a figure a loaded machine does not blur). Without an NVIDIA driver the bench
+re-runs itself over the test suite's fake NVML (Linux, a C compiler), at 60 C under a 93 C
+slowdown threshold, so the guard does its reads and never pauses.
+
+    python bench/thermal_guard.py [--pairs 9] [--block 4096]
 """
 
 from __future__ import annotations
@@ -21,54 +26,86 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 
-def worker(timesteps: int, root: Path, env: dict[str, str]) -> tuple[float, bool]:
-    """Steps/s of one worker run, and whether its guard ran (its event log says so)."""
-    from core.config.validate import validate_config
-    from core.run.layout import RunDir
-    from core.run.store import RunStore
-    from core.util.files import read_json
-    from core.util.jsonl import read_jsonl
+def over_fake_nvml() -> int:
+    """Run this bench again with the fake NVML on the library path; returns its exit code."""
+    from tests.fakenvml import FakeNvml, compile_fake_nvml
 
-    cfg = validate_config({"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
-                                                                              "telemetry_hz": 0, "torch_threads": 1},
-                           "budget": {"total_timesteps": timesteps, "checkpoint_every": 0, "checkpoint_minutes": 0}}).config
-    run = RunStore(root).create(cfg)
-    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=REPO,
-                   env=env)
-    guarded = any("thermal guard on" in str(r.get("message")) for r in read_jsonl(RunDir(run).metrics))
-    return float(read_json(RunDir(run).summary)["steps_per_s"]), guarded
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = FakeNvml(compile_fake_nvml(Path(tmp) / "lib"), Path(tmp) / "nvml.cfg")
+        fake.configure(count=1, temperature=60, temperature_slowdown=93)
+        return subprocess.call([sys.executable, *sys.argv], env=fake.env(), cwd=REPO)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--timesteps", type=int, default=30_000)
+    parser.add_argument("--pairs", type=int, default=9)
+    parser.add_argument("--block", type=int, default=4096, help="steps per block (a multiple of 2048)")
     args = parser.parse_args()
-    from tests.fakenvml import FakeNvml, compile_fake_nvml
+    from core.telemetry.nvml import nvml_status
 
-    ratios = []
+    if not nvml_status().available:
+        if os.environ.get("FAKE_NVML_CONFIG"):
+            sys.exit(f"NVML is not available even over the fake: {nvml_status().reason}")
+        print(f"no NVML here ({nvml_status().reason}): measuring over the test suite's fake NVML", flush=True)
+        sys.exit(over_fake_nvml())
+
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from core.telemetry.guard import GpuGuard, thermal_limits
+    from core.telemetry.nvml import slowdown_threshold
+    from core.training.callbacks import RunRecorder, StopFlag
+    from core.training.guarding import GuardHandler
+    from core.util.jsonl import JsonlWriter
+
+    torch.set_num_threads(1)
+    limits = thermal_limits(True, None, None, slowdown_threshold(0), 0)
+    print(f"driver {nvml_status().driver_version}; {limits.note}", flush=True)
+    env = make_vec_env("CartPole-v1", n_envs=8, seed=1)
+    model = PPO("MlpPolicy", env, n_steps=256, seed=1, device="cpu", verbose=0)
+    model.learn(2048)  # warm-up: first-call costs out of the measured blocks
     with tempfile.TemporaryDirectory() as tmp:
-        fake = FakeNvml(compile_fake_nvml(Path(tmp) / "lib"), Path(tmp) / "nvml.cfg")
-        fake.configure(count=1, temperature=60, temperature_slowdown=93)
-        plain_env = {k: v for k, v in os.environ.items() if k not in ("LD_LIBRARY_PATH", "FAKE_NVML_CONFIG")}
-        plain_env["PYTHONPATH"] = str(REPO)
-        guarded_env = fake.env(plain_env)
-        for i in range(args.rounds):
-            first, second = (plain_env, guarded_env) if i % 2 == 0 else (guarded_env, plain_env)
-            results = {id(e): worker(args.timesteps, Path(tmp), e) for e in (first, second)}
-            (a, a_guard), (b, b_guard) = results[id(plain_env)], results[id(guarded_env)]
-            if a_guard or not b_guard:
-                sys.exit(f"the pair did not differ in the guard (without: {a_guard}, with: {b_guard}): a real NVML here?")
-            ratios.append(b / a)
-            print(f"pair {i + 1}: without guard {a:,.0f} steps/s   with guard {b:,.0f} steps/s   ratio {b / a:.3f}",
-                  flush=True)
-    print(f"median ratio with/without over {args.rounds} pairs: {statistics.median(ratios):.3f} (goal >= 0.99)")
+        out = JsonlWriter(Path(tmp) / "metrics.jsonl")
+        stop = StopFlag(Path(tmp))
+
+        def block(guarded: bool) -> float:
+            guard = handler = None
+            if guarded:
+                guard = GpuGuard(0, limits).start()
+                handler = GuardHandler(Path(tmp), guard, out, stop.check, lambda: model.num_timesteps, lambda: None)
+            recorder = RunRecorder(out, stop, 10**9, on_second=handler)
+            start = time.perf_counter()
+            model.learn(args.block, callback=recorder, reset_num_timesteps=False)
+            wall = time.perf_counter() - start
+            if guard is not None:
+                guard.stop()
+                assert not guard.paused and guard.error is None, guard.error
+                guard_cpu[0] += guard.thread_cpu_s
+                guard_cpu[1] += wall
+            return args.block / wall
+
+        guard_cpu = [0.0, 0.0]  # the guard threads' CPU seconds, the guarded blocks' wall seconds
+
+        ratios = []
+        for i in range(args.pairs):
+            order = (False, True) if i % 2 == 0 else (True, False)
+            rates = {g: block(g) for g in order}
+            ratios.append(rates[True] / rates[False])
+            print(f"pair {i + 1}: without guard {rates[False]:,.0f} steps/s   with guard {rates[True]:,.0f} steps/s   "
+                  f"ratio {ratios[-1]:.3f}", flush=True)
+        out.close()
+    env.close()
+    print(f"median ratio with/without over {args.pairs} pairs: {statistics.median(ratios):.3f} (goal >= 0.99)")
+    print(f"the guard's thread used {guard_cpu[0] * 1000:.1f} ms of CPU in {guard_cpu[1]:.0f} s of guarded training "
+          f"({100 * guard_cpu[0] / max(guard_cpu[1], 1e-9):.3f} % of one core)")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
 from core.run.summary import REWARD_WINDOW, summarize
+from core.telemetry.energy import co2_kg
+from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 
 MIB = 2**20
@@ -66,6 +68,8 @@ COLUMNS: list[Column] = [
     Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run", "MiB", "float", 0),
     Column("peak_gpu_memory_mib", "Peak GPU memory, whole GPU", "MiB", "float", 0),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
+    Column("energy_kwh", "GPU energy", "kWh", "float", 4),
+    Column("co2_kg", "CO2 estimate", "kg", "float", 4),
     Column("delta_reward", "Δ vs baseline", "", "delta", 2),
     Column("delta_se", "± (std. error)", "", "float", 2),
     Column("delta_reward_pct", "Δ vs baseline", "%", "pct", 1),
@@ -73,6 +77,7 @@ COLUMNS: list[Column] = [
 ]
 DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
 WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
+OPTIONAL_KEYS = ("energy_kwh", "co2_kg")  # shown only when a row has the number (NVML, a grid intensity)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
@@ -102,6 +107,8 @@ class ResultRow:
     peak_run_gpu_memory_mib: float | None = None  # this run's own processes
     peak_gpu_memory_mib: float | None = None  # the whole GPU, other programs included
     peak_temperature_c: float | None = None
+    energy_kwh: float | None = None  # the GPU energy over the run (NVML's counter, else its power samples)
+    co2_kg: float | None = None  # energy_kwh at the grid intensity the user set (results(grid_g_per_kwh=...))
     delta_reward: float | None = None
     delta_se: float | None = None  # standard error of the delta, from both runs' spreads and episodes
     delta_reward_pct: float | None = None
@@ -144,6 +151,8 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
     cols = []
     for c in COLUMNS:
         if c.key in DELTA_KEYS and not with_baseline:
+            continue
+        if c.key in OPTIONAL_KEYS and all(r.value(c.key) is None for r in rows):
             continue
         if c.key == "final_mean_reward":
             c = c._replace(header=f"Final mean reward (last {window} ep)")
@@ -195,8 +204,15 @@ def result_row(run_dir: Path) -> ResultRow:
         eval_episodes=_whole(evaluation[2]) or None,
         peak_run_gpu_memory_mib=own_mem / MIB if own_mem is not None else None,
         peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
-        peak_temperature_c=_num(summary.get("peak_temperature_c")),
+        peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
+
+
+def _energy(run_dir: Path, summary: dict[str, Any]) -> float | None:
+    """summary.json's energy; a summary written before energy was kept: from the telemetry."""
+    if "energy_kwh" in summary:
+        return _num(summary.get("energy_kwh"))
+    return _num(telemetry_summary(RunDir(run_dir).telemetry).get("energy_kwh"))
 
 
 def _num(v: Any) -> float | None:
@@ -259,15 +275,18 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
 
 
 def results(run_dirs: list[Path], baseline: Path | None = None,
-            row: Callable[[Path], ResultRow] = result_row) -> list[ResultRow]:
+            row: Callable[[Path], ResultRow] = result_row, grid_g_per_kwh: float | None = None) -> list[ResultRow]:
     """One row per run folder, in the given order; with ``baseline`` its row comes first and
     every row gets the change of final mean reward against it. ``row(run_dir)`` makes a fresh
-    row (the window passes rows it read in the background)."""
+    row (the window passes rows it read in the background). ``grid_g_per_kwh`` (the grid's CO2
+    intensity the user set) turns each run's energy into a CO2 estimate."""
     dirs = [Path(d) for d in run_dirs]
     if baseline is not None:
         baseline = Path(baseline)
         dirs = [baseline] + [d for d in dirs if d.resolve() != baseline.resolve()]
     rows = [row(d) for d in dirs]
+    for made in rows:
+        made.co2_kg = co2_kg(made.energy_kwh, grid_g_per_kwh)
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])

@@ -102,6 +102,7 @@ class GpuGuard:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.error: str | None = None
+        self.thread_cpu_s = 0.0  # CPU time of the guard's thread (read after stop(): the bench)
 
     # --- the rule --------------------------------------------------------------------------
 
@@ -186,6 +187,7 @@ class GpuGuard:
             self._thread.join(timeout)
 
     def _run(self) -> None:
+        cpu0 = time.thread_time()
         try:
             while not self._stop.wait(self.period_s):
                 sample = self._read()
@@ -196,6 +198,8 @@ class GpuGuard:
         except Exception as exc:  # the guard must never take the training down with it
             self.error = f"{type(exc).__name__}: {exc}"
             self._set_paused(False, "")
+        finally:
+            self.thread_cpu_s = time.thread_time() - cpu0
 
     def _read(self) -> GpuSample | None:
         return next((s for s in self._sampler.sample() if s.index == self.gpu_index), None)

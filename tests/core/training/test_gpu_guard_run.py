@@ -123,3 +123,22 @@ def test_energy_from_power_samples_without_the_counter(fake_nvml, runs_dir):
     assert summary["energy_source"] == "power samples"
     assert summary["energy_kwh"] == pytest.approx(80 * span / 3.6e6, rel=0.01)
     assert summary["throttled_s"] is None and summary["throttle_reasons"] == []
+    # the energy in the results table and its exports, with a CO2 estimate from the grid intensity given
+    from openpyxl import load_workbook
+
+    from core.results.export import to_markdown, to_xlsx
+    from core.results.table import results
+    from tests.training_helpers import cli
+
+    row = results([run], grid_g_per_kwh=400)[0]
+    assert row.energy_kwh == summary["energy_kwh"] and row.co2_kg == pytest.approx(summary["energy_kwh"] * 0.4)
+    assert "GPU energy (kWh)" in to_markdown([row]) and "CO2 estimate (kg)" in to_markdown([row])
+    import io
+
+    sheet = load_workbook(io.BytesIO(to_xlsx([row]))).active
+    header = [c.value for c in sheet[1]]
+    assert sheet.cell(2, header.index("CO2 estimate (kg)") + 1).value == pytest.approx(row.co2_kg)
+    out = cli("export", "--runs", run.name, "--runs-dir", str(runs_dir), "--format", "csv", "--grid-g-per-kwh", "400")
+    assert out.returncode == 0 and "CO2 estimate (kg)" in out.stdout, out.stderr
+    bad = cli("export", "--runs", run.name, "--runs-dir", str(runs_dir), "--grid-g-per-kwh", "-5")
+    assert bad.returncode == 2 and "--grid-g-per-kwh" in bad.stderr and "g/kWh" in bad.stderr
