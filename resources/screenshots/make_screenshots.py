@@ -8,7 +8,10 @@
   near the slowdown threshold named in the status line);
 - ``monitor-resumed.png``: a run stopped for an hour and resumed, on wall time: no line over the gap;
 - ``runs.png``: the Runs tab with names, tags and a note;
-- ``results.png``: the Results tab, an SAC run against a random baseline on their evaluations.
+- ``results.png``: the Results tab, an SAC run against a random baseline on their evaluations;
+- ``paused.png``: a run the thermal guard paused (the GPU at 88 C for 10 s): the state and the
+  reason in the status line, the GPU plots shaded where NVML said the clocks were slowed.
+  ``--paused`` draws this one alone.
 """
 
 from __future__ import annotations
@@ -121,6 +124,45 @@ def resumed_run(runs: Path) -> Path:
     return run
 
 
+def paused_run(runs: Path) -> Path:
+    """40 minutes of a run warming up until the thermal guard paused it (NVML throttle reasons at the end)."""
+    from core.run.status import write_status
+    from core.util.procs import process_identity
+
+    rng = np.random.default_rng(5)
+    run = new_run(runs, "ppo-lunar-hot", total=5_000_000)
+    seconds = 2400
+    t0 = time.time() - seconds
+    write_lines(run / "metrics.jsonl", [{"kind": "attempt", "t": t0, "attempt": 1}])
+    write_lines(run / "metrics.jsonl", training(t0, seconds - 60, 0, rng, 0.3, -180.0, 80.0, steps_per_s=900, k1=0.5))
+    lines = telemetry(t0, seconds, rng, hot_from=2)
+    for i, line in enumerate(lines[1:]):
+        heat = min(1.0, i / (seconds - 70))
+        line["temperature_c"] = int(64 + 24 * heat + 2 * rng.random()) if i < seconds - 60 else int(88 - (i - seconds + 60) / 12)
+        line["throttle_reasons"] = (0x20 if heat > 0.93 else 0) | (0x4 if rng.random() < 0.02 else 0)
+        if i >= seconds - 60:
+            line.update(utilization_pct=0, power_w=12.0, process_cpu_pct=1.0)
+    write_lines(run / "telemetry.jsonl", lines)
+    reason = "GPU 0 at 88 C, at or above 82 C for 10 s: training paused until it is below 72 C"
+    write_lines(run / "metrics.jsonl", [{"kind": "event", "t": t0 + seconds - 60, "level": "warning", "step": 2_106_000,
+                                         "code": "thermal_pause", "message": reason}])
+    write_status(run, state="paused", pause_reason=reason, started_at=t0, **process_identity())
+    return run
+
+
+def shoot_paused(app, window, run: Path, out_dir: Path) -> None:
+    window.follow_run(run)
+    window.tabs.setCurrentWidget(window.monitor)
+    deadline = time.monotonic() + 120
+    while (window.monitor.reward_plot.buffer("episode").size < 500 or window.monitor.loading
+           or window.monitor.run_state != "paused"):
+        app.processEvents()
+        if time.monotonic() > deadline:
+            raise SystemExit("timed out loading the paused run")
+    settle(app, 2.0)
+    window.grab().save(str(out_dir / "paused.png"))
+
+
 def result_runs(runs: Path) -> dict[str, Path]:
     from core.run.annotations import Annotations, write_annotations
     from tests.results_helpers import make_result_run
@@ -150,7 +192,8 @@ def settle(app, seconds: float) -> None:
 
 
 def main() -> int:
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out_dir = Path(args[0]) if args else Path(__file__).resolve().parent
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
@@ -158,7 +201,10 @@ def main() -> int:
         os.environ["RLPANEL_HOME"] = tmp
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         runs = Path(tmp) / "runs"
-        long_run, resumed, results = twelve_hour_run(runs), resumed_run(runs), result_runs(runs)
+        only_paused = "--paused" in sys.argv
+        hot = paused_run(runs)
+        if not only_paused:
+            long_run, resumed, results = twelve_hour_run(runs), resumed_run(runs), result_runs(runs)
 
         from app.main_thread_gc import MainThreadGc
         from app.main_window import MainWindow
@@ -171,6 +217,11 @@ def main() -> int:
         window.resize(1600, 1000)
         window.show()
         monitor = window.monitor
+        if only_paused:
+            shoot_paused(app, window, hot, out_dir)
+            window.close()
+            collector.stop()
+            return 0
 
         window.follow_run(long_run)
         window.tabs.setCurrentWidget(monitor)
@@ -227,6 +278,8 @@ def main() -> int:
         table.scrollTo(model.index(0, len(titles) - 1))
         settle(app, 2.0)
         window.grab().save(str(out_dir / "results.png"))
+        window.splitter.setSizes([400, 1200])
+        shoot_paused(app, window, hot, out_dir)
         window.close()
         collector.stop()
     print("wrote", ", ".join(p.name for p in sorted(out_dir.glob("*.png"))))
