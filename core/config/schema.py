@@ -25,6 +25,7 @@ from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section, hp
 
 SCHEMA_VERSION: Final = 1
+RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "length")  # Monitor's and the record's own
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
 OPTIMIZERS = ("auto", "adam", "adamw", "rmsprop", "rmsprop_tf_like", "sgd")
@@ -86,6 +87,20 @@ class EnvSpec(Section):
                                      "kwargs: {max_episode_steps: 500}}]; rl_zoo3's spelling works too.")
     frame_stack: int | None = hp(None, "Frame stack", "Stack this many last observations (VecFrameStack; empty: none).",
                                  "frames", ge=2, le=64)
+    info_keys: list[str] = hp([], "Env measures", "Numeric keys of the env's info dict at the end of an episode to record "
+                                                  "with each episode (e.g. co2_kg, comfort_pct): plotted, and columns of "
+                                                  "the results table against the baseline.")
+
+    @field_validator("info_keys")
+    @classmethod
+    def _info_keys(cls, v: list[str]) -> list[str]:
+        for key in v:
+            if not re.fullmatch(r"[A-Za-z_][\w.]{0,63}", key) or key in RESERVED_INFO_KEYS:
+                raise ValueError(f"info key {key!r} is not usable: give the name of a number in the env's info dict "
+                                 f"(letters, digits, _ and .; not {', '.join(RESERVED_INFO_KEYS)}: Monitor's own)")
+        if len(set(v)) != len(v):
+            raise ValueError("info keys are listed twice: name each once")
+        return v
 
     @field_validator("wrappers", mode="before")
     @classmethod

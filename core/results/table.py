@@ -7,6 +7,9 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 ``columns_for(rows)`` says which of them a table of those rows shows, with headers that name the
 real number of episodes behind a figure, and one column per setting in which the runs differ.
 
+The env's own measures (``env.info_keys``, recorded with each episode) are columns of their own,
+each with its change against the baseline in per cent ("co2_kg vs baseline: -29.0 %").
+
 The change against a baseline compares evaluations when both runs have them (a baseline's
 fixed policy is evaluated by all of its episodes), else the means of the last training episodes;
 each delta carries its standard error and says which figures and how many episodes it compares.
@@ -79,6 +82,7 @@ DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
 WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
 OPTIONAL_KEYS = ("energy_kwh", "co2_kg")  # shown only when a row has the number (NVML, a grid intensity)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
+MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
 
@@ -118,6 +122,8 @@ class ResultRow:
     started_at: float | None = None
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
+    measures: dict[str, float] = field(default_factory=dict)  # the env's own measures (env.info_keys), mean per episode
+    measures_pct: dict[str, float | None] = field(default_factory=dict)  # their change against the baseline, in %
 
     @property
     def marked(self) -> bool:
@@ -127,6 +133,10 @@ class ResultRow:
     def value(self, key: str) -> Any:
         if key.startswith(SETTING):
             return self.settings.get(key[len(SETTING):])
+        if key.startswith(MEASURE):
+            return self.measures.get(key[len(MEASURE):])
+        if key.startswith(MEASURE_PCT):
+            return self.measures_pct.get(key[len(MEASURE_PCT):])
         return getattr(self, key)
 
     def to_json(self) -> dict[str, Any]:
@@ -159,6 +169,11 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
         elif c.key == "best_mean_reward":
             c = c._replace(header=f"Best rolling mean ({window} ep)")
         cols.append(c)
+    keys = list(dict.fromkeys(k for r in rows for k in r.measures))
+    for key in keys:  # the env's own measures, each with its change against the baseline
+        cols.append(Column(MEASURE + key, key, "", "float", 3))
+        if with_baseline:
+            cols.append(Column(MEASURE_PCT + key, f"{key} vs baseline", "%", "pct", 1))
     paths = differing_paths([(r.algo, r.settings) for r in rows])
     return cols + [Column(SETTING + p, p, kind="setting") for p in paths]
 
@@ -182,7 +197,7 @@ def result_row(run_dir: Path) -> ResultRow:
     summary = _summary_for(run_dir, info.state)
     if summary is None:
         summary = summarize(run_dir)
-    if "final_window" not in summary:  # a summary.json written before these figures were kept
+    if "final_window" not in summary or "final_measures" not in summary:  # a summary.json from before these figures
         summary = {**summarize(run_dir), **summary}
     peak_mem, own_mem = _num(summary.get("peak_gpu_memory_bytes")), _num(summary.get("peak_process_gpu_memory_bytes"))
     steps_per_s = _num(summary.get("steps_per_s"))
@@ -205,7 +220,15 @@ def result_row(run_dir: Path) -> ResultRow:
         peak_run_gpu_memory_mib=own_mem / MIB if own_mem is not None else None,
         peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
+        # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
+        measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
+
+
+def _measures(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): float(v) for k, v in raw.items() if _num(v) is not None and math.isfinite(v)}
 
 
 def _energy(run_dir: Path, summary: dict[str, Any]) -> float | None:
@@ -257,6 +280,7 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
     of the last training episodes."""
     base_eval, base_train = _eval_figure(base), _train_figure(base)
     for row in rows:
+        row.measures_pct = {k: _pct(v, base.measures.get(k)) for k, v in row.measures.items()}
         row.delta_reward = row.delta_se = row.delta_reward_pct = None
         row.delta_basis = ""
         own_eval = _eval_figure(row)
@@ -272,6 +296,11 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
             continue
         row.delta_se = standard_error(ours, ref)
         row.delta_basis = f"{what} {ours.episodes or '?'} vs {ref.episodes or '?'} ep"
+
+
+def _pct(value: float, base: float | None) -> float | None:
+    """The change of ``value`` against ``base`` in per cent of |base| (None without a base, or at 0)."""
+    return None if base is None or base == 0 else 100.0 * (value - base) / abs(base)
 
 
 def results(run_dirs: list[Path], baseline: Path | None = None,

@@ -2,7 +2,7 @@
 
 Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys and kinds.
 
-- episode  {step, t, reward, length}
+- episode  {step, t, reward, length[, m: {<env.info_keys>: number}]} (m: the env's own measures)
 - progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
 - eval     {step, t, mean_reward, std_reward, episodes}
@@ -15,6 +15,8 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 
 from __future__ import annotations
 
+import math
+import numbers
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -23,9 +25,26 @@ EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train",
 STEP_KINDS = (EPISODE, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
 
 
-def episode(step: int, reward: float, length: int, t: float | None = None) -> dict[str, Any]:
-    return {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
-            "reward": float(reward), "length": int(length)}
+def episode(step: int, reward: float, length: int, t: float | None = None,
+            measures: dict[str, float] | None = None) -> dict[str, Any]:
+    """``measures``: the env's own numbers at the episode's end (``env.info_keys``), kept under ``m``."""
+    rec = {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
+           "reward": float(reward), "length": int(length)}
+    if measures:
+        rec["m"] = measures
+    return rec
+
+
+def measures_of(ep: dict[str, Any], keys: tuple[str, ...] | list[str]) -> dict[str, float] | None:
+    """The finite numbers among ``keys`` of a Monitor episode dict (a key the env did not report is left out)."""
+    out = {}
+    for key in keys:
+        value = ep.get(key)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy's scalars are Real too
+            continue
+        if math.isfinite(float(value)):
+            out[key] = float(value)
+    return out or None
 
 
 def progress(step: int, fps: float, total: int | None, **extra: Any) -> dict[str, Any]:

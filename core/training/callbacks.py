@@ -74,8 +74,10 @@ class RunRecorder(BaseCallback):
     """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
 
     def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0,
-                 health: TrainingHealth | None = None, on_second: Callable[[], bool] | None = None):
+                 health: TrainingHealth | None = None, on_second: Callable[[], bool] | None = None,
+                 info_keys: tuple[str, ...] = ()):
         super().__init__()
+        self.info_keys = info_keys  # the env's own measures to keep with each episode (env.info_keys)
         self.on_second = on_second  # the GPU guard's turn (core.training.guarding): True ends training
         self.out = out
         self.stop = stop
@@ -102,7 +104,8 @@ class RunRecorder(BaseCallback):
             for i in np.flatnonzero(dones):
                 ep = infos[i].get("episode")
                 if ep is not None:
-                    self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
+                    self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now,
+                                                         records.measures_of(ep, self.info_keys)))
         if self.health is not None:
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:

@@ -46,6 +46,22 @@ def env_maker(spec: EnvSpec) -> Callable[..., gym.Env]:
     return lambda **kw: gym.make(env_id, **{**spec.kwargs, **kw})
 
 
+class InfoKeysDefault(gym.Wrapper):
+    """Inside SB3's Monitor: an ``env.info_keys`` key the env did not report at an episode's end is
+    NaN (Monitor's ``info_keywords`` would raise KeyError and fail the run); the record leaves it out."""
+
+    def __init__(self, env: gym.Env, keys: tuple[str, ...]):
+        super().__init__(env)
+        self.keys = keys
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            for key in self.keys:
+                info.setdefault(key, float("nan"))
+        return obs, reward, terminated, truncated, info
+
+
 def wrapper_function(spec: EnvSpec) -> Callable[[gym.Env], gym.Env] | None:
     """The env's wrappers, innermost first, as one callable for ``make_vec_env`` (``None``: none)."""
     if not spec.wrappers:
@@ -77,10 +93,14 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
         vec_cls, vec_kwargs = SubprocVecEnv, {"start_method": method}
     seed = None if rt.seed is None else rt.seed + seed_offset
     make = env_maker(cfg.env)
+    keys = tuple(cfg.env.info_keys)
+    monitor_kwargs: dict[str, Any] = {"info_keywords": keys}
+    if monitor_dir:
+        monitor_kwargs["override_existing"] = not append_monitor
     env = make_vec_env(
-        lambda: make(), n_envs=n_envs or rt.n_envs, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
-        monitor_dir=str(monitor_dir) if monitor_dir else None, wrapper_class=wrapper_function(cfg.env),
-        monitor_kwargs={"override_existing": not append_monitor} if monitor_dir else None)
+        (lambda: InfoKeysDefault(make(), keys)) if keys else (lambda: make()), n_envs=n_envs or rt.n_envs, seed=seed,
+        vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs, monitor_dir=str(monitor_dir) if monitor_dir else None,
+        wrapper_class=wrapper_function(cfg.env), monitor_kwargs=monitor_kwargs)
     if cfg.env.frame_stack:
         env = VecFrameStack(env, cfg.env.frame_stack)
     return env, notes

@@ -188,7 +188,7 @@ class TrainingSession:
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
         total = self.cfg.budget.total_timesteps
-        recorder = RunRecorder(out, stop, total, health=health)
+        recorder = RunRecorder(out, stop, total, health=health, info_keys=tuple(self.cfg.env.info_keys))
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
             recorder.flush()
