@@ -82,6 +82,11 @@ def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPa
         step, t = rec.get("step", 0), rec.get("t", 0)
         if kind == "episode":
             cols.add("episode", step, t, _num(rec.get("reward")))
+            measures = rec.get("m")
+            if isinstance(measures, dict):  # the env's own measures: a chart each, "env/<key>"
+                for key, value in measures.items():
+                    if isinstance(value, int | float):
+                        cols.add(("train", f"env/{key}"), step, t, float(value))
         elif kind == "eval":
             cols.add("eval", step, t, _num(rec.get("mean_reward")))
         elif kind == "progress" and rec.get("fps") is not None:
