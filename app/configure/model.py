@@ -32,7 +32,10 @@ KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
 
 def spaces_text(spaces: EnvSpaces) -> str:
     kind = KIND_TEXT.get(spaces.action_kind, spaces.action_kind)
-    return f"{kind}, observations {spaces.obs_kind} {list(spaces.obs_shape)}"
+    text = f"{kind}, observations {spaces.obs_kind} {list(spaces.obs_shape)}"
+    if spaces.info_keys:  # offered for env.info_keys: the env's own measures at an episode's end
+        text += f"; info at episode end: {', '.join(spaces.info_keys)} (record them with env.info_keys)"
+    return text
 
 
 class ConfigModel(QObject):
