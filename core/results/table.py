@@ -122,6 +122,9 @@ class ResultRow:
     started_at: float | None = None
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
+    exit_reason: str = ""  # why it ended (or why it is paused): the morning report's "Why"
+    paused_s: float | None = None  # time the GPU guard held it paused
+    throttled_s: float | None = None  # time NVML said the GPU's clocks were slowed
     measures: dict[str, float] = field(default_factory=dict)  # the env's own measures (env.info_keys), mean per episode
     measures_pct: dict[str, float | None] = field(default_factory=dict)  # their change against the baseline, in %
 
@@ -222,7 +225,19 @@ def result_row(run_dir: Path) -> ResultRow:
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
         # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
         measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
+        exit_reason=_why(info.status), paused_s=_num(info.status.get("paused_s")), throttled_s=_num(summary.get("throttled_s")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
+
+
+def _why(status: dict[str, Any]) -> str:
+    """Why the run ended (its exit reason or error), or why it is paused; "" while it runs."""
+    raw = status.get("error")
+    error: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    for value in (status.get("pause_reason") if status.get("state") == "paused" else None, status.get("exit_reason"),
+                  error.get("message")):
+        if isinstance(value, str) and value:
+            return value
+    return ""
 
 
 def _measures(raw: Any) -> dict[str, float]:
