@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from app.plots.overlay import OverlayPlot
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
+from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from core.results.export import SUFFIXES, export
@@ -130,6 +131,10 @@ class ResultsPanel(QWidget):
         self.grid_spin.setToolTip("The grid's CO2 intensity (g CO2 per kWh; e.g. 350): the table and the exports add a CO2 "
                                   "estimate from each run's GPU energy. 0: no estimate")
         self.grid_spin.valueChanged.connect(self._grid_changed)
+        self.morning_button = QPushButton("Morning report…")
+        self.morning_button.setToolTip("Every run and queue job since a time (18:00): state and why, rewards, the env's "
+                                       "measures against the baseline, energy, failures with their logs")
+        self.morning_button.clicked.connect(self.show_morning_report)
         self.export_button = QPushButton("Export table…")
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
@@ -142,6 +147,7 @@ class ResultsPanel(QWidget):
         bar.addWidget(QLabel("Grid"))
         bar.addWidget(self.grid_spin)
         bar.addStretch(0)
+        bar.addWidget(self.morning_button)
         bar.addWidget(self.save_plot_button)
         bar.addWidget(self.export_button)
 
@@ -361,6 +367,12 @@ class ResultsPanel(QWidget):
         set_setting(setting, str(out.parent))
         set_setting(setting + "_filter", chosen)
         return out
+
+    def show_morning_report(self) -> MorningReportDialog:
+        dialog = MorningReportDialog(self.store.root, self)
+        dialog.show()
+        dialog.refresh()
+        return dialog
 
     def export_table(self) -> Path | None:
         if not self.rows:
