@@ -17,7 +17,7 @@ from pathlib import Path
 from core.config.schema import RunConfig
 from core.run import records
 from core.run.status import write_status
-from core.telemetry.guard import GpuGuard, thermal_limits
+from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
 from core.telemetry.nvml import nvml_status, slowdown_threshold
 from core.util.jsonl import JsonlWriter
 
@@ -46,13 +46,15 @@ class GuardHandler:
     """Acts on the guard once a second; ``__call__`` returns True when a STOP came while paused."""
 
     def __init__(self, run_dir: Path, guard: GpuGuard, out: JsonlWriter, stop_requested: Callable[[], bool],
-                 step: Callable[[], int], before_pause: Callable[[], None]):
+                 step: Callable[[], int], before_pause: Callable[[], None],
+                 notify: Callable[[GuardEvent], None] | None = None):
         self.run_dir = run_dir
         self.guard = guard
         self.out = out
         self.stop_requested = stop_requested
         self.step = step
         self.before_pause = before_pause
+        self.notify = notify  # told of each event after its record is written (notifications hook in here)
         self.paused_s = 0.0
         self.pauses = 0
 
@@ -60,6 +62,11 @@ class GuardHandler:
         for ev in self.guard.take_events():
             self.out.write([records.event(ev.message, ev.level, self.step(), code=ev.code)])
             print(f"worker: {ev.level}: {ev.message}", flush=True)
+            if self.notify is not None:
+                try:
+                    self.notify(ev)
+                except Exception as exc:  # a notification must never stop a run
+                    print(f"worker: notifying {ev.code} failed: {exc}", flush=True)
 
     def __call__(self) -> bool:
         self.write_events()
