@@ -5,7 +5,7 @@ guard that never acts pays nothing per step). It writes the guard's events as ev
 (with their ``code``: ``thermal_pause``, ``thermal_resume``, ``gpu_memory``) and, while the
 guard says paused, holds the training thread: status ``paused`` with ``pause_reason``, a wait
 that still answers STOP and SIGTERM within a second, then status ``running`` again and the time
-spent paused added to ``paused_s``.
+spent paused added to ``paused_s`` (over every attempt of the run).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from pathlib import Path
 
 from core.config.schema import RunConfig
 from core.run import records
+from core.run.layout import RunDir
 from core.run.status import write_status
 from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
 from core.telemetry.nvml import nvml_status, slowdown_threshold
+from core.util.files import read_json
 from core.util.jsonl import JsonlWriter
 
 WAIT_S = 0.5
@@ -55,7 +57,9 @@ class GuardHandler:
         self.step = step
         self.before_pause = before_pause
         self.notify = notify  # told of each event after its record is written (notifications hook in here)
-        self.paused_s = 0.0
+        prior = read_json(RunDir(run_dir).status, default=None)
+        prior_s = prior.get("paused_s") if isinstance(prior, dict) else None
+        self.paused_s = float(prior_s) if isinstance(prior_s, int | float) and not isinstance(prior_s, bool) else 0.0
         self.pauses = 0
 
     def write_events(self) -> None:
