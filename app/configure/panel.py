@@ -301,7 +301,7 @@ class ConfigurePanel(QWidget):
 
     def _show_validation(self) -> None:
         model = self.model
-        self.env_picker.show_spaces(model.spaces_text)
+        self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         if model.estimate is not None:
             self.fit_box.show_estimate(model.estimate, model.host_total)
