@@ -320,7 +320,7 @@ class MainWindow(QMainWindow):
         name = self.run_dir.name if self.run_dir else ""
         self._device = status.get("device")  # written by the worker: the device it really trains on
         self.monitor.set_title(self._run_title())
-        self.monitor.set_run_state(self.run_state)
+        self.monitor.set_run_state(self.run_state, status.get("pause_reason") if self.run_state == "paused" else None)
         if previous in ACTIVE and self.run_state in TERMINAL:
             # the stop's own result ("stopped gracefully (checkpoint saved)") says more than "stopped"
             stopped = self._stop_words.get(name) if self.run_state == "stopped" else None

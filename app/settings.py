@@ -12,6 +12,7 @@ from PySide6.QtCore import QByteArray, QSettings
 
 T = TypeVar("T")
 
+GRID_SETTING = "results/grid_g_per_kwh"  # the grid's CO2 intensity the user set (g/kWh; 0: not set): Runs and Results
 ORGANIZATION = "rlpanel"
 APPLICATION = "rlpanel"
 

@@ -27,7 +27,7 @@ QUEUE_STATUS_COLORS = {"launching": GREEN, "running": GREEN, "finished": BLUE, "
 ZOO_IMPORT_COLORS = {"imported": GREEN, "imported-with-drops": AMBER, "refused": RED}
 # a run's state wherever it is listed (Runs, Results)
 MUTED = "#8a8a8a"
-STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227",
+STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227", "paused": "#e8883d",
                 "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a", "broken": "#d84a6a"}
 # a sweep trial's Optuna state (Sweeps tab: table, objective and parallel-coordinates plots)
 TRIAL_STATE_COLORS = {"complete": "#3d8ee8", "running": "#3fa34d", "pruned": "#c9a227", "fail": "#d84a6a", "waiting": MUTED}
@@ -39,6 +39,7 @@ LIMIT_COLOR = CAPACITY_COLOR  # a limit of the card: capacity, slowdown temperat
 MEMORY_CARD_COLOR, MEMORY_RUN_COLOR = "#3d8ee8", "#9c6ade"
 BASELINE_COLOR = "#8a8a8a"  # the baseline's band on the Results overlay
 ALERT_COLOR = "#ff3b30"  # readings past a threshold (and the status line naming them)
+THROTTLE_COLOR = (232, 136, 61, 45)  # spans of the GPU plots where NVML said the clocks were slowed (RGBA, see-through)
 # the run's own processes: CPU and RAM
 HOST_COLORS = {"process_cpu_pct": "#26a69a", "rss_bytes": "#e8883d"}
 # the fit bar's segments: Okabe-Ito colours, distinguishable with colour-blindness and on both palettes

@@ -92,6 +92,10 @@ class EnvPicker(QGroupBox):
 
         self.algo_combo = QComboBox()
         self._fill_algorithms()
+        self.measures_edit = QLineEdit()
+        self.measures_edit.setPlaceholderText("info keys, e.g. co2_kg")
+        self.measures_edit.setToolTip("env.info_keys: numbers the env puts in info when an episode ends, to record with "
+                                      "each episode, plot and compare against the baseline (comma-separated)")
         self.algo_error = QLabel()
         self.algo_error.setWordWrap(True)
         self.algo_error.hide()
@@ -113,7 +117,12 @@ class EnvPicker(QGroupBox):
         form.addRow("Wrappers", wrapping)
         form.addRow("", self.spaces_label)
         form.addRow("", self.env_error)
-        form.addRow("Algorithm", self.algo_combo)
+        algo_row = QHBoxLayout()  # one row with the env's measures: the laptop screen keeps its height
+        algo_row.setContentsMargins(0, 0, 0, 0)
+        algo_row.addWidget(self.algo_combo, 1)
+        algo_row.addWidget(QLabel("Measures"))
+        algo_row.addWidget(self.measures_edit, 1)
+        form.addRow("Algorithm", algo_row)
         form.addRow("", self.algo_error)
         self._form = form
         self._show_kind()
@@ -125,6 +134,7 @@ class EnvPicker(QGroupBox):
         self.kwargs_edit.textChanged.connect(self._kwargs_changed)
         self.wrappers_edit.textChanged.connect(self._kwargs_changed)
         self.frame_stack_edit.textEdited.connect(lambda _t: self._emit_env())
+        self.measures_edit.textEdited.connect(lambda _t: self._emit_env())
         self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
         self._loading = False
 
@@ -174,7 +184,8 @@ class EnvPicker(QGroupBox):
         if kwargs is None:
             kwargs = {}
         extra = {"wrappers": _yaml_or_text(self.wrappers_edit.toPlainText()) or [],
-                 "frame_stack": parse_text(self.frame_stack_edit.text(), FieldKind("number", optional=True, integer=True))}
+                 "frame_stack": parse_text(self.frame_stack_edit.text(), FieldKind("number", optional=True, integer=True)),
+                 "info_keys": [k for k in self.measures_edit.text().replace(",", " ").split() if k]}
         if self.gym_radio.isChecked():
             return {"id": self.id_combo.currentText().strip(), "entry_point": None, "kwargs": kwargs, **extra}
         return {"id": None, "entry_point": self.entry_edit.text().strip() or None, "kwargs": kwargs, **extra}
@@ -208,6 +219,10 @@ class EnvPicker(QGroupBox):
                 yaml.safe_dump(wrappers, default_flow_style=True, width=10**6).strip() if wrappers else "")
             if self.wrappers_edit.toPlainText().strip() != text:
                 self.wrappers_edit.setPlainText(text)
+            keys = env.get("info_keys") or []
+            text = ", ".join(str(k) for k in keys) if isinstance(keys, list) else str(keys)
+            if self.measures_edit.text().replace(" ", "") != text.replace(" ", ""):
+                self.measures_edit.setText(text)
             stack = format_value(env.get("frame_stack"))
             if self.frame_stack_edit.text().strip() != stack:
                 self.frame_stack_edit.setText(stack)
@@ -218,8 +233,10 @@ class EnvPicker(QGroupBox):
         if self.algo_combo.currentText() != algo:
             self.algo_combo.setCurrentText(algo)
 
-    def show_spaces(self, text: str) -> None:
+    def show_spaces(self, text: str, info_keys: tuple[str, ...] = ()) -> None:
+        """The spaces in words; ``info_keys`` (seen at a probe episode's end) are offered for the measures."""
         self.spaces_label.setText(text)
+        self.measures_edit.setPlaceholderText(f"offered: {', '.join(info_keys)}" if info_keys else "info keys, e.g. co2_kg")
 
     def show_errors(self, env_error: str | None, algo_error: str | None) -> None:
         for label, message in ((self.env_error, env_error), (self.algo_error, algo_error)):

@@ -32,7 +32,10 @@ KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
 
 def spaces_text(spaces: EnvSpaces) -> str:
     kind = KIND_TEXT.get(spaces.action_kind, spaces.action_kind)
-    return f"{kind}, observations {spaces.obs_kind} {list(spaces.obs_shape)}"
+    text = f"{kind}, observations {spaces.obs_kind} {list(spaces.obs_shape)}"
+    if spaces.info_keys:  # offered for env.info_keys: the env's own measures at an episode's end
+        text += f"; info at episode end: {', '.join(spaces.info_keys)} (record them with env.info_keys)"
+    return text
 
 
 class ConfigModel(QObject):
@@ -51,6 +54,7 @@ class ConfigModel(QObject):
         self.estimate: FitEstimate | None = None
         self.estimate_note = ""  # why there is no estimate
         self.spaces_text = ""    # the env's action and observation spaces, in words
+        self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
         self.host_total = host_memory_total()
         self.spaces = SpacesCache(self)
         self.spaces.ready.connect(lambda _key: self._check())
@@ -171,6 +175,7 @@ class ConfigModel(QObject):
         issues = list(validation.issues)
         estimate: FitEstimate | None = None
         cfg = validation.config
+        self.info_keys_seen = ()
         if cfg is None:
             self.estimate_note = "fix the errors below to see the estimate"
             self.spaces_text = self._spaces_while_invalid(validation.raw.get("env"))
@@ -186,6 +191,7 @@ class ConfigModel(QObject):
                 self.estimate_note, self.spaces_text = "the environment cannot be created", ""
             else:
                 self.spaces_text = spaces_text(found[0])
+                self.info_keys_seen = found[0].info_keys
                 issues += check_spaces(cfg, found[0].action_kind, found[0])
                 torch = self.torch.get() if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)

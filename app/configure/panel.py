@@ -46,7 +46,7 @@ from core.fit.result import FitEstimate, Suggestion
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 # budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
-BUDGET_MORE = ("keep_checkpoints", "eval_episodes", "episodes")
+BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "episodes")
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
 FORMS_MIN_WIDTH = 300    # the forms column beside it
 QWIDGETSIZE_MAX = (1 << 24) - 1
@@ -327,7 +327,7 @@ class ConfigurePanel(QWidget):
 
     def _show_validation(self) -> None:
         model = self.model
-        self.env_picker.show_spaces(model.spaces_text)
+        self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         if model.estimate is not None:
             self.fit_box.show_estimate(model.estimate, model.host_total)

@@ -16,11 +16,14 @@ from typing import Any
 
 import numpy as np
 
+from core.telemetry.throttle import slowdown
+
 GIB = 1024**3
 # telemetry field -> scale to the plotted unit
 GPU_FIELDS = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "utilization_pct": 1.0, "power_w": 1.0}
 HOST_FIELDS = {"process_cpu_pct": 1.0, "rss_bytes": 1 / GIB}
 RUN_KEY = "run"  # the series key of the run's own CPU and RAM
+THROTTLE_GAP_S = 5.0  # slowed samples closer than this are one span
 
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps, times, values
 
@@ -79,6 +82,11 @@ def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPa
         step, t = rec.get("step", 0), rec.get("t", 0)
         if kind == "episode":
             cols.add("episode", step, t, _num(rec.get("reward")))
+            measures = rec.get("m")
+            if isinstance(measures, dict):  # the env's own measures: a chart each, "env/<key>"
+                for key, value in measures.items():
+                    if isinstance(value, int | float):
+                        cols.add(("train", f"env/{key}"), step, t, float(value))
         elif kind == "eval":
             cols.add("eval", step, t, _num(rec.get("mean_reward")))
         elif kind == "progress" and rec.get("fps") is not None:
@@ -113,10 +121,30 @@ def metrics_batch(records: list[dict[str, Any]], reset: bool = False) -> Metrics
     return MetricsBatch(parts, events, last_progress, reset, len(records))
 
 
+Span = tuple[float, float, int]  # start and end time, and the slowdown reasons (NVML bits) seen in it
+
+
 @dataclass
 class TelemetryPart:
     after_break: bool = False
     series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]] = field(default_factory=dict)  # (field, key) -> t, v
+    throttled: list[Span] = field(default_factory=list)  # when any GPU's clocks were slowed, and why
+
+
+def throttle_spans(lines: list[dict[str, Any]], gap_s: float = THROTTLE_GAP_S) -> list[Span]:
+    """Spans where NVML named a slowdown reason (power cap, thermal, ...) for any GPU."""
+    points = sorted((float(rec["t"]), slowdown(rec["throttle_reasons"])) for rec in lines
+                    if isinstance(rec.get("throttle_reasons"), int) and isinstance(rec.get("t"), int | float))
+    spans: list[Span] = []
+    for t, mask in points:
+        if not mask:
+            continue
+        if spans and t - spans[-1][1] <= gap_s:
+            start, _, seen = spans[-1]
+            spans[-1] = (start, t, seen | mask)
+        else:
+            spans.append((t, t, mask))
+    return spans
 
 
 @dataclass
@@ -160,7 +188,7 @@ def _telemetry_part(lines: list[dict[str, Any]], after_break: bool) -> Telemetry
     for name, scale in HOST_FIELDS.items():
         if (col := _field(host, name, scale, host_times)) is not None:
             series[(name, RUN_KEY)] = col
-    return TelemetryPart(after_break, series)
+    return TelemetryPart(after_break, series, throttle_spans(lines))
 
 
 def telemetry_batch(samples: list[dict[str, Any]]) -> TelemetryBatch:

@@ -61,6 +61,7 @@ class MonitorPanel(QWidget):
         self.last_record_t: float | None = None
         self.run_dir: Path | None = None
         self.run_state: str | None = None
+        self.pause_reason: str | None = None  # why the followed run is paused (its status says)
         self._speed = SpeedEstimate()
         self._last_progress: dict | None = None
         self._loading: str | None = None
@@ -174,7 +175,7 @@ class MonitorPanel(QWidget):
         self.gpu.clear()
         self.progress.hide()
         self.last_record_t = None
-        self.run_state = None
+        self.run_state = self.pause_reason = None
         self._speed.reset()
         self._last_progress = None
         self._loading = None
@@ -207,9 +208,10 @@ class MonitorPanel(QWidget):
         if batch.records:
             self.last_record_t = time.time()
 
-    def set_run_state(self, state: str | None) -> None:
-        """The followed run's state: the time left shows only while it runs."""
+    def set_run_state(self, state: str | None, pause_reason: str | None = None) -> None:
+        """The followed run's state: the time left shows only while it runs; a paused run says why."""
         self.run_state = state
+        self.pause_reason = pause_reason if state == "paused" else None
         self._show_progress()
         self._update_status()
 
@@ -234,7 +236,7 @@ class MonitorPanel(QWidget):
         if self.run_state == "running":
             eta = eta_text(total - done, rate, time.time()) if unit == "steps" else None
             text += f" · {eta}" if eta else ""
-        elif self.run_state in TERMINAL:
+        elif self.run_state in TERMINAL or self.run_state == "paused":
             text += f" · {self.run_state}"
         if rate:
             tip.append(f"{rate:,.0f} steps/s, averaged over the last minutes")
@@ -256,6 +258,7 @@ class MonitorPanel(QWidget):
             if part.after_break:
                 self.gpu.mark_break()
             self.gpu.add_series(part.series)
+            self.gpu.add_throttled(part.throttled)
         self.gpu.set_latest(batch.latest)
         self._update_status()
 
@@ -282,6 +285,8 @@ class MonitorPanel(QWidget):
         """What is loading, and which readings are past a threshold (while the data is live)."""
         live = self.run_dir is None or self.run_state not in TERMINAL
         alerts = self.gpu.alerts() if live else []
+        if self.run_state == "paused":
+            alerts.insert(0, f"Paused: {self.pause_reason or 'by the GPU guard'}")
         parts = ([self._loading] if self._loading else []) + alerts
         self.status.setText("   ·   ".join(parts))
         self.status.setStyleSheet(f"QLabel {{ color: {ALERT_COLOR}; font-weight: 600; }}" if alerts else "")

@@ -20,6 +20,7 @@ drawn is true at every zoom:
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -103,6 +104,7 @@ class LivePlot(pg.PlotWidget):
         item.addItem(self._headroom)
         self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
+        self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
 
     # --- series ----------------------------------------------------------------------------
 
@@ -454,6 +456,9 @@ class LivePlot(pg.PlotWidget):
             if i > 0 and abs(xs[i - 1] - x) < abs(xs[i] - x):
                 i -= 1
             parts.append(f"{series.curve.name() or key}: {format_value(float(buf.values[i]), self.unit)}")
+        extra = self.readout_extra(x) if self.readout_extra is not None else None
+        if extra:
+            parts.append(extra)
         return "   ".join(parts)
 
     def set_theme_colors(self, background: str, foreground: str) -> None:

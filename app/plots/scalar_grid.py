@@ -21,6 +21,7 @@ from app.settings import get_setting, set_setting
 from app.theme import SERIES_COLORS
 
 COLUMNS = 3
+ENV_PREFIX = "env/"  # charts of the env's own measures (env.info_keys), from the episode records
 SPEED = "speed"  # the speed chart's key in the menu and the settings
 
 
@@ -130,6 +131,8 @@ class ScalarGrid(QWidget):
         for key, columns in train.items():
             if key not in self.charts:
                 self.charts[key] = self._make_chart(key)
+                if key.startswith(ENV_PREFIX):  # the env's own measures come first, beside the reward
+                    self.charts = dict(sorted(self.charts.items(), key=lambda kv: not kv[0].startswith(ENV_PREFIX)))
                 new = True
             self.charts[key].buffer("value").extend(*columns)
         if new:

@@ -5,7 +5,9 @@ same shape; ``app.monitor.batches``). Each plot reads against its limit, on an a
 autoscale a hot GPU into a cool-looking curve: utilization 0-100 %, temperature from 0 with the
 GPU's own slowdown threshold (NVML) as a line, memory up to the card's capacity (and this run's
 estimate), power up to the enforced power limit. Readings past a threshold
-(``core.telemetry.thresholds``) are drawn in the alert colour and named by ``alerts()``.
+(``core.telemetry.thresholds``) are drawn in the alert colour and named by ``alerts()``. Where
+NVML said the clocks were slowed (power cap, thermal slowdown, ...: ``core.telemetry.throttle``)
+the GPU plots are shaded, and the crosshair's readout over a shaded span names the reasons.
 
 A value NVML does not report is ``None`` and is never drawn as zero: a plot whose field never had
 a value says so, and when NVML itself is unavailable every GPU plot shows the reason.
@@ -19,8 +21,18 @@ import numpy as np
 import pyqtgraph as pg
 
 from app.plots.live_plot import LivePlot
-from app.theme import CAPACITY_COLOR, ESTIMATE_COLOR, HOST_COLORS, LIMIT_COLOR, MEMORY_CARD_COLOR, MEMORY_RUN_COLOR, SERIES_COLORS
+from app.theme import (
+    CAPACITY_COLOR,
+    ESTIMATE_COLOR,
+    HOST_COLORS,
+    LIMIT_COLOR,
+    MEMORY_CARD_COLOR,
+    MEMORY_RUN_COLOR,
+    SERIES_COLORS,
+    THROTTLE_COLOR,
+)
 from core.telemetry.thresholds import gpu_alerts, warn_levels
+from core.telemetry.throttle import reason_names
 
 GIB = 1024**3
 
@@ -37,6 +49,7 @@ HOST_FIELDS = {
 }
 FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
 WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
+THROTTLE_MERGE_S = 5.0  # a span starting this soon after the last one ends continues it
 
 
 LABEL_Z = 20  # a limit's label is drawn over the readings (a hot GPU's red points hid "slowdown 87 °C")
@@ -69,6 +82,10 @@ class SystemPlots:
                             ("temperature_c", self.slowdown_line), ("power_w", self.power_limit_line)):
             self.plots[field].getPlotItem().addItem(line)
         self._spans()
+        self.throttled: list[list[float]] = []  # [start, end, reason bits] of each shaded span
+        self._regions: list[list[pg.LinearRegionItem]] = []  # per span, one region on each GPU plot
+        for field in GPU_FIELDS:
+            self.plots[field].readout_extra = self.throttle_at
 
     def set_theme_colors(self, background: str, foreground: str) -> None:
         """Each limit's label on a see-through backing of the plot's background: readable over the lines."""
@@ -106,6 +123,10 @@ class SystemPlots:
         self._seen_value = dict.fromkeys(FIELDS, False)
         self._unavailable = None
         self.latest = {}
+        for regions in self._regions:
+            for field, region in zip(GPU_FIELDS, regions, strict=True):
+                self.plots[field].getPlotItem().removeItem(region)
+        self.throttled, self._regions = [], []
         for line in (self.capacity_line, self.slowdown_line, self.power_limit_line):
             line.setVisible(False)
         self._spans()
@@ -136,6 +157,32 @@ class SystemPlots:
         if series and self._unavailable and any(f in GPU_FIELDS for f, _ in series):
             self._unavailable = None
         self._update_messages()
+
+    def add_throttled(self, spans: list[tuple[float, float, int]]) -> None:
+        """Shade the spans where the clocks were slowed (a span close to the last one extends it)."""
+        for start, end, bits in spans:
+            if self.throttled and start - self.throttled[-1][1] <= THROTTLE_MERGE_S:
+                last = self.throttled[-1]
+                last[1], last[2] = max(last[1], end), int(last[2]) | bits
+                for region in self._regions[-1]:
+                    region.setRegion((last[0], last[1]))
+                continue
+            self.throttled.append([start, end, bits])
+            regions = []
+            for field in GPU_FIELDS:
+                region = pg.LinearRegionItem((start, end), movable=False, brush=pg.mkBrush(*THROTTLE_COLOR),
+                                             pen=pg.mkPen(None))
+                region.setZValue(-10)
+                self.plots[field].getPlotItem().addItem(region)
+                regions.append(region)
+            self._regions.append(regions)
+
+    def throttle_at(self, x: float) -> str | None:
+        """The readout's words over a shaded span: which slowdowns NVML named there."""
+        for start, end, bits in self.throttled:
+            if start - 0.5 <= x <= end + 0.5:
+                return "clocks slowed: " + ", ".join(reason_names(int(bits)))
+        return None
 
     @staticmethod
     def _name_and_color(field: str, key: str, index: int) -> tuple[str, str]:

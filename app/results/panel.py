@@ -17,6 +17,7 @@ from PySide6.QtGui import QBrush
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QDoubleSpinBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
@@ -35,7 +36,8 @@ from PySide6.QtWidgets import (
 from app.plots.overlay import OverlayPlot
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
-from app.settings import get_setting, set_setting
+from app.results.morning import MorningReportDialog
+from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from core.results.export import SUFFIXES, export
 from core.results.table import ResultRow, results
@@ -120,6 +122,19 @@ class ResultsPanel(QWidget):
         self.x_combo.addItem("Timesteps", "step")
         self.x_combo.addItem("Wall time", "time")
         self.x_combo.currentIndexChanged.connect(lambda _i: self.plot.set_x_mode(self.x_combo.currentData()))
+        self.grid_spin = QDoubleSpinBox()
+        self.grid_spin.setRange(0, 2000)
+        self.grid_spin.setDecimals(0)
+        self.grid_spin.setSuffix(" g/kWh")
+        self.grid_spin.setSpecialValueText("CO2: off")
+        self.grid_spin.setValue(get_setting(GRID_SETTING, 0.0))
+        self.grid_spin.setToolTip("The grid's CO2 intensity (g CO2 per kWh; e.g. 350): the table and the exports add a CO2 "
+                                  "estimate from each run's GPU energy. 0: no estimate")
+        self.grid_spin.valueChanged.connect(self._grid_changed)
+        self.morning_button = QPushButton("Morning report…")
+        self.morning_button.setToolTip("Every run and queue job since a time (18:00): state and why, rewards, the env's "
+                                       "measures against the baseline, energy, failures with their logs")
+        self.morning_button.clicked.connect(self.show_morning_report)
         self.export_button = QPushButton("Export table…")
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
@@ -129,7 +144,10 @@ class ResultsPanel(QWidget):
         bar.addWidget(self.baseline_combo, 1)
         bar.addWidget(QLabel("x axis"))
         bar.addWidget(self.x_combo)
+        bar.addWidget(QLabel("Grid"))
+        bar.addWidget(self.grid_spin)
         bar.addStretch(0)
+        bar.addWidget(self.morning_button)
         bar.addWidget(self.save_plot_button)
         bar.addWidget(self.export_button)
 
@@ -277,6 +295,10 @@ class ResultsPanel(QWidget):
         """A request for the ticked runs is still being read."""
         return self._shown_id != self._request_id
 
+    def _grid_changed(self, value: float) -> None:
+        set_setting(GRID_SETTING, value)
+        self.update_results()
+
     def update_results(self) -> None:
         """Read the ticked runs and the baseline (in the background) and show them when read."""
         ids = [i for i in self.checked_ids() if i in self._infos]
@@ -303,7 +325,8 @@ class ResultsPanel(QWidget):
         if base_path is not None and str(base_path) not in ok:
             base_path = None
         # fresh copies: results() marks the baseline and sets deltas on the rows it gets
-        self.rows = results(paths, baseline=base_path, row=lambda d: replace(ok[str(d)][0])) if (paths or base_path) else []
+        self.rows = results(paths, baseline=base_path, row=lambda d: replace(ok[str(d)][0]),
+                            grid_g_per_kwh=self.grid_spin.value() or None) if (paths or base_path) else []
         key = GROUPS[self.group_combo.currentText()]
         if key is not None:  # grouped: the baseline first, then group by group (stable: the list's order within)
             self.rows.sort(key=lambda r: (not r.is_baseline, str(getattr(r, key) or "-").lower()))
@@ -344,6 +367,12 @@ class ResultsPanel(QWidget):
         set_setting(setting, str(out.parent))
         set_setting(setting + "_filter", chosen)
         return out
+
+    def show_morning_report(self) -> MorningReportDialog:
+        dialog = MorningReportDialog(self.store.root, self)
+        dialog.show()
+        dialog.refresh()
+        return dialog
 
     def export_table(self) -> Path | None:
         if not self.rows:

@@ -31,17 +31,19 @@ from PySide6.QtWidgets import (
 
 from app.background import run_in_background
 from app.runs.notes_box import NotesBox
+from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
 from core.run.control import delete_run
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
+from core.telemetry.energy import co2_kg
 from core.util.files import tail_lines
 from core.util.text import format_age
 
 REFRESH_MS = 3000
 LOG_LINES = 15
-COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Age", "Tags"]
+COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Energy", "Age", "Tags"]
 ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ALL_TAGS = "all tags"
@@ -82,16 +84,30 @@ class RunItem(QTreeWidgetItem):
         return mine < theirs
 
 
-def run_row(info: RunInfo, now: float) -> RunItem:
+def energy_text(kwh: float | None) -> str:
+    """``12.3 Wh`` under a kWh, else ``1.23 kWh``; empty when unknown."""
+    if kwh is None:
+        return ""
+    return f"{kwh * 1000:.3g} Wh" if kwh < 1 else f"{kwh:,.2f} kWh"
+
+
+def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> RunItem:
     reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
     steps = f"{info.steps:,}" + (f" / {info.total:,}" if info.total else "")
     started = info.started_at or info.created_at or now
     label = info.display_name or info.id
-    item = RunItem([label, info.state, info.algo, info.env, steps, reward, format_age(now - started), " ".join(info.tags)])
+    item = RunItem([label, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),
+                    format_age(now - started), " ".join(info.tags)])
     item.setData(0, ID_ROLE, info.id)
     sort_keys = [label.lower(), info.state, info.algo.lower(), info.env.lower(), float(info.steps),
-                 float("-inf") if info.mean_reward is None else float(info.mean_reward), -float(started),
+                 float("-inf") if info.mean_reward is None else float(info.mean_reward),
+                 float("-inf") if info.energy_kwh is None else float(info.energy_kwh), -float(started),
                  " ".join(info.tags).lower()]
+    co2 = co2_kg(info.energy_kwh, grid_g_per_kwh)
+    if info.energy_kwh is not None:
+        item.setToolTip(COLUMNS.index("Energy"), "GPU energy over the run (NVML)" + (
+            f"\nCO2 estimate {co2 * 1000:,.1f} g at {grid_g_per_kwh:g} g/kWh" if co2 is not None and grid_g_per_kwh else
+            "\nset the grid's g CO2/kWh in the Results tab for a CO2 estimate"))
     for col, key in enumerate(sort_keys):
         item.setData(col, SORT_ROLE, key)
     item.setForeground(1, state_color(info.state))
@@ -102,7 +118,9 @@ def run_row(info: RunInfo, now: float) -> RunItem:
         item.setToolTip(1, f"cannot be read: {info.broken}")
     elif info.state in FAILED and info.error:
         item.setToolTip(1, str(info.error.get("message", "")))
-    for col in (4, 5, 6):
+    elif info.pause_reason:
+        item.setToolTip(1, f"paused: {info.pause_reason}")
+    for col in (4, 5, 6, 7):
         item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
 
@@ -231,9 +249,9 @@ class RunsPanel(QWidget):
         self.tree.setUpdatesEnabled(False)
         self.tree.setSortingEnabled(False)
         self.tree.clear()
-        now = time.time()
+        now, grid = time.time(), get_setting(GRID_SETTING, 0.0) or None
         for info in infos:
-            item = run_row(info, now)
+            item = run_row(info, now, grid)
             self.tree.addTopLevelItem(item)
             if selected is not None and info.id == selected.id:
                 item.setSelected(True)
@@ -333,7 +351,8 @@ class RunsPanel(QWidget):
             self.details.setPlainText(describe_failure(info, self._failure_logs.get(info.id, [])) + ckpt)
         else:
             extra = f", pid {info.pid}" if info.state in ACTIVE and info.pid else ""
-            self.details.setPlainText(f"{info.id} {info.state}{extra}\n{info.path}{ckpt}")
+            paused = f"\npaused: {info.pause_reason}" if info.pause_reason else ""
+            self.details.setPlainText(f"{info.id} {info.state}{extra}{paused}\n{info.path}{ckpt}")
         self.selection_changed.emit(info)
 
     def _update_buttons(self) -> None:

@@ -29,6 +29,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                    help=f"only runs in this state ({', '.join(TERMINAL)}, running, ...); repeat or comma-separate")
     p.add_argument("--baseline", metavar="RUN",
                    help="compare every run's final mean reward with this run's (its row comes first)")
+    p.add_argument("--grid-g-per-kwh", type=float, metavar="G",
+                   help="the grid's CO2 intensity in g/kWh (e.g. 350): adds a CO2 estimate from each run's GPU energy")
     p.add_argument("--format", choices=FORMATS, help="table format (default: from -o's suffix, else md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (needed for xlsx); text formats go to stdout without it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing FILE")
@@ -42,6 +44,16 @@ def _since(text: str | None) -> date | None:
         return date.fromisoformat(text)
     except ValueError:
         raise CliError(f"--since {text!r} is not a date; write it as YYYY-MM-DD, e.g. --since 2026-11-20", 2) from None
+
+
+def grid_intensity(value: float | None) -> float | None:
+    """``--grid-g-per-kwh``, checked: a positive figure up to 2,000 g/kWh (coal is about 1,000)."""
+    if value is None:
+        return None
+    if not 0 < value <= 2000:
+        raise CliError(f"--grid-g-per-kwh {value:g} is out of range: give the grid's CO2 intensity in g/kWh, "
+                       "between 0 and 2,000 (e.g. 350)", 2)
+    return value
 
 
 def _states(values: list[str] | None) -> list[str] | None:
@@ -75,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"rlpanel export: and {len(broken) - SHOWN_BROKEN} more broken runs skipped", file=sys.stderr)
     if not dirs and baseline is None:
         raise CliError(f"no runs match in {store.root}; list them with: rlpanel runs")
-    rows = results(dirs, baseline=baseline)
+    rows = results(dirs, baseline=baseline, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh))
     content = export(rows, fmt, output)
     if args.json:
         print(json.dumps([r.to_json() for r in rows], indent=2, default=str))

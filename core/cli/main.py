@@ -11,12 +11,27 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import doctor, estimate, export, monitor, presets, queue, runs, shortcut, sweep, tensorboard, train, tune, zoo
+from core.cli import (
+    doctor,
+    estimate,
+    export,
+    monitor,
+    presets,
+    queue,
+    report,
+    runs,
+    shortcut,
+    sweep,
+    tensorboard,
+    train,
+    tune,
+    zoo,
+)
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue, sweep, zoo, tensorboard, shortcut, tune]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, report, queue, sweep, zoo, tensorboard, shortcut, tune]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -124,6 +124,10 @@ def _details(data: dict[str, Any]) -> str:
         lines.append(f"status.json problems (ignored): {', '.join(status['problems'])}")
     if status.get("exit_reason"):
         lines.append(f"exit: {status['exit_reason']}")
+    if status.get("state") == "paused" and status.get("pause_reason"):
+        lines.append(f"paused: {status['pause_reason']}")
+    if status.get("paused_s"):
+        lines.append(f"paused for {status['paused_s']:,.0f} s in all")
     lines += [f"note: {note}" for note in (status.get("notes") or [])[:10]]
     if status.get("error"):
         lines.append(f"error: {status['error'].get('message')}")

@@ -158,7 +158,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
                         step, total, unit = rec["episodes"], rec["episodes_total"], "episodes"
                 elif kind == "episode":
                     rewards.append(rec["reward"])
-                elif kind == "event" and rec.get("level") in ("warning", "error"):
+                elif kind == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
                     print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
             status = read_status(run_dir)
             state = status.get("state", "unknown")
@@ -167,6 +167,7 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
                 recent = rewards[-REWARD_WINDOW:]
                 mean = sum(recent) / len(recent) if recent else float("nan")
                 eta = (eta_text(total - step, speed.rate, time.time()) if unit == "steps" else None) or "-"
+                eta = "PAUSED (GPU guard)" if state == "paused" else eta
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
                 line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({len(rewards)} ep)"

@@ -31,6 +31,7 @@ from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section, hp
 
 SCHEMA_VERSION: Final = 1
+RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "length")  # Monitor's and the record's own
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
 OPTIMIZERS = ("auto", "adam", "adamw", "rmsprop", "rmsprop_tf_like", "sgd")
@@ -92,6 +93,20 @@ class EnvSpec(Section):
                                      "kwargs: {max_episode_steps: 500}}]; rl_zoo3's spelling works too.")
     frame_stack: int | None = hp(None, "Frame stack", "Stack this many last observations (VecFrameStack; empty: none).",
                                  "frames", ge=2, le=64)
+    info_keys: list[str] = hp([], "Env measures", "Numeric keys of the env's info dict at the end of an episode to record "
+                                                  "with each episode (e.g. co2_kg, comfort_pct): plotted, and columns of "
+                                                  "the results table against the baseline.")
+
+    @field_validator("info_keys")
+    @classmethod
+    def _info_keys(cls, v: list[str]) -> list[str]:
+        for key in v:
+            if not re.fullmatch(r"[A-Za-z_][\w.]{0,63}", key) or key in RESERVED_INFO_KEYS:
+                raise ValueError(f"info key {key!r} is not usable: give the name of a number in the env's info dict "
+                                 f"(letters, digits, _ and .; not {', '.join(RESERVED_INFO_KEYS)}: Monitor's own)")
+        if len(set(v)) != len(v):
+            raise ValueError("info keys are listed twice: name each once")
+        return v
 
     @field_validator("wrappers", mode="before")
     @classmethod
@@ -192,6 +207,13 @@ class RuntimeParams(Section):
     seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
     normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
     telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)
+    thermal_guard: bool = hp(True, "Thermal guard", "Pause training between steps while the GPU is too hot (at or above "
+                                                    "the pause temperature for 10 s) and resume once it cooled down.")
+    thermal_pause_c: int | None = hp(None, "Pause at", "GPU temperature that pauses training after 10 s (empty: 5 C below "
+                                                       "the GPU's NVML slowdown threshold).", "C", ge=40, le=110)
+    thermal_resume_c: int | None = hp(None, "Resume below", "A paused run resumes once the GPU is below this (empty: 15 C "
+                                                            "below the slowdown threshold, or 10 C below the pause).",
+                                      "C", ge=30, le=105)
     keep_awake: bool = hp(True, "Keep awake", "Ask the OS not to sleep while the run trains (released when it ends); "
                                               "closing the lid still does what the power plan says.")
 
@@ -208,6 +230,9 @@ class BudgetParams(Section):
     checkpoint_every: int = hp(50_000, "Checkpoint every",
                                "Steps between checkpoints (0: only at the end and on stop).", "steps", ge=0)
     keep_checkpoints: int = hp(3, "Checkpoints kept", "Older checkpoints are deleted.", "", ge=1, le=1000)
+    checkpoint_minutes: float = hp(15.0, "Checkpoint minutes",
+                                   "Also checkpoint after this many minutes of training since the last one, so a slow run "
+                                   "loses at most that much (0: by steps only).", "min", ge=0, le=10_080)
     eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
     eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
     episodes: int = hp(20, "Baseline episodes",
@@ -275,15 +300,25 @@ class RunConfig(Section):
 
 def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
     """Rules between fields of the chosen algorithm (its spec's rules), and the net_arch keys it takes."""
+    issues = thermal_issues(cfg.runtime)
     spec = cfg.spec
     if spec is None:
-        return []
-    issues = [issue for rule in spec.rules for issue in rule(cfg.params, cfg.runtime, cfg.budget)]
+        return issues
+    issues += [issue for rule in spec.rules for issue in rule(cfg.params, cfg.runtime, cfg.budget)]
     net = cfg.policy.net_arch
     if isinstance(net, dict) and (set(net) - spec.net_keys or not spec.net_keys):
         want = " and ".join(sorted(spec.net_keys)) if spec.net_keys else "a plain list"
         issues.append(FieldIssue("policy.net_arch", f"{cfg.algo} takes {want} for net_arch, not keys {sorted(net)}"))
     return issues
+
+
+def thermal_issues(rt: RuntimeParams) -> list[FieldIssue]:
+    """The thermal guard resumes below the temperature it pauses at."""
+    pause, resume = rt.thermal_pause_c, rt.thermal_resume_c
+    if pause is not None and resume is not None and resume >= pause:
+        return [FieldIssue("runtime.thermal_resume_c", f"resume temperature {resume} C must be below the pause temperature "
+                                                       f"{pause} C (runtime.thermal_pause_c): set it a few degrees lower")]
+    return []
 
 
 def config_hints(cfg: RunConfig) -> list[FieldHint]:

@@ -4,7 +4,9 @@ The fit estimate needs shapes and dtypes only. A registered gymnasium id is crea
 (gymnasium does not import torch) and cached per ``(id, kwargs)``. A ``module:Class`` entry
 point is user code, which only the worker may import in-process (ARCHITECTURE.md, "Safety"): it is
 probed in a subprocess, ``python -m core.config.spaces --env JSON`` (so is an env with wrappers), which prints
-one JSON object.
+one JSON object. That probe also plays one episode of random actions and reports the numeric keys
+of its last ``info`` (``EnvSpaces.info_keys``): the env's own measures the form offers for
+``env.info_keys``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from core.util.paths import CODE_ROOT
 
 ActionKind = str  # one of SPACE_KINDS
 PROBE_TIMEOUT_S = 60.0
+PROBE_EPISODE_STEPS, PROBE_EPISODE_S = 2000, 10.0  # the probe's one random episode (its info keys): at most
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class EnvSpaces:
     obs_image: bool = False               # SB3's is_image_space: uint8, 3 dims, 0..255 (a CNN's input)
     obs_keys: tuple[str, ...] = ()        # Dict observations: the keys (obs_shape is their flattened sum)
     action_masks: bool = False            # the env has an action_masks() method (MaskablePPO needs one)
+    info_keys: tuple[str, ...] = ()       # numeric keys of info at the end of a probe episode (offered for env.info_keys)
 
     @property
     def image_chw(self) -> tuple[int, int, int]:
@@ -105,7 +109,8 @@ class EnvSpaces:
         data = dict(data)
         for key in ("obs_shape", "action_shape", "obs_nvec", "action_nvec"):
             data[key] = tuple(int(v) for v in data.get(key) or ())
-        data["obs_keys"] = tuple(str(k) for k in data.get("obs_keys") or ())
+        for key in ("obs_keys", "info_keys"):
+            data[key] = tuple(str(k) for k in data.get(key) or ())
         return cls(**data)
 
 
@@ -393,6 +398,7 @@ def _main(argv: list[str] | None = None) -> int:
         try:
             found = describe(made.observation_space, made.action_space, spec.label)
             out: dict[str, Any] = replace(found, action_masks=has_action_masks(made)).to_json()
+            out["info_keys"] = episode_info_keys(made)
         finally:
             close = getattr(made, "close", None)
             if callable(close):
@@ -407,6 +413,27 @@ def _main(argv: list[str] | None = None) -> int:
         out = {"error": f"{type(exc).__name__}: {first}".rstrip(": ")}
     print(json.dumps(out))
     return 0
+
+
+def episode_info_keys(env: Any, max_steps: int = PROBE_EPISODE_STEPS, max_s: float = PROBE_EPISODE_S) -> list[str]:
+    """The numeric keys of ``info`` when one episode of random actions ends (within the step and time
+    caps): what an env reports as its own measures, offered for ``env.info_keys``. Never raises."""
+    import numbers
+    import time
+
+    try:
+        env.reset()
+        info: dict[str, Any] = {}
+        deadline = time.monotonic() + max_s
+        for _ in range(max_steps):
+            _, _, terminated, truncated, info = env.step(env.action_space.sample())
+            if terminated or truncated or time.monotonic() > deadline:
+                break
+        if not (terminated or truncated):
+            return []
+        return sorted(str(k) for k, v in info.items() if isinstance(v, numbers.Real) and not isinstance(v, bool))
+    except Exception:  # user code: the keys are an offer, never a reason the probe fails
+        return []
 
 
 def _make_wrapped(spec: EnvSpec) -> Any:

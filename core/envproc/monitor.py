@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import os
 import time
 from typing import Any, SupportsFloat
@@ -91,7 +92,7 @@ class EpisodeMonitor(gym.Wrapper[Any, Any, Any, Any]):
             ep_len = len(self.rewards)
             ep_info: dict[str, Any] = {"r": round(ep_rew, 6), "l": ep_len, "t": round(time.time() - self.t_start, 6)}
             for key in self.info_keywords:
-                ep_info[key] = info[key]
+                ep_info[key] = info.get(key, math.nan)  # a measure the env did not report: NaN, left out of the record
             self.episode_returns.append(ep_rew)
             self.episode_lengths.append(ep_len)
             self.episode_times.append(time.time() - self.t_start)

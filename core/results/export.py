@@ -120,8 +120,8 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(rows: list[ResultRow]) -> str:
-    cols = columns_for(rows)
+def to_markdown(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
+    cols = cols or columns_for(rows)
     lines = ["| " + " | ".join(_md(c.title) for c in cols) + " |",
              "|" + "|".join("---:" if is_numeric(c) else ":---" for c in cols) + "|"]
     lines += ["| " + " | ".join(_md(display(c, r)) for c in cols) + " |" for r in rows]
@@ -176,8 +176,8 @@ def to_latex(rows: list[ResultRow]) -> str:
 
 # --- HTML ---------------------------------------------------------------------------------------
 
-def to_html(rows: list[ResultRow]) -> str:
-    cols = columns_for(rows)
+def to_html(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
+    cols = cols or columns_for(rows)
     esc = html.escape
     out = ['<table class="rlpanel-results">', "<thead>", "<tr>" + "".join(
         f'<th style="text-align:{"right" if is_numeric(c) else "left"}">{esc(c.title)}</th>' for c in cols) + "</tr>",
@@ -202,12 +202,14 @@ def xlsx_number_format(col: Column) -> str | None:
             "pct": f'+0{decimals}" %";-0{decimals}" %";0{decimals}" %"'}.get(col.kind)
 
 
-def to_xlsx(rows: list[ResultRow]) -> bytes:
+def to_xlsx(rows: list[ResultRow], cols: list[Column] | None = None,
+            sheets: dict[str, list[list[Any]]] | None = None) -> bytes:
+    """The table in sheet "Results"; ``sheets``: more sheets, title -> rows of cells (the morning report's)."""
     from openpyxl import Workbook
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    cols = columns_for(rows)
+    cols = cols or columns_for(rows)
     wb = Workbook()
     ws = wb.active
     ws.title = "Results"
@@ -232,6 +234,12 @@ def to_xlsx(rows: list[ResultRow]) -> bytes:
     ws.freeze_panes = "A2"
     if rows:
         ws.auto_filter.ref = ws.dimensions
+    for title, cells in (sheets or {}).items():
+        extra = wb.create_sheet(title)
+        for line in cells:
+            extra.append(line)
+        for cell in extra[1] if cells else ():
+            cell.font, cell.fill = header_font, header_fill
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()

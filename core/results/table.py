@@ -7,6 +7,9 @@ a summary) still gets its numbers. Rows of runs that did not finish are kept and
 ``columns_for(rows)`` says which of them a table of those rows shows, with headers that name the
 real number of episodes behind a figure, and one column per setting in which the runs differ.
 
+The env's own measures (``env.info_keys``, recorded with each episode) are columns of their own,
+each with its change against the baseline in per cent ("co2_kg vs baseline: -29.0 %").
+
 The change against a baseline compares evaluations when both runs have them (a baseline's
 fixed policy is evaluated by all of its episodes), else the means of the last training episodes;
 each delta carries its standard error and says which figures and how many episodes it compares.
@@ -28,6 +31,8 @@ from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
 from core.run.summary import REWARD_WINDOW, summarize
+from core.telemetry.energy import co2_kg
+from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 
 MIB = 2**20
@@ -66,6 +71,8 @@ COLUMNS: list[Column] = [
     Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run", "MiB", "float", 0),
     Column("peak_gpu_memory_mib", "Peak GPU memory, whole GPU", "MiB", "float", 0),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
+    Column("energy_kwh", "GPU energy", "kWh", "float", 4),
+    Column("co2_kg", "CO2 estimate", "kg", "float", 4),
     Column("delta_reward", "Δ vs baseline", "", "delta", 2),
     Column("delta_se", "± (std. error)", "", "float", 2),
     Column("delta_reward_pct", "Δ vs baseline", "%", "pct", 1),
@@ -73,7 +80,9 @@ COLUMNS: list[Column] = [
 ]
 DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
 WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
+OPTIONAL_KEYS = ("energy_kwh", "co2_kg")  # shown only when a row has the number (NVML, a grid intensity)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
+MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
 LEGEND = f"{MARK} the run did not finish (see State): its numbers cover only the steps it made."
 
@@ -102,6 +111,8 @@ class ResultRow:
     peak_run_gpu_memory_mib: float | None = None  # this run's own processes
     peak_gpu_memory_mib: float | None = None  # the whole GPU, other programs included
     peak_temperature_c: float | None = None
+    energy_kwh: float | None = None  # the GPU energy over the run (NVML's counter, else its power samples)
+    co2_kg: float | None = None  # energy_kwh at the grid intensity the user set (results(grid_g_per_kwh=...))
     delta_reward: float | None = None
     delta_se: float | None = None  # standard error of the delta, from both runs' spreads and episodes
     delta_reward_pct: float | None = None
@@ -111,6 +122,11 @@ class ResultRow:
     started_at: float | None = None
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
+    exit_reason: str = ""  # why it ended (or why it is paused): the morning report's "Why"
+    paused_s: float | None = None  # time the GPU guard held it paused
+    throttled_s: float | None = None  # time NVML said the GPU's clocks were slowed
+    measures: dict[str, float] = field(default_factory=dict)  # the env's own measures (env.info_keys), mean per episode
+    measures_pct: dict[str, float | None] = field(default_factory=dict)  # their change against the baseline, in %
 
     @property
     def marked(self) -> bool:
@@ -120,6 +136,10 @@ class ResultRow:
     def value(self, key: str) -> Any:
         if key.startswith(SETTING):
             return self.settings.get(key[len(SETTING):])
+        if key.startswith(MEASURE):
+            return self.measures.get(key[len(MEASURE):])
+        if key.startswith(MEASURE_PCT):
+            return self.measures_pct.get(key[len(MEASURE_PCT):])
         return getattr(self, key)
 
     def to_json(self) -> dict[str, Any]:
@@ -145,11 +165,18 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
     for c in COLUMNS:
         if c.key in DELTA_KEYS and not with_baseline:
             continue
+        if c.key in OPTIONAL_KEYS and all(r.value(c.key) is None for r in rows):
+            continue
         if c.key == "final_mean_reward":
             c = c._replace(header=f"Final mean reward (last {window} ep)")
         elif c.key == "best_mean_reward":
             c = c._replace(header=f"Best rolling mean ({window} ep)")
         cols.append(c)
+    keys = list(dict.fromkeys(k for r in rows for k in r.measures))
+    for key in keys:  # the env's own measures, each with its change against the baseline
+        cols.append(Column(MEASURE + key, key, "", "float", 3))
+        if with_baseline:
+            cols.append(Column(MEASURE_PCT + key, f"{key} vs baseline", "%", "pct", 1))
     paths = differing_paths([(r.algo, r.settings) for r in rows])
     return cols + [Column(SETTING + p, p, kind="setting") for p in paths]
 
@@ -173,7 +200,7 @@ def result_row(run_dir: Path) -> ResultRow:
     summary = _summary_for(run_dir, info.state)
     if summary is None:
         summary = summarize(run_dir)
-    if "final_window" not in summary:  # a summary.json written before these figures were kept
+    if "final_window" not in summary or "final_measures" not in summary:  # a summary.json from before these figures
         summary = {**summarize(run_dir), **summary}
     peak_mem, own_mem = _num(summary.get("peak_gpu_memory_bytes")), _num(summary.get("peak_process_gpu_memory_bytes"))
     steps_per_s = _num(summary.get("steps_per_s"))
@@ -195,8 +222,35 @@ def result_row(run_dir: Path) -> ResultRow:
         eval_episodes=_whole(evaluation[2]) or None,
         peak_run_gpu_memory_mib=own_mem / MIB if own_mem is not None else None,
         peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
-        peak_temperature_c=_num(summary.get("peak_temperature_c")),
+        peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
+        # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
+        measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
+        exit_reason=_why(info.status), paused_s=_num(info.status.get("paused_s")), throttled_s=_num(summary.get("throttled_s")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
+
+
+def _why(status: dict[str, Any]) -> str:
+    """Why the run ended (its exit reason or error), or why it is paused; "" while it runs."""
+    raw = status.get("error")
+    error: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    for value in (status.get("pause_reason") if status.get("state") == "paused" else None, status.get("exit_reason"),
+                  error.get("message")):
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _measures(raw: Any) -> dict[str, float]:
+    if not isinstance(raw, dict):
+        return {}
+    return {str(k): float(v) for k, v in raw.items() if _num(v) is not None and math.isfinite(v)}
+
+
+def _energy(run_dir: Path, summary: dict[str, Any]) -> float | None:
+    """summary.json's energy; a summary written before energy was kept: from the telemetry."""
+    if "energy_kwh" in summary:
+        return _num(summary.get("energy_kwh"))
+    return _num(telemetry_summary(RunDir(run_dir).telemetry).get("energy_kwh"))
 
 
 def _num(v: Any) -> float | None:
@@ -241,6 +295,7 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
     of the last training episodes."""
     base_eval, base_train = _eval_figure(base), _train_figure(base)
     for row in rows:
+        row.measures_pct = {k: _pct(v, base.measures.get(k)) for k, v in row.measures.items()}
         row.delta_reward = row.delta_se = row.delta_reward_pct = None
         row.delta_basis = ""
         own_eval = _eval_figure(row)
@@ -258,16 +313,24 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
         row.delta_basis = f"{what} {ours.episodes or '?'} vs {ref.episodes or '?'} ep"
 
 
+def _pct(value: float, base: float | None) -> float | None:
+    """The change of ``value`` against ``base`` in per cent of |base| (None without a base, or at 0)."""
+    return None if base is None or base == 0 else 100.0 * (value - base) / abs(base)
+
+
 def results(run_dirs: list[Path], baseline: Path | None = None,
-            row: Callable[[Path], ResultRow] = result_row) -> list[ResultRow]:
+            row: Callable[[Path], ResultRow] = result_row, grid_g_per_kwh: float | None = None) -> list[ResultRow]:
     """One row per run folder, in the given order; with ``baseline`` its row comes first and
     every row gets the change of final mean reward against it. ``row(run_dir)`` makes a fresh
-    row (the window passes rows it read in the background)."""
+    row (the window passes rows it read in the background). ``grid_g_per_kwh`` (the grid's CO2
+    intensity the user set) turns each run's energy into a CO2 estimate."""
     dirs = [Path(d) for d in run_dirs]
     if baseline is not None:
         baseline = Path(baseline)
         dirs = [baseline] + [d for d in dirs if d.resolve() != baseline.resolve()]
     rows = [row(d) for d in dirs]
+    for made in rows:
+        made.co2_kg = co2_kg(made.energy_kwh, grid_g_per_kwh)
     if baseline is not None:
         rows[0].is_baseline = True
         apply_baseline(rows, rows[0])

@@ -2,12 +2,12 @@
 
 Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys and kinds.
 
-- episode  {step, t, reward, length[, info]}: ``info`` holds the env's numeric info values at the
-  episode's end (``episode_info``: what a sweep's ``info.KEY`` objective reads)
+- episode  {step, t, reward, length[, m: {<env.info_keys>: number}]} (m: the env's own measures)
 - progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
 - eval     {step, t, mean_reward, std_reward, episodes}
-- event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...)
+- event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
+  for what a program may act on: thermal_pause, thermal_resume, gpu_memory)
 - attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a
   restart): the run did not run between the records before it and those after it, so plots break
   their lines there
@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from typing import Any
 
 EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train", "eval", "event", "attempt"
@@ -26,30 +26,25 @@ STEP_KINDS = (EPISODE, PROGRESS, TRAIN)  # the kinds whose step tells how far a 
 
 
 def episode(step: int, reward: float, length: int, t: float | None = None,
-            info: dict[str, float] | None = None) -> dict[str, Any]:
+            measures: dict[str, float] | None = None) -> dict[str, Any]:
+    """``measures``: the env's own numbers at the episode's end (``env.info_keys``), kept under ``m``."""
     rec = {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
            "reward": float(reward), "length": int(length)}
-    return {**rec, "info": info} if info else rec
+    if measures:
+        rec["m"] = measures
+    return rec
 
 
-SB3_INFO_KEYS = frozenset({"episode", "terminal_observation", "TimeLimit.truncated", "final_observation", "final_info"})
-MAX_INFO_KEYS, MAX_INFO_KEY_CHARS = 16, 64
-
-
-def episode_info(info: Mapping[str, Any]) -> dict[str, float]:
-    """The env's own numeric scalars of an episode's last ``info`` (a bool as 0 or 1), at most 16;
-    what SB3 and its Monitor add, arrays and text are left out."""
-    out: dict[str, float] = {}
-    for key, value in info.items():
-        if len(out) >= MAX_INFO_KEYS:
-            break
-        if not isinstance(key, str) or key in SB3_INFO_KEYS or len(key) > MAX_INFO_KEY_CHARS:
+def measures_of(ep: dict[str, Any], keys: tuple[str, ...] | list[str]) -> dict[str, float] | None:
+    """The finite numbers among ``keys`` of a Monitor episode dict (a key the env did not report is left out)."""
+    out = {}
+    for key in keys:
+        value = ep.get(key)
+        if isinstance(value, bool) or not isinstance(value, numbers.Real):  # numpy's scalars are Real too
             continue
-        if getattr(value, "shape", None) == () and hasattr(value, "item"):  # a numpy scalar (its bool is no number)
-            value = value.item()
-        if isinstance(value, numbers.Real) and math.isfinite(float(value)):
+        if math.isfinite(float(value)):
             out[key] = float(value)
-    return out
+    return out or None
 
 
 def progress(step: int, fps: float, total: int | None, **extra: Any) -> dict[str, Any]:
@@ -65,10 +60,12 @@ def evaluation(step: int, mean_reward: float, std_reward: float, episodes: int) 
             "std_reward": float(std_reward), "episodes": int(episodes)}
 
 
-def event(message: str, level: str = "info", step: int | None = None) -> dict[str, Any]:
+def event(message: str, level: str = "info", step: int | None = None, code: str | None = None) -> dict[str, Any]:
     rec: dict[str, Any] = {"kind": EVENT, "t": time.time(), "level": level}
     if step is not None:
         rec["step"] = int(step)
+    if code is not None:
+        rec["code"] = code
     rec["message"] = message
     return rec
 

@@ -1,6 +1,8 @@
 """The states a run passes through, and which of them mean what.
 
-queued -> starting -> running -> (stopping ->) finished | stopped | failed. ``crashed`` is never
+queued -> starting -> running -> (stopping ->) finished | stopped | failed; a running run may be
+``paused`` by a guard of the worker (the GPU too hot: ``pause_reason`` in the status says why) and
+goes back to running. ``crashed`` is never
 written: it is what a reader sees when the status says active but the worker is gone; nor is
 ``broken``: what a reader sees when ``status.json`` is not a status at all.
 """
@@ -8,8 +10,8 @@ written: it is what a reader sees when the status says active but the worker is 
 from __future__ import annotations
 
 BROKEN = "broken"  # a reading, never written: status.json cannot be read as a status (why: "broken")
-ACTIVE = ("queued", "starting", "running", "stopping")
-LIVE = ("starting", "running", "stopping")  # a worker should be running
+ACTIVE = ("queued", "starting", "running", "paused", "stopping")
+LIVE = ("starting", "running", "paused", "stopping")  # a worker should be running
 TERMINAL = ("finished", "stopped", "failed", "crashed")
 RESUMABLE = ("stopped", "failed", "crashed")
 FAILED = ("failed", "crashed")

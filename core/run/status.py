@@ -22,7 +22,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "state": (str,), "id": (str,), "pid": (int,), "pid_create_time": _NUMBER, "host": (str,), "preset": (str,),
     "created_at": _NUMBER, "updated_at": _NUMBER, "launched_at": _NUMBER, "started_at": _NUMBER, "ended_at": _NUMBER,
     "train_time_s": _NUMBER, "attempt": (int,), "error": (dict,), "exit_reason": (str,), "warnings": (list,),
-    "queue": (dict,), "resumed_from": (str,), "notes": (list,),
+    "queue": (dict,), "resumed_from": (str,), "notes": (list,), "pause_reason": (str,), "paused_s": _NUMBER,
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
 WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (core.run.control starts it)

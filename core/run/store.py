@@ -69,6 +69,8 @@ class RunInfo:
     tags: tuple[str, ...] = ()
     note: str = ""
     has_checkpoint: bool = False  # a complete checkpoint to resume from
+    energy_kwh: float | None = None  # the GPU energy of an ended run (summary.json)
+    pause_reason: str | None = None  # why a paused run is paused (the GPU guard)
     status: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @property
@@ -209,13 +211,15 @@ def run_info(run_dir: Path) -> RunInfo:
         created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
         error=status.get("error"), broken="; ".join(broken) or None, status=status,
-        has_checkpoint=layout.latest_checkpoint.is_file())
+        has_checkpoint=layout.latest_checkpoint.is_file(),
+        pause_reason=str(status["pause_reason"]) if status.get("state") == "paused" and status.get("pause_reason") else None)
     notes = read_annotations(run_dir)
     info.display_name, info.tags, info.note = notes.display_name, notes.tags, notes.note
     summary = read_json(layout.summary, default=None)
     if isinstance(summary, dict) and info.state in TERMINAL:
         info.steps = _int(summary.get("timesteps"))
         info.mean_reward = _num(summary.get("final_mean_reward"))
+        info.energy_kwh = _num(summary.get("energy_kwh"))
         episodes = summary.get("episodes")
         info.episodes = episodes if isinstance(episodes, int) and not isinstance(episodes, bool) else None
         return info

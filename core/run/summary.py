@@ -41,6 +41,7 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     rewards = [float(r["reward"]) for r in records if r.get("kind") == "episode"]
     steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in ("episode", "progress", "train")), default=0)
     evals = [r for r in records if r.get("kind") == "eval"]
+    episodes = [r for r in records if r.get("kind") == "episode"]
     means = rolling_means(rewards)
     # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
     full = means[REWARD_WINDOW - 1:] if len(means) >= REWARD_WINDOW else means[-1:]
@@ -58,7 +59,22 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         # over every episode: a baseline's fixed policy is evaluated by all of them
         "all_mean_reward": sum(rewards) / len(rewards) if rewards else None,
         "all_std_reward": std(rewards),
+        # the env's own measures (env.info_keys): the mean of the last REWARD_WINDOW episodes that have each, and of all
+        "final_measures": env_measures(episodes[-REWARD_WINDOW:]),
+        "all_measures": env_measures(episodes),
     }
+
+
+def env_measures(episodes: list[dict[str, Any]]) -> dict[str, float]:
+    """The mean of each env measure over ``episodes`` (those that reported it)."""
+    sums: dict[str, list[float]] = {}
+    for ep in episodes:
+        measures = ep.get("m")
+        if isinstance(measures, dict):
+            for key, value in measures.items():
+                if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                    sums.setdefault(str(key), []).append(float(value))
+    return {key: sum(values) / len(values) for key, values in sums.items()}
 
 
 def summarize(run_dir: Path) -> dict[str, Any]:

@@ -170,7 +170,17 @@ class SweepSpec(BaseModel):
         raw = resolve_raw(job.preset, {"name": job.name, **job.overrides()})
         for path, value in params.items():
             raw = set_path(raw, path, value)
-        return raw
+        return self._with_measure(raw)
+
+    def _with_measure(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """An ``info.KEY`` objective is read from the episodes' measures: the trial records KEY (env.info_keys)."""
+        metric = self.objective.metric
+        if not metric.startswith("info."):
+            return raw
+        env = raw.get("env")
+        keys = list((env.get("info_keys") if isinstance(env, dict) else None) or [])
+        key = metric.removeprefix("info.")
+        return raw if key in keys else set_path(raw, "env.info_keys", [*keys, key])
 
     def trial_config(self, params: dict[str, Any], number: int | None = None) -> RunConfig:
         """The trial's validated run config (``params`` decoded: as the config takes them)."""

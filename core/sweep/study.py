@@ -90,7 +90,7 @@ def _episode_values(run_dir: Path, metric: str) -> list[tuple[int, float]]:
     for rec in read_jsonl(RunDir(run_dir).metrics):
         if rec.get("kind") != "episode" or not isinstance(rec.get("step"), int):
             continue
-        value = rec.get("reward") if metric == "episode_mean_reward" else (rec.get("info") or {}).get(key)
+        value = rec.get("reward") if metric == "episode_mean_reward" else (rec.get("m") or {}).get(key)
         if isinstance(value, int | float) and math.isfinite(value):
             out.append((int(rec["step"]), float(value)))
     return out

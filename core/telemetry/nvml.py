@@ -59,6 +59,8 @@ class GpuSample(NamedTuple):
     fan_pct: int | None
     process_memory_bytes: int | None
     process_memory_source: str | None
+    throttle_reasons: int | None = None  # NVML's clock event (throttle) reasons bit mask: core.telemetry.throttle names them
+    energy_mj: int | None = None  # NVML's total energy counter (millijoules since the driver loaded)
 
 
 # --- NVML: initialised once per process --------------------------------------------------------
@@ -147,6 +149,22 @@ def detect_gpus() -> list[GpuInfo]:
     return gpus
 
 
+def _throttle_reasons(handle: Any) -> int | None:
+    """The clock event reasons (NVML >= 12.2's name), else the older throttle reasons call."""
+    value = _read(_nvml.nvmlDeviceGetCurrentClocksEventReasons, handle)
+    if value is None:
+        value = _read(_nvml.nvmlDeviceGetCurrentClocksThrottleReasons, handle)
+    return None if value is None else int(value)
+
+
+def slowdown_threshold(index: int) -> int | None:
+    """GPU ``index``'s NVML slowdown temperature (where its clocks start to drop), or None."""
+    if not nvml_status().available or not 0 <= index < len(_handles) or _handles[index] is None:
+        return None
+    value = _read(_nvml.nvmlDeviceGetTemperatureThreshold, _handles[index], _nvml.NVML_TEMPERATURE_THRESHOLD_SLOWDOWN)
+    return None if value is None else int(value)
+
+
 def _milliwatts(value: int | None) -> float | None:
     return None if value is None else value / 1000.0
 
@@ -178,7 +196,7 @@ class GpuSampler:
         nv = _nvml
         if handle is None:
             mem = util = None
-            values: list[Any] = [None] * 6
+            values: list[Any] = [None] * 8
             name = None
         else:
             if index not in self._names:
@@ -196,8 +214,10 @@ class GpuSampler:
                 _read(nv.nvmlDeviceGetClockInfo, handle, nv.NVML_CLOCK_SM),
                 _read(nv.nvmlDeviceGetFanSpeed, handle),
                 self._nvml_process_memory(handle, pids),
+                _throttle_reasons(handle),
+                _read(nv.nvmlDeviceGetTotalEnergyConsumption, handle),
             ]
-        temperature, power, power_limit, sm_clock, fan, proc_mem = values
+        temperature, power, power_limit, sm_clock, fan, proc_mem, throttle, energy = values
         source = "nvml" if proc_mem else None
         if not proc_mem and self.torch_memory is not None and index == self.torch_device:
             reserved = self._torch_reserved()
@@ -213,7 +233,8 @@ class GpuSampler:
             utilization_pct=util.gpu if util is not None else None,
             memory_utilization_pct=util.memory if util is not None else None,
             power_w=power, power_limit_w=power_limit, sm_clock_mhz=sm_clock, fan_pct=fan,
-            process_memory_bytes=proc_mem, process_memory_source=source)
+            process_memory_bytes=proc_mem, process_memory_source=source,
+            throttle_reasons=throttle, energy_mj=energy)
 
     @staticmethod
     def _nvml_process_memory(handle: Any, pids: set[int] | None) -> int | None:

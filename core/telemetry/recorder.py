@@ -12,7 +12,9 @@ File format (one JSON object a line, ``null`` = not available):
   ``memory_used_bytes``, ``memory_total_bytes``, ``temperature_c``, ``temperature_slowdown_c``
   (NVML's slowdown threshold), ``utilization_pct``,
   ``memory_utilization_pct``, ``power_w``, ``power_limit_w``, ``sm_clock_mhz``, ``fan_pct``,
-  ``process_memory_bytes``, ``process_memory_source``, ``rss_bytes``, ``cpu_pct`` (system),
+  ``process_memory_bytes``, ``process_memory_source``, ``throttle_reasons`` (NVML's clock event
+  reasons bit mask, ``core.telemetry.throttle``), ``energy_mj`` (NVML's total energy counter,
+  millijoules since the driver loaded), ``rss_bytes``, ``cpu_pct`` (system),
   ``process_cpu_pct`` (the run's process tree, % of one core).
 - ``{"t", "kind": "agg", "gpu", "n", "dt": 1, <field>: mean, <field>_min, <field>_max, ...}``:
   thinned history, see below (``_min``/``_max`` are left out when they equal the mean).
@@ -162,7 +164,8 @@ class TelemetryRecorder:
                 "power_w": _round(s.power_w, 2), "power_limit_w": _round(s.power_limit_w, 1),
                 "sm_clock_mhz": s.sm_clock_mhz, "fan_pct": s.fan_pct,
                 "process_memory_bytes": s.process_memory_bytes,
-                "process_memory_source": s.process_memory_source}, host))
+                "process_memory_source": s.process_memory_source,
+                "throttle_reasons": s.throttle_reasons, "energy_mj": s.energy_mj}, host))
         return lines
 
     def _flush(self, writer: JsonlWriter, buffer: list[dict[str, Any]]) -> None:

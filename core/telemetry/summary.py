@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from core.telemetry.energy import run_energy
+from core.telemetry.throttle import reason_names, slowdown
 from core.util.jsonl import read_jsonl
 
 
@@ -27,6 +29,8 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
             util_n += weight
     # rss is the same host figure on every GPU's line of a tick: the peak is unaffected.
     status = next((r for r in records if r.get("kind") == "status"), None)
+    energy = run_energy(records)
+    throttled = _throttled(gpu_rows, status.get("hz") if status else None)
     return {
         "peak_gpu_memory_bytes": peak(gpu_rows, "memory_used_bytes"),
         "peak_process_gpu_memory_bytes": peak(gpu_rows, "process_memory_bytes"),
@@ -36,7 +40,31 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" and _is_number(r.get("n", 1)) else 1
                                  for r in samples),
         "nvml_reason": status.get("reason") if status else None,
+        "energy_kwh": round(energy.kwh, 6) if energy else None,
+        "energy_source": energy.source if energy else None,
+        "throttled_s": throttled[0],
+        "throttle_reasons": throttled[1],
     }
+
+
+def _throttled(gpu_rows: list[dict[str, Any]], hz: Any) -> tuple[float | None, list[str]]:
+    """Seconds any GPU's clocks were slowed (power cap, thermal, ...) and the reasons seen (None: never read).
+
+    A sample line stands for ``1/hz`` seconds, an ``agg`` line for its second; a tick counts once
+    however many GPUs were slowed in it."""
+    known = [r for r in gpu_rows if _is_number(r.get("throttle_reasons")) and isinstance(r["throttle_reasons"], int)]
+    if not known:
+        return None, []
+    period = 1.0 / hz if _is_number(hz) and hz > 0 else 0.2
+    seen = 0
+    ticks: dict[float, float] = {}
+    for r in known:
+        mask = slowdown(r["throttle_reasons"])
+        if mask and _is_number(r.get("t")):
+            seen |= mask
+            agg = r.get("kind") == "agg"
+            ticks[float(int(r["t"])) if agg else round(float(r["t"]), 2)] = 1.0 if agg else period
+    return round(sum(ticks.values()), 1), reason_names(seen)
 
 
 def _is_number(v: Any) -> TypeGuard[float]:

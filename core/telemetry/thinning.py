@@ -18,6 +18,9 @@ NUMERIC = ("memory_used_bytes", "temperature_c", "utilization_pct", "memory_util
            "power_w", "sm_clock_mhz", "fan_pct", "process_memory_bytes", "rss_bytes", "cpu_pct",
            "process_cpu_pct")
 CONSTANT = ("memory_total_bytes", "power_limit_w", "temperature_slowdown_c", "process_memory_source")
+# a bit mask: the second keeps every reason any of its samples had; a counter: the second keeps its last reading
+BITS = ("throttle_reasons",)
+COUNTERS = ("energy_mj",)
 
 
 def thin_telemetry(path: Path, older_than_t: float) -> int:
@@ -39,6 +42,13 @@ def thin_telemetry(path: Path, older_than_t: float) -> int:
     return len(old)
 
 
+def _or(masks: list[int]) -> int:
+    out = 0
+    for mask in masks:
+        out |= mask
+    return out
+
+
 def _aggregate(second: int, gpu: Any, rows: list[dict[str, Any]]) -> dict[str, Any]:
     agg: dict[str, Any] = {"t": second, "kind": "agg", "gpu": gpu, "n": len(rows), "dt": 1}
     for key in NUMERIC:
@@ -50,6 +60,9 @@ def _aggregate(second: int, gpu: Any, rows: list[dict[str, Any]]) -> dict[str, A
                 agg[key + "_min"], agg[key + "_max"] = low, high
         else:
             agg[key] = None
-    for key in CONSTANT:
+    for key in CONSTANT + COUNTERS:
         agg[key] = next((r[key] for r in reversed(rows) if r.get(key) is not None), None)
+    for key in BITS:
+        masks = [r[key] for r in rows if isinstance(r.get(key), int)]
+        agg[key] = _or(masks) if masks else None
     return agg

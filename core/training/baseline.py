@@ -67,7 +67,7 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
                 ep = infos[i].get("episode")
                 if ep is not None and episodes < wanted:
                     episodes += 1
-                    pending.append(records.episode(step, ep["r"], ep["l"]))
+                    pending.append(records.episode(step, ep["r"], ep["l"], measures=records.measures_of(ep, cfg.env.info_keys)))
             now = time.monotonic()
             if now - last_flush >= 1.0 or episodes >= wanted:
                 fps = (step - last_step) / max(now - last_flush, 1e-9)

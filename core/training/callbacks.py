@@ -10,6 +10,7 @@ import math
 import signal
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -77,8 +78,11 @@ class RunRecorder(BaseCallback):
     """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
 
     def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0,
-                 health: TrainingHealth | None = None):
+                 health: TrainingHealth | None = None, on_second: Callable[[], bool] | None = None,
+                 info_keys: tuple[str, ...] = ()):
         super().__init__()
+        self.info_keys = info_keys  # the env's own measures to keep with each episode (env.info_keys)
+        self.on_second = on_second  # the GPU guard's turn (core.training.guarding): True ends training
         self.out = out
         self.stop = stop
         self.total = total
@@ -108,7 +112,7 @@ class RunRecorder(BaseCallback):
                 ep = infos[i].get("episode")
                 if ep is not None:
                     self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now,
-                                                         info=records.episode_info(infos[i])))
+                                                         records.measures_of(ep, self.info_keys)))
         if self.health is not None:
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:
@@ -119,7 +123,7 @@ class RunRecorder(BaseCallback):
             self.flush(now)
         if now >= self._next_stop_check:
             self._next_stop_check = now + self.interval_s
-            if self.stop.check():
+            if self.stop.check() or (self.on_second is not None and self._guard_stops()):
                 self.stopped = True
                 return self._halt()
         return True
@@ -138,6 +142,16 @@ class RunRecorder(BaseCallback):
         for ep in getattr(self.model, "ep_info_buffer", None) or ():
             self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now))
 
+    def _guard_stops(self) -> bool:
+        """The guard's turn; after a pause the progress clock starts again (the pause is no slow step)."""
+        paused_before = getattr(self.on_second, "pauses", 0)
+        stop = self.on_second() if self.on_second is not None else False
+        if getattr(self.on_second, "pauses", 0) != paused_before:
+            self._last_t = time.monotonic()
+            self._last_step = self.num_timesteps
+            self._next_flush = self._next_stop_check = self._last_t + self.interval_s
+        return stop
+
     def flush(self, now: float | None = None) -> None:
         """Write the buffered episodes and a progress record (also before each checkpoint)."""
         now = time.monotonic() if now is None else now
@@ -154,21 +168,28 @@ class RunRecorder(BaseCallback):
 
 
 class CheckpointEvery(BaseCallback):
-    """Saves a checkpoint every ``every`` steps through the run's ``Checkpointer``."""
+    """Saves a checkpoint every ``every`` steps (0: never by steps) and ``minutes`` after the last one
+    (0: never by time) through the run's ``Checkpointer``."""
 
-    def __init__(self, checkpointer: Checkpointer, every: int):
+    def __init__(self, checkpointer: Checkpointer, every: int, minutes: float = 0.0):
         super().__init__()
         self.checkpointer = checkpointer
         self.every = every
-        self._next_at = 0
+        self.period_s = minutes * 60.0
+        self._next_at: float = 0
+        self._due = math.inf
 
     def _on_training_start(self) -> None:
-        self._next_at = (self.num_timesteps // self.every + 1) * self.every
+        self._next_at = (self.num_timesteps // self.every + 1) * self.every if self.every else math.inf
+        self._due = time.monotonic() + self.period_s if self.period_s else math.inf
 
     def _on_step(self) -> bool:
-        if self.num_timesteps >= self._next_at:
+        if self.num_timesteps >= self._next_at or (self.period_s and time.monotonic() >= self._due):
             self.checkpointer.save(self.model)
-            self._next_at = (self.num_timesteps // self.every + 1) * self.every
+            if self.every:
+                self._next_at = (self.num_timesteps // self.every + 1) * self.every
+            if self.period_s:
+                self._due = time.monotonic() + self.period_s
         return True
 
 

@@ -50,6 +50,22 @@ def env_maker(spec: EnvSpec) -> Callable[..., gym.Env]:
     return lambda **kw: gym.make(env_id, **{**spec.kwargs, **kw})
 
 
+class InfoKeysDefault(gym.Wrapper):
+    """Inside SB3's Monitor: an ``env.info_keys`` key the env did not report at an episode's end is
+    NaN (Monitor's ``info_keywords`` would raise KeyError and fail the run); the record leaves it out."""
+
+    def __init__(self, env: gym.Env, keys: tuple[str, ...]):
+        super().__init__(env)
+        self.keys = keys
+
+    def step(self, action: Any) -> Any:
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        if terminated or truncated:
+            for key in self.keys:
+                info.setdefault(key, float("nan"))
+        return obs, reward, terminated, truncated, info
+
+
 def wrapper_function(spec: EnvSpec) -> Callable[[gym.Env], gym.Env] | None:
     """The env's wrappers, innermost first, as one callable for ``make_vec_env`` (``None``: none)."""
     if not spec.wrappers:
@@ -76,13 +92,17 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
     notes: list[str] = []
     count = n_envs or rt.n_envs
     seed = None if rt.seed is None else rt.seed + seed_offset
-    monitor_kwargs = {"override_existing": not append_monitor} if monitor_dir else None
+    keys = tuple(cfg.env.info_keys)
+    monitor_kwargs: dict[str, Any] = {"info_keywords": keys}
+    if monitor_dir:
+        monitor_kwargs["override_existing"] = not append_monitor
     kind = "dummy" if force_dummy else rt.vec_env
     env: VecEnv
     if kind == "subproc":
         method, note = effective_start_method(rt.start_method, sys.platform)
         notes.extend([note] if note else [])
-        env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs or {}), start_method=method)
+        # the lean env's Monitor leaves a measure the env did not report as NaN itself (no torch-side wrapper there)
+        env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs), start_method=method)
         env.seed(seed)  # as make_vec_env: env i resets first with seed + i (a random seed when None)
     else:
         vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
@@ -93,9 +113,9 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
             vec_cls, vec_kwargs = SubprocVecEnv, {"start_method": method}
         make = env_maker(cfg.env)
         env = make_vec_env(
-            lambda: make(), n_envs=count, seed=seed, vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs,
-            monitor_dir=str(monitor_dir) if monitor_dir else None, wrapper_class=wrapper_function(cfg.env),
-            monitor_kwargs=monitor_kwargs)
+            (lambda: InfoKeysDefault(make(), keys)) if keys else (lambda: make()), n_envs=count, seed=seed,
+            vec_env_cls=vec_cls, vec_env_kwargs=vec_kwargs, monitor_dir=str(monitor_dir) if monitor_dir else None,
+            wrapper_class=wrapper_function(cfg.env), monitor_kwargs=monitor_kwargs)
     if cfg.env.frame_stack:
         env = VecFrameStack(env, cfg.env.frame_stack)
     return env, notes

@@ -37,6 +37,7 @@ from core.training.factory import (
     resolve_device,
     wrap_normalize,
 )
+from core.training.guarding import GuardHandler, start_guard
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
@@ -179,8 +180,8 @@ class TrainingSession:
         """The run's callbacks (records, checkpoints, evaluation) and the eval env to close after."""
         budget = self.cfg.budget
         callbacks: list[BaseCallback] = [recorder]
-        if budget.checkpoint_every:
-            callbacks.append(CheckpointEvery(checkpointer, budget.checkpoint_every))
+        if budget.checkpoint_every or budget.checkpoint_minutes:
+            callbacks.append(CheckpointEvery(checkpointer, budget.checkpoint_every, budget.checkpoint_minutes))
         if not budget.eval_every:
             return callbacks, None
         eval_env, _ = build_vec_env(self.cfg, n_envs=1, seed_offset=10_000, force_dummy=True)
@@ -197,7 +198,7 @@ class TrainingSession:
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
         total = self.cfg.budget.total_timesteps
-        recorder = RunRecorder(out, stop, total, health=health)
+        recorder = RunRecorder(out, stop, total, health=health, info_keys=tuple(self.cfg.env.info_keys))
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
             recorder.flush()
@@ -209,6 +210,12 @@ class TrainingSession:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
         telemetry = self._start_telemetry()
+        guard, note = start_guard(self.cfg, resolve_device(self.cfg.runtime.device))
+        self._event(out, note)
+        handler = None
+        if guard is not None:
+            handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush)
+            recorder.on_second = handler
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
         self._event(out, awake.note, "info" if awake.active else "warning")
         write_status(self.run_dir, state="running")
@@ -233,6 +240,10 @@ class TrainingSession:
                 write_status(self.run_dir, state="stopping")
             checkpointer.save(model)
         finally:
+            if guard is not None:
+                guard.stop()
+            if handler is not None:
+                handler.write_events()
             awake.release()
             write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started)
             if telemetry is not None:

@@ -8,7 +8,13 @@
   near the slowdown threshold named in the status line);
 - ``monitor-resumed.png``: a run stopped for an hour and resumed, on wall time: no line over the gap;
 - ``runs.png``: the Runs tab with names, tags and a note;
-- ``results.png``: the Results tab, an SAC run against a random baseline on their evaluations.
+- ``results.png``: the Results tab, an SAC run against a random baseline on their evaluations;
+- ``paused.png``: a run the thermal guard paused (the GPU at 88 C for 10 s): the state and the
+  reason in the status line, the GPU plots shaded where NVML said the clocks were slowed.
+  ``--paused`` draws this one alone;
+- ``morning-report.png``: the Results tab's morning report of a night (an agent against the
+  uncontrolled baseline on the env's own measures, energy, a failed run with the end of its log).
+  ``--morning`` draws this one alone.
 """
 
 from __future__ import annotations
@@ -121,6 +127,45 @@ def resumed_run(runs: Path) -> Path:
     return run
 
 
+def paused_run(runs: Path) -> Path:
+    """40 minutes of a run warming up until the thermal guard paused it (NVML throttle reasons at the end)."""
+    from core.run.status import write_status
+    from core.util.procs import process_identity
+
+    rng = np.random.default_rng(5)
+    run = new_run(runs, "ppo-lunar-hot", total=5_000_000)
+    seconds = 2400
+    t0 = time.time() - seconds
+    write_lines(run / "metrics.jsonl", [{"kind": "attempt", "t": t0, "attempt": 1}])
+    write_lines(run / "metrics.jsonl", training(t0, seconds - 60, 0, rng, 0.3, -180.0, 80.0, steps_per_s=900, k1=0.5))
+    lines = telemetry(t0, seconds, rng, hot_from=2)
+    for i, line in enumerate(lines[1:]):
+        heat = min(1.0, i / (seconds - 70))
+        line["temperature_c"] = int(64 + 24 * heat + 2 * rng.random()) if i < seconds - 60 else int(88 - (i - seconds + 60) / 12)
+        line["throttle_reasons"] = (0x20 if heat > 0.93 else 0) | (0x4 if rng.random() < 0.02 else 0)
+        if i >= seconds - 60:
+            line.update(utilization_pct=0, power_w=12.0, process_cpu_pct=1.0)
+    write_lines(run / "telemetry.jsonl", lines)
+    reason = "GPU 0 at 88 C, at or above 82 C for 10 s: training paused until it is below 72 C"
+    write_lines(run / "metrics.jsonl", [{"kind": "event", "t": t0 + seconds - 60, "level": "warning", "step": 2_106_000,
+                                         "code": "thermal_pause", "message": reason}])
+    write_status(run, state="paused", pause_reason=reason, started_at=t0, **process_identity())
+    return run
+
+
+def shoot_paused(app, window, run: Path, out_dir: Path) -> None:
+    window.follow_run(run)
+    window.tabs.setCurrentWidget(window.monitor)
+    deadline = time.monotonic() + 120
+    while (window.monitor.reward_plot.buffer("episode").size < 500 or window.monitor.loading
+           or window.monitor.run_state != "paused"):
+        app.processEvents()
+        if time.monotonic() > deadline:
+            raise SystemExit("timed out loading the paused run")
+    settle(app, 2.0)
+    window.grab().save(str(out_dir / "paused.png"))
+
+
 def result_runs(runs: Path) -> dict[str, Path]:
     from core.run.annotations import Annotations, write_annotations
     from tests.results_helpers import make_result_run
@@ -142,6 +187,61 @@ def result_runs(runs: Path) -> dict[str, Path]:
     return out
 
 
+def night_runs(runs: Path) -> None:
+    """A night on a building env: a random baseline, two agents (one failed), measures and energy, a queue."""
+    from core.queue.state import QueueFolder
+    from core.run.summary import summarize
+    from core.util.files import read_json, write_json_atomic
+    from tests.results_helpers import make_result_run
+
+    rng = np.random.default_rng(3)
+    t0 = time.time() - 9 * 3600
+    made = {}
+    for name, algo, state, co2, comfort, kwh, start in (
+            ("uncontrolled", "random", "finished", 41.0, 52.0, None, t0),
+            ("ppo-building", "PPO", "finished", 29.1, 71.0, 0.412, t0 + 600),
+            ("sac-building", "SAC", "finished", 31.8, 68.5, 0.655, t0 + 3 * 3600),
+            ("sac-building-lr1e-3", "SAC", "failed", 35.0, 60.0, 0.120, t0 + 6 * 3600)):
+        rewards = list(np.linspace(-300, -120 if algo != "random" else -300, 40) + rng.normal(0, 20, 40))
+        run = make_result_run(runs, name, rewards, state=state, algo=algo, env="Pendulum-v1", started_at=start,
+                              seconds_per_episode=300.0 if algo != "random" else 5.0,
+                              gpu_peak_bytes=None if algo == "random" else 3 * 2**30, peak_temperature_c=78.0)
+        lines = [json.loads(x) for x in (run / "metrics.jsonl").read_text().splitlines()]
+        for rec in lines:
+            if rec["kind"] == "episode":
+                rec["m"] = {"co2_kg": float(co2 + rng.normal(0, 1)), "comfort_pct": float(comfort + rng.normal(0, 2))}
+        (run / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+        summary = {**read_json(run / "summary.json"), **summarize(run), "energy_kwh": kwh, "state": state}
+        if state == "failed":
+            summary["exit_reason"] = "out of GPU memory: CUDA out of memory. Tried to allocate 2.00 GiB"
+            status = read_json(run / "status.json")
+            status.update(exit_reason=summary["exit_reason"], error={"message": summary["exit_reason"]})
+            write_json_atomic(run / "status.json", status)
+            (run / "worker.log").write_text("worker: pid 4242 attempt 1 starting\n...\n  File \"sac.py\", line 212, in train\n"
+                                            "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB\n")
+        write_json_atomic(run / "summary.json", summary)
+        made[name] = run
+    folder = QueueFolder(runs)
+    folder.path.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(folder.state, {"id": "night", "state": "finished with failures", "created_at": t0 - 60, "jobs": [
+        {"name": n, "status": "failed" if "lr1e-3" in n else "finished", "run_id": r.name,
+         "reason": "out of GPU memory" if "lr1e-3" in n else None} for n, r in made.items()]})
+
+
+def shoot_morning(app, window, out_dir: Path) -> None:
+    window.tabs.setCurrentWidget(window.results)
+    dialog = window.results.show_morning_report()
+    dialog.since_edit.setText(time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 10 * 3600)))
+    dialog.resize(1400, 800)
+    dialog.refresh()
+    deadline = time.monotonic() + 60
+    while dialog.report is None and time.monotonic() < deadline:
+        app.processEvents()
+    settle(app, 1.5)
+    dialog.grab().save(str(out_dir / "morning-report.png"))
+    dialog.close()
+
+
 def settle(app, seconds: float) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
@@ -150,7 +250,8 @@ def settle(app, seconds: float) -> None:
 
 
 def main() -> int:
-    out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    out_dir = Path(args[0]) if args else Path(__file__).resolve().parent
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtWidgets import QApplication
 
@@ -158,7 +259,12 @@ def main() -> int:
         os.environ["RLPANEL_HOME"] = tmp
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         runs = Path(tmp) / "runs"
-        long_run, resumed, results = twelve_hour_run(runs), resumed_run(runs), result_runs(runs)
+        only_paused, only_morning = "--paused" in sys.argv, "--morning" in sys.argv
+        hot = paused_run(runs)
+        night = Path(tmp) / "night-runs"
+        night_runs(night)
+        if not (only_paused or only_morning):
+            long_run, resumed, results = twelve_hour_run(runs), resumed_run(runs), result_runs(runs)
 
         from app.main_thread_gc import MainThreadGc
         from app.main_window import MainWindow
@@ -171,6 +277,16 @@ def main() -> int:
         window.resize(1600, 1000)
         window.show()
         monitor = window.monitor
+        if only_paused or only_morning:
+            if only_paused:
+                shoot_paused(app, window, hot, out_dir)
+            if only_morning:
+                night_window = MainWindow(night, confirm_close=False)
+                shoot_morning(app, night_window, out_dir)
+                night_window.close()
+            window.close()
+            collector.stop()
+            return 0
 
         window.follow_run(long_run)
         window.tabs.setCurrentWidget(monitor)
@@ -227,6 +343,11 @@ def main() -> int:
         table.scrollTo(model.index(0, len(titles) - 1))
         settle(app, 2.0)
         window.grab().save(str(out_dir / "results.png"))
+        window.splitter.setSizes([400, 1200])
+        shoot_paused(app, window, hot, out_dir)
+        night_window = MainWindow(night, confirm_close=False)
+        shoot_morning(app, night_window, out_dir)
+        night_window.close()
         window.close()
         collector.stop()
     print("wrote", ", ".join(p.name for p in sorted(out_dir.glob("*.png"))))

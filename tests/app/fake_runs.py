@@ -20,7 +20,7 @@ def make_fake_run(runs_dir: Path, state: str = "running", name: str | None = Non
     run_dir = RunStore(runs_dir).create(validate_config(raw).config)
     data = json.loads((run_dir / "status.json").read_text())
     data.update(state=state, started_at=time.time(), **status)
-    if state in ("starting", "running", "stopping"):
+    if state in ("starting", "running", "paused", "stopping"):
         data.update(process_identity())
     write_json_atomic(run_dir / "status.json", data)
     return run_dir

@@ -20,11 +20,14 @@
  *   fan=45                    (%)
  *   cc_major=8 cc_minor=6     compute capability
  *   procs=1234:1000000,5678:na   compute processes pid:usedGpuMemory ("na" = not available, WDDM)
+ *   throttle_reasons=68       clock event (throttle) reasons bit mask, decimal or 0x.. (0x44: thermal + power cap)
+ *   energy_mj=5000000         total energy counter at the first read (mJ); it then grows by power_mw times the
+ *                             seconds between reads, as a real counter does (nvmlDeviceGetTotalEnergyConsumption)
  *   not_supported=temperature,fan   these metrics return NVML_ERROR_NOT_SUPPORTED
  *   fail.power=15             this metric returns the given error code
  *
  * Metric names for not_supported / fail.*: name memory temperature temperature_threshold utilization
- * power power_limit clock fan compute_capability processes.
+ * power power_limit clock fan compute_capability processes throttle_reasons energy.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -121,7 +124,7 @@ static const char *get(int dev, const char *key, const char *dflt) {
 
 static unsigned long long get_ull(int dev, const char *key, unsigned long long dflt) {
     const char *v = get(dev, key, NULL);
-    return v ? strtoull(v, NULL, 10) : dflt;
+    return v ? strtoull(v, NULL, 0) : dflt; /* base 0: decimal, or 0x.. for a bit mask */
 }
 
 static int device_count(void) { return (int)get_ull(-1, "count", 1); }
@@ -346,4 +349,41 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
 
 nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v2(nvmlDevice_t d, unsigned int *c, nvmlProcessInfo_v2_t *i) {
     return running_processes(d, c, i);
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksEventReasons(nvmlDevice_t device, unsigned long long *reasons) {
+    BEGIN(device, "throttle_reasons");
+    *reasons = get_ull(dev, "throttle_reasons", 0);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetCurrentClocksThrottleReasons(nvmlDevice_t device, unsigned long long *reasons) {
+    return nvmlDeviceGetCurrentClocksEventReasons(device, reasons);
+}
+
+#define MAX_DEVS 16
+static double energy_mj[MAX_DEVS];
+static double energy_last_s[MAX_DEVS];
+static int energy_started[MAX_DEVS];
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A counter in millijoules that grows by the power reading (mW) times the seconds since the last read. */
+nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy) {
+    BEGIN(device, "energy");
+    if (dev >= MAX_DEVS) return NVML_ERROR_NOT_SUPPORTED;
+    double now = now_s();
+    if (!energy_started[dev]) {
+        energy_started[dev] = 1;
+        energy_mj[dev] = (double)get_ull(dev, "energy_mj", 5000000ULL);
+    } else {
+        energy_mj[dev] += (double)get_ull(dev, "power_mw", 30000) * (now - energy_last_s[dev]);
+    }
+    energy_last_s[dev] = now;
+    *energy = (unsigned long long)energy_mj[dev];
+    return NVML_SUCCESS;
 }

@@ -10,7 +10,7 @@ from datetime import date, timedelta
 import pytest
 
 from core.results.curves import reward_curve
-from core.results.table import COLUMNS, ResultRow, columns_for, results, select_runs
+from core.results.table import COLUMNS, OPTIONAL_KEYS, ResultRow, columns_for, results, select_runs
 from core.run.store import RunStore
 from core.util.files import read_json
 from tests.results_helpers import make_result_run
@@ -53,7 +53,8 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.delta_reward == row.final_mean_reward - base.final_mean_reward
         assert row.delta_reward_pct == pytest.approx(100 * row.delta_reward / abs(base.final_mean_reward))
     assert base.delta_reward == 0.0
-    assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [c.key for c in COLUMNS]
+    # no NVML here: no energy, so no energy or CO2 column
+    assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [c.key for c in COLUMNS if c.key not in OPTIONAL_KEYS]
     assert [c.title for c in columns_for(rows) if c.kind == "setting"] == ["runtime.seed"]
 
 
@@ -139,7 +140,10 @@ def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
 def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
-    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS if not c.key.startswith("delta")]
+    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS
+                                                   if not c.key.startswith("delta") and c.key not in OPTIONAL_KEYS]
+    row.energy_kwh = 0.25
+    assert "energy_kwh" in [c.key for c in columns_for([row])] and "co2_kg" not in [c.key for c in columns_for([row])]
 
 
 def test_the_table_names_the_settings_in_which_the_runs_differ(runs_dir):

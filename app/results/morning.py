@@ -1,0 +1,99 @@
+"""The morning report in the window: the night's runs, queue and failures (``core.results.report``).
+
+A dialog from the Results tab: the time the night began (``18:00`` by default), the report drawn
+from its Markdown, and Save as md, html or xlsx. The report is read off the GUI thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import (
+    QDialog,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+)
+
+from app.background import run_in_background
+from app.settings import GRID_SETTING, get_setting
+from core.queue.state import read_queue
+from core.results.report import MorningReport, morning_report, render, since_time
+from core.run.store import RunStore
+from core.util.files import write_bytes_atomic
+
+FILTERS = {"Markdown (*.md)": "md", "HTML (*.html)": "html", "Excel (*.xlsx)": "xlsx"}
+
+
+class MorningReportDialog(QDialog):
+    def __init__(self, runs_dir: Path, parent=None):
+        super().__init__(parent)
+        self.setWindowTitle("Morning report")
+        self.runs_dir = Path(runs_dir)
+        self.report: MorningReport | None = None
+        self.since_edit = QLineEdit("18:00")
+        self.since_edit.setToolTip("The night began at this time (the last one before now), or YYYY-MM-DD HH:MM")
+        self.since_edit.returnPressed.connect(self.refresh)
+        self.show_button = QPushButton("Show")
+        self.show_button.clicked.connect(self.refresh)
+        self.save_button = QPushButton("Save…")
+        self.save_button.clicked.connect(self.save)
+        self.view = QTextBrowser()
+        self.status = QLabel()
+        top = QHBoxLayout()
+        top.addWidget(QLabel("Runs since"))
+        top.addWidget(self.since_edit)
+        top.addWidget(self.show_button)
+        top.addStretch(1)
+        top.addWidget(self.save_button)
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.status)
+        self.resize(1100, 700)
+
+    def refresh(self) -> None:
+        try:
+            since = since_time(self.since_edit.text())
+        except ValueError as exc:
+            self.status.setText(str(exc))
+            return
+        self.status.setText("Reading the runs…")
+        grid = get_setting(GRID_SETTING, 0.0) or None
+        root = self.runs_dir
+        run_in_background(lambda: morning_report(RunStore(root), since, grid_g_per_kwh=grid, queue=read_queue(root)),
+                          self._show, lambda message: self.status.setText(f"Could not read the runs: {message}"))
+
+    def _show(self, report: MorningReport) -> None:
+        self.report = report
+        text = render(report, "md")
+        self.view.setMarkdown(text if isinstance(text, str) else "")
+        self.status.setText(f"{len(report.rows)} runs" + (f", baseline {report.baseline}" if report.baseline else ""))
+
+    def save(self) -> Path | None:
+        if self.report is None:
+            self.status.setText("Nothing to save yet: press Show.")
+            return None
+        path, chosen = QFileDialog.getSaveFileName(self, "Save the morning report", str(Path.home() / "morning-report.md"),
+                                                   ";;".join(FILTERS))
+        if not path:
+            return None
+        fmt = FILTERS.get(chosen) or {".html": "html", ".xlsx": "xlsx"}.get(Path(path).suffix.lower(), "md")
+        out = Path(path) if Path(path).suffix else Path(path).with_suffix("." + fmt)
+        return self.save_to(out, fmt)
+
+    def save_to(self, path: Path, fmt: str) -> Path | None:
+        assert self.report is not None
+        content = render(self.report, fmt)
+        try:
+            write_bytes_atomic(path, content if isinstance(content, bytes) else content.encode("utf-8"))
+        except OSError as exc:
+            QMessageBox.warning(self, "Save failed", f"Could not write {path}:\n{exc}")
+            return None
+        self.status.setText(f"Wrote {path}")
+        return path

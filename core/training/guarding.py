@@ -1,0 +1,99 @@
+"""The training side of the GPU guard (``core.telemetry.guard``): events, the paused state, the wait.
+
+``GuardHandler`` is called by the ``RunRecorder`` once a second, between steps (so a run with a
+guard that never acts pays nothing per step). It writes the guard's events as event records
+(with their ``code``: ``thermal_pause``, ``thermal_resume``, ``gpu_memory``) and, while the
+guard says paused, holds the training thread: status ``paused`` with ``pause_reason``, a wait
+that still answers STOP and SIGTERM within a second, then status ``running`` again and the time
+spent paused added to ``paused_s`` (over every attempt of the run).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from core.config.schema import RunConfig
+from core.run import records
+from core.run.layout import RunDir
+from core.run.status import write_status
+from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
+from core.telemetry.nvml import nvml_status, slowdown_threshold
+from core.util.files import read_json
+from core.util.jsonl import JsonlWriter
+
+WAIT_S = 0.5
+
+
+def gpu_index(device: str) -> int:
+    """The GPU a run's device names (``cuda:1`` -> 1); GPU 0 for ``cuda`` and for a CPU run (a laptop's
+    one GPU shares the cooling with the CPU that trains)."""
+    _, _, index = device.partition(":")
+    return int(index) if index.isdigit() else 0
+
+
+def start_guard(cfg: RunConfig, device: str) -> tuple[GpuGuard | None, str]:
+    """A started guard over the run's GPU and a note for the event log (None and why when NVML is not there)."""
+    status = nvml_status()
+    if not status.available or not status.device_count:
+        return None, f"GPU guards off: {status.reason or 'no GPU'}"
+    index = min(gpu_index(device), status.device_count - 1)
+    rt = cfg.runtime
+    limits = thermal_limits(rt.thermal_guard, rt.thermal_pause_c, rt.thermal_resume_c, slowdown_threshold(index), index)
+    return GpuGuard(index, limits).start(), limits.note
+
+
+class GuardHandler:
+    """Acts on the guard once a second; ``__call__`` returns True when a STOP came while paused."""
+
+    def __init__(self, run_dir: Path, guard: GpuGuard, out: JsonlWriter, stop_requested: Callable[[], bool],
+                 step: Callable[[], int], before_pause: Callable[[], None],
+                 notify: Callable[[GuardEvent], None] | None = None):
+        self.run_dir = run_dir
+        self.guard = guard
+        self.out = out
+        self.stop_requested = stop_requested
+        self.step = step
+        self.before_pause = before_pause
+        self.notify = notify  # told of each event after its record is written (notifications hook in here)
+        prior = read_json(RunDir(run_dir).status, default=None)
+        prior_s = prior.get("paused_s") if isinstance(prior, dict) else None
+        self.paused_s = float(prior_s) if isinstance(prior_s, int | float) and not isinstance(prior_s, bool) else 0.0
+        self.pauses = 0
+
+    def write_events(self) -> None:
+        for ev in self.guard.take_events():
+            self.out.write([records.event(ev.message, ev.level, self.step(), code=ev.code)])
+            print(f"worker: {ev.level}: {ev.message}", flush=True)
+            if self.notify is not None:
+                try:
+                    self.notify(ev)
+                except Exception as exc:  # a notification must never stop a run
+                    print(f"worker: notifying {ev.code} failed: {exc}", flush=True)
+
+    def __call__(self) -> bool:
+        self.write_events()
+        if not self.guard.paused:
+            return False
+        return self._hold()
+
+    def _hold(self) -> bool:
+        """Wait while paused; True when a stop was asked for meanwhile."""
+        self.before_pause()
+        self.pauses += 1
+        started = time.monotonic()
+        write_status(self.run_dir, state="paused", pause_reason=self.guard.reason or "paused by the GPU guard")
+        stopped = False
+        try:
+            while self.guard.paused:
+                if self.stop_requested():
+                    stopped = True
+                    break
+                time.sleep(WAIT_S)
+                self.write_events()
+        finally:
+            self.paused_s += time.monotonic() - started
+            write_status(self.run_dir, state="running", pause_reason=None, paused_s=round(self.paused_s, 1))
+        self.write_events()
+        return stopped
