@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.errors import ConfigError
+from core.notify.run_events import notify_queue_end
 from core.queue.state import (
     JOB_ENDED,
     LAUNCHING,
@@ -185,6 +186,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         while step(runs_dir, state, estimates):
             time.sleep(poll_s)
         print(f"queue runner: {state['state']} ({summary_line(state)})", flush=True)
+        notify_queue_end(state, log=_log)
         return 0
     except Exception:  # noqa: BLE001 - the state must say why the runner ended
         traceback.print_exc()
@@ -193,9 +195,14 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
             state["state"] = "failed"
             state["error"] = traceback.format_exc().strip().splitlines()[-1]
             write_queue(runs_dir, state)
+            notify_queue_end(state, log=_log)
         return 1
     finally:
         lock.release()
+
+
+def _log(line: str) -> None:
+    print(f"queue runner: {line}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
