@@ -11,12 +11,12 @@ import argparse
 import sys
 from collections.abc import Callable
 
-from core.cli import doctor, estimate, export, monitor, presets, queue, runs, shortcut, tensorboard, train, zoo
+from core.cli import doctor, estimate, export, monitor, notify, presets, queue, runs, shortcut, tensorboard, train, zoo
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue, zoo, tensorboard, shortcut]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, queue, zoo, tensorboard, shortcut, notify]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -8,6 +8,7 @@ failed result.
 
 from __future__ import annotations
 
+import socket
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -61,3 +62,11 @@ def notify_queue_end(state: dict[str, Any], settings: NotifySettings | None = No
     """Tell every URL that takes ``queue_end`` how the queue ended (a line over its jobs)."""
     urls = _urls("queue_end", settings, log)
     return _send(urls, queue_message(state), log, **kwargs) if urls else []
+
+
+def send_test(urls: list[str], log: Callable[[str], None] = _print, **kwargs: Any) -> list[SendResult]:
+    """A test notification to each of ``urls`` (whatever events they take): ``rlpanel notify test``, "Send test"."""
+    title = "rlpanel: test notification"
+    body = (f"A test from rlpanel on {socket.gethostname()}: notifications reach you here. Runs that finish, stop, "
+            "fail or crash, pauses, warnings and queue ends are sent as notify.yaml says.")
+    return _send(urls, (title, body), log, **kwargs)

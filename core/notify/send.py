@@ -39,6 +39,15 @@ def _quiet_apprise() -> Any:
     return apprise
 
 
+def apprise_accepts(url: str) -> bool:
+    """Whether apprise knows this URL's scheme and can read its shape (nothing is sent)."""
+    apprise = _quiet_apprise()
+    try:
+        return bool(apprise.Apprise().add(url))
+    except Exception:  # noqa: BLE001 - a URL apprise cannot parse
+        return False
+
+
 def send_one(url: str, title: str, body: str, tries: int = TRIES, backoff_s: tuple[float, ...] = BACKOFF_S,
              sleep: Callable[[float], None] = time.sleep) -> SendResult:
     """Send to one URL, retrying; the result names the URL masked."""
