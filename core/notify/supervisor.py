@@ -15,12 +15,19 @@ there) is left to the stop to record; a newer attempt (a resume that started aft
 ended) or a second worker refused by the run's lock is never touched. The supervisor holds no
 lock and loads no torch (a few tens of MB). If it dies with the worker (a power cut), the next
 reader sees ``crashed`` as before (``core.run.status.read_status``), and no notification.
+
+It also keeps ``worker.log`` bounded over long nights: every ``LOG_CHECK_S`` it looks at the
+log's size and past ``LOG_MAX_BYTES`` copies it to ``worker.log.1`` and empties it (the worker
+and this process append to it, so their next lines land at the start of the emptied file); the
+two files together never pass twice the bound. Lines written between the copy and the emptying
+(milliseconds) are lost; a reader following the log (``TextTail``) notices the shrink.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,10 +40,12 @@ from core.run.control import worker_command
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.status import WORKER_MODULE, write_status
-from core.util.files import read_json
+from core.util.files import read_json, replace_retrying
 from core.util.locks import LockBusy, held_briefly
 from core.util.procs import CREATE_NO_WINDOW, module_running
 
+LOG_MAX_BYTES = 16 << 20  # worker.log is rotated past this: with worker.log.1, at most 32 MiB
+LOG_CHECK_S = 30.0
 SUPERVISED_ENV = "RLPANEL_SUPERVISED"  # set for the worker: its supervisor sends its end's notification
 STOP_WAIT_S = 30.0  # a worker killed by a stop: how long the stop has to record the run's end
 
@@ -74,6 +83,28 @@ def crash_reason(run_dir: Path, returncode: int) -> str:
     resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
                "it has no checkpoint to resume from: restart it")
     return f"{reason}; {resumes}"
+
+
+def rotate_log(log: Path, max_bytes: int = LOG_MAX_BYTES) -> bool:
+    """Past ``max_bytes``: ``log`` copied to ``<log>.1`` (replacing the older copy) and emptied."""
+    try:
+        size = log.stat().st_size
+    except OSError:
+        return False
+    if size <= max_bytes:
+        return False
+    older = log.with_name(log.name + ".1")
+    temp = log.with_name(f".{log.name}.1.tmp")
+    try:
+        shutil.copyfile(log, temp)
+        replace_retrying(temp, older)
+        os.truncate(log, 0)  # the writers append: their next line starts the emptied file
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        _log(f"could not rotate {log.name} ({exc.strerror or exc}); it keeps growing")
+        return False
+    _log(f"{log.name} passed {max_bytes / 2**20:g} MiB: its earlier lines are in {older.name}")
+    return True
 
 
 def _raw_status(run_dir: Path) -> dict[str, object]:
@@ -129,8 +160,10 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # (set after the start: an ignored signal is inherited)
     while True:
         try:
-            returncode = worker.wait()
+            returncode = worker.wait(LOG_CHECK_S)
             break
+        except subprocess.TimeoutExpired:
+            rotate_log(RunDir(run_dir).worker_log)
         except KeyboardInterrupt:  # a console Ctrl-C reaches the worker too; it records its own end
             continue
     try:

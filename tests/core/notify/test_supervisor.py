@@ -62,3 +62,22 @@ def test_death_reasons_in_words():
     assert "Task Manager" in death_reason(1, "win32")
     assert "0xc0000005" in death_reason(0xC0000005, "win32")
     assert "exited with code 3" in death_reason(3, "linux")
+
+
+def test_the_log_is_rotated_past_its_bound_and_appenders_go_on_at_its_start(tmp_path):
+    from core.notify.supervisor import rotate_log
+
+    log = tmp_path / "worker.log"
+    writer = open(log, "ab", buffering=0)  # the worker's stdout: an appending descriptor kept open
+    try:
+        writer.write(b"old line\n" * 200)
+        assert not rotate_log(log, max_bytes=10_000)
+        writer.write(b"old line\n" * 1000)
+        assert rotate_log(log, max_bytes=10_000)
+        writer.write(b"new line\n")
+    finally:
+        writer.close()
+    assert (tmp_path / "worker.log.1").read_bytes() == b"old line\n" * 1200
+    lines = log.read_text().splitlines()
+    assert lines[-1] == "new line" and "old line" not in lines
+    assert not list(tmp_path.glob(".*.tmp"))
