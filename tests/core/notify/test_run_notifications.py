@@ -138,3 +138,24 @@ def test_an_unsupervised_worker_sends_its_own_end(runs_dir):
         assert subprocess.run(worker_command(run), env=env, capture_output=True, timeout=240).returncode == 0
         msg = sink.wait(lambda m: "finished" in m["title"], timeout=30)
     assert run.name in msg["title"]
+
+
+def test_a_queue_job_killed_with_its_supervisor_is_reported_by_the_queue_runner(tmp_path, runs_dir):
+    plan = tmp_path / "plan.yaml"
+    plan.write_text("jobs:\n  - {name: long, algo: PPO, env: CartPole-v1, timesteps: 10000000}\n")
+    with NotifySink() as sink:
+        configure(sink, ("crashed", "queue_end"))
+        assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
+        run = wait_for(lambda: next((p for p in runs_dir.iterdir() if p.name.endswith("cartpole-v1")), None)
+                       if runs_dir.is_dir() else None, timeout=120, what="the job's run")
+        wait_state(run, ("running",))
+        worker = psutil.Process(read_status(run)["pid"])
+        supervisor = worker.parent()
+        assert "core.notify.supervisor" in supervisor.cmdline()
+        for proc in (supervisor, worker):  # the whole group at once, as a killed process group dies
+            proc.kill()
+        crashed = sink.wait(lambda m: "crashed" in m["title"], timeout=60)
+        ended = sink.wait(lambda m: "queue" in m["title"], timeout=60)
+    assert run.name in crashed["title"] and "queue runner reports it" in crashed["message"]
+    assert "1 crashed" in ended["message"]
+    assert len([m for m in sink.received if "crashed" in m["title"]]) == 1
