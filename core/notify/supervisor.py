@@ -51,7 +51,10 @@ STOP_WAIT_S = 30.0  # a worker killed by a stop: how long the stop has to record
 
 
 def _log(line: str) -> None:
-    print(f"supervisor: {line}", flush=True)
+    try:
+        print(f"supervisor: {line}", flush=True)
+    except OSError:  # a full disk under worker.log: the notification matters more than the line
+        pass
 
 
 def death_reason(returncode: int, platform: str = sys.platform) -> str:
