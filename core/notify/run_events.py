@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import socket
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,11 +45,19 @@ def _send(urls: list[str], message: tuple[str, str], log: Callable[[str], None],
 
 
 def notify_run_event(run_dir: Path, event: str, reason: str | None = None, settings: NotifySettings | None = None,
-                     log: Callable[[str], None] = _print, **kwargs: Any) -> list[SendResult]:
+                     log: Callable[[str], None] = _print, in_background: bool = False, **kwargs: Any) -> list[SendResult]:
     """Tell every URL that takes ``event`` about the run in ``run_dir`` (``reason``: why; default the
-    exit reason in status.json). Returns one result per URL (masked); [] when none takes it."""
+    exit reason in status.json). Returns one result per URL (masked); [] when none takes it.
+
+    ``in_background`` sends from a daemon thread and returns [] at once: what a guard in the
+    training loop uses (a service that is down costs seconds of retries, not of training).
+    """
     urls = _urls(event, settings, log)
     if not urls:
+        return []
+    if in_background:
+        threading.Thread(target=notify_run_event, args=(run_dir, event, reason, settings, log), kwargs=kwargs,
+                         name=f"notify-{event}", daemon=True).start()
         return []
     try:
         message = run_message(Path(run_dir), event, reason)

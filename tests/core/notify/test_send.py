@@ -54,3 +54,11 @@ def test_a_bad_notify_yaml_is_one_line_and_no_send(user_home, tmp_path):
     lines: list[str] = []
     assert notify_run_event(tmp_path, "failed", "x", log=lines.append) == []
     assert len(lines) == 1 and "urls[0]" in lines[0] and "notify.yaml" in lines[0]
+
+
+def test_a_guard_sends_in_the_background_without_waiting(tmp_path):
+    with NotifySink() as sink:
+        settings = NotifySettings((Target(sink.url),))
+        assert notify_run_event(tmp_path, "paused", "GPU at 91 C for 10 s", settings=settings, in_background=True) == []
+        msg = sink.wait(lambda m: "paused" in m["title"], timeout=30)
+    assert tmp_path.name in msg["title"] and "GPU at 91 C for 10 s" in msg["message"]
