@@ -128,3 +128,26 @@ def test_closing_keeps_the_tray_icon_when_the_setting_says_so(qtbot, runs_dir, k
         assert window.notifier.shown[-1][0] == "rlpanel is still here"
         window.notifier.quitting = True
         window.close()
+
+
+def test_a_queue_that_ends_is_a_desktop_notification(qtbot, make_window, runs_dir):
+    from core.queue.plan import parse_plan
+    from core.queue.state import new_state, write_queue
+    from core.util.procs import process_identity
+
+    plan = parse_plan({"jobs": [{"name": "sac", "algo": "SAC", "env": "Pendulum-v1", "timesteps": 1000},
+                                {"name": "ppo", "algo": "PPO", "env": "CartPole-v1", "timesteps": 1000}]})
+    state = {**new_state(plan, "plan.yaml"), "id": "20261125-2200", "runner": process_identity()}
+    state["jobs"][0]["status"] = "running"
+    write_queue(runs_dir, state)
+    window = make_window()
+    qtbot.waitUntil(lambda: window.notifier.watcher.queue_state == "running", timeout=30_000)
+    state["state"] = "finished with failures"
+    state["jobs"][0].update(status="failed", reason="out of GPU memory")
+    state["jobs"][1].update(status="finished")
+    write_queue(runs_dir, state)
+    window.runs.refresh()
+    qtbot.waitUntil(lambda: "queue 20261125-2200" in window.log.plain_text(), timeout=30_000)
+    title, body = window.notifier.shown[-1]
+    assert title == "rlpanel: queue 20261125-2200 finished with failures"
+    assert "2 jobs: 1 failed, 1 finished" in body and "sac (no run) failed: out of GPU memory" in body
