@@ -15,6 +15,7 @@ import pytest
 from core.notify.settings import NotifySettings, Target, save_settings
 from core.run.control import launch_worker, resume_run, stop_run
 from core.run.status import read_status
+from core.run.store import RunStore
 from tests.notify_sink import SECRET, NotifySink
 from tests.training_helpers import cli, last_step, make_run, run_worker, wait_for, wait_state
 
@@ -146,8 +147,7 @@ def test_a_queue_job_killed_with_its_supervisor_is_reported_by_the_queue_runner(
     with NotifySink() as sink:
         configure(sink, ("crashed", "queue_end"))
         assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
-        run = wait_for(lambda: next((p for p in runs_dir.iterdir() if p.name.endswith("cartpole-v1")), None)
-                       if runs_dir.is_dir() else None, timeout=120, what="the job's run")
+        run = wait_for(lambda: next((i.path for i in RunStore(runs_dir).list()), None), timeout=120, what="the job's run")
         wait_state(run, ("running",))
         worker = psutil.Process(read_status(run)["pid"])
         supervisor = worker.parent()
