@@ -22,6 +22,7 @@ from app.monitor.follower import RunFollower
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
 from app.monitor.panel import IDLE_TITLE, MonitorPanel
+from app.notify.notifier import WindowNotifier
 from app.queue.panel import QueuePanel
 from app.results.panel import ResultsPanel
 from app.runs.panel import RunsPanel
@@ -54,7 +55,7 @@ STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, runs_dir: Path | str, confirm_close: bool = True):
+    def __init__(self, runs_dir: Path | str, confirm_close: bool = True, tray: bool | None = None):
         super().__init__()
         self.runs_dir = absolute(runs_dir)  # handed to workers and the queue runner
         self.store = RunStore(self.runs_dir)
@@ -117,6 +118,7 @@ class MainWindow(QMainWindow):
         self.runs.selection_changed.connect(lambda _info: self._update_actions())
         self.runs.refreshed.connect(self._on_runs_listed)
         self._connect_configure()
+        self.notifier = WindowNotifier(self, tray_available=tray)  # the tray icon and desktop notifications
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_color_scheme)
         self.monitor.apply_theme(*plot_colors())
@@ -150,6 +152,12 @@ class MainWindow(QMainWindow):
         for action in (self.launch_action, self.stop_action, self.resume_action, self.restart_action):
             bar.addAction(action)
             self.addAction(action)  # shortcuts work wherever the focus is
+        self.notify_action = QAction("Notifications…", self)
+        self.notify_action.setToolTip("Push notifications (apprise URLs: ntfy, Telegram, e-mail...), which events go where, "
+                                      "Send test; the tray icon")
+        self.notify_action.triggered.connect(lambda: self.notifier.open_settings())
+        bar.addSeparator()
+        bar.addAction(self.notify_action)
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
 
     def _connect_configure(self) -> None:
@@ -440,6 +448,12 @@ class MainWindow(QMainWindow):
         return sorted(ids)
 
     def closeEvent(self, event):  # noqa: N802 (Qt API)
+        if self.notifier.keeps_running():  # the tray icon stays (a setting): the window only hides
+            event.ignore()
+            self.save_state()
+            self.hide()
+            self.notifier.hid_window()
+            return
         running = self.running_runs()
         if running and self.confirm_close and get_setting("window/ask_before_close", True):
             box = QMessageBox(QMessageBox.Icon.Information, "Runs keep going",
@@ -449,6 +463,7 @@ class MainWindow(QMainWindow):
             again = QCheckBox("Don't ask again")
             box.setCheckBox(again)
             if box.exec() == QMessageBox.StandardButton.Cancel:
+                self.notifier.quitting = False
                 event.ignore()
                 return
             if again.isChecked():
@@ -456,6 +471,7 @@ class MainWindow(QMainWindow):
         if running:
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         self.save_state()
+        self.notifier.close()
         self.follower.close()
         self.gpu_monitor.close()
         self.tensorboard.close()

@@ -19,12 +19,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def kill_detached(marker: str) -> None:
-    """Kill workers and queue runners a test left behind (they are detached: nobody else will)."""
+    """Kill workers, their supervisors and queue runners a test left behind (they are detached: nobody else will)."""
     import psutil
 
     for proc in psutil.process_iter(["pid", "cmdline"]):
         cmd = " ".join(proc.info["cmdline"] or [])
-        ours = "core.training.worker" in cmd or "core.queue.runner" in cmd or "core.sweep.runner" in cmd or " -c " in cmd
+        ours = any(m in cmd for m in ("core.training.worker", "core.queue.runner", "core.sweep.runner", "core.notify.supervisor",
+                                      " -c "))
         if marker in cmd and proc.pid != os.getpid() and ours:
             try:
                 for p in [proc, *proc.children(recursive=True)]:

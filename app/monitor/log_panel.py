@@ -8,6 +8,7 @@ from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 MAX_LINES = 20000
+MAX_NOTICES = 50
 
 
 def format_event(rec: dict) -> str:
@@ -35,9 +36,18 @@ class LogPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self.text, 1)
 
+        self.notices: list[str] = []  # the window's own lines (notifications with no tray): kept over a change of run
+
     def set_run(self, title: str) -> None:
         self.title.setText(title)
         self.text.clear()
+        self.append_lines(self.notices)
+
+    def add_notice(self, line: str) -> None:
+        """A line of the window's own (a desktop notification where there is no tray) that stays
+        when another run is followed; the newest ``MAX_NOTICES`` are kept."""
+        self.notices = [*self.notices, line][-MAX_NOTICES:]
+        self.append_lines([line])
 
     def append_lines(self, lines: list[str]) -> None:
         if not lines:

@@ -16,6 +16,7 @@ from core.cli import (
     estimate,
     export,
     monitor,
+    notify,
     presets,
     queue,
     report,
@@ -31,7 +32,8 @@ from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, report, queue, sweep, zoo, tensorboard, shortcut, tune]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, report, queue, sweep, zoo, tensorboard, shortcut, tune,
+            notify]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.errors import ConfigError
+from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.state import (
     JOB_ENDED,
     LAUNCHING,
@@ -33,10 +34,10 @@ from core.queue.state import (
 )
 from core.run.control import launch_worker, request_stop
 from core.run.states import FAILED
-from core.run.status import read_status
+from core.run.status import SUPERVISOR_MODULE, read_status
 from core.run.store import RunStore
 from core.util.files import AtomicWriteError
-from core.util.procs import process_identity
+from core.util.procs import module_running, process_identity
 
 Job = dict[str, Any]
 
@@ -84,7 +85,9 @@ def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
 
 def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> bool:
     """One scheduling pass; returns False when the plan is over."""
+    before = {j["name"]: j["status"] for j in state["jobs"]}
     reconcile(runs_dir, state)
+    _notify_unattended_crashes(runs_dir, state, before)
     _start_recorded_runs(runs_dir, state)
     cancel = QueueFolder(runs_dir).cancel_request
     if _stop_launching(runs_dir, state, cancel):
@@ -96,6 +99,21 @@ def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, A
         state["state"] = _final_state(state, cancelled=cancel.exists())
         state["ended_at"] = time.time()
     return not (save_state(runs_dir, state) and over)  # the plan is over once that is on disk
+
+
+def _notify_unattended_crashes(runs_dir: Path, state: dict[str, Any], before: dict[str, str]) -> None:
+    """A job that just read as crashed with no supervisor left to say so (it died with the worker:
+    its process group was killed) is notified from here, once; a live supervisor says it itself."""
+    for job in state["jobs"]:
+        run_id = job.get("run_id")
+        if job["status"] != "crashed" or before.get(job["name"]) == "crashed" or not run_id:
+            continue
+        run_dir = runs_dir / run_id
+        status = read_status(run_dir)
+        if "recorded_state" in status and not module_running(SUPERVISOR_MODULE, run_dir):
+            reason = (f"{(status.get('error') or {}).get('message', 'the worker ended without a word')} "
+                      "(its supervisor ended too, so the queue runner reports it)")
+            notify_run_event(run_dir, "crashed", reason, log=_log)
 
 
 def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
@@ -185,6 +203,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         while step(runs_dir, state, estimates):
             time.sleep(poll_s)
         print(f"queue runner: {state['state']} ({summary_line(state)})", flush=True)
+        notify_queue_end(state, log=_log)
         return 0
     except Exception:  # noqa: BLE001 - the state must say why the runner ended
         traceback.print_exc()
@@ -193,9 +212,14 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
             state["state"] = "failed"
             state["error"] = traceback.format_exc().strip().splitlines()[-1]
             write_queue(runs_dir, state)
+            notify_queue_end(state, log=_log)
         return 1
     finally:
         lock.release()
+
+
+def _log(line: str) -> None:
+    print(f"queue runner: {line}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,7 @@ from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, BROKEN, RESUMABLE, TERMINAL
-from core.run.status import WORKER_MODULE, read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import replace_retrying, write_atomic
 from core.util.jsonl import read_jsonl, repair_torn_tail
@@ -39,6 +39,13 @@ def worker_command(run_dir: Path, resume: bool = False, python: str | None = Non
     return cmd + ["--resume"] if resume else cmd
 
 
+def supervisor_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
+    """What ``launch_worker`` starts: the supervisor (``core.notify.supervisor``), which starts the
+    worker as its child and reports its end, a death without a word included."""
+    cmd = [python or sys.executable, "-m", SUPERVISOR_MODULE, str(absolute(run_dir))]
+    return cmd + ["--resume"] if resume else cmd
+
+
 def request_stop(run_dir: Path, reason: str = "requested") -> None:
     """Ask the worker for a graceful stop (it checks about once a second, from its first step on)."""
     write_atomic(RunDir(run_dir).stop_request, f"{reason} at {datetime.now().isoformat(timespec='seconds')}\n")
@@ -46,7 +53,10 @@ def request_stop(run_dir: Path, reason: str = "requested") -> None:
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
                   reap: bool = True, notes: list[str] | None = None) -> subprocess.Popen[bytes]:
-    """Start the worker for ``run_dir`` detached; its output goes to ``worker.log``.
+    """Start the worker for ``run_dir`` detached, under its supervisor; their output goes to ``worker.log``.
+
+    The process returned is the supervisor's: it ends after the worker, with the worker's exit
+    code (128 + the signal's number when a signal ended it); status.json names the worker's pid.
 
     A STOP left from an earlier attempt is removed here, before the launch, so a stop asked for
     while this attempt is ``starting`` is still there when the worker looks (point 9 of issue 11).
@@ -58,7 +68,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     RunDir(run_dir).stop_request.unlink(missing_ok=True)
     folder = _import_folder(run_dir)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
-    return spawn_detached(worker_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
+    return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
                           folder=folder, notes=notes)
 
 

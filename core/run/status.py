@@ -25,7 +25,8 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "queue": (dict,), "resumed_from": (str,), "notes": (list,), "pause_reason": (str,), "paused_s": _NUMBER,
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
-WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (core.run.control starts it)
+WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (its supervisor starts it)
+SUPERVISOR_MODULE = "core.notify.supervisor"  # what core.run.control starts: it starts the worker and reports its end
 LAUNCH_CHECK_S = 5.0  # a launched worker's process exists from the spawn on: past this, no process means it died
 
 
@@ -83,7 +84,8 @@ def read_status(run_dir: Path) -> dict[str, Any]:
 def _never_started(run_dir: Path, since: float) -> bool:
     """A run ``starting`` without a pid for a few seconds whose worker process is not there (killed
     before it could write its pid) reads as crashed now, not after ``STARTING_GRACE_S``."""
-    return time.time() - since > LAUNCH_CHECK_S and not module_running(WORKER_MODULE, run_dir)
+    return (time.time() - since > LAUNCH_CHECK_S and not module_running(WORKER_MODULE, run_dir)
+            and not module_running(SUPERVISOR_MODULE, run_dir))
 
 
 def write_status(run_dir: Path, **changes: Any) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from core.config.schema import RunConfig
+from core.notify.run_events import notify_run_event
 from core.run import records
 from core.run.layout import RunDir
 from core.run.status import write_status
@@ -97,3 +98,13 @@ class GuardHandler:
             write_status(self.run_dir, state="running", pause_reason=None, paused_s=round(self.paused_s, 1))
         self.write_events()
         return stopped
+
+
+GUARD_NOTIFICATIONS = {"thermal_pause": "paused", "gpu_memory": "warning"}  # a resume is no news at 3 am
+
+
+def notify_guard_event(run_dir: Path, ev: GuardEvent) -> None:
+    """Push a guard's pause or memory warning to the user's notify.yaml URLs, from a thread (training never waits)."""
+    event = GUARD_NOTIFICATIONS.get(ev.code)
+    if event is not None:
+        notify_run_event(run_dir, event, ev.message, in_background=True)

@@ -6,6 +6,7 @@ import json
 import os
 import time
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,7 @@ from core.training.factory import (
     resolve_device,
     wrap_normalize,
 )
-from core.training.guarding import GuardHandler, start_guard
+from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
@@ -214,7 +215,8 @@ class TrainingSession:
         self._event(out, note)
         handler = None
         if guard is not None:
-            handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush)
+            handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush,
+                                   notify=partial(notify_guard_event, self.run_dir))
             recorder.on_second = handler
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
         self._event(out, awake.note, "info" if awake.active else "warning")

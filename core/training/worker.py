@@ -17,6 +17,9 @@ import time
 import traceback
 from pathlib import Path
 
+from core.notify.events import RUN_ENDS
+from core.notify.run_events import notify_run_event
+from core.notify.supervisor import SUPERVISED_ENV
 from core.run.layout import RunDir
 from core.run.lock import RunLock
 from core.run.status import read_status, write_status
@@ -70,6 +73,7 @@ def main(argv: list[str] | None = None) -> int:
         error = {"message": reason} if state == "failed" else None
         write_status(run_dir, state=state, exit_reason=reason, ended_at=time.time(), error=error)
         print(f"worker: {state}: {reason}", flush=True)
+        _notify_unsupervised(run_dir, state, reason)
         return 0
     except BaseException as exc:  # noqa: BLE001 - every failure must reach status.json
         layout.space_reserve.unlink(missing_ok=True)  # on a full disk, this makes room for the status below
@@ -78,11 +82,19 @@ def main(argv: list[str] | None = None) -> int:
         message = failure_reason(exc)
         write_status(run_dir, state="failed", ended_at=time.time(), exit_reason=message,
                      error={"message": message, "traceback": "\n".join(tb.strip().splitlines()[-15:])})
+        _notify_unsupervised(run_dir, "failed", message)
         return 1
     finally:
         layout.space_reserve.unlink(missing_ok=True)
         layout.stop_request.unlink(missing_ok=True)  # answered: the attempt has ended
         lock.release()
+
+
+def _notify_unsupervised(run_dir: Path, state: str, reason: str) -> None:
+    """A worker started without its supervisor (``python -m core.training.worker`` by hand) sends
+    its end's notification itself; under a supervisor, the supervisor sends it once this process is gone."""
+    if not os.environ.get(SUPERVISED_ENV) and state in RUN_ENDS:
+        notify_run_event(run_dir, state, reason)
 
 
 def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:

@@ -63,12 +63,16 @@ def read_retrying(path: str | Path, mode: str = "r") -> Any:
     return retry_on_permission_error(read, f"read {path}")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write ``text`` to ``path`` so a reader sees the old or the new file, never half of one.
+
+    ``mode`` 0o600 keeps a file of secrets (notify.yaml) to its owner: the temp file has that mode
+    before it gets its name, so the secret is never readable by others, not even for a moment.
+    """
+    write_bytes_atomic(path, text.encode("utf-8"), mode)
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
+def write_bytes_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
     """``write_atomic`` for bytes: a temp file in the same folder, fsync, rename over ``path``."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -77,7 +81,7 @@ def write_bytes_atomic(path: Path, data: bytes) -> None:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # mkstemp makes 0600; these files are for every reader
+        os.chmod(tmp, mode)  # mkstemp makes 0600; most files are for every reader
         replace_retrying(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -68,6 +68,8 @@ def torn_lines(path: Path) -> int:
 def kill_at(run: Path, point: str, rng: random.Random) -> str:
     """Wait for ``point`` in the attempt just launched and kill -9 there; returns where it really hit."""
     if point == "starting":
+        # the worker is its supervisor's child: it exists a moment after the launch (then loads for seconds)
+        wait_for(lambda: worker_procs(run), timeout=60, what="the worker process", poll=0.01)
         time.sleep(rng.uniform(0.0, 1.0))
         hit = "starting" if read_status(run)["state"] == "starting" else "running"
         kill_9(run)

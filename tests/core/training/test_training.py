@@ -123,7 +123,11 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
     for proc in process_tree(pid):
         proc.kill()  # psutil: SIGKILL on POSIX, TerminateProcess on Windows
     wait_state(run, ("crashed",), timeout=30)
-    assert "ended without a word" in read_status(run)["error"]["message"]
+    # the run's supervisor records the crash with its reason (a reader alone says "ended without a word")
+    status = wait_for(lambda: (lambda s: s if "recorded_state" not in s else None)(read_status(run)), timeout=60,
+                      what="the supervisor to record the crash")
+    assert status["state"] == "crashed" and "SIGKILL" in status["error"]["message"]
+    assert "resumes from the checkpoint at step" in status["exit_reason"]
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]
 
     out = cli("runs", "--json", "--runs-dir", str(runs_dir))

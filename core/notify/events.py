@@ -1,0 +1,8 @@
+"""The events a notification can be about, in the words the settings use."""
+
+from __future__ import annotations
+
+RUN_ENDS = ("finished", "stopped", "failed", "crashed")  # how a run's attempt ends
+EVENTS = (*RUN_ENDS, "paused", "warning", "queue_end")
+EVENT_TITLES = {"finished": "finished", "stopped": "stopped", "failed": "failed", "crashed": "crashed",
+                "paused": "paused", "warning": "warning", "queue_end": "queue ended"}
