@@ -16,7 +16,7 @@ def _tune(*args):
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (["--algo", "SAC", "--env", "CartPole-v1"], ["algo", "continuous", "use PPO, A2C or DQN"]),
+    (["--algo", "SAC", "--env", "CartPole-v1"], ["algo", "continuous", "use PPO, A2C, DQN"]),
     (["--algo", "random", "--env", "CartPole-v1"], ["baseline", "nothing to tune"]),
     (["--algo", "PPO", "--env", "NoSuchEnv-v9"], ["env.id", "NoSuchEnv-v9"]),
 ])
