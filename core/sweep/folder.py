@@ -3,6 +3,7 @@
 ```
 sweep.yaml     the sweep as started (the runner and a resume read it back)
 study.db       the Optuna storage (SQLite): optuna.load_study and optuna-dashboard open it as it is
+study.lock     held by whoever opens the storage (a new file gets its tables then: one at a time)
 state.json     state (running | stopping | stopped | finished | failed), the runner's pid and start
                time; ``crashed`` is a reading (the runner is gone), never written
 STOP           asks the runner to stop: no more trials, running ones stop gracefully (resumable)

@@ -4,6 +4,7 @@ reports to it, and the trials as rows for the CLI and the window."""
 from __future__ import annotations
 
 import math
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from core.run.summary import REWARD_WINDOW
 from core.sweep.folder import SweepFolder
 from core.sweep.spec import Distribution, SweepSpec
 from core.util.jsonl import read_jsonl
+from core.util.locks import held_briefly
 
 optuna.logging.set_verbosity(optuna.logging.WARNING)
 
@@ -41,33 +43,48 @@ def open_study(spec: SweepSpec, folder: SweepFolder) -> optuna.Study:
     """Create the study or load it (a resume); the sampler is seeded from the spec (plus the trials
     already asked, on a resume)."""
     folder.path.mkdir(parents=True, exist_ok=True)
-    existing = load_study(spec, folder)
-    told = len(existing.get_trials(deepcopy=False)) if existing else 0
-    # a resumed study must not replay the seed's sequence from its start (the same params again)
-    seed = None if spec.seed is None else spec.seed + told
-    sampler: optuna.samplers.BaseSampler
-    if spec.sampler == "random":
-        sampler = optuna.samplers.RandomSampler(seed=seed)
-    else:
-        sampler = optuna.samplers.TPESampler(seed=seed)
-    pruner: optuna.pruners.BasePruner
-    if spec.pruner == "median":
-        pruner = optuna.pruners.MedianPruner(n_startup_trials=spec.pruner_options.n_startup_trials,
-                                             n_warmup_steps=spec.pruner_options.n_warmup_steps)
-    else:
-        pruner = optuna.pruners.NopPruner()
-    return optuna.create_study(study_name=spec.study_name(), storage=storage_url(spec, folder), sampler=sampler,
-                               pruner=pruner, direction=spec.objective.direction, load_if_exists=True)
+    with _storage_lock(spec, folder):
+        existing = _load(spec, folder)
+        told = len(existing.get_trials(deepcopy=False)) if existing else 0
+        # a resumed study must not replay the seed's sequence from its start (the same params again)
+        seed = None if spec.seed is None else spec.seed + told
+        sampler: optuna.samplers.BaseSampler
+        if spec.sampler == "random":
+            sampler = optuna.samplers.RandomSampler(seed=seed)
+        else:
+            sampler = optuna.samplers.TPESampler(seed=seed)
+        pruner: optuna.pruners.BasePruner
+        if spec.pruner == "median":
+            pruner = optuna.pruners.MedianPruner(n_startup_trials=spec.pruner_options.n_startup_trials,
+                                                 n_warmup_steps=spec.pruner_options.n_warmup_steps)
+        else:
+            pruner = optuna.pruners.NopPruner()
+        return optuna.create_study(study_name=spec.study_name(), storage=storage_url(spec, folder), sampler=sampler,
+                                   pruner=pruner, direction=spec.objective.direction, load_if_exists=True)
 
 
 def load_study(spec: SweepSpec, folder: SweepFolder) -> optuna.Study | None:
     """The study for reading (None before its runner created it)."""
     if spec.storage is None and not folder.database.is_file():
         return None
+    with _storage_lock(spec, folder):
+        return _load(spec, folder)
+
+
+def _load(spec: SweepSpec, folder: SweepFolder) -> optuna.Study | None:
+    if spec.storage is None and not folder.database.is_file():
+        return None
     try:
         return optuna.load_study(study_name=spec.study_name(), storage=storage_url(spec, folder))
     except KeyError:
         return None
+
+
+def _storage_lock(spec: SweepSpec, folder: SweepFolder) -> AbstractContextManager[None]:
+    """Opening an Optuna storage creates its tables when the file is new: a runner creating the study
+    and a ``sweep status`` (or the window) reading it at that moment both did, and the runner died
+    on SQLite's UNIQUE constraint. Whoever opens the storage holds this lock while doing so."""
+    return held_briefly(folder.path / "study.lock", timeout_s=60.0, what=f"sweep {spec.name}'s study")
 
 
 # --- what a run reports ----------------------------------------------------------------------
