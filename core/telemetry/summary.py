@@ -40,7 +40,7 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" and _is_number(r.get("n", 1)) else 1
                                  for r in samples),
         "nvml_reason": status.get("reason") if status else None,
-        "energy_kwh": round(energy.kwh, 6) if energy else None,
+        "energy_kwh": float(f"{energy.kwh:.6g}") if energy else None,  # 6 significant digits: a short run is a few mWh
         "energy_source": energy.source if energy else None,
         "throttled_s": throttled[0],
         "throttle_reasons": throttled[1],
