@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QBoxLayout,
     QLabel,
@@ -49,6 +50,9 @@ SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "episodes")
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
 FORMS_MIN_WIDTH = 300    # the forms column beside it
+# a panel shorter than this folds its preset list (a window made short on a big screen): the forms keep
+# their rows; a fold or unfold the user clicks is kept whatever the height
+FOLD_PRESETS_BELOW = 800
 QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
 
@@ -122,6 +126,8 @@ class ConfigurePanel(QWidget):
         self.presets_toggle.setToolTip("Show or hide the preset list")
         self.presets_toggle.toggled.connect(self._show_presets)
         self.presets_toggle.setChecked(True)
+        self.presets_toggle.clicked.connect(self._presets_chosen)
+        self.presets_chosen = False  # the user folded or unfolded the list: no fold by height after that
         self.compact = False
         # what a launch is decided by: below the forms, or beside them on a laptop screen (set_compact)
         self.side = QWidget()
@@ -199,6 +205,14 @@ class ConfigurePanel(QWidget):
         self.side.setMinimumWidth(SIDE_WIDTH if compact else 0)
         self.setMinimumWidth(SIDE_WIDTH + FORMS_MIN_WIDTH if compact else 0)
         self.compact = compact
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if not self.compact and not self.presets_chosen:
+            self.presets_toggle.setChecked(event.size().height() >= FOLD_PRESETS_BELOW)
+
+    def _presets_chosen(self) -> None:
+        self.presets_chosen = True
 
     def _show_presets(self, shown: bool) -> None:
         self.presets_box.setVisible(shown)

@@ -1,8 +1,8 @@
-"""Draw the notification screenshots: the Notifications… dialog and the tray icon's menu.
+"""Draw the Notifications… dialog's screenshot.
 
 ``python resources/screenshots/make_notify_screenshots.py [OUT_DIR]`` (QT_QPA_PLATFORM=offscreen
-works). The tray menu is drawn as a widget beside its "Stop a run" submenu: a real system tray
-needs a desktop with a tray host, which the offscreen platform and a bare Xvfb lack.
+works). The tray icon's menu and notification come from ``make_tray_screenshot.py``, on an X server
+with a real tray host.
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ from pathlib import Path
 
 def main() -> int:
     out_dir = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
-    from PySide6.QtCore import QPoint, QSettings
-    from PySide6.QtGui import QColor, QPainter, QPixmap
+    from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLPANEL_HOME"] = tmp
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
         from app.notify.settings_dialog import NotifySettingsDialog
-        from app.notify.tray import TrayIcon
         from app.theme import apply_theme
         from core.notify.settings import NotifySettings, Target, save_settings
 
@@ -40,19 +38,8 @@ def main() -> int:
         app.processEvents()
         dialog.grab().save(str(out_dir / "notify-settings.png"))
 
-        tray = TrayIcon(available=False)
-        tray.set_status(["20261125-221500-sac-pendulum-v1-night", "20261125-221501-ppo-lunarlander-v3"],
-                        "20261125-221500-sac-pendulum-v1-night: running, 412,000 of 1,000,000 steps (41 %)")
-        menu, sub = tray.menu.grab(), tray.stop_menu.grab()
-        shot = QPixmap(menu.width() + sub.width() + 24, max(menu.height(), sub.height() + 24) + 16)
-        shot.fill(QColor(app.palette().window().color()))
-        painter = QPainter(shot)
-        painter.drawPixmap(QPoint(8, 8), menu)
-        painter.drawPixmap(QPoint(menu.width() + 16, 8 + tray.menu.actionGeometry(tray.stop_menu.menuAction()).top()), sub)
-        painter.end()
-        shot.save(str(out_dir / "tray-menu.png"))
         dialog.close()
-    print("wrote notify-settings.png, tray-menu.png")
+    print("wrote notify-settings.png")
     return 0
 
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QWheelEvent
 from PySide6.QtWidgets import QApplication, QComboBox
 
+from app.configure.panel import FOLD_PRESETS_BELOW
 from tests.app.configure.helpers import TIMEOUT_MS, wait_settled
 from tests.conftest import REPO
 
@@ -125,3 +126,21 @@ def test_configure_edits_survive_closing_and_reopening(qtbot, make_window):
     cfg = again.configure.current_config()
     assert cfg.budget.total_timesteps == 12345 and cfg.ppo.n_epochs == 3
     assert again.configure.rows["budget.total_timesteps"].text() == "12345"
+
+
+def test_a_window_made_short_folds_the_preset_list_so_the_forms_keep_their_rows(qtbot, make_window):
+    window = make_window()
+    window.configure.set_compact(False)  # a big screen: the list is shown beside nothing
+    panel = window.configure
+    window.resize(1300, 1000)
+    qtbot.waitUntil(lambda: panel.height() >= FOLD_PRESETS_BELOW, timeout=TIMEOUT_MS)
+    assert panel.presets_box.isVisible()
+    window.resize(1300, 700)  # made short on that screen: the list folds to its one line
+    qtbot.waitUntil(lambda: not panel.presets_box.isVisible(), timeout=TIMEOUT_MS)
+    qtbot.waitUntil(lambda: panel.scroll.height() > 150, timeout=TIMEOUT_MS)  # the forms got the list's room
+    window.resize(1300, 1000)
+    qtbot.waitUntil(panel.presets_box.isVisible, timeout=TIMEOUT_MS)
+    panel.presets_toggle.click()  # the user folds it: a fold the user chose is kept, whatever the height
+    window.resize(1300, 1010)
+    qtbot.wait(100)
+    assert not panel.presets_box.isVisible()
