@@ -8,10 +8,13 @@ The job API talks to the head's dashboard (``http://HEAD:8265``), never to ``ray
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 RAY_MISSING = 'Ray is not installed here: pip install "rlpanel[ray]" (the job API needs ray[default])'
 DASHBOARD_PORT = 8265
+_clients: dict[str, Any] = {}  # one client per address and process: each new one asks the head for its version first
+_clients_lock = threading.Lock()
 
 
 class ClusterError(RuntimeError):
@@ -52,15 +55,22 @@ def job_client(address: str) -> Any:
     from ray.job_submission import JobSubmissionClient
 
     url = normalize_address(address)
+    with _clients_lock:
+        if url in _clients:
+            return _clients[url]
     try:
-        return JobSubmissionClient(url)
+        client = JobSubmissionClient(url)
     except Exception as exc:  # noqa: BLE001 - ConnectionError, RuntimeError, ValueError: all mean "not usable"
         raise ClusterError(unreachable(url, exc)) from None
+    with _clients_lock:
+        _clients[url] = client
+    return client
 
 
 def unreachable(url: str, exc: BaseException) -> str:
     """Why the cluster at ``url`` cannot be used, and what to do."""
     detail = " ".join(str(exc).split())[:300]
+    port = url.rsplit(":", 1)[-1] if re.search(r":\d+$", url) else str(DASHBOARD_PORT)
     return (f"cannot reach the Ray cluster's job API at {url} ({detail}); start the head with "
             f"'ray start --head --dashboard-host 0.0.0.0' (ray[default] on the head brings the dashboard), open its "
-            f"dashboard port ({DASHBOARD_PORT}) to this machine, then check with: rlpanel doctor --ray {url}")
+            f"dashboard port ({port}) to this machine, then check with: rlpanel doctor --ray {url}")

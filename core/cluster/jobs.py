@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,7 @@ class JobView:
     message: str
     node: str | None  # the IP of the node running the entrypoint (None while pending)
     ended_at: float | None
+    crashed: str | None = None  # set by settle_cluster_run when it marked the run crashed: the reason
 
     @property
     def ended(self) -> bool:
@@ -137,7 +138,8 @@ def settle_cluster_run(run_dir: Path, grace_s: float = SETTLE_GRACE_S) -> JobVie
     A supervisor records every end it sees; this covers the ends it cannot see (the node lost, its
     processes killed together). ``grace_s`` lets a shared folder catch up (NFS caches attributes
     for up to a minute). Returns the job's view (None when the run is not a live cluster run or
-    the cluster cannot be asked: nothing is written then).
+    the cluster cannot be asked: nothing is written then); its ``crashed`` is the reason when it
+    marked the run (the caller notifies: no supervisor is left to).
     """
     status = read_status(run_dir)
     ray = status.get("ray") or {}
@@ -159,4 +161,4 @@ def settle_cluster_run(run_dir: Path, grace_s: float = SETTLE_GRACE_S) -> JobVie
         why = f": {view.message}" if view.message else ""
         reason = f"its Ray job {ray['job_id']} ended {view.status} without the run recording its end{why}; {resumes}"
         write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=reason, error={"message": reason})
-    return view
+    return replace(view, crashed=reason)
