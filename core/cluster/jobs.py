@@ -31,6 +31,7 @@ from core.util.locks import held_briefly
 
 ENDED = ("STOPPED", "SUCCEEDED", "FAILED")
 STOP_WAIT_S = 60  # after Ray's SIGTERM (the worker's graceful stop: it saves a checkpoint), Ray's SIGKILL
+SUBMIT_PAUSES_S = (1.0, 3.0, 8.0)  # between tries of a submission whose connection dropped
 SETTLE_GRACE_S = 30.0  # a job ended this long ago while its run still reads live: the shared folder is not just late
 
 
@@ -83,11 +84,11 @@ def submit_run(run_dir: Path, resume: bool = False) -> str:
         entry += f" >> {shlex.quote(str(node_dir / RunDir(run_dir).worker_log.name))} 2>&1"
         write_status(run_dir, ray={**target.to_json(), "job_id": job_id, "submitted_at": time.time(),
                                    "resources": resources.to_json(), "node": None})
-        client = job_client(target.address)
-        client.submit_job(entrypoint=entry, submission_id=job_id, metadata={"rlpanel_run": run_dir.name},
-                          entrypoint_num_cpus=resources.num_cpus, entrypoint_num_gpus=resources.num_gpus or None,
-                          entrypoint_memory=resources.memory_bytes or None,
-                          runtime_env={"env_vars": {"PYTHONUNBUFFERED": "1", "RAY_JOB_STOP_WAIT_TIME_S": str(STOP_WAIT_S)}})
+        job = {"entrypoint": entry, "submission_id": job_id, "metadata": {"rlpanel_run": run_dir.name},
+               "entrypoint_num_cpus": resources.num_cpus, "entrypoint_num_gpus": resources.num_gpus or None,
+               "entrypoint_memory": resources.memory_bytes or None,
+               "runtime_env": {"env_vars": {"PYTHONUNBUFFERED": "1", "RAY_JOB_STOP_WAIT_TIME_S": str(STOP_WAIT_S)}}}
+        _submit_retrying(target.address, job)
     except ClusterError as exc:
         _refused(run_dir, str(exc))
         raise
@@ -96,6 +97,33 @@ def submit_run(run_dir: Path, resume: bool = False) -> str:
         _refused(run_dir, message)
         raise ClusterError(message) from None
     return job_id
+
+
+def _submit_retrying(address: str, job: dict[str, Any], pauses: tuple[float, ...] = SUBMIT_PAUSES_S) -> None:
+    """Submit ``job``; a dropped connection (a dashboard restarting, a busy head) is tried again after each pause.
+
+    The submission id is ours, so a try whose answer was lost is found again: "already exists" after
+    a lost answer means the job was taken.
+    """
+    for attempt in range(len(pauses) + 1):
+        try:
+            job_client(address).submit_job(**job)
+            return
+        except ClusterError:
+            if attempt == len(pauses):
+                raise
+        except RuntimeError as exc:
+            if attempt and "already exists" in str(exc):
+                return  # an earlier try was taken; its answer was lost
+            if attempt == len(pauses) or not _transient(exc):
+                raise
+        time.sleep(pauses[attempt])
+
+
+def _transient(exc: BaseException) -> bool:
+    text = str(exc)
+    return any(word in text for word in ("Connection aborted", "Connection refused", "RemoteDisconnected", "timed out",
+                                         "Max retries", "502", "503", "504"))
 
 
 def _refused(run_dir: Path, message: str) -> None:
