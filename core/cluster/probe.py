@@ -10,7 +10,9 @@ from the job's logs. It imports no torch (package versions come from their metad
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import logging
 import platform
 import socket
 import sys
@@ -48,10 +50,12 @@ def node_facts(token_file: str, back_folder: str, node_ip: str) -> dict[str, Any
 
 
 def probe(token_file: str, back_folder: str) -> dict[str, Any]:
-    import ray
-    from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+    # as Any: ray's own annotations are partial, and they differ between its versions (>= 2.9 is supported)
+    ray: Any = importlib.import_module("ray")
+    strategies: Any = importlib.import_module("ray.util.scheduling_strategies")
+    NodeAffinitySchedulingStrategy = strategies.NodeAffinitySchedulingStrategy  # noqa: N806 - ray's class
 
-    ray.init(logging_level="ERROR", log_to_driver=False)
+    ray.init(logging_level=logging.ERROR, log_to_driver=False)
     nodes = [n for n in ray.nodes() if n.get("Alive")]
     remote = ray.remote(num_cpus=0)(node_facts)
     refs = [remote.options(scheduling_strategy=NodeAffinitySchedulingStrategy(node_id=n["NodeID"], soft=False))
