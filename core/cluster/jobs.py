@@ -83,7 +83,7 @@ def submit_run(run_dir: Path, resume: bool = False) -> str:
         # the output goes to worker.log in the shared folder, as a local run's does (the Log tab reads it there)
         entry += f" >> {shlex.quote(str(node_dir / RunDir(run_dir).worker_log.name))} 2>&1"
         write_status(run_dir, ray={**target.to_json(), "job_id": job_id, "submitted_at": time.time(),
-                                   "resources": resources.to_json(), "node": None})
+                                   "resources": resources.to_json()})
         job = {"entrypoint": entry, "submission_id": job_id, "metadata": {"rlpanel_run": run_dir.name},
                "entrypoint_num_cpus": resources.num_cpus, "entrypoint_num_gpus": resources.num_gpus or None,
                "entrypoint_memory": resources.memory_bytes or None,

@@ -30,7 +30,7 @@ from core.util.files import replace_retrying, write_atomic
 from core.util.jsonl import read_jsonl, repair_torn_tail
 from core.util.locks import held_briefly
 from core.util.paths import CODE_ROOT, absolute
-from core.util.procs import spawn_detached, terminate_tree
+from core.util.procs import CREATE_NO_WINDOW, spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
 
 CLUSTER_MODULE = "core.cluster.submit"  # what a launch or a stop of a run on a Ray cluster runs (core.run is below it)
@@ -68,8 +68,9 @@ def is_cluster_run(run_dir: Path) -> bool:
 def _run_cluster_command(run_dir: Path, *flags: str, timeout: float = CLUSTER_CALL_S) -> subprocess.Popen[bytes]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env["PYTHONPATH"] = os.pathsep.join([str(CODE_ROOT), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    flags_win = CREATE_NO_WINDOW if sys.platform.startswith("win") else 0  # no console flashes up under the window
     proc = subprocess.Popen(cluster_command(run_dir, *flags), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, env=env, cwd=str(CODE_ROOT))
+                            stderr=subprocess.PIPE, env=env, cwd=str(CODE_ROOT), creationflags=flags_win)
     try:
         _, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -36,7 +36,7 @@ def cluster_run(runs_dir, head, timesteps: int):
     return run
 
 
-def test_a_plan_runs_through_the_ray_head(tmp_path, runs_dir, ray_head):
+def test_a_plan_runs_through_the_ray_head(tmp_path, runs_dir, ray_head, qtbot):
     plan = tmp_path / "plan.yaml"
     plan.write_text("""
 parallel: 2
@@ -66,6 +66,13 @@ jobs:
         assert "supervisor: " in (run_dir / "worker.log").read_text() or (run_dir / "worker.log").stat().st_size > 0
     table = cli("queue", "status", "--runs-dir", str(runs_dir))
     assert f"on {state['jobs'][0]['node']}" in table.stdout and "Ray cluster" in table.stdout
+    from app.queue.status_view import COLUMNS, QueueStatusView  # the Queue tab's view of the same queue
+
+    view = QueueStatusView(runs_dir)
+    qtbot.addWidget(view)
+    shown = {view.tree.topLevelItem(i).text(0): view.tree.topLevelItem(i).text(COLUMNS.index("Node"))
+             for i in range(view.tree.topLevelItemCount())}
+    assert shown == {job["name"]: job["node"] for job in state["jobs"]}
 
 
 def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_head):
