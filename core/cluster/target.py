@@ -50,13 +50,17 @@ class ClusterTarget:
     def to_json(self) -> dict[str, Any]:
         return {"address": self.address, "python": self.python, "runs": self.runs}
 
-    def node_path(self, local: Path, runs_dir: Path | None = None) -> PurePath:
-        """``local`` (a run folder, or a file of the runs folder) as the nodes see it."""
-        local = absolute(local)
+    def node_path(self, local: PurePath, runs_dir: PurePath | None = None) -> PurePath:
+        """``local`` (a run folder, or a file of the runs folder) as the nodes see it.
+
+        ``local`` is this machine's path (a Windows path on a Windows laptop: ``Z:\\runs\\RUN``), made
+        absolute here; ``runs_dir`` is the runs folder it lies in (default: its parent).
+        """
+        local = local if local.is_absolute() else absolute(Path(local))
         if self.runs is None:
             return local
         base = runs_dir if runs_dir is not None else local.parent
-        rel = local.relative_to(absolute(base))
+        rel = local.relative_to(base if base.is_absolute() else absolute(Path(base)))
         node: PurePath = PureWindowsPath(self.runs) if _windows_path(self.runs) else PurePosixPath(self.runs)
         return node.joinpath(*rel.parts)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 
 import pytest
 
@@ -43,6 +43,16 @@ def test_the_nodes_see_a_run_folder_at_the_same_path_unless_mapped(tmp_path):
             == "/mnt/runs/.cluster-probe/ab/token.txt")
     # Windows nodes get their own separators
     assert str(ClusterTarget.make("head", runs="Z:\\runs").node_path(run)) == "Z:\\runs\\20260101-ppo-x"
+
+
+def test_a_windows_laptops_runs_folder_maps_to_the_linux_nodes_mount():
+    laptop_run = PureWindowsPath("Z:\\runs\\20260101-ppo-x")
+    target = ClusterTarget.make("head", runs="/mnt/runs")
+    assert str(target.node_path(laptop_run)) == "/mnt/runs/20260101-ppo-x"
+    token = PureWindowsPath("Z:\\runs\\.cluster-probe\\ab\\token.txt")
+    assert str(target.node_path(token, PureWindowsPath("Z:\\runs"))) == "/mnt/runs/.cluster-probe/ab/token.txt"
+    # unmapped, the nodes would get the laptop's path: doctor says to give --ray-runs (it cannot read the token)
+    assert str(ClusterTarget.make("head").node_path(laptop_run)) == "Z:\\runs\\20260101-ppo-x"
 
 
 def test_a_relative_nodes_runs_folder_or_an_empty_python_is_refused():
