@@ -11,10 +11,12 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
 
+from app.cluster_field import ClusterField
 from app.configure.model import ConfigModel
 from app.queue.plan_editor import PlanEditor
 from app.queue.status_view import QueueStatusView
 from app.theme import error_color
+from core.cluster.client import ClusterError
 from core.config.errors import ConfigError
 from core.queue.control import QueueBusy, start_queue
 from core.queue.plan import parse_plan
@@ -49,11 +51,13 @@ class QueuePanel(QWidget):
         self.errors_list = QListWidget()
         self.errors_list.setWordWrap(True)
         self.errors_list.hide()
+        self.cluster = ClusterField()
 
         plan_box = QGroupBox("Plan")
         plan_layout = QVBoxLayout(plan_box)
         plan_layout.addWidget(self.editor, 1)
         plan_layout.addWidget(self.errors_list)
+        plan_layout.addWidget(self.cluster)
         start_row = QHBoxLayout()
         start_row.addWidget(self.start_button)
         start_row.addWidget(self.start_note, 1)
@@ -96,7 +100,12 @@ class QueuePanel(QWidget):
             self._show_errors([f"{issue.path}: {issue.message}" for issue in exc.issues])
             return False
         try:
-            state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True)
+            cluster = self.cluster.target()
+        except ClusterError as exc:
+            self._show_errors([f"Ray cluster: {exc}"])
+            return False
+        try:
+            state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True, cluster=cluster)
         except (QueueBusy, OSError) as exc:
             self._show_errors([str(exc)])
             return False

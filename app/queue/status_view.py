@@ -1,4 +1,4 @@
-"""The queue as its runner sees it: each job's status, run, elapsed time and reason; Cancel, Continue.
+"""The queue as its runner sees it: each job's status, run, node (on a Ray cluster), elapsed time and reason; Cancel, Continue.
 
 Watches ``<runs>/.queue/state.json`` once a second (a small file: cheap on the GUI thread), so it
 shows a queue started by ``rlpanel queue run`` or an earlier window as well as one started here.
@@ -29,7 +29,7 @@ from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_
 from core.util.text import clock
 
 POLL_MS = 1000
-COLUMNS = ["Job", "Status", "Run", "Elapsed", "Reason"]
+COLUMNS = ["Job", "Status", "Run", "Node", "Elapsed", "Reason"]
 def fit_columns(tree: QTreeWidget, padding: int = 14) -> None:
     """Columns as wide as their contents plus some air (the last one stretches); the user may resize."""
     for col in range(tree.columnCount() - 1):
@@ -151,6 +151,8 @@ class QueueStatusView(QWidget):
         plan = state.get("plan") or {}
         text = (f"Queue {state['id']}: {state['state']} ({summary_line(state)}); "
                 f"parallel {plan.get('parallel', 1)}, on failure {plan.get('on_failure', 'continue')}")
+        if state.get("ray"):
+            text += f"; on the Ray cluster {state['ray'].get('address')}"
         if state["state"] == "crashed":
             text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."
         elif state["state"] == "failed" and state.get("error"):
@@ -162,7 +164,8 @@ class QueueStatusView(QWidget):
         if [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())] != names:
             self.tree.clear()  # another queue: new rows (same queue: update in place, keeping the selection)
             for name in names:
-                QTreeWidgetItem(self.tree, [name, "", "", "", ""])
+                QTreeWidgetItem(self.tree, [""] * len(COLUMNS))
+                self.tree.topLevelItem(self.tree.topLevelItemCount() - 1).setText(0, name)
         now = time.time()
         grew = False
         for i, job in enumerate(state["jobs"]):
@@ -170,14 +173,15 @@ class QueueStatusView(QWidget):
             elapsed = ""
             if job.get("started_at"):
                 elapsed = clock((job.get("ended_at") or now) - job["started_at"])
-            values = [job["name"], job["status"], job.get("run_id") or "", elapsed, job_reason(state, job)]
+            node = job.get("node") or ("cluster" if state.get("ray") and job.get("run_id") else "")
+            values = [job["name"], job["status"], job.get("run_id") or "", node, elapsed, job_reason(state, job)]
             for col, value in enumerate(values):
                 if item.text(col) != value:
                     grew |= col != COLUMNS.index("Elapsed")
                     item.setText(col, value)
             item.setForeground(1, status_color(self, job["status"]))
             item.setData(0, Qt.ItemDataRole.UserRole, job.get("run_id"))
-            item.setToolTip(4, values[4])
+            item.setToolTip(COLUMNS.index("Reason"), values[-1])
         if grew:
             fit_columns(self.tree)
 

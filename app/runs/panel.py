@@ -33,15 +33,17 @@ from app.background import run_in_background
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
+from core.cluster.jobs import settle_cluster_run
 from core.run.control import delete_run
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
+from core.run.states import ACTIVE, FAILED, LIVE, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 from core.telemetry.energy import co2_kg
 from core.util.files import tail_lines
 from core.util.text import format_age
 
 REFRESH_MS = 3000
+CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
 COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Energy", "Age", "Tags"]
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -142,6 +144,8 @@ class RunsPanel(QWidget):
         self.infos: dict[str, RunInfo] = {}
         self._failure_logs: dict[str, list[str]] = {}
         self._busy = False
+        self._settling = False
+        self._settled_at = float("-inf")
 
         self.folder_label = QLabel(f"Runs in {runs_dir}")
         self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -236,6 +240,20 @@ class RunsPanel(QWidget):
         self._busy = True
         run_in_background(lambda: list_runs(self.store), self._show, self._list_failed)
 
+    def _settle_cluster_runs(self, infos: list[RunInfo]) -> None:
+        """Ask Ray about live runs on a cluster (every ``CLUSTER_CHECK_S``, off the GUI thread): a job that ended
+        without its run saying so (a node lost) shows as crashed, as a local worker gone does."""
+        live = [i.path for i in infos if i.state in LIVE and i.status.get("ray")]
+        if not live or self._settling or time.monotonic() - self._settled_at < CLUSTER_CHECK_S:
+            return
+        self._settling = True
+
+        def done(_result: object) -> None:
+            self._settling = False
+            self._settled_at = time.monotonic()
+
+        run_in_background(lambda: [settle_cluster_run(p) for p in live], done, done)
+
     def _list_failed(self, message: str) -> None:
         self._busy = False
         self.folder_label.setText(f"Runs in {self.store.root} (could not list them: {message})")
@@ -243,6 +261,7 @@ class RunsPanel(QWidget):
     def _show(self, listing: tuple[list[RunInfo], dict[str, list[str]]]) -> None:
         infos, logs = listing
         self._busy = False
+        self._settle_cluster_runs(infos)
         selected = self.selected_info()
         self.infos = {i.id: i for i in infos}
         self._failure_logs = logs

@@ -26,8 +26,10 @@ from PySide6.QtWidgets import (
 )
 
 from app.background import run_in_background
+from app.cluster_field import ClusterField
 from app.sweeps.charts import ImportancePlot, ObjectivePlot, ParallelCoordinates
 from app.theme import MUTED, TRIAL_STATE_COLORS
+from core.cluster.client import ClusterError
 from core.config.presets import save_user_preset
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, sweep_names
 from core.sweep.spec import load_sweep
@@ -103,7 +105,9 @@ class SweepsPanel(QWidget):
             grid.setRowStretch(row, stretch)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
+        self.cluster = ClusterField()
         layout.addLayout(top)
+        layout.addWidget(self.cluster)
         layout.addWidget(self.state_label)
         layout.addLayout(grid, 1)
 
@@ -227,8 +231,9 @@ class SweepsPanel(QWidget):
         best = report.get("best")
         best_text = f"best #{best['number']}: {best['value']:.4g}" if best else "no trial completed yet"
         done = ", ".join(f"{n} {s}" for s, n in counts.items()) or "no trials yet"
+        where = f" On the Ray cluster {report['ray'].get('address')}." if report.get("ray") else ""
         self.state_label.setText(f"{report['name']}: {state} — {done} of {report.get('n_trials')}; {best_text}. "
-                                 f"Storage: {report.get('storage')}")
+                                 f"Storage: {report.get('storage')}{where}")
 
     def _activated(self, row: int, _column: int) -> None:
         if self.report and row < len(self.report["trials"]):
@@ -247,12 +252,17 @@ class SweepsPanel(QWidget):
     def run_file(self, path: Path) -> None:
         """Check the file and start its sweep off the GUI thread; errors name the field."""
         root = self.runs_dir
+        try:
+            cluster = self.cluster.target()
+        except ClusterError as exc:
+            self._say(f"Ray cluster: {exc}")
+            return
 
         def start() -> str:
             from core.sweep.control import start_sweep
 
             spec = load_sweep(path)
-            start_sweep(root, spec, reap=True)
+            start_sweep(root, spec, reap=True, cluster=cluster)
             return spec.name
 
         self.state_label.setText(f"starting {path.name}…")

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.common import emit, runs_dir
+from core.cli.ray_options import add_ray_args, target_from_args
+from core.cluster.doctor import cluster_report, format_cluster_report
 from core.fit.device import torch_facts
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.util.paths import user_home
@@ -106,11 +108,18 @@ def power_lines(power: dict[str, Any] | None) -> list[str]:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("doctor", parents=[common], help="python, torch, CUDA, GPUs, driver, TF32, SB3, disk")
+    p = sub.add_parser("doctor", parents=[common], help="python, torch, CUDA, GPUs, driver, TF32, SB3, disk "
+                                                        "(with --ray: a Ray cluster's nodes, versions and runs folder)")
+    add_ray_args(p, "check")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    target = target_from_args(args)
+    if target is not None:
+        cluster = cluster_report(target, runs_dir(args))
+        emit(args, cluster, lambda: format_cluster_report(cluster))
+        return 0 if cluster["ok"] else 1
     data = report(runs_dir(args))
     emit(args, data, lambda: format_report(data))
     return 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
+from core.cli.ray_options import add_ray_args, cluster_from_args
 from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, jobs_to_run, start_queue
 from core.queue.plan import load_plan
 from core.queue.state import QueueFolder, read_queue, summary_line
@@ -20,6 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                          help="start a plan file (or continue it after a crash, a failure or a cancel)")
     r.add_argument("plan", type=Path)
     r.add_argument("--restart", action="store_true", help="start the plan afresh even if an earlier run of it is unfinished")
+    add_ray_args(r, "send every job to")
     r.set_defaults(func=run_plan)
     s = inner.add_parser("status", parents=[common], help="what ran, what runs, what waits")
     s.set_defaults(func=status)
@@ -31,8 +33,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def run_plan(args: argparse.Namespace) -> int:
     root = runs_dir(args)
     plan = load_plan(args.plan)
+    cluster = cluster_from_args(args)
     try:
-        state, note = start_queue(root, plan, args.plan, restart=args.restart)
+        state, note = start_queue(root, plan, args.plan, restart=args.restart, cluster=cluster)
     except QueueBusy as exc:
         raise CliError(f"{exc}; see rlpanel queue status, or rlpanel queue cancel") from None
     emit(args, {"id": state.get("id"), "state_file": str(QueueFolder(root).state), "message": note}, note)
@@ -42,13 +45,16 @@ def run_plan(args: argparse.Namespace) -> int:
 def _table(state: dict[str, Any]) -> str:
     lines = [f"queue {state['id']}: {state['state']} ({summary_line(state)}); parallel {state['plan'].get('parallel', 1)}, "
              f"on_failure {state['plan'].get('on_failure', 'continue')}"]
+    if state.get("ray"):
+        lines[0] += f"; on the Ray cluster {state['ray']['address']}"
     width = max(len(j["name"]) for j in state["jobs"])
     for job in state["jobs"]:
         took = ""
         if job.get("started_at"):
             took = f"{(job.get('ended_at') or time.time()) - job['started_at']:.0f}s"
         run_id, reason = job.get("run_id") or "-", job.get("reason") or ""
-        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {run_id:<40}  {took:>6}  {reason}".rstrip())
+        node = f"  on {job['node']}" if job.get("node") else ""
+        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {run_id:<40}  {took:>6}{node}  {reason}".rstrip())
     if state["state"] in CONTINUABLE:
         again = jobs_to_run(state)
         lines.append(f"rlpanel queue run with the same plan continues it: runs {', '.join(again) or 'nothing'}; "

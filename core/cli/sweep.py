@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
+from core.cli.ray_options import add_ray_args, cluster_from_args
 from core.sweep.control import SweepError, resume_sweep, start_sweep, stop_sweep, sweep_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder
 from core.sweep.spec import SweepSpec, load_sweep
@@ -22,6 +23,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     r = inner.add_parser("run", parents=[common], help="start a sweep file; follows it until it ends unless --detach")
     r.add_argument("file", type=Path)
     r.add_argument("--detach", action="store_true", help="return once the runner has started")
+    add_ray_args(r, "send every trial's run to")
     r.set_defaults(func=run)
     s = inner.add_parser("status", parents=[common], help="the study: trials, states, values, the best")
     s.add_argument("name")
@@ -29,7 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     t = inner.add_parser("stop", parents=[common], help="no more trials; running ones stop gracefully (resumable)")
     t.add_argument("name")
     t.set_defaults(func=stop)
-    u = inner.add_parser("resume", parents=[common], help="continue a stopped or crashed sweep where it was")
+    u = inner.add_parser("resume", parents=[common],
+                         help="continue a stopped or crashed sweep where it was (on the Ray cluster it had, if any)")
     u.add_argument("name")
     u.add_argument("--detach", action="store_true", help="return once the runner has started")
     u.set_defaults(func=resume)
@@ -52,11 +55,13 @@ def check(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     spec = load_sweep(args.file)
     root = runs_dir(args)
+    cluster = cluster_from_args(args)
     try:
-        start_sweep(root, spec)
+        start_sweep(root, spec, cluster=cluster)
     except SweepError as exc:
         raise CliError(str(exc)) from None
-    return _after_start(args, root, spec.name, f"started {_describe(spec)}")
+    where = f"\ntrials run on the Ray cluster at {cluster['address']}" if cluster else ""
+    return _after_start(args, root, spec.name, f"started {_describe(spec)}{where}")
 
 
 def resume(args: argparse.Namespace) -> int:

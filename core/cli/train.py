@@ -14,7 +14,16 @@ from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.validate import ValidatedConfig
 from core.fit.device import device_issue, torch_facts
 from core.fit.disk import free_space_problem
-from core.run.control import ResumeError, RunStateError, launch_worker, request_stop, restart_run, resume_run, stop_run
+from core.run.control import (
+    ClusterLaunchError,
+    ResumeError,
+    RunStateError,
+    launch_worker,
+    request_stop,
+    restart_run,
+    resume_run,
+    stop_run,
+)
 from core.run.eta import SpeedEstimate, eta_text
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
@@ -101,7 +110,7 @@ def run_resume(args: argparse.Namespace) -> int:
     run_dir = _find_run(args)
     try:
         step, total = resume_run(run_dir, args.timesteps, reap=not args.detach)
-    except ResumeError as exc:
+    except (ResumeError, ClusterLaunchError) as exc:
         raise CliError(str(exc)) from None
     print(f"resuming {run_dir.name} from step {step:,} to {total:,}", file=sys.stderr)
     return _detach_or_follow(args, run_dir)
@@ -111,7 +120,7 @@ def run_restart(args: argparse.Namespace) -> int:
     run_dir = _find_run(args)
     try:
         attempt = restart_run(run_dir, reap=not args.detach)
-    except RunStateError as exc:
+    except (RunStateError, ClusterLaunchError) as exc:
         raise CliError(str(exc)) from None
     except ConfigError as exc:
         raise CliError(f"the run's config no longer validates: {exc}") from None
@@ -126,7 +135,10 @@ def run_stop(args: argparse.Namespace) -> int:
         request_stop(run_dir)
         how = "requested"
     else:
-        how = stop_run(run_dir, timeout=args.timeout)
+        try:
+            how = stop_run(run_dir, timeout=args.timeout)
+        except RunStateError as exc:  # a cluster run whose job could not be stopped through Ray
+            raise CliError(str(exc)) from None
     state = read_status(run_dir).get("state")
     emit(args, {"id": run_dir.name, "stop": how, "state": state}, f"{run_dir.name}: stop {how}; state {state}")
     return 0

@@ -47,7 +47,7 @@ def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
 
 
 def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
-                reap: bool = False) -> tuple[dict[str, Any], str]:
+                reap: bool = False, cluster: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
     The same plan after its runner crashed continues where it was; after it failed or was
@@ -55,17 +55,20 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     do (unless ``restart``). Without a
     ``plan_path`` the plan is written to ``<runs>/.queue/plan.yaml``. ``reap`` waits for the
     runner from a thread of this process (for a long-lived caller such as the window).
+    ``cluster`` (``core.cluster.target.ClusterTarget.to_json()``) sends every job to that Ray
+    cluster; a continued queue keeps the cluster it had unless another is given.
     Raises ``QueueBusy`` while another queue runs here.
     """
     root = absolute(runs_dir)
     try:
         with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
-            return _start_locked(root, plan, plan_path, restart, reap)
+            return _start_locked(root, plan, plan_path, restart, reap, cluster)
     except LockBusy as exc:
         raise QueueBusy(str(exc)) from None
 
 
-def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool) -> tuple[dict[str, Any], str]:
+def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool,
+                  cluster: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
     """``start_queue`` once its start lock is held: a second start waits here and then finds this
     queue active (its state is written before the lock is let go) and is refused."""
     current = read_queue(root)
@@ -91,6 +94,10 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
         folder.cancel_request.unlink(missing_ok=True)
         state = new_state(plan, str(Path(plan_path).resolve()))
         note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
+    if cluster is not None:
+        state["ray"] = cluster
+    if state.get("ray"):
+        note += f"; jobs go to the Ray cluster at {state['ray']['address']}"
     state["launched_at"] = time.time()
     state["runner"] = None  # the runner fills it in once it holds the queue's lock
     write_queue(root, state)

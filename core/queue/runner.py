@@ -4,6 +4,8 @@ Detached like a worker. Each pass (about once a second): bring job states up to 
 their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
 fit next to the running ones. A job's run folder is created and recorded in the state before
 its worker starts, so a runner restarted after a crash adopts it instead of launching it again.
+A queue with a Ray cluster (``ray`` in its state) submits each job there (``launch_worker`` does,
+from the run's status) and asks Ray each pass which node runs it and whether its job ended unseen.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import traceback
 from pathlib import Path
 from typing import Any
 
+from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
 from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.state import (
@@ -32,7 +35,7 @@ from core.queue.state import (
     summary_line,
     write_queue,
 )
-from core.run.control import launch_worker, request_stop
+from core.run.control import ClusterLaunchError, launch_worker, request_stop
 from core.run.states import FAILED
 from core.run.status import SUPERVISOR_MODULE, read_status
 from core.run.store import RunStore
@@ -61,8 +64,10 @@ def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
         job.update(status=WAITING, started_at=None)
         return
-    run = RunStore(runs_dir).create(cfg, preset=spec.preset,
-                                    extra_status={"queue": {"id": state["id"], "job": job["name"]}})
+    tags: dict[str, Any] = {"queue": {"id": state["id"], "job": job["name"]}}
+    if state.get("ray"):
+        tags["ray"] = state["ray"]  # launch_worker submits it to that cluster
+    run = RunStore(runs_dir).create(cfg, preset=spec.preset, extra_status=tags)
     job["run_id"] = run.name
     # the run id on disk before the worker starts; if that write fails, a restarted runner still
     # finds the run by its queue tag (adopt_orphans)
@@ -86,6 +91,8 @@ def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
 def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> bool:
     """One scheduling pass; returns False when the plan is over."""
     before = {j["name"]: j["status"] for j in state["jobs"]}
+    if state.get("ray"):
+        _follow_cluster_jobs(runs_dir, state)
     reconcile(runs_dir, state)
     _notify_unattended_crashes(runs_dir, state, before)
     _start_recorded_runs(runs_dir, state)
@@ -99,6 +106,17 @@ def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, A
         state["state"] = _final_state(state, cancelled=cancel.exists())
         state["ended_at"] = time.time()
     return not (save_state(runs_dir, state) and over)  # the plan is over once that is on disk
+
+
+def _follow_cluster_jobs(runs_dir: Path, state: dict[str, Any]) -> None:
+    """Ask Ray about each launched job: the node it runs on, and a job that ended without its run saying so."""
+    for job in state["jobs"]:
+        if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
+            view = settle_cluster_run(runs_dir / job["run_id"])
+            if view is not None and view.node:
+                job["node"] = view.node
+            if view is not None and view.crashed:
+                notify_run_event(runs_dir / job["run_id"], "crashed", view.crashed, log=_log)
 
 
 def _notify_unattended_crashes(runs_dir: Path, state: dict[str, Any], before: dict[str, str]) -> None:
@@ -121,7 +139,10 @@ def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
     for job in state["jobs"]:
         if job["status"] == LAUNCHING and job.get("run_id"):
             if read_status(runs_dir / job["run_id"]).get("state") == "queued":
-                launch_worker(runs_dir / job["run_id"])
+                try:
+                    launch_worker(runs_dir / job["run_id"])
+                except ClusterLaunchError as exc:  # the run says failed with the reason: reconcile takes it
+                    _log(f"job {job['name']}: {exc}")
 
 
 def _stop_launching(runs_dir: Path, state: dict[str, Any], cancel: Path) -> bool:
@@ -158,7 +179,7 @@ def _launch_ready(runs_dir: Path, state: dict[str, Any], estimates: dict[str, di
                 return  # keep the plan's order: later jobs wait behind this one
         try:
             launch_job(runs_dir, state, job)
-        except ConfigError as exc:
+        except (ConfigError, ClusterLaunchError) as exc:
             job.update(status="failed", reason=str(exc), ended_at=time.time())
             continue
         active.append(job)

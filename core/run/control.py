@@ -11,6 +11,7 @@ superseded. Delete moves a run folder to the system's trash.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,9 +29,12 @@ from core.run.store import load_run_config
 from core.util.files import replace_retrying, write_atomic
 from core.util.jsonl import read_jsonl, repair_torn_tail
 from core.util.locks import held_briefly
-from core.util.paths import absolute
-from core.util.procs import spawn_detached, terminate_tree
+from core.util.paths import CODE_ROOT, absolute
+from core.util.procs import CREATE_NO_WINDOW, spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
+
+CLUSTER_MODULE = "core.cluster.submit"  # what a launch or a stop of a run on a Ray cluster runs (core.run is below it)
+CLUSTER_CALL_S = 120.0  # a submission or a stop through the cluster's job API: longer means it is not answering
 
 
 def worker_command(run_dir: Path, resume: bool = False, python: str | None = None) -> list[str]:
@@ -44,6 +48,43 @@ def supervisor_command(run_dir: Path, resume: bool = False, python: str | None =
     worker as its child and reports its end, a death without a word included."""
     cmd = [python or sys.executable, "-m", SUPERVISOR_MODULE, str(absolute(run_dir))]
     return cmd + ["--resume"] if resume else cmd
+
+
+class ClusterLaunchError(OSError):
+    """A cluster run the Ray cluster did not take (the run is recorded ``failed`` with the reason)."""
+
+
+def cluster_command(run_dir: Path, *flags: str) -> list[str]:
+    """``python -m core.cluster.submit RUN_DIR`` + flags: a cluster run's submission (or ``--stop``)."""
+    return [sys.executable, "-m", CLUSTER_MODULE, str(absolute(run_dir)), *flags]
+
+
+def is_cluster_run(run_dir: Path) -> bool:
+    """Whether the run's status names a Ray cluster (it launches, resumes and stops through Ray's job API)."""
+    ray = read_status(run_dir).get("ray")
+    return isinstance(ray, dict) and bool(ray.get("address"))
+
+
+def _run_cluster_command(run_dir: Path, *flags: str, timeout: float = CLUSTER_CALL_S) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env["PYTHONPATH"] = os.pathsep.join([str(CODE_ROOT), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])])
+    flags_win = CREATE_NO_WINDOW if sys.platform.startswith("win") else 0  # no console flashes up under the window
+    proc = subprocess.Popen(cluster_command(run_dir, *flags), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, env=env, cwd=str(CODE_ROOT), creationflags=flags_win)
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.communicate()
+        message = f"the Ray cluster did not answer within {timeout:g} s; check it with: rlpanel doctor --ray ADDRESS"
+        if not flags or flags == ("--resume",):
+            write_status(run_dir, state="failed", ended_at=time.time(), error={"message": message},
+                         exit_reason=f"not submitted to the cluster: {message}")
+        raise ClusterLaunchError(message) from None
+    if proc.returncode:
+        lines = [line for line in err.decode(errors="replace").splitlines() if line.strip()]
+        raise ClusterLaunchError(lines[-1] if lines else f"{CLUSTER_MODULE} exited with code {proc.returncode}")
+    return proc
 
 
 def request_stop(run_dir: Path, reason: str = "requested") -> None:
@@ -63,11 +104,17 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     A custom env's import folder (``env.path`` in the run's config) is the worker's working
     folder and on its path, for a resume too. ``notes`` receives what the window should say
     (a refused breakaway on Windows).
+
+    A run whose status names a Ray cluster (``ray``) is submitted to it instead (through
+    ``core.cluster.submit``; the process returned is that submission, ended); a submission the
+    cluster did not take raises ``ClusterLaunchError`` and leaves the run ``failed`` with the reason.
     """
     run_dir = Path(run_dir)
     RunDir(run_dir).stop_request.unlink(missing_ok=True)
     folder = _import_folder(run_dir)
     write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
+    if is_cluster_run(run_dir):
+        return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
     return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
                           folder=folder, notes=notes)
 
@@ -135,6 +182,7 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     a graceful stop), up to ``term_grace_s`` more; then kill its process tree and record that.
 
     Returns ``"graceful"`` (the worker ended the run itself), ``"terminated"`` or ``"not running"``.
+    A run on a Ray cluster is not a process here: past the STOP wait its job is stopped through Ray.
     """
     run_dir = Path(run_dir)
     status = read_status(run_dir)
@@ -144,7 +192,14 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     if _wait_until_ended(run_dir, timeout, poll):
         return "graceful"
     pid = read_status(run_dir).get("pid")
-    if pid:
+    if is_cluster_run(run_dir):  # Ray's stop: SIGTERM to the job's processes (a graceful stop), SIGKILL later
+        try:
+            _run_cluster_command(run_dir, "--stop")
+        except ClusterLaunchError as exc:
+            raise RunStateError(f"run {run_dir.name} did not stop through STOP within {timeout:g} s and its Ray job "
+                                f"could not be stopped: {exc}") from None
+        _wait_until_ended(run_dir, term_grace_s, poll)
+    elif pid:
         terminate_tree(pid, grace_s=term_grace_s, root_first=True)
     after = read_status(run_dir)
     if after.get("state") not in ACTIVE and "recorded_state" not in after:

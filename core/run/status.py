@@ -2,6 +2,8 @@
 
 A run whose status says a worker should be running but whose worker process is gone reads as
 ``crashed`` (with ``recorded_state`` keeping what the file says); that reading is never written.
+Only a worker on this machine is checked (``host``); a run on a Ray cluster (``ray`` in its status)
+waiting for its job to start is not, and ``core.cluster.jobs.settle_cluster_run`` asks Ray about it.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "state": (str,), "id": (str,), "pid": (int,), "pid_create_time": _NUMBER, "host": (str,), "preset": (str,),
     "created_at": _NUMBER, "updated_at": _NUMBER, "launched_at": _NUMBER, "started_at": _NUMBER, "ended_at": _NUMBER,
     "train_time_s": _NUMBER, "attempt": (int,), "error": (dict,), "exit_reason": (str,), "warnings": (list,),
-    "queue": (dict,), "resumed_from": (str,), "notes": (list,), "pause_reason": (str,), "paused_s": _NUMBER,
+    "queue": (dict,), "ray": (dict,), "resumed_from": (str,), "notes": (list,), "pause_reason": (str,), "paused_s": _NUMBER,
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
 WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (its supervisor starts it)
@@ -70,7 +72,9 @@ def read_status(run_dir: Path) -> dict[str, Any]:
     state = status.get("state")
     if state in LIVE and status.get("host", socket.gethostname()) == socket.gethostname():
         pid = status.get("pid")
-        if pid is None:
+        if pid is None and status.get("ray"):
+            pass  # a Ray job not started yet (pending for resources): its liveness is Ray's to say (core.cluster.jobs)
+        elif pid is None:
             since = status.get("updated_at", 0)
             if state != "starting" or time.time() - since > STARTING_GRACE_S or _never_started(run_dir, since):
                 status = {**status, "state": "crashed", "recorded_state": state,

@@ -26,8 +26,12 @@ class SweepError(RuntimeError):
     """A sweep that cannot be started, stopped or resumed as asked, with the reason and what to do."""
 
 
-def start_sweep(runs_dir: Path, spec: SweepSpec, reap: bool = False) -> dict[str, Any]:
-    """Start a new sweep with a detached runner; refused when one of that name exists (resume it instead)."""
+def start_sweep(runs_dir: Path, spec: SweepSpec, reap: bool = False, cluster: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Start a new sweep with a detached runner; refused when one of that name exists (resume it instead).
+
+    ``cluster`` (``core.cluster.target.ClusterTarget.to_json()``) sends every trial's run to that Ray
+    cluster; the sweep's state keeps it, so a resume goes on there.
+    """
     folder = SweepFolder(runs_dir, spec.name)
     folder.path.mkdir(parents=True, exist_ok=True)
     try:
@@ -38,7 +42,7 @@ def start_sweep(runs_dir: Path, spec: SweepSpec, reap: bool = False) -> dict[str
             save_spec_data(folder, spec_data(spec))
             folder.stop_request.unlink(missing_ok=True)
             state = {"name": spec.name, "state": "running", "created_at": time.time(), "launched_at": time.time(),
-                     "runner": None, "storage": storage_url(spec, folder)}
+                     "runner": None, "storage": storage_url(spec, folder), **({"ray": cluster} if cluster else {})}
             write_state(folder, state)
             launch_runner(folder, reap=reap)
     except LockBusy as exc:
@@ -131,5 +135,5 @@ def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[s
             "state": state["state"], "n_trials": spec.n_trials, "parallel": spec.parallel,
             "direction": spec.objective.direction, "metric": spec.objective.metric,
             "best": best_row(spec, study) if study else None, "trials": trials, "error": state.get("error"),
-            "runner_log": str(folder.runner_log), "space": {p: d.kind for p, d in spec.space.items()},
+            "runner_log": str(folder.runner_log), "ray": state.get("ray"), "space": {p: d.kind for p, d in spec.space.items()},
             **({"importances": param_importances(study) if study else {}} if importances else {})}

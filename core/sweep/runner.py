@@ -13,6 +13,9 @@ run folder exists, and the run's ``status.json`` carries ``sweep: {name, trial}`
 start, so a runner restarted after a kill finds the run of every RUNNING trial: a live one is
 followed again, a dead one (crashed, or stopped by ``sweep stop``) is resumed from its
 checkpoint, and a trial whose run was never created is launched with the params it was given.
+
+A sweep with a Ray cluster (``ray`` in its state, kept by a resume) creates its runs naming it,
+so ``launch_worker`` submits them there; each pass asks Ray about the live ones.
 """
 
 from __future__ import annotations
@@ -27,11 +30,13 @@ from typing import Any
 import optuna
 from optuna.trial import FrozenTrial, TrialState
 
+from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
 from core.fit.result import NO_FIT
+from core.notify.run_events import notify_run_event
 from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
-from core.run.control import RunStateError, launch_worker, request_stop, restart_run, resume_run
+from core.run.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, restart_run, resume_run
 from core.run.layout import RunDir
 from core.run.states import LIVE
 from core.run.status import read_status
@@ -48,10 +53,11 @@ MAX_RESUMES = 3  # a trial whose run keeps crashing is failed after this many re
 class SweepRunner:
     """One sweep's scheduling, a pass at a time (``step``)."""
 
-    def __init__(self, spec: SweepSpec, folder: SweepFolder, study: optuna.Study):
+    def __init__(self, spec: SweepSpec, folder: SweepFolder, study: optuna.Study, cluster: dict[str, Any] | None = None):
         self.spec = spec
         self.folder = folder
         self.study = study
+        self.cluster = cluster  # the Ray cluster the trials' runs go to (None: this machine)
         self.estimates: dict[int, dict[str, Any]] = {}
         self._seen: dict[str, tuple[int, int]] = {}  # a run's metrics.jsonl (size, mtime) when last read
 
@@ -104,10 +110,14 @@ class SweepRunner:
                 self.launch_trial(frozen)
             return
         run_dir = self.folder.runs_dir / run_id
+        if self.cluster:
+            view = settle_cluster_run(run_dir)  # a job Ray ended without the run saying so: crashed (resumed below)
+            if view is not None and view.crashed:
+                notify_run_event(run_dir, "crashed", view.crashed, log=_log)
         state = read_status(run_dir).get("state")
         if state == "queued":  # created, but the runner died before its worker started
             if not stopping:
-                launch_worker(run_dir)
+                self._launch(run_dir)
             return
         self.report(frozen, run_dir, prune=state in LIVE and not stopping)
         if state in LIVE:
@@ -154,8 +164,14 @@ class SweepRunner:
         try:
             step, _ = resume_run(run_dir)
             print(f"sweep runner: trial {frozen.number}: resumed run {run_dir.name} from step {step:,}", flush=True)
+        except ClusterLaunchError as exc:  # the run says failed with the reason: the next pass fails the trial
+            _log(f"trial {frozen.number}: {exc}")
         except RunStateError:
-            restart_run(run_dir)
+            try:
+                restart_run(run_dir)
+            except ClusterLaunchError as exc:
+                _log(f"trial {frozen.number}: {exc}")
+                return
             print(f"sweep runner: trial {frozen.number}: run {run_dir.name} had no checkpoint; restarted", flush=True)
 
     def report(self, frozen: FrozenTrial, run_dir: Path, prune: bool) -> None:
@@ -210,16 +226,28 @@ class SweepRunner:
             if not ok:
                 self.trial(frozen).set_user_attr("waiting", why)
                 return
-        run = RunStore(self.folder.runs_dir).create(
-            cfg, preset=self.spec.base.preset,
-            extra_status={"sweep": {"name": self.spec.name, "study": self.spec.study_name(), "trial": frozen.number}})
+        tags: dict[str, Any] = {"sweep": {"name": self.spec.name, "study": self.spec.study_name(), "trial": frozen.number}}
+        if self.cluster:
+            tags["ray"] = self.cluster  # launch_worker submits it to that cluster
+        run = RunStore(self.folder.runs_dir).create(cfg, preset=self.spec.base.preset, extra_status=tags)
         self.trial(frozen).set_user_attr("run_id", run.name)
         try:
             annotate(run, name=f"{self.spec.name} #{frozen.number}", add_tags=("sweep",))
         except (AnnotationError, OSError):
             pass  # the name is a convenience: the status tag is what the sweep reads
-        launch_worker(run)
+        self._launch(run)
         print(f"sweep runner: trial {frozen.number}: run {run.name} with {self.spec.decode(frozen.params)}", flush=True)
+
+
+    def _launch(self, run_dir: Path) -> None:
+        try:
+            launch_worker(run_dir)
+        except ClusterLaunchError as exc:  # the run says failed with the reason: the next pass fails its trial
+            _log(str(exc))
+
+
+def _log(line: str) -> None:
+    print(f"sweep runner: {line}", flush=True)
 
 
 def _frozen(study: optuna.Study, number: int) -> FrozenTrial:
@@ -249,7 +277,7 @@ def run(runs_dir: Path, name: str, poll_s: float = 1.0) -> int:
                      error=None, ended_at=None)
         write_state(folder, state)
         study = open_study(spec, folder)
-        sweep = SweepRunner(spec, folder, study)
+        sweep = SweepRunner(spec, folder, study, state.get("ray"))
         sweep.adopt()
         print(f"sweep runner: pid {state['runner']['pid']} for sweep {name}", flush=True)
         while sweep.step():
