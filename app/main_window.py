@@ -16,6 +16,7 @@ from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 
+from app.background import run_in_background
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel, LaunchRequest
 from app.monitor.follower import RunFollower
@@ -36,7 +37,7 @@ from core.config.spaces import probe_spaces
 from core.config.trust import code_module, is_trusted, trust
 from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
-from core.run.control import RunStateError, launch_worker, restart_run, resume_run
+from core.run.control import RunStateError, is_cluster_run, launch_worker, restart_run, resume_run
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
@@ -251,11 +252,20 @@ class MainWindow(QMainWindow):
             self.restart_run(info.path)
 
     def resume_run(self, run_dir: Path) -> None:
+        run_dir = Path(run_dir)
+        if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
+            self.statusBar().showMessage(f"Submitting {run_dir.name} to its Ray cluster to resume...")
+            run_in_background(lambda: resume_run(run_dir), lambda _: self._resumed(run_dir),
+                              lambda why: QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{why}"))
+            return
         try:
-            resume_run(Path(run_dir))
+            resume_run(run_dir)
         except (RunStateError, OSError) as exc:
             QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{exc}")
             return
+        self._resumed(run_dir)
+
+    def _resumed(self, run_dir: Path) -> None:
         self.follow_run(Path(run_dir))
         self.tabs.setCurrentWidget(self.monitor)
         self.statusBar().showMessage(f"Resuming {Path(run_dir).name} from its latest checkpoint", 8000)

@@ -149,3 +149,24 @@ def test_layout_and_axis_choice_persist(qtbot, make_window):
 def test_the_window_never_imports_torch(make_window):
     make_window()
     assert "torch" not in sys.modules and "stable_baselines3" not in sys.modules
+
+
+def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, runs_dir, monkeypatch):
+    """A resume on a Ray cluster is a submission through its job API (seconds): the window stays live."""
+    import threading
+
+    import app.main_window as main_window
+
+    run = make_fake_run(runs_dir, "stopped", ray={"address": "127.0.0.1:8265", "python": "python"})
+    calls = []
+
+    def submitting(run_dir):  # where the window calls core.run.control.resume_run from
+        calls.append((Path(run_dir), threading.current_thread() is threading.main_thread()))
+        return 1000, 10000
+
+    monkeypatch.setattr(main_window, "resume_run", submitting)
+    window = make_window()
+    window.resume_run(run)
+    assert "Ray cluster" in window.statusBar().currentMessage()
+    qtbot.waitUntil(lambda: window.run_dir == run, timeout=10000)  # followed once the submission answered
+    assert calls == [(run, False)]
