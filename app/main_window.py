@@ -7,12 +7,11 @@ The window drives ``core``: Launch creates the run folder and starts a detached 
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 
@@ -32,6 +31,7 @@ from app.sweeps.panel import SweepsPanel
 from app.system.panel import SystemPanel
 from app.tensorboard import TensorBoardLauncher
 from app.theme import apply_theme, plot_colors
+from app.window_state import restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.spaces import probe_spaces
 from core.config.trust import code_module, is_trusted, trust
@@ -44,12 +44,6 @@ from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
 STOP_TIMEOUT_S = 60.0
-DEFAULT_SIZE = (1500, 920)
-FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
-COMPACT_BELOW = 900    # logical pixels of available height under which Configure folds its preset list
-COMPACT_CONFIGURE_WIDTH = 620
-TABS_MIN_WIDTH = 660
-TABS_MIN_HEIGHT = 420
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
                 "not running": "was not running"}
@@ -124,7 +118,7 @@ class MainWindow(QMainWindow):
         hints.colorSchemeChanged.connect(self._on_color_scheme)
         self.monitor.apply_theme(*plot_colors())
         self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
-        self._restore_state()
+        restore_window(self)
         self._update_actions()
 
     # --- construction ----------------------------------------------------------------------
@@ -390,61 +384,6 @@ class MainWindow(QMainWindow):
 
     # --- window state ----------------------------------------------------------------------
 
-    def _restore_state(self) -> None:
-        geometry = get_setting("window/geometry", QByteArray())
-        restored = not geometry.isEmpty() and self.restoreGeometry(geometry)
-        self.fit_screen(restored)
-        splitter = get_setting("window/splitter", QByteArray())
-        if not splitter.isEmpty():
-            self.splitter.restoreState(splitter)
-        self.tabs.setCurrentIndex(get_setting("window/tab", 0))
-        self._restore_configure()
-        self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
-        monitor_split = get_setting("monitor/splitter", QByteArray())
-        if not monitor_split.isEmpty():
-            self.monitor.splitter.restoreState(monitor_split)
-
-    def fit_screen(self, restored: bool = False) -> None:
-        """First start: sized to the available screen, never larger; a restored size only if it fits.
-
-        On a laptop-sized screen (under 900 logical pixels high: 1366x768, or 1920x1080 at 150 %)
-        the Configure panel folds its preset list away so the forms keep their rows.
-        """
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        if screen is None:
-            return
-        avail = screen.availableGeometry()
-        frame = FRAME_ALLOWANCE
-        if not restored or self.width() > avail.width() or self.height() + frame > avail.height():
-            self.resize(min(DEFAULT_SIZE[0], avail.width()), min(DEFAULT_SIZE[1], avail.height() - frame))
-            self.move(avail.left() + (avail.width() - self.width()) // 2, avail.top())
-        compact = avail.height() < COMPACT_BELOW
-        self.configure.set_compact(compact)
-        # the tab pages may be narrower than they ask (the Queue tab's table scrolls) so that the window
-        # never outgrows a 1280-pixel-wide screen
-        self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
-        self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
-        if compact and not restored:  # the forms and the launch column side by side, the plots beside them
-            self.splitter.setSizes([COMPACT_CONFIGURE_WIDTH, max(self.width() - COMPACT_CONFIGURE_WIDTH, 400)])
-
-    def _restore_configure(self) -> None:
-        """The preset and edits Configure held when the window closed (a bad value comes back as an error)."""
-        try:
-            saved = json.loads(get_setting("configure/state", "") or "{}")
-        except ValueError:
-            return
-        if isinstance(saved, dict) and (saved.get("preset") or saved.get("overrides")):
-            self.config.load_edits(saved.get("preset"), saved.get("overrides") or {})
-
-    def save_state(self) -> None:
-        state = self.config.state
-        set_setting("configure/state", json.dumps({"preset": state.preset, "overrides": state.overrides}, default=str))
-        set_setting("window/geometry", self.saveGeometry())
-        set_setting("window/splitter", self.splitter.saveState())
-        set_setting("window/tab", self.tabs.currentIndex())
-        set_setting("monitor/x_mode", self.monitor.x_mode.currentData())
-        set_setting("monitor/splitter", self.monitor.splitter.saveState())
-
     def _on_color_scheme(self, _scheme=None) -> None:
         app = QApplication.instance()
         if app is not None:
@@ -460,7 +399,7 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event):  # noqa: N802 (Qt API)
         if self.notifier.keeps_running():  # the tray icon stays (a setting): the window only hides
             event.ignore()
-            self.save_state()
+            save_window(self)
             self.hide()
             self.notifier.hid_window()
             return
@@ -480,7 +419,7 @@ class MainWindow(QMainWindow):
                 set_setting("window/ask_before_close", False)
         if running:
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
-        self.save_state()
+        save_window(self)
         self.notifier.close()
         self.follower.close()
         self.gpu_monitor.close()

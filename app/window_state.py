@@ -1,0 +1,83 @@
+"""The window's state across starts: its size fitted to the screen (a laptop's compact layout), the
+splitters, the tab, the plots' axis and Configure's preset and edits, in the app's settings.
+
+Functions of the ``MainWindow`` (``self``), kept apart from the window's wiring.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QByteArray
+from PySide6.QtGui import QGuiApplication
+
+from app.settings import get_setting, set_setting
+
+if TYPE_CHECKING:
+    from app.main_window import MainWindow
+
+DEFAULT_SIZE = (1500, 920)
+FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
+COMPACT_BELOW = 900    # logical pixels of available height under which Configure folds its preset list
+COMPACT_CONFIGURE_WIDTH = 620
+TABS_MIN_WIDTH = 660
+TABS_MIN_HEIGHT = 420
+
+
+def restore_window(self: MainWindow) -> None:
+    """Geometry, splitters, tab, axis and Configure's edits as the window last closed (sized to the screen)."""
+    geometry = get_setting("window/geometry", QByteArray())
+    restored = not geometry.isEmpty() and self.restoreGeometry(geometry)
+    fit_screen(self, restored)
+    splitter = get_setting("window/splitter", QByteArray())
+    if not splitter.isEmpty():
+        self.splitter.restoreState(splitter)
+    self.tabs.setCurrentIndex(get_setting("window/tab", 0))
+    restore_configure(self)
+    self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
+    monitor_split = get_setting("monitor/splitter", QByteArray())
+    if not monitor_split.isEmpty():
+        self.monitor.splitter.restoreState(monitor_split)
+
+def fit_screen(self: MainWindow, restored: bool = False) -> None:
+    """First start: sized to the available screen, never larger; a restored size only if it fits.
+
+    On a laptop-sized screen (under 900 logical pixels high: 1366x768, or 1920x1080 at 150 %)
+    the Configure panel folds its preset list away so the forms keep their rows.
+    """
+    screen = self.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        return
+    avail = screen.availableGeometry()
+    frame = FRAME_ALLOWANCE
+    if not restored or self.width() > avail.width() or self.height() + frame > avail.height():
+        self.resize(min(DEFAULT_SIZE[0], avail.width()), min(DEFAULT_SIZE[1], avail.height() - frame))
+        self.move(avail.left() + (avail.width() - self.width()) // 2, avail.top())
+    compact = avail.height() < COMPACT_BELOW
+    self.configure.set_compact(compact)
+    # the tab pages may be narrower than they ask (the Queue tab's table scrolls) so that the window
+    # never outgrows a 1280-pixel-wide screen
+    self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
+    self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
+    if compact and not restored:  # the forms and the launch column side by side, the plots beside them
+        self.splitter.setSizes([COMPACT_CONFIGURE_WIDTH, max(self.width() - COMPACT_CONFIGURE_WIDTH, 400)])
+
+def restore_configure(self: MainWindow) -> None:
+    """The preset and edits Configure held when the window closed (a bad value comes back as an error)."""
+    try:
+        saved = json.loads(get_setting("configure/state", "") or "{}")
+    except ValueError:
+        return
+    if isinstance(saved, dict) and (saved.get("preset") or saved.get("overrides")):
+        self.config.load_edits(saved.get("preset"), saved.get("overrides") or {})
+
+def save_window(self: MainWindow) -> None:
+    """What ``restore_window`` reads back, written when the window closes."""
+    state = self.config.state
+    set_setting("configure/state", json.dumps({"preset": state.preset, "overrides": state.overrides}, default=str))
+    set_setting("window/geometry", self.saveGeometry())
+    set_setting("window/splitter", self.splitter.saveState())
+    set_setting("window/tab", self.tabs.currentIndex())
+    set_setting("monitor/x_mode", self.monitor.x_mode.currentData())
+    set_setting("monitor/splitter", self.monitor.splitter.saveState())
