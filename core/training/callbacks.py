@@ -19,6 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.logger import KVWriter
 
 from core.run import records
+from core.run.episodes import EpisodeLimiter
 from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
 from core.training.health import TrainingHealth
@@ -75,7 +76,8 @@ class TrainingHalted(Exception):
 
 
 class RunRecorder(BaseCallback):
-    """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
+    """Episode records from the Monitor infos (aggregated past ``EpisodeLimiter``'s rate), a progress
+    record at most once per ``interval_s`` (and the last one), and the STOP and health checks."""
 
     def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0,
                  health: TrainingHealth | None = None, on_second: Callable[[], bool] | None = None,
@@ -89,7 +91,9 @@ class RunRecorder(BaseCallback):
         self.interval_s = interval_s
         self.health = health
         self._pending: list[dict[str, Any]] = []
+        self.limiter = EpisodeLimiter()
         self._next_flush = 0.0
+        self._last_progress = -math.inf
         self._next_stop_check = 0.0  # its own clock: checkpoint flushes (every few hundred steps) must not postpone it
         self._last_t = 0.0
         self._last_step = 0
@@ -152,19 +156,22 @@ class RunRecorder(BaseCallback):
             self._next_flush = self._next_stop_check = self._last_t + self.interval_s
         return stop
 
-    def flush(self, now: float | None = None) -> None:
-        """Write the buffered episodes and a progress record (also before each checkpoint)."""
+    def flush(self, now: float | None = None, last: bool = False) -> None:
+        """Write the buffered episodes (also before each checkpoint), and a progress record if the last
+        one is ``interval_s`` old or this is the ``last`` flush (a checkpoint every few steps adds none)."""
         now = time.monotonic() if now is None else now
-        dt = now - self._last_t
-        fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
-        self._pending.append(records.progress(self.num_timesteps, fps, self.total))
-        self.out.write(self._pending)
+        out = self.limiter.take(self._pending, now) if self._pending else []
         self._pending = []
-        self._last_t, self._last_step = now, self.num_timesteps
+        if last or now - self._last_progress >= self.interval_s * 0.999:
+            dt = now - self._last_t
+            fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
+            out.append(records.progress(self.num_timesteps, fps, self.total))
+            self._last_t, self._last_step, self._last_progress = now, self.num_timesteps, now
+        self.out.write(out)
         self._next_flush = now + self.interval_s
 
     def _on_training_end(self) -> None:
-        self.flush()
+        self.flush(last=True)
 
 
 class CheckpointEvery(BaseCallback):

@@ -236,7 +236,7 @@ class TrainingSession:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise
             if health.failure:
-                recorder.flush()
+                recorder.flush(last=True)
                 return "failed", health.failure
             if recorder.stopped:
                 write_status(self.run_dir, state="stopping")
