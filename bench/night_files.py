@@ -1,36 +1,86 @@
 """Bytes per hour of each growing file of a run folder, measured on a real run.
 
-Trains PPO on CartPole-v1 for ``--seconds`` of wall time with telemetry at 5 Hz (the test
-suite's fake NVML, one GPU, when ``--fake-nvml`` is given, else whatever NVML the machine has), then
-reports, per hour of training at the speed this machine reached:
+Trains ``--algo`` (PPO) on CartPole-v1 (or ``--env fast``: episodes of 2 steps) for ``--seconds``
+of wall time with telemetry at 5 Hz (the test suite's fake NVML, one GPU, when ``--fake-nvml`` is
+given, else whatever NVML the machine has), then reports, per hour of training at the speed this machine reached:
 
-- ``metrics.jsonl``: grows with steps and episodes (no thinning: about ``bytes/1k steps``);
+- ``metrics.jsonl`` after (as written: episodes past ``EPISODES_PER_S`` aggregated) and before (the
+  same run with one record per episode, as the worker wrote it until the bound: the episodes of
+  the run's Monitor CSVs put back in place of each aggregate), and the bytes of each record kind;
 - ``telemetry.jsonl``: at full rate, and after thinning (what an hour older than an hour costs);
 - ``worker.log``: the worker's and its supervisor's lines; bounded at 2 x 16 MiB by rotation.
 
-    python bench/night_files.py --seconds 60 [--fake-nvml]
+Then a 24 h run's files at those rates, and what opening it reads: the window's follower and the
+Results table read its metrics.jsonl once (``bytes read``), the telemetry its thinned file.
+
+    python bench/night_files.py --seconds 60 [--fake-nvml] [--algo DQN]
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import json
 import os
 import shutil
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+MIB = 2**20
+
+
+FAST_ENV = {"entry_point": "tests.core.run.fast_env:FastEpisodesEnv", "info_keys": ["moves"]}
+
+
+def line_bytes(rec: dict) -> int:
+    """What ``JsonlWriter`` writes for ``rec`` (its separators; one newline)."""
+    return len(json.dumps(rec, separators=(",", ":"), default=float).encode()) + 1
+
+
+def monitor_episodes(folder: Path) -> list[tuple[float, float, int]]:
+    """(t, reward, length) of every episode in the run's Monitor CSVs, by time."""
+    rows = []
+    for path in sorted(folder.glob("*.csv")):
+        with path.open(encoding="utf-8") as fh:
+            fh.readline()  # Monitor's JSON header
+            for row in csv.DictReader(fh):
+                rows.append((float(row["t"]), float(row["r"]), int(row["l"])))
+    return sorted(rows)
+
+
+def before_bytes(recs: list[dict], monitor: list[tuple[float, float, int]]) -> tuple[int, int]:
+    """The bytes metrics.jsonl would hold with one record per episode, and the episodes put back:
+    each aggregate of n replaced by the next n Monitor episodes as episode records (its step and t)."""
+    from core.run import records
+
+    size, used = 0, 0
+    for rec in recs:
+        if rec.get("kind") != records.EPISODES:
+            size += line_bytes(rec)
+            continue
+        for _ in range(int(rec["n"])):
+            _, reward, length = monitor[used] if used < len(monitor) else (0.0, rec["reward"], int(rec["length"]))
+            size += line_bytes(records.episode(rec["step"], reward, length, rec["t"], rec.get("m")))
+            used += 1
+    return size, used
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--algo", default="PPO", help="PPO (default) or an off-policy one: DQN dumps its losses per episode")
+    parser.add_argument("--env", choices=("cartpole", "fast"), default="cartpole",
+                        help="CartPole-v1, or the test suite's env of 2-step episodes (hundreds of episodes a second)")
     parser.add_argument("--fake-nvml", action="store_true", help="one GPU from the test suite's fake NVML (Linux, gcc)")
     args = parser.parse_args()
     from core.config.validate import validate_config
     from core.run.control import launch_worker, request_stop
+    from core.run.episodes import EPISODES_PER_S
     from core.run.layout import RunDir
     from core.run.status import read_status
     from core.run.store import RunStore
@@ -39,7 +89,8 @@ def main() -> int:
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLPANEL_HOME"] = tmp
-        cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}, "runtime": {"n_envs": 4, "telemetry_hz": 5},
+        env = FAST_ENV if args.env == "fast" else {"id": "CartPole-v1"}
+        cfg = validate_config({"algo": args.algo, "env": env, "runtime": {"n_envs": 4, "telemetry_hz": 5},
                                "budget": {"total_timesteps": 100_000_000, "checkpoint_every": 10_000_000}}).config
         run = RunStore(Path(tmp) / "runs").create(cfg)
         extra = None
@@ -52,22 +103,46 @@ def main() -> int:
         while read_status(run).get("state") != "running":
             time.sleep(0.2)
         started = time.time()
+        cpu0 = os.times()
         time.sleep(args.seconds)
         request_stop(run)
         proc.wait(300)
         wall = max(time.time() - started, 1e-9)
+        cpu = os.times()
         layout = RunDir(run)
-        steps = max((r.get("step", 0) for r in read_jsonl(layout.metrics)), default=0)
+        recs = list(read_jsonl(layout.metrics))
+        steps = max((r.get("step", 0) for r in recs), default=0)
         per_hour = 3600.0 / wall
         copy = Path(tmp) / "telemetry-thinned.jsonl"
         shutil.copyfile(layout.telemetry, copy)
         thin_telemetry(copy, time.time() + 1)  # everything "older than an hour": the thinned rate
-        rows = [("metrics.jsonl", layout.metrics.stat().st_size), ("telemetry.jsonl (5 Hz)", layout.telemetry.stat().st_size),
+        monitor = monitor_episodes(layout.monitor)
+        before, episodes = before_bytes(recs, monitor)
+        after = layout.metrics.stat().st_size
+        by_kind: Counter[str] = Counter()
+        count: Counter[str] = Counter()
+        for rec in recs:
+            by_kind[str(rec.get("kind"))] += line_bytes(rec)
+            count[str(rec.get("kind"))] += 1
+        child_cpu = (cpu.children_user + cpu.children_system) - (cpu0.children_user + cpu0.children_system)
+        print(f"{args.algo} {args.env}: {steps:,} steps in {wall:.0f} s wall ({steps / wall:,.0f} steps/s), "
+              f"{len(monitor):,} episodes ({len(monitor) / wall:,.1f}/s, bound {EPISODES_PER_S:g}/s), "
+              f"worker CPU {child_cpu:.0f} s")
+        rows = [("metrics.jsonl before", before), ("metrics.jsonl after", after),
+                ("telemetry.jsonl (5 Hz)", layout.telemetry.stat().st_size),
                 ("telemetry.jsonl thinned", copy.stat().st_size), ("worker.log", layout.worker_log.stat().st_size)]
-        print(f"{steps:,} steps in {wall:.0f} s ({steps / wall:,.0f} steps/s)")
         for name, size in rows:
-            print(f"{name:<26} {size * per_hour / 2**20:8.2f} MiB/hour   ({size:,} bytes measured)")
-        print(f"metrics.jsonl per 1,000 steps: {layout.metrics.stat().st_size / max(steps, 1) * 1000:,.0f} bytes")
+            print(f"{name:<26} {size * per_hour / MIB:8.2f} MiB/hour   ({size:,} bytes measured)")
+        print(f"metrics.jsonl after/before: {after / max(before, 1):.3f} (episodes put back for 'before': {episodes:,})")
+        print("metrics.jsonl after, by record kind:")
+        for kind, size in by_kind.most_common():
+            print(f"  {kind:<10} {count[kind]:>8,} records {size * per_hour / MIB:8.2f} MiB/hour")
+        day = 24 * per_hour
+        metrics_day = after * day
+        telemetry_day = (layout.telemetry.stat().st_size * per_hour + copy.stat().st_size * (24 - 1) * per_hour)
+        print(f"a 24 h run at these rates: metrics.jsonl {metrics_day / MIB:,.0f} MiB (before: {before * day / MIB:,.0f} MiB), "
+              f"telemetry.jsonl {telemetry_day / MIB:,.0f} MiB, worker.log at most 32 MiB; "
+              f"opening it reads {(metrics_day + telemetry_day) / MIB:,.0f} MiB")
     return 0
 
 

@@ -27,7 +27,7 @@ from core.run import records
 
 REWARD_WINDOW = 100  # episodes in the "mean reward" of SB3's logger, our tables and plots
 EPISODES_PER_S = 10.0  # single episode records a second, on average, before episodes are aggregated
-EPISODE_WINDOW_S = 10.0  # ... averaged over this long (a burst of 100 episodes still gets a record each)
+EPISODE_WINDOW_S = 60.0  # ... averaged over a minute (a burst of 600 episodes still gets a record each)
 
 
 class EpisodeLimiter:

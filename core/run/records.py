@@ -7,8 +7,8 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
   length_max[, m]}: ``n`` episodes of one flush in one record (means, population std, extremes; m:
   the measures' means), written instead of episode records past ``core.run.episodes.EPISODES_PER_S``.
   Read both through ``core.run.episodes.episode_groups``
-- progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
-- train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
+- progress {step, t, fps, total} (at most once a second, and the last; a baseline adds episodes, episodes_total)
+- train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>} (at most once a second: faster dumps merged)
 - eval     {step, t, mean_reward, std_reward, episodes}
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
   for what a program may act on: thermal_pause, thermal_resume, gpu_memory)

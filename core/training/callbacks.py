@@ -49,20 +49,45 @@ class StopFlag:
 
 
 class MetricsWriter(KVWriter):
-    """SB3 logger output: each ``logger.dump(step)`` becomes one ``train`` record (and a health check)."""
+    """SB3 logger output: a ``logger.dump(step)`` becomes a ``train`` record, at most one per
+    ``interval_s``; every dump gets a health check.
 
-    def __init__(self, out: JsonlWriter, health: TrainingHealth | None = None):
+    An off-policy algorithm dumps after every episode (``log_interval=1``): with short episodes that
+    was a record of ~400 bytes per episode, most of ``metrics.jsonl``. A dump sooner than
+    ``interval_s`` after the last record is merged into the next one (SB3's values are the newest of
+    each key, so the merged record holds what the last dump said, at its step); ``flush`` writes it.
+    """
+
+    def __init__(self, out: JsonlWriter, health: TrainingHealth | None = None, interval_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.out = out
         self.health = health
+        self.interval_s = interval_s
+        self.clock = clock
+        self._last = -math.inf
+        self._pending: dict[str, float | None] = {}
+        self._pending_step: int | None = None
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
         raw = numbers(key_values)
-        self.out.write([records.train(step, {k: v if math.isfinite(v) else None for k, v in raw.items()})])
+        self._pending.update({k: v if math.isfinite(v) else None for k, v in raw.items()})
+        self._pending_step = step
+        now = self.clock()
+        if now - self._last >= self.interval_s:
+            self.flush(now)
         if self.health is not None:
             self.health.check(step, raw)
 
+    def flush(self, now: float | None = None) -> None:
+        """Write the merged dumps not written yet (before a checkpoint and at the end of training)."""
+        if self._pending_step is None:
+            return
+        self.out.write([records.train(self._pending_step, self._pending)])
+        self._pending, self._pending_step = {}, None
+        self._last = self.clock() if now is None else now
+
     def close(self) -> None:
-        pass
+        self.flush()
 
 
 def numbers(key_values: dict[str, Any]) -> dict[str, float]:

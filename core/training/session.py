@@ -202,6 +202,7 @@ class TrainingSession:
         recorder = RunRecorder(out, stop, total, health=health, info_keys=tuple(self.cfg.env.info_keys))
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
+            self._metrics_writer.flush()
             recorder.flush()
             out.sync()
 
@@ -235,6 +236,7 @@ class TrainingSession:
                 except (ValueError, RuntimeError) as exc:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise
+            self._metrics_writer.flush()
             if health.failure:
                 recorder.flush(last=True)
                 return "failed", health.failure
@@ -261,10 +263,11 @@ class TrainingSession:
         """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""
         sb3 = self.layout.sb3_logs
         sb3.mkdir(exist_ok=True)
+        self._metrics_writer = MetricsWriter(out, health)
         suffix = "" if attempt <= 1 else f"-attempt{attempt}"
         formats: list[Any] = [CSVOutputFormat(str(sb3 / f"progress{suffix}.csv")),
                               JSONOutputFormat(str(sb3 / f"progress{suffix}.json")),
-                              TensorBoardOutputFormat(str(self.layout.tensorboard)), MetricsWriter(out, health)]
+                              TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
         return Logger(folder=str(sb3), output_formats=formats)
 
     def _start_telemetry(self) -> TelemetryRecorder | None:
