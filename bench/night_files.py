@@ -6,7 +6,8 @@ given, else whatever NVML the machine has), then reports, per hour of training a
 
 - ``metrics.jsonl`` after (as written: episodes past ``EPISODES_PER_S`` aggregated) and before (the
   same run with one record per episode, as the worker wrote it until the bound: the episodes of
-  the run's Monitor CSVs put back in place of each aggregate), and the bytes of each record kind;
+  the run's Monitor CSVs put back in place of each aggregate, and a train record per logger dump of
+  SB3's ``progress.json``), and the bytes of each record kind;
 - ``telemetry.jsonl``: at full rate, and after thinning (what an hour older than an hour costs);
 - ``worker.log``: the worker's and its supervisor's lines; bounded at 2 x 16 MiB by rotation.
 
@@ -118,6 +119,11 @@ def main() -> int:
         thin_telemetry(copy, time.time() + 1)  # everything "older than an hour": the thinned rate
         monitor = monitor_episodes(layout.monitor)
         before, episodes = before_bytes(recs, monitor)
+        # every logger dump was a train record before: SB3's progress.json has a line per dump
+        dumps = sum(1 for p in layout.sb3_logs.glob("progress*.json") for _ in p.open(encoding="utf-8"))
+        train = [line_bytes(r) for r in recs if r.get("kind") == "train"]
+        if train and dumps > len(train):
+            before += (dumps - len(train)) * sum(train) // len(train)
         after = layout.metrics.stat().st_size
         by_kind: Counter[str] = Counter()
         count: Counter[str] = Counter()
@@ -133,7 +139,8 @@ def main() -> int:
                 ("telemetry.jsonl thinned", copy.stat().st_size), ("worker.log", layout.worker_log.stat().st_size)]
         for name, size in rows:
             print(f"{name:<26} {size * per_hour / MIB:8.2f} MiB/hour   ({size:,} bytes measured)")
-        print(f"metrics.jsonl after/before: {after / max(before, 1):.3f} (episodes put back for 'before': {episodes:,})")
+        print(f"metrics.jsonl after/before: {after / max(before, 1):.3f} (put back for 'before': {episodes:,} episodes, "
+              f"{max(dumps - len(train), 0):,} train records)")
         print("metrics.jsonl after, by record kind:")
         for kind, size in by_kind.most_common():
             print(f"  {kind:<10} {count[kind]:>8,} records {size * per_hour / MIB:8.2f} MiB/hour")
