@@ -29,6 +29,7 @@ from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
+from core.training.devices import run_gpu
 from core.training.factory import (
     build_model,
     build_vec_env,
@@ -211,8 +212,9 @@ class TrainingSession:
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
-        telemetry = self._start_telemetry()
-        guard, note = start_guard(self.cfg, resolve_device(self.cfg.runtime.device))
+        gpu = run_gpu(device_label(resolve_device(self.cfg.runtime.device)))  # NVML's index of the run's GPU
+        telemetry = self._start_telemetry(gpu.index if gpu is not None else None)
+        guard, note = start_guard(self.cfg, gpu)
         self._event(out, note)
         handler = None
         if guard is not None:
@@ -270,11 +272,13 @@ class TrainingSession:
                               TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
         return Logger(folder=str(sb3), output_formats=formats)
 
-    def _start_telemetry(self) -> TelemetryRecorder | None:
+    def _start_telemetry(self, gpu: int | None) -> TelemetryRecorder | None:
+        """The recorder, told the run's GPU by NVML index (its memory figure, and the energy counts only it)."""
         hz = self.cfg.runtime.telemetry_hz
         if not hz:
             return None
         torch_memory = (lambda: th.cuda.memory_reserved()) if th.cuda.is_available() else None
-        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory)
+        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
+                                     run_gpu=gpu)
         recorder.start()
         return recorder
