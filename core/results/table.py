@@ -120,6 +120,7 @@ class ResultRow:
     delta_basis: str = ""  # which figures the delta compares: "eval, 10 vs 20 ep"
     differs: str = ""  # the settings in which the compared runs differ, with this run's values
     is_baseline: bool = False
+    baseline_run: str = ""  # the run its deltas compare with (the morning report: its env's), or why none
     started_at: float | None = None
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
