@@ -11,10 +11,11 @@ given, else whatever NVML the machine has), then reports, per hour of training a
 - ``telemetry.jsonl``: at full rate, and after thinning (what an hour older than an hour costs);
 - ``worker.log``: the worker's and its supervisor's lines; bounded at 2 x 16 MiB by rotation.
 
-Then a 24 h run's files at those rates, and what opening it reads: the window's follower and the
-Results table read its metrics.jsonl once (``bytes read``), the telemetry its thinned file.
+Then a 24 h run's files at those rates. ``--open-day`` writes a 24 h metrics.jsonl at the bound's
+worst case and reads it as the window's follower does (chunks -> columns): its size and CPU time.
 
-    python bench/night_files.py --seconds 60 [--fake-nvml] [--algo DQN]
+    python bench/night_files.py --seconds 60 [--fake-nvml] [--algo DQN] [--env fast]
+    python bench/night_files.py --open-day
 """
 
 from __future__ import annotations
@@ -71,6 +72,45 @@ def before_bytes(recs: list[dict], monitor: list[tuple[float, float, int]]) -> t
     return size, used
 
 
+def open_day(folder: Path) -> None:
+    """A 24 h metrics.jsonl at the bound's worst case (each second: ``EPISODES_PER_S`` episode records,
+    one aggregate, one progress; a train record every 10 s), read the way the window's follower
+    reads it (chunks, well-formed records, columns): its size, and the CPU time of that reading."""
+    from app.monitor.batches import metrics_batch
+    from app.monitor.follower import CHUNK_BYTES
+    from core.run import records
+    from core.run.episodes import EPISODES_PER_S
+    from core.run.records import well_formed_only
+    from core.util.jsonl import JsonlReader
+
+    path = folder / "day-metrics.jsonl"
+    t0, step, per_s = 1.7e9, 0, int(EPISODES_PER_S)
+    with path.open("w", encoding="utf-8") as fh:
+        for second in range(24 * 3600):
+            t = t0 + second
+            eps = [records.episode(step + 40 * i, 20.0 + (i * 7 + second) % 13, 40, t + i / per_s, {"co2_kg": 0.25 * i})
+                   for i in range(per_s)]
+            step += 40 * per_s
+            burst = [records.episode(step + i, 3.0 + i % 5, 2, t, {"co2_kg": 0.1}) for i in range(40)]
+            out = [*eps, records.episodes(burst), {**records.progress(step + 40, 1000.0, 10**9), "t": t}]
+            if second % 10 == 0:
+                out.append({**records.train(step, {f"train/loss_{k}": 0.123456 * k for k in range(8)}), "t": t})
+            fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in out))
+            step += 40
+    size = path.stat().st_size
+    reader = JsonlReader(path)
+    cpu0, wall0 = time.process_time(), time.perf_counter()
+    n = points = batches = 0
+    while raw := reader.read_new(CHUNK_BYTES):
+        batch = metrics_batch(well_formed_only(raw))
+        n += len(raw)
+        batches += 1
+        points += sum(len(p.episodes[0]) for p in batch.parts if p.episodes is not None)
+    cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+    print(f"a 24 h metrics.jsonl at the bound: {size / MIB:,.0f} MiB, {n:,} records in {batches:,} chunks of "
+          f"{CHUNK_BYTES / MIB:g} MiB -> {points:,} reward points; read into columns in {cpu:.1f} s CPU ({wall:.1f} s wall)")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=60.0)
@@ -78,7 +118,13 @@ def main() -> int:
     parser.add_argument("--env", choices=("cartpole", "fast"), default="cartpole",
                         help="CartPole-v1, or the test suite's env of 2-step episodes (hundreds of episodes a second)")
     parser.add_argument("--fake-nvml", action="store_true", help="one GPU from the test suite's fake NVML (Linux, gcc)")
+    parser.add_argument("--open-day", action="store_true",
+                        help="only write a 24 h metrics.jsonl at the bound and read it the way the window does")
     args = parser.parse_args()
+    if args.open_day:
+        with tempfile.TemporaryDirectory() as tmp:
+            open_day(Path(tmp))
+        return 0
     from core.config.validate import validate_config
     from core.run.control import launch_worker, request_stop
     from core.run.episodes import EPISODES_PER_S

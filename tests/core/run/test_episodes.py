@@ -43,7 +43,7 @@ def test_the_limiter_writes_one_record_per_episode_at_the_rate_and_aggregates_pa
     now = [0.0]
     limiter = EpisodeLimiter(clock=lambda: now[0])
     slow = [records.episode(i, 1.0, 3) for i in range(int(EPISODES_PER_S))]
-    for _ in range(300):  # 10 a second, flushed each second, for five minutes: a record each
+    for _ in range(300):  # at the rate, flushed each second, for five minutes: a record each
         now[0] += 1.0
         assert limiter.take(list(slow)) == slow
     written = singles = aggregates = 0
