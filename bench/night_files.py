@@ -187,6 +187,12 @@ def main() -> int:
             print(f"{name:<26} {size * per_hour / MIB:8.2f} MiB/hour   ({size:,} bytes measured)")
         print(f"metrics.jsonl after/before: {after / max(before, 1):.3f} (put back for 'before': {episodes:,} episodes, "
               f"{max(dumps - len(train), 0):,} train records)")
+        first_agg = next((r["t"] for r in recs if r.get("kind") == "episodes"), None)
+        last_t = max((r["t"] for r in recs if isinstance(r.get("t"), int | float)), default=0.0)
+        if first_agg is not None and last_t - first_agg > 10:  # past the burst: the rate a long night keeps
+            steady = sum(line_bytes(r) for r in recs if isinstance(r.get("t"), int | float) and r["t"] > first_agg)
+            print(f"metrics.jsonl after, from the first aggregate on ({last_t - first_agg:.0f} s): "
+                  f"{steady * 3600 / (last_t - first_agg) / MIB:.2f} MiB/hour")
         print("metrics.jsonl after, by record kind:")
         for kind, size in by_kind.most_common():
             print(f"  {kind:<10} {count[kind]:>8,} records {size * per_hour / MIB:8.2f} MiB/hour")
