@@ -20,9 +20,9 @@ from typing import NamedTuple
 
 
 class GpuMatch(NamedTuple):
-    """The NVML index of a CUDA device and how it was found (for the run's event log)."""
+    """The NVML index of a CUDA device (``gpu``) and how it was found (for the run's event log)."""
 
-    index: int
+    gpu: int
     how: str
 
 

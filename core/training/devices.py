@@ -45,6 +45,6 @@ def run_gpu(device: str) -> GpuMatch | None:
     index = cuda_index(device)
     uuid = torch_uuid(index) if device.startswith("cuda") else None
     match = nvml_index(index, gpu_uuids(), torch_uuid=uuid, visible=os.environ.get("CUDA_VISIBLE_DEVICES"))
-    if not 0 <= match.index < status.device_count:
+    if not 0 <= match.gpu < status.device_count:
         return GpuMatch(status.device_count - 1, f"{match.how}; NVML lists {status.device_count} GPU(s): the last one")
     return match

@@ -28,16 +28,16 @@ from core.util.jsonl import JsonlWriter
 WAIT_S = 0.5
 
 
-def start_guard(cfg: RunConfig, gpu: GpuMatch | None) -> tuple[GpuGuard | None, str]:
+def start_guard(cfg: RunConfig, where: GpuMatch | None) -> tuple[GpuGuard | None, str]:
     """A started guard over the run's GPU (NVML's index, ``core.training.devices.run_gpu``) and a note for
     the event log (None and why when NVML is not there)."""
     status = nvml_status()
-    if gpu is None or not status.available or not status.device_count:
+    if where is None or not status.available or not status.device_count:
         return None, f"GPU guards off: {status.reason or 'no GPU'}"
     rt = cfg.runtime
-    limits = thermal_limits(rt.thermal_guard, rt.thermal_pause_c, rt.thermal_resume_c, slowdown_threshold(gpu.index),
-                            gpu.index)
-    return GpuGuard(gpu.index, limits).start(), f"{limits.note} (NVML GPU {gpu.index}: {gpu.how})"
+    limits = thermal_limits(rt.thermal_guard, rt.thermal_pause_c, rt.thermal_resume_c, slowdown_threshold(where.gpu),
+                            where.gpu)
+    return GpuGuard(where.gpu, limits).start(), f"{limits.note} (NVML GPU {where.gpu}: {where.how})"
 
 
 class GuardHandler:

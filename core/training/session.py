@@ -212,9 +212,9 @@ class TrainingSession:
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
-        gpu = run_gpu(device_label(resolve_device(self.cfg.runtime.device)))  # NVML's index of the run's GPU
-        telemetry = self._start_telemetry(gpu.index if gpu is not None else None)
-        guard, note = start_guard(self.cfg, gpu)
+        where = run_gpu(device_label(resolve_device(self.cfg.runtime.device)))  # NVML's index of the run's GPU
+        telemetry = self._start_telemetry(where.gpu if where is not None else None)
+        guard, note = start_guard(self.cfg, where)
         self._event(out, note)
         handler = None
         if guard is not None:

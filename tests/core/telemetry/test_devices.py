@@ -40,7 +40,7 @@ UUIDS = ["GPU-aaaaaaaa-0000-4000-8000-000000000000", "GPU-bbbbbbbb-1111-4000-800
 ])
 def test_cuda_index_to_nvml_index(cuda, visible, torch_uuid, expected):
     match = nvml_index(cuda, UUIDS, torch_uuid=torch_uuid, visible=visible)
-    assert match.index == expected, match.how
+    assert match.gpu == expected, match.how
     assert match.how  # says how, for the run's event log
 
 
@@ -48,7 +48,7 @@ def test_how_names_the_rule_that_decided():
     assert "UUID" in nvml_index(0, UUIDS, torch_uuid=UUIDS[2][4:].upper()).how
     assert "CUDA_VISIBLE_DEVICES='2,3'" in nvml_index(0, UUIDS, visible="2,3").how
     assert "no GPU NVML lists" in nvml_index(0, UUIDS, visible="MIG-0e2f7a4c").how
-    assert nvml_index(0, [None, None], visible="GPU-abc").index == 0  # NVML without UUIDs
+    assert nvml_index(0, [None, None], visible="GPU-abc").gpu == 0  # NVML without UUIDs
 
 
 def test_nvml_uuids_through_pynvml_over_the_fake(fake_nvml):
