@@ -192,8 +192,8 @@ class RunRecorder(BaseCallback):
             fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
             out.append(records.progress(self.num_timesteps, fps, self.total))
             self._last_t, self._last_step, self._last_progress = now, self.num_timesteps, now
+            self._next_flush = now + self.interval_s  # a checkpoint's flush between two does not postpone the next
         self.out.write(out)
-        self._next_flush = now + self.interval_s
 
     def _on_training_end(self) -> None:
         self.flush(last=True)

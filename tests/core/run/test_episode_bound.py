@@ -54,3 +54,22 @@ def test_a_fast_env_keeps_metrics_within_the_bound_and_the_summary_counts_every_
     assert summary["all_mean_reward"] == pytest.approx(sum(r["r"] for r in monitor) / len(monitor), abs=1e-4)
     assert summary["all_measures"]["moves"] == pytest.approx(sum(r["moves"] for r in monitor) / len(monitor))
     assert -1.0 <= summary["final_mean_reward"] <= 3.0 and summary["final_window"] == 100
+
+
+def test_logger_dumps_closer_than_a_second_are_merged_into_one_train_record(tmp_path):
+    from core.training.callbacks import MetricsWriter
+    from core.util.jsonl import JsonlWriter
+
+    now = [0.0]
+    out = JsonlWriter(tmp_path / "metrics.jsonl")
+    writer = MetricsWriter(out, clock=lambda: now[0])
+    for t, step, loss in [(0.0, 10, 1.0), (0.3, 20, 2.0), (0.6, 30, float("nan")), (1.1, 40, 4.0), (1.5, 50, 5.0)]:
+        now[0] = t
+        writer.write({"train/loss": loss, "train/n_updates": step, "rollout/name": "text"}, {}, step)
+    assert [(r["step"], r["train/loss"]) for r in read_jsonl(tmp_path / "metrics.jsonl")] == [(10, 1.0), (40, 4.0)]
+    writer.close()  # the end of training: the dump not written yet
+    recs = read_jsonl(tmp_path / "metrics.jsonl")
+    assert [(r["step"], r["train/loss"], r["train/n_updates"]) for r in recs] == [(10, 1.0, 10), (40, 4.0, 40), (50, 5.0, 50)]
+    assert all("rollout/name" not in r for r in recs)
+    writer.flush()  # nothing more
+    assert len(read_jsonl(tmp_path / "metrics.jsonl")) == 3
