@@ -73,3 +73,19 @@ def test_logger_dumps_closer_than_a_second_are_merged_into_one_train_record(tmp_
     assert all("rollout/name" not in r for r in recs)
     writer.flush()  # nothing more
     assert len(read_jsonl(tmp_path / "metrics.jsonl")) == 3
+
+
+def test_a_random_baseline_of_a_fast_env_aggregates_too_and_counts_every_episode(runs_dir):
+    run = make_run(runs_dir, {"algo": "random", "env": ENV, "runtime": {"n_envs": 4, "seed": 1, "telemetry_hz": 0},
+                              "budget": {"episodes": 20_000}})
+    assert run_worker(run, timeout=600) == 0, (run / "worker.log").read_text()
+    recs = read_jsonl(run / "metrics.jsonl")
+    monitor = _monitor(run)
+    assert any(r["kind"] == "episodes" for r in recs)
+    assert (run / "metrics.jsonl").stat().st_size < len(monitor) * 10  # not a record per episode
+    summary = read_json(run / "summary.json")
+    # the baseline plays exactly its budget (the Monitor may have finished a few more in the last step)
+    assert summary["episodes"] == 20_000 <= len(monitor)
+    mean = sum(r["r"] for r in monitor[:20_000]) / 20_000
+    assert summary["all_mean_reward"] == pytest.approx(mean, abs=0.05)
+    assert summary["all_measures"]["moves"] == pytest.approx(sum(r["moves"] for r in monitor) / len(monitor), abs=0.05)
