@@ -27,8 +27,9 @@ from core.run import records
 
 REWARD_WINDOW = 100  # episodes in the "mean reward" of SB3's logger, our tables and plots
 # Single episode records a second, on average, before episodes are aggregated: at 10 a second a 24 h
-# run's metrics.jsonl at the bound was 109 MiB and took the window 14.6 s of CPU to read into columns
-# (bench/night_files.py --open-day); at 2, 44 MiB. An aggregate keeps the band and the mean right.
+# run's metrics.jsonl at the bound (a train record every 10 s) was 109 MiB and took the window 14.6 s
+# of CPU to read into columns (bench/night_files.py --open-day); at 2, 44 MiB and 5.2 s. An aggregate
+# keeps the band and the mean right.
 EPISODES_PER_S = 2.0
 EPISODE_WINDOW_S = 300.0  # ... averaged over five minutes (a burst of 600 episodes still gets a record each)
 
