@@ -73,9 +73,10 @@ def test_nvml_uuids_through_pynvml_over_the_fake(fake_nvml):
 def test_a_run_with_cuda_visible_devices_1_reads_gpu_1(fake_nvml, runs_dir, visible):
     from tests.training_helpers import make_run
 
-    # GPU 0 idle and cool; GPU 1 (the visible one) draws 120 W and slows down at 80 C
-    fake_nvml.configure({"count": 2, "temperature": 50, "power_mw": 10_000, "temperature_slowdown": 95,
-                         "gpu1.power_mw": 120_000, "gpu1.temperature_slowdown": 80, "not_supported": "energy"})
+    # GPU 0: another program's, warm and busy on 10 W; GPU 1 (the visible one) draws 120 W and slows down at 80 C
+    fake_nvml.configure({"count": 2, "temperature": 70, "power_mw": 10_000, "temperature_slowdown": 95, "util_gpu": 90,
+                         "gpu1.power_mw": 120_000, "gpu1.temperature_slowdown": 80, "gpu1.temperature": 55,
+                         "gpu1.util_gpu": 20, "not_supported": "energy"})
     run = make_run(runs_dir, {"algo": "PPO", "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
                               "runtime": {"n_envs": 1, "telemetry_hz": 5, "torch_threads": 1},
                               "budget": {"total_timesteps": 2000, "checkpoint_every": 0}})
@@ -95,3 +96,4 @@ def test_a_run_with_cuda_visible_devices_1_reads_gpu_1(fake_nvml, runs_dir, visi
     span = samples[-1]["t"] - samples[0]["t"]
     summary = read_json(run / "summary.json")
     assert summary["energy_kwh"] == pytest.approx(120 * span / 3.6e6, rel=0.02)
+    assert summary["peak_temperature_c"] == 55 and summary["mean_utilization_pct"] == 20  # GPU 1's, not GPU 0's
