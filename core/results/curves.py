@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.run.episodes import REWARD_WINDOW, episode_groups, rolling_means
+from core.run.episodes import REWARD_WINDOW, episode_groups, window_means
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.status import clean_status
@@ -46,4 +46,4 @@ def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
         run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name, name=cfg_name,
         steps=[float(g.step) for g in groups],
         seconds=[g.t - t0 for g in groups],
-        mean_reward=[mean for mean, _ in rolling_means(groups, window)])
+        mean_reward=[mean for mean, _ in window_means(groups, window)])

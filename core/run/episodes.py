@@ -146,7 +146,7 @@ def measure_means(pairs: list[tuple[EpisodeGroup, float]]) -> dict[str, float]:
     return {key: s / n for key, (s, n) in sums.items() if n > 0}
 
 
-def rolling_means(groups: list[EpisodeGroup], window: int = REWARD_WINDOW) -> list[tuple[float, int]]:
+def window_means(groups: list[EpisodeGroup], window: int = REWARD_WINDOW) -> list[tuple[float, int]]:
     """(mean of the last ``window`` episodes, episodes so far) at the end of each group; the mean
     over fewer at the start. O(n log n): cumulative sums, the window's start found by bisection and
     a group cut there counted at its mean."""

@@ -14,9 +14,7 @@ from core.run.episodes import (
     measure_means,
     weighted_mean,
     weighted_std,
-)
-from core.run.episodes import (
-    rolling_means as group_rolling_means,
+    window_means,
 )
 from core.run.layout import RunDir
 from core.run.records import EVAL, STEP_KINDS, well_formed_only
@@ -28,7 +26,7 @@ from core.util.jsonl import read_jsonl
 
 def rolling_means(values: list[float], window: int = REWARD_WINDOW) -> list[float]:
     """Mean of the last ``window`` values at each position (fewer at the start): plain values, one per
-    episode (records may aggregate episodes: ``core.run.episodes.rolling_means`` reads those)."""
+    episode (records may aggregate episodes: ``core.run.episodes.window_means`` reads those)."""
     out, acc = [], 0.0
     for i, v in enumerate(values):
         acc += v
@@ -54,7 +52,7 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in STEP_KINDS), default=0)
     evals = [r for r in records if r.get("kind") == EVAL]
     episodes = episode_count(groups)
-    means = group_rolling_means(groups)
+    means = window_means(groups)
     # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
     full = [m for m, n in means if n >= REWARD_WINDOW] or [m for m, _ in means[-1:]]
     last = last_window(groups)

@@ -9,7 +9,7 @@ import numpy as np
 
 from app.plots.buffers import rolling_mean, weighted_rolling_mean_from
 from core.run import records
-from core.run.episodes import episode_groups, rolling_means
+from core.run.episodes import episode_groups, window_means
 from core.run.summary import summarize_records
 from tests.app.plots.test_plots import make_panel
 
@@ -56,7 +56,7 @@ def test_aggregates_draw_their_extremes_and_the_mean_weighs_their_episodes(qtbot
     plain = rolling_mean(np.array([e["reward"] for e in eps]), 100)
     assert np.allclose(mean[:150], plain[:150])  # single episodes: unchanged
     # at each aggregate's mean point: the readers' rolling mean (core.run.episodes), the same weighting
-    readers = np.array([m for m, _ in rolling_means(episode_groups(mixed))])
+    readers = np.array([m for m, _ in window_means(episode_groups(mixed))])
     assert np.allclose(mean[:150], readers[:150]) and np.allclose(mean[150::3], readers[150:])
     ends = 150 + 37 * np.arange(1, 61) - 1  # and within the aggregation of the per-episode mean
     assert np.abs(mean[150::3] - plain[ends]).max() < 1.0
