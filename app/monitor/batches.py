@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from core.run.episodes import group_of
 from core.telemetry.throttle import slowdown
 
 GIB = 1024**3
@@ -64,6 +65,7 @@ class MetricsPart:
     evals: Columns | None = None
     progress: Columns | None = None  # steps/s
     train: dict[str, Columns] = field(default_factory=dict)  # one per logged scalar
+    episode_weights: np.ndarray | None = None  # the episodes each episode point stands for
 
 
 @dataclass
@@ -80,8 +82,8 @@ def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPa
     for rec in records:
         kind = rec.get("kind")
         step, t = rec.get("step", 0), rec.get("t", 0)
-        if kind == "episode":
-            cols.add("episode", step, t, _num(rec.get("reward")))
+        if kind in ("episode", "episodes"):
+            _episode_points(cols, rec, step, t)
             measures = rec.get("m")
             if isinstance(measures, dict):  # the env's own measures: a chart each, "env/<key>"
                 for key, value in measures.items():
@@ -96,8 +98,24 @@ def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPa
                 if key not in ("kind", "step", "t") and (value is None or isinstance(value, int | float)):
                     cols.add(("train", key), step, t, _num(value))
     arrays = cols.arrays()
+    weights = arrays.get("episode_weight")
     return MetricsPart(after_break, arrays.get("episode"), arrays.get("eval"), arrays.get("progress"),
-                       {k[1]: v for k, v in arrays.items() if isinstance(k, tuple)})
+                       {k[1]: v for k, v in arrays.items() if isinstance(k, tuple)},
+                       weights[2] if weights is not None else None)
+
+
+def _episode_points(cols: _Collect, rec: dict[str, Any], step: Any, t: Any) -> None:
+    """An episode is a point of weight 1; an aggregate of ``n`` (``core.run.episodes``) is its mean,
+    weighing ``n`` in the rolling mean, then its lowest and highest reward, weighing nothing."""
+    group = group_of(rec)
+    if group is None:
+        return
+    points = [(group.reward, float(group.count))]
+    if group.reward_min != group.reward_max:
+        points += [(group.reward_min, 0.0), (group.reward_max, 0.0)]
+    for value, weight in points:
+        cols.add("episode", step, t, value)
+        cols.add("episode_weight", step, t, weight)
 
 
 def metrics_batch(records: list[dict[str, Any]], reset: bool = False) -> MetricsBatch:

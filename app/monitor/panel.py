@@ -195,7 +195,7 @@ class MonitorPanel(QWidget):
                 self.reward_plot.mark_break()
                 self.scalars.mark_break()
                 self._speed.reset()
-            self.reward_plot.add_columns(part.episodes, part.evals)
+            self.reward_plot.add_columns(part.episodes, part.evals, part.episode_weights)
             if part.progress is not None:
                 self.scalars.add_speed(*part.progress)
                 steps, times, _ = part.progress

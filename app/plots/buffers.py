@@ -1,5 +1,9 @@
 """Growing numpy buffers for live series: appends are amortised O(1) (capacity doubles).
 
+A point has a weight, 1 unless said: how many episodes it stands for in a weighted mean. An
+aggregate record of many episodes (``core.run.episodes``) is three points, its mean weighted by
+its count and its extremes weighted 0 (they draw the points and the band; the mean is right).
+
 A series is cut into segments where the run did not run (``mark_break``: a stop and resume, a
 crash): plots draw no line from one segment to the next.
 """
@@ -10,10 +14,10 @@ import numpy as np
 
 
 class SeriesBuffer:
-    """Points of one series: timestep, wall time (unix s) and value, in arrival order."""
+    """Points of one series: timestep, wall time (unix s), value and weight, in arrival order."""
 
     def __init__(self, capacity: int = 1024):
-        self._data = np.empty((3, capacity), dtype=np.float64)
+        self._data = np.empty((4, capacity), dtype=np.float64)
         self.size = 0
         self.version = 0  # bumps on every change, so a redraw can skip an unchanged series
         self.generation = 0  # bumps on clear: what was derived from the old points is stale
@@ -26,17 +30,17 @@ class SeriesBuffer:
             return
         while cap < need:
             cap *= 2
-        grown = np.empty((3, cap), dtype=np.float64)
+        grown = np.empty((4, cap), dtype=np.float64)
         grown[:, : self.size] = self._data[:, : self.size]
         self._data = grown
 
-    def append(self, step: float, t: float, value: float) -> None:
+    def append(self, step: float, t: float, value: float, weight: float = 1.0) -> None:
         self._reserve(1)
-        self._data[:, self.size] = (step, t, value)
+        self._data[:, self.size] = (step, t, value, weight)
         self.size += 1
         self.version += 1
 
-    def extend(self, steps, times, values) -> None:
+    def extend(self, steps, times, values, weights=None) -> None:
         n = len(values)
         if not n:
             return
@@ -44,6 +48,7 @@ class SeriesBuffer:
         self._data[0, self.size: self.size + n] = steps
         self._data[1, self.size: self.size + n] = times
         self._data[2, self.size: self.size + n] = values
+        self._data[3, self.size: self.size + n] = 1.0 if weights is None else weights
         self.size += n
         self.version += 1
 
@@ -82,6 +87,10 @@ class SeriesBuffer:
     def values(self) -> np.ndarray:
         return self._data[2, : self.size]
 
+    @property
+    def weights(self) -> np.ndarray:
+        return self._data[3, : self.size]
+
     def x(self, mode: str) -> np.ndarray:
         """The x values for ``mode`` "step" or "time"."""
         return self.times if mode == "time" else self.steps
@@ -105,6 +114,24 @@ def rolling_mean_from(values: np.ndarray, start: int, window: int) -> np.ndarray
     """
     lo = max(0, start - window + 1)  # from here every point from `start` on sees its full window
     return rolling_mean(values[lo:], window)[start - lo:]
+
+
+def weighted_rolling_mean_from(values: np.ndarray, weights: np.ndarray, start: int, window: int) -> np.ndarray:
+    """The mean of the last ``window`` episodes at each point from ``start`` on, a point counting as
+    ``weights`` episodes (the oldest point in the window in part); a point of weight 0 repeats the
+    mean before it. Reads at most ``3 * window`` points before ``start``: a record is at most three
+    points, which together weigh at least one episode."""
+    lo = max(0, start - 3 * window)
+    v, w = values[lo:], weights[lo:]
+    cw = np.concatenate(([0.0], np.cumsum(w)))
+    cs = np.concatenate(([0.0], np.cumsum(np.where(w > 0, v * w, 0.0))))
+    hi = cw[1:]
+    low = np.maximum(hi - window, 0.0)
+    total = hi - low
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = (cs[1:] - np.interp(low, cw, cs)) / total
+    mean = np.where(total > 0, mean, v)  # nothing weighed yet: the point itself
+    return mean[start - lo:]
 
 
 def envelope_indices(y: np.ndarray, max_points: int) -> np.ndarray:

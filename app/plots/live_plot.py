@@ -146,7 +146,8 @@ class LivePlot(pg.PlotWidget):
         """A curve computed from another series (e.g. a rolling mean), kept up to date per batch.
 
         ``fn(values, start)`` returns the derived values for ``values[start:]`` (it may read
-        earlier values); only new points are computed, never the whole history again.
+        earlier values); only new points are computed, never the whole history again. A ``fn`` whose
+        ``weighted`` is true is called ``fn(values, start, weights)`` (the points' episode counts).
         """
         self.add_series(key, name, color, width=width, keep=keep)
         self._derived[key] = (source, fn)
@@ -227,7 +228,8 @@ class LivePlot(pg.PlotWidget):
                 out.clear()
             start = out.size
             if src.size > start:
-                out.extend(src.steps[start:], src.times[start:], fn(src.values, start))
+                values = fn(src.values, start, src.weights) if getattr(fn, "weighted", False) else fn(src.values, start)
+                out.extend(src.steps[start:], src.times[start:], values)
             out.set_breaks(src.breaks)
 
     # --- smoothing, log scale, fixed axes, warning level --------------------------------------

@@ -19,7 +19,7 @@ from app.plots.plot_message import PlotMessage
 from app.theme import BASELINE_COLOR, SERIES_COLORS
 from core.results.curves import RewardCurve, legend_labels
 from core.results.svg import curves_svg
-from core.run.summary import REWARD_WINDOW
+from core.run.episodes import REWARD_WINDOW
 from core.util.files import write_atomic
 
 X_MODES = {"step": "timesteps", "time": "wall time since start (s)"}

@@ -1,7 +1,8 @@
 """The morning report in the window: the night's runs, queue and failures (``core.results.report``).
 
-A dialog from the Results tab: the time the night began (``18:00`` by default), the report drawn
-from its Markdown, and Save as md, html or xlsx. The report is read off the GUI thread.
+A dialog from the Results tab: the time the night began (``18:00`` by default), the baselines the
+user names (run ids, one per env; empty: each env's newest finished random or constant run), the
+report drawn from its Markdown, and Save as md, html or xlsx. The report is read off the GUI thread.
 """
 
 from __future__ import annotations
@@ -39,6 +40,11 @@ class MorningReportDialog(QDialog):
         self.since_edit = QLineEdit("18:00")
         self.since_edit.setToolTip("The night began at this time (the last one before now), or YYYY-MM-DD HH:MM")
         self.since_edit.returnPressed.connect(self.refresh)
+        self.baselines_edit = QLineEdit()
+        self.baselines_edit.setPlaceholderText("each env's newest random or constant run")
+        self.baselines_edit.setToolTip("Run ids (a unique prefix will do), comma-separated, one per env: each env's "
+                                       "runs are compared with the one of their env")
+        self.baselines_edit.returnPressed.connect(self.refresh)
         self.show_button = QPushButton("Show")
         self.show_button.clicked.connect(self.refresh)
         self.save_button = QPushButton("Save…")
@@ -48,6 +54,8 @@ class MorningReportDialog(QDialog):
         top = QHBoxLayout()
         top.addWidget(QLabel("Runs since"))
         top.addWidget(self.since_edit)
+        top.addWidget(QLabel("Baselines"))
+        top.addWidget(self.baselines_edit, 1)
         top.addWidget(self.show_button)
         top.addStretch(1)
         top.addWidget(self.save_button)
@@ -66,14 +74,21 @@ class MorningReportDialog(QDialog):
         self.status.setText("Reading the runs…")
         grid = get_setting(GRID_SETTING, 0.0) or None
         root = self.runs_dir
-        run_in_background(lambda: morning_report(RunStore(root), since, grid_g_per_kwh=grid, queue=read_queue(root)),
-                          self._show, lambda message: self.status.setText(f"Could not read the runs: {message}"))
+        store = RunStore(root)
+        try:
+            named = [store.path(run.strip()) for run in self.baselines_edit.text().split(",") if run.strip()]
+        except KeyError as exc:
+            self.status.setText(f"Baselines: {exc.args[0]}")
+            return
+        run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=read_queue(root)),
+                          self._show, lambda message: self.status.setText(f"Could not make the report: {message}"))
 
     def _show(self, report: MorningReport) -> None:
         self.report = report
         text = render(report, "md")
         self.view.setMarkdown(text if isinstance(text, str) else "")
-        self.status.setText(f"{len(report.rows)} runs" + (f", baseline {report.baseline}" if report.baseline else ""))
+        named = [f"{env}: {run or 'none'}" for env, run in report.baselines.items()]
+        self.status.setText(f"{len(report.rows)} runs" + (f"; baselines {', '.join(named)}" if named else ""))
 
     def save(self) -> Path | None:
         if self.report is None:

@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                                    "temperature, time paused or throttled; failed runs with the end of their log.")
     p.add_argument("--since", default="18:00", metavar="HH:MM",
                    help="the last such time before now (default 18:00), or YYYY-MM-DD HH:MM")
-    p.add_argument("--baseline", metavar="RUN", help="compare the env's measures with this run (default: the newest "
-                                                     "finished random or constant baseline of the night)")
+    p.add_argument("--baseline", metavar="RUN", action="append",
+                   help="compare the runs of this run's env with it; repeat for other envs (default per env: the "
+                        "newest finished random or constant run of that env)")
     p.add_argument("--grid-g-per-kwh", type=float, metavar="G", help="the grid's CO2 intensity: adds a CO2 estimate")
     p.add_argument("--format", choices=REPORT_FORMATS, help="md (default), html or xlsx (needs -o)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE; md and html go to stdout without it")
@@ -46,12 +47,15 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(f"--since {exc}", 2) from None
     try:
-        baseline = store.path(args.baseline) if args.baseline else None
+        baselines = [store.path(run) for run in args.baseline or []]
     except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list the runs with: rlpanel runs") from None
-    report = morning_report(store, since, baseline, grid_intensity(args.grid_g_per_kwh), read_queue(root))
+        raise CliError(f"--baseline {exc.args[0]}; list the runs with: rlpanel runs") from None
+    try:
+        report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh), read_queue(root))
+    except ValueError as exc:
+        raise CliError(f"--baseline: {exc}", 2) from None
     if args.json:
-        print(json.dumps({"since": report.since, "baseline": report.baseline, "rows": [r.to_json() for r in report.rows],
+        print(json.dumps({"since": report.since, "baselines": report.baselines, "rows": [r.to_json() for r in report.rows],
                           "queue": report.queue, "queue_state": report.queue_state, "failures": report.failures},
                          indent=2, default=str))
         if output is None:

@@ -24,13 +24,13 @@ from core.run.control import (
     resume_run,
     stop_run,
 )
+from core.run.episodes import REWARD_WINDOW, EpisodeGroup, group_of, last_window, weighted_mean
 from core.run.eta import SpeedEstimate, eta_text
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import TERMINAL
 from core.run.status import read_status
 from core.run.store import RunStore
-from core.run.summary import REWARD_WINDOW
 from core.util.jsonl import JsonlReader
 
 
@@ -153,7 +153,8 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
     step = total = 0
     fps = 0.0
     speed = SpeedEstimate()
-    rewards: list[float] = []
+    groups: list[EpisodeGroup] = []  # the newest episode records, single or aggregated
+    episodes = 0
     last_print = 0.0
     interrupted = False
     unit = "steps"
@@ -168,21 +169,23 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
                     speed.update(step, rec.get("t") or time.time())
                     if rec.get("episodes_total"):  # a baseline counts episodes, not steps
                         step, total, unit = rec["episodes"], rec["episodes_total"], "episodes"
-                elif kind == "episode":
-                    rewards.append(rec["reward"])
+                elif (group := group_of(rec)) is not None:
+                    groups.append(group)
+                    episodes += group.count
                 elif kind == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
                     print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
             status = read_status(run_dir)
             state = status.get("state", "unknown")
             now = time.monotonic()
             if step and (tty or (now - last_print >= 5 and step != printed_step)):
-                recent = rewards[-REWARD_WINDOW:]
-                mean = sum(recent) / len(recent) if recent else float("nan")
+                del groups[:-REWARD_WINDOW]  # each holds at least one of the last REWARD_WINDOW episodes
+                mean = weighted_mean(last_window(groups, REWARD_WINDOW))
+                mean = float("nan") if mean is None else mean
                 eta = (eta_text(total - step, speed.rate, time.time()) if unit == "steps" else None) or "-"
                 eta = "PAUSED (GPU guard)" if state == "paused" else eta
                 frac = min(step / total, 1.0) if total else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
-                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({len(rewards)} ep)"
+                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({episodes:,} ep)"
                 print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                 last_print, printed_step = now, step
             if state in TERMINAL:

@@ -8,7 +8,7 @@ from typing import Any
 
 from core.notify.events import EVENT_TITLES
 from core.run.layout import RunDir
-from core.run.records import well_formed_only
+from core.run.records import STEP_KINDS, well_formed_only
 from core.run.status import read_status
 from core.util.files import read_json
 from core.util.jsonl import tail_jsonl
@@ -24,7 +24,7 @@ def _num(value: Any) -> float | None:
 def last_step(run_dir: Path) -> int:
     """The newest step the run's records reached (its tail only: cheap on a long run)."""
     steps = [int(r.get("step", 0)) for r in well_formed_only(tail_jsonl(RunDir(run_dir).metrics))
-             if r.get("kind") in ("progress", "episode", "train")]
+             if r.get("kind") in STEP_KINDS]
     return max(steps, default=0)
 
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.run.episodes import REWARD_WINDOW, episode_groups, window_means
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.status import clean_status
 from core.run.store import run_info
-from core.run.summary import REWARD_WINDOW, rolling_means
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
@@ -36,7 +36,7 @@ def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     records = well_formed_only(read_jsonl(layout.metrics))
-    episodes = [r for r in records if r.get("kind") == "episode"]
+    groups = episode_groups(records)  # an aggregate is one point, at the end of its episodes
     status = clean_status(read_json(layout.status, default=None))
     first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
     starts = [t for t in (status.get("started_at"), first_t) if t is not None]
@@ -44,6 +44,6 @@ def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
     cfg_name = run_info(run_dir).name
     return RewardCurve(
         run_id=run_dir.name, label=f"{cfg_name} ({run_dir.name})" if cfg_name else run_dir.name, name=cfg_name,
-        steps=[float(r.get("step", 0)) for r in episodes],
-        seconds=[float(r.get("t", t0)) - t0 for r in episodes],
-        mean_reward=rolling_means([float(r["reward"]) for r in episodes], window))
+        steps=[float(g.step) for g in groups],
+        seconds=[g.t - t0 for g in groups],
+        mean_reward=[mean for mean, _ in window_means(groups, window)])

@@ -2,9 +2,11 @@
 
 Every run started since a time (``since_time("18:00")``: the last 18:00 before now), one row each:
 its state and why (exit reason, error, or why it is paused), wall time, best and final reward,
-the env's own measures against a baseline (``--baseline``, else the newest finished baseline run of
-the night: random or constant), GPU energy (and CO2 at the grid intensity given), peak
-temperature, and the time it was paused by the GPU guard or its clocks were slowed. Then the
+the env's own measures against a baseline of the same env (``env_baselines``: the run the user
+named for that env, else the newest finished random or constant run of that env id; the row names
+the baseline it was compared with, or says its env has none), GPU energy (and CO2 at the grid
+intensity given), peak temperature, and the time it was paused by the GPU guard or its clocks
+were slowed. Rows come grouped by env, each env's baseline first. Then the
 queue's jobs (their state and reason) when a queue ran that night, and for each failed or crashed
 run the last lines of its ``worker.log``. The queue's state is passed in (``core.queue`` reads it:
 the results package does not import the queue's).
@@ -24,14 +26,15 @@ from core.results.export import to_html, to_markdown, to_xlsx
 from core.results.table import MEASURE, MEASURE_PCT, Column, ResultRow, columns_for, results
 from core.run.layout import RunDir
 from core.run.states import FAILED
-from core.run.store import RunStore
+from core.run.store import RunInfo, RunStore, run_info
 from core.util.files import tail_lines
 
 LOG_LINES = 15
 KEPT = ("run_id", "name", "algo", "env", "state", "why", "wall_time_s", "best_mean_reward", "final_mean_reward",
-        "energy_kwh", "co2_kg", "peak_temperature_c", "paused_s", "throttled_s")
+        "energy_kwh", "co2_kg", "peak_temperature_c", "paused_s", "throttled_s", "baseline_run")
 EXTRA = {"why": Column("exit_reason", "Why"), "paused_s": Column("paused_s", "Paused", "s", "float", 0),
-         "throttled_s": Column("throttled_s", "Clocks slowed", "s", "float", 0)}
+         "throttled_s": Column("throttled_s", "Clocks slowed", "s", "float", 0),
+         "baseline_run": Column("baseline_run", "Baseline")}
 REPORT_FORMATS = ("md", "html", "xlsx")
 
 
@@ -40,7 +43,7 @@ class MorningReport:
     since: float
     rows: list[ResultRow]
     columns: list[Column]
-    baseline: str | None  # the baseline run's id
+    baselines: dict[str, str | None]  # env id -> the id of the baseline run its rows compare with (None: none)
     queue: list[dict[str, Any]] = field(default_factory=list)  # the night's queue jobs: name, status, run_id, reason
     queue_state: str | None = None
     failures: dict[str, list[str]] = field(default_factory=dict)  # run id -> the last lines of its worker.log
@@ -68,6 +71,8 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
     cols = []
     for key in KEPT:
         if key in EXTRA:
+            if key == "baseline_run" and not any(r.baseline_run for r in rows):
+                continue
             if key != "paused_s" or any(r.paused_s for r in rows):
                 if key != "throttled_s" or any(r.throttled_s is not None for r in rows):
                     cols.append(EXTRA[key])
@@ -77,28 +82,57 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
     return cols
 
 
-def morning_report(store: RunStore, since: float, baseline: Path | None = None, grid_g_per_kwh: float | None = None,
-                   queue: dict[str, Any] | None = None) -> MorningReport:
-    """The report of every run started at or after ``since`` in ``store`` (``queue``: the queue's state, if any)."""
+def env_baselines(store: RunStore, envs: list[str], named: list[Path] | None = None) -> dict[str, Path | None]:
+    """Each env id -> its baseline run: the one of ``named`` of that env (the user's choice), else the
+    newest finished random or constant run of that env in ``store`` (None: it has none). ValueError
+    when two named runs share an env."""
+    chosen: dict[str, Path] = {}
+    for path in named or []:
+        env = run_info(path).env
+        if env in chosen:
+            raise ValueError(f"{chosen[env].name} and {path.name} are both baselines of {env}: name one run per env")
+        chosen[env] = path
+    out: dict[str, Path | None] = {}
+    finished: list[RunInfo] = []
+    if any(env not in chosen for env in envs):
+        finished = sorted((i for i in store.list() if i.algo in BASELINES and i.state == "finished" and not i.broken),
+                          key=lambda i: i.started_at or i.created_at or 0)
+    for env in envs:
+        own = [i for i in finished if i.env == env]
+        out[env] = chosen.get(env) or (own[-1].path if own else None)
+    return out
+
+
+def morning_report(store: RunStore, since: float, baselines: list[Path] | None = None,
+                   grid_g_per_kwh: float | None = None, queue: dict[str, Any] | None = None) -> MorningReport:
+    """The report of every run started at or after ``since`` in ``store``, each compared with its env's
+    baseline (``baselines``: runs the user named, one per env; ``queue``: the queue's state, if any)."""
     infos = sorted((i for i in store.list() if (i.started_at or i.created_at or 0) >= since and not i.broken),
                    key=lambda i: i.started_at or i.created_at or 0)
-    if baseline is None:
-        bases = [i for i in infos if i.algo in BASELINES and i.state == "finished"]
-        baseline = bases[-1].path if bases else None
-    rows = results([i.path for i in infos], baseline=baseline, grid_g_per_kwh=grid_g_per_kwh)
+    envs = list(dict.fromkeys(i.env for i in infos))
+    chosen = env_baselines(store, envs, baselines)
+    rows: list[ResultRow] = []
+    for env in envs:
+        base = chosen[env]
+        group = results([i.path for i in infos if i.env == env], baseline=base, grid_g_per_kwh=grid_g_per_kwh)
+        for row in group:
+            row.baseline_run = ("this run" if row.is_baseline else base.name) if base is not None else \
+                f"none: no finished random or constant run of {env}"
+        rows += group
     failures = {i.id: tail_lines(RunDir(i.path).worker_log, LOG_LINES) for i in infos if i.state in FAILED}
     jobs: list[dict[str, Any]] = []
     if queue and float(queue.get("created_at") or 0) >= since - 12 * 3600:  # the night's queue (made before it started)
         jobs = [j for j in queue.get("jobs") or [] if isinstance(j, dict)]
-    return MorningReport(since, rows, report_columns(rows), baseline.name if baseline else None, jobs,
-                         str(queue.get("state")) if jobs and queue else None, failures)
+    return MorningReport(since, rows, report_columns(rows), {env: p.name if p else None for env, p in chosen.items()},
+                         jobs, str(queue.get("state")) if jobs and queue else None, failures)
 
 
 def _title(report: MorningReport) -> str:
     start = time.strftime("%Y-%m-%d %H:%M", time.localtime(report.since))
     ended = sum(1 for r in report.rows if r.state == "finished")
     failed = sum(1 for r in report.rows if r.state in FAILED)
-    base = f"; measures against the baseline {report.baseline}" if report.baseline else ""
+    named = [f"{env}: {run}" for env, run in report.baselines.items() if run]
+    base = f"; measures against each env's baseline ({', '.join(named)})" if named else ""
     return f"Runs since {start}: {len(report.rows)} ({ended} finished, {failed} failed or crashed){base}"
 
 

@@ -27,10 +27,11 @@ from typing import Any, NamedTuple
 
 from core.config.algorithms import BASELINES
 from core.results.settings_diff import differences, differing_paths, run_settings
+from core.run.episodes import REWARD_WINDOW
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
-from core.run.summary import REWARD_WINDOW, summarize
+from core.run.summary import summarize
 from core.telemetry.energy import co2_kg
 from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
@@ -119,6 +120,7 @@ class ResultRow:
     delta_basis: str = ""  # which figures the delta compares: "eval, 10 vs 20 ep"
     differs: str = ""  # the settings in which the compared runs differ, with this run's values
     is_baseline: bool = False
+    baseline_run: str = ""  # the run its deltas compare with (the morning report: its env's), or why none
     started_at: float | None = None
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs

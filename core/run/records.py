@@ -3,8 +3,12 @@
 Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys and kinds.
 
 - episode  {step, t, reward, length[, m: {<env.info_keys>: number}]} (m: the env's own measures)
-- progress {step, t, fps, total} (about once a second; a baseline adds episodes, episodes_total)
-- train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>}
+- episodes {step, t, n, step_first, reward, reward_std, reward_min, reward_max, length, length_min,
+  length_max[, m]}: ``n`` episodes of one flush in one record (means, population std, extremes; m:
+  the measures' means), written instead of episode records past ``core.run.episodes.EPISODES_PER_S``.
+  Read both through ``core.run.episodes.episode_groups``
+- progress {step, t, fps, total} (at most once a second, and the last; a baseline adds episodes, episodes_total)
+- train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>} (at most once a second: faster dumps merged)
 - eval     {step, t, mean_reward, std_reward, episodes}
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
   for what a program may act on: thermal_pause, thermal_resume, gpu_memory)
@@ -22,7 +26,8 @@ from collections.abc import Iterable
 from typing import Any
 
 EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train", "eval", "event", "attempt"
-STEP_KINDS = (EPISODE, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
+EPISODES = "episodes"  # an aggregate of many episode records
+STEP_KINDS = (EPISODE, EPISODES, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
 
 
 def episode(step: int, reward: float, length: int, t: float | None = None,
@@ -45,6 +50,30 @@ def measures_of(ep: dict[str, Any], keys: tuple[str, ...] | list[str]) -> dict[s
         if math.isfinite(float(value)):
             out[key] = float(value)
     return out or None
+
+
+def episodes(eps: list[dict[str, Any]]) -> dict[str, Any]:
+    """One record for the episode records ``eps`` (oldest first, at least one): how many, their step
+    range, the mean, population std and extremes of reward and length, and each measure's mean over
+    the episodes that reported it."""
+    rewards = [float(e["reward"]) for e in eps]
+    lengths = [int(e["length"]) for e in eps]
+    n = len(eps)
+    mean = sum(rewards) / n
+    rec: dict[str, Any] = {
+        "kind": EPISODES, "step": int(eps[-1]["step"]), "t": eps[-1]["t"], "n": n, "step_first": int(eps[0]["step"]),
+        "reward": mean, "reward_std": math.sqrt(sum((r - mean) ** 2 for r in rewards) / n),
+        "reward_min": min(rewards), "reward_max": max(rewards),
+        "length": sum(lengths) / n, "length_min": min(lengths), "length_max": max(lengths)}
+    sums: dict[str, list[float]] = {}
+    for e in eps:
+        for key, value in (e.get("m") or {}).items():
+            acc = sums.setdefault(key, [0.0, 0])
+            acc[0] += value
+            acc[1] += 1
+    if sums:
+        rec["m"] = {key: total / count for key, (total, count) in sums.items()}
+    return rec
 
 
 def progress(step: int, fps: float, total: int | None, **extra: Any) -> dict[str, Any]:
@@ -91,6 +120,8 @@ def _num_or_none(v: Any) -> bool:
 
 _REQUIRED: dict[str, dict[str, Any]] = {
     EPISODE: {"step": _int, "t": _num, "reward": _num, "length": _int},
+    EPISODES: {"step": _int, "t": _num, "n": lambda v: _int(v) and v > 0, "reward": _num, "reward_min": _num,
+               "reward_max": _num, "length": _num},
     PROGRESS: {"step": _int, "t": _num, "fps": _num_or_none, "total": lambda v: v is None or _int(v)},
     TRAIN: {"step": _int, "t": _num},
     EVAL: {"step": _int, "t": _num, "mean_reward": _num, "std_reward": _num},

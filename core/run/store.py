@@ -20,11 +20,11 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
 from core.run.annotations import read_annotations
+from core.run.episodes import REWARD_WINDOW, episode_groups, last_window, weighted_mean
 from core.run.layout import RunDir
-from core.run.records import well_formed_only
+from core.run.records import STEP_KINDS, well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
 from core.run.status import read_status
-from core.run.summary import REWARD_WINDOW
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
@@ -223,15 +223,12 @@ def run_info(run_dir: Path) -> RunInfo:
         episodes = summary.get("episodes")
         info.episodes = episodes if isinstance(episodes, int) and not isinstance(episodes, bool) else None
         return info
-    rewards: list[float] = []
-    for rec in well_formed_only(tail_jsonl(layout.metrics)):
+    tail = well_formed_only(tail_jsonl(layout.metrics))
+    for rec in tail:
         kind = rec.get("kind")
-        if kind in ("progress", "episode", "train"):
+        if kind in STEP_KINDS:
             info.steps = max(info.steps, int(rec.get("step", 0)))
         if kind == "progress" and rec.get("total"):
             info.total = int(rec["total"])
-        if kind == "episode":
-            rewards.append(float(rec["reward"]))
-    if rewards:
-        info.mean_reward = sum(rewards[-REWARD_WINDOW:]) / len(rewards[-REWARD_WINDOW:])
+    info.mean_reward = weighted_mean(last_window(episode_groups(tail), REWARD_WINDOW))
     return info

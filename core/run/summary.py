@@ -6,18 +6,27 @@ import math
 from pathlib import Path
 from typing import Any
 
+from core.run.episodes import (
+    REWARD_WINDOW,
+    episode_count,
+    episode_groups,
+    last_window,
+    measure_means,
+    weighted_mean,
+    weighted_std,
+    window_means,
+)
 from core.run.layout import RunDir
-from core.run.records import well_formed_only
+from core.run.records import EVAL, STEP_KINDS, well_formed_only
 from core.run.status import clean_status
 from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
-REWARD_WINDOW = 100  # episodes in the "mean reward" of SB3's logger, our tables and plots
-
 
 def rolling_means(values: list[float], window: int = REWARD_WINDOW) -> list[float]:
-    """Mean of the last ``window`` values at each position (fewer at the start)."""
+    """Mean of the last ``window`` values at each position (fewer at the start): plain values, one per
+    episode (records may aggregate episodes: ``core.run.episodes.window_means`` reads those)."""
     out, acc = [], 0.0
     for i, v in enumerate(values):
         acc += v
@@ -37,44 +46,34 @@ def std(values: list[float]) -> float | None:
 
 def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
     """``final_mean_reward`` is the mean of the last ``final_window`` episodes (fewer than
-    ``REWARD_WINDOW`` when the run played fewer), ``final_std_reward`` their spread."""
-    rewards = [float(r["reward"]) for r in records if r.get("kind") == "episode"]
-    steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in ("episode", "progress", "train")), default=0)
-    evals = [r for r in records if r.get("kind") == "eval"]
-    episodes = [r for r in records if r.get("kind") == "episode"]
-    means = rolling_means(rewards)
+    ``REWARD_WINDOW`` when the run played fewer), ``final_std_reward`` their spread. Aggregate
+    records count as their episodes (``core.run.episodes``)."""
+    groups = episode_groups(records)
+    steps = max((int(r.get("step", 0)) for r in records if r.get("kind") in STEP_KINDS), default=0)
+    evals = [r for r in records if r.get("kind") == EVAL]
+    episodes = episode_count(groups)
+    means = window_means(groups)
     # the best rolling mean counts only once a full window exists (or over all, if fewer episodes)
-    full = means[REWARD_WINDOW - 1:] if len(means) >= REWARD_WINDOW else means[-1:]
-    last = rewards[-REWARD_WINDOW:]
+    full = [m for m, n in means if n >= REWARD_WINDOW] or [m for m, _ in means[-1:]]
+    last = last_window(groups)
+    every = [(g, float(g.count)) for g in groups]
     return {
         "timesteps": steps,
-        "episodes": len(rewards),
-        "final_mean_reward": means[-1] if means else None,
-        "final_window": len(last),
-        "final_std_reward": std(last),
+        "episodes": episodes,
+        "final_mean_reward": weighted_mean(last),
+        "final_window": min(episodes, REWARD_WINDOW),
+        "final_std_reward": weighted_std(last),
         "best_mean_reward": max(full) if full else None,
         "last_eval_mean_reward": evals[-1]["mean_reward"] if evals else None,
         "last_eval_std_reward": evals[-1]["std_reward"] if evals else None,
         "last_eval_episodes": evals[-1].get("episodes") if evals else None,
         # over every episode: a baseline's fixed policy is evaluated by all of them
-        "all_mean_reward": sum(rewards) / len(rewards) if rewards else None,
-        "all_std_reward": std(rewards),
+        "all_mean_reward": weighted_mean(every),
+        "all_std_reward": weighted_std(every),
         # the env's own measures (env.info_keys): the mean of the last REWARD_WINDOW episodes that have each, and of all
-        "final_measures": env_measures(episodes[-REWARD_WINDOW:]),
-        "all_measures": env_measures(episodes),
+        "final_measures": measure_means(last),
+        "all_measures": measure_means(every),
     }
-
-
-def env_measures(episodes: list[dict[str, Any]]) -> dict[str, float]:
-    """The mean of each env measure over ``episodes`` (those that reported it)."""
-    sums: dict[str, list[float]] = {}
-    for ep in episodes:
-        measures = ep.get("m")
-        if isinstance(measures, dict):
-            for key, value in measures.items():
-                if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-                    sums.setdefault(str(key), []).append(float(value))
-    return {key: sum(values) / len(values) for key, values in sums.items()}
 
 
 def summarize(run_dir: Path) -> dict[str, Any]:

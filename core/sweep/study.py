@@ -12,8 +12,9 @@ import optuna
 from optuna.distributions import BaseDistribution, CategoricalDistribution, FloatDistribution, IntDistribution
 from optuna.trial import FrozenTrial, TrialState
 
+from core.run.episodes import REWARD_WINDOW, episode_groups
 from core.run.layout import RunDir
-from core.run.summary import REWARD_WINDOW
+from core.run.records import well_formed_only
 from core.sweep.folder import SweepFolder
 from core.sweep.spec import Distribution, SweepSpec
 from core.util.jsonl import read_jsonl
@@ -100,22 +101,27 @@ def eval_points(run_dir: Path) -> list[tuple[int, float]]:
     return out
 
 
-def _episode_values(run_dir: Path, metric: str) -> list[tuple[int, float]]:
-    """(step, value) of each episode: its reward, or its info value ``info.KEY``."""
+def _episode_values(run_dir: Path, metric: str) -> list[tuple[int, float, int]]:
+    """(step, value, episodes) of each episode record: its reward, or its info value ``info.KEY``;
+    an aggregate record (``core.run.episodes``) gives its mean and counts as its episodes."""
     key = metric.removeprefix("info.")
     out = []
-    for rec in read_jsonl(RunDir(run_dir).metrics):
-        if rec.get("kind") != "episode" or not isinstance(rec.get("step"), int):
-            continue
-        value = rec.get("reward") if metric == "episode_mean_reward" else (rec.get("m") or {}).get(key)
-        if isinstance(value, int | float) and math.isfinite(value):
-            out.append((int(rec["step"]), float(value)))
+    for g in episode_groups(well_formed_only(read_jsonl(RunDir(run_dir).metrics))):
+        value = g.reward if metric == "episode_mean_reward" else g.measures.get(key)
+        if value is not None and math.isfinite(value):
+            out.append((g.step, value, g.count))
     return out
 
 
-def _window_mean(values: list[float]) -> float | None:
-    last = values[-REWARD_WINDOW:]
-    return sum(last) / len(last) if last else None
+def _window_mean(values: list[tuple[float, int]]) -> float | None:
+    """The mean of the last ``REWARD_WINDOW`` episodes of (value, episodes) pairs, the oldest pair in part."""
+    need, total, acc = float(REWARD_WINDOW), 0.0, 0.0
+    for value, count in reversed(values):
+        if need <= 0:
+            break
+        w = min(float(count), need)
+        acc, total, need = acc + value * w, total + w, need - w
+    return acc / total if total else None
 
 
 def metric_points(run_dir: Path, metric: str) -> list[tuple[int, float]]:
@@ -127,7 +133,7 @@ def metric_points(run_dir: Path, metric: str) -> list[tuple[int, float]]:
     episodes = _episode_values(run_dir, metric)
     out = []
     for step, _ in evals:
-        mean = _window_mean([v for s, v in episodes if s <= step])
+        mean = _window_mean([(v, n) for s, v, n in episodes if s <= step])
         if mean is not None:
             out.append((step, mean))
     return out
@@ -138,7 +144,7 @@ def objective_value(run_dir: Path, metric: str) -> float | None:
     if metric == "eval_mean_reward":
         points = eval_points(run_dir)
         return points[-1][1] if points else None
-    return _window_mean([v for _, v in _episode_values(run_dir, metric)])
+    return _window_mean([(v, n) for _, v, n in _episode_values(run_dir, metric)])
 
 
 # --- rows -------------------------------------------------------------------------------------

@@ -6,8 +6,9 @@ consecutive readings (``energy_mj``, millijoules since the driver loaded; a coun
 down was reset and that step is skipped). An attempt with fewer than two counter readings
 (the GPU has no counter, or NVML answers NotSupported) integrates ``power_w`` over time with the
 trapezoid rule instead, skipping gaps longer than ``MAX_GAP_S`` (a suspended laptop). The
-figure covers every GPU the recorder saw: on a laptop that is the one GPU; on a machine with
-several it includes the idle ones.
+figure covers the run's GPU, which the recorder's status line names (``run_gpu``: NVML's index,
+mapped from the CUDA device by ``core.telemetry.devices``); telemetry written before it did counts
+every GPU the recorder saw.
 """
 
 from __future__ import annotations
@@ -50,15 +51,21 @@ def _power_joules(rows: list[dict[str, Any]]) -> float | None:
 
 
 def _segments(records: list[dict[str, Any]]) -> list[dict[Any, list[dict[str, Any]]]]:
-    """The samples of each attempt (a ``status`` line starts one), per GPU, in time order."""
+    """The samples of each attempt (a ``status`` line starts one), per GPU, in time order: only the
+    run's GPU where the status line names it (``run_gpu``), every GPU where it does not."""
     segments: list[dict[Any, list[dict[str, Any]]]] = [{}]
+    wanted: list[Any] = [None]  # per segment: the run's GPU, None for all
     for rec in records:
         kind = rec.get("kind")
         if kind == "status":
             if segments[-1]:
                 segments.append({})
+                wanted.append(None)
+            gpu = rec.get("run_gpu")
+            wanted[-1] = gpu if isinstance(gpu, int) and not isinstance(gpu, bool) else None
         elif kind in (None, "agg") and rec.get("gpu") is not None and _num(rec.get("t")):
-            segments[-1].setdefault(rec["gpu"], []).append(rec)
+            if wanted[-1] is None or rec["gpu"] == wanted[-1]:
+                segments[-1].setdefault(rec["gpu"], []).append(rec)
     for seg in segments:
         for rows in seg.values():
             rows.sort(key=lambda r: r["t"])
@@ -66,7 +73,8 @@ def _segments(records: list[dict[str, Any]]) -> list[dict[Any, list[dict[str, An
 
 
 def run_energy(records: list[dict[str, Any]]) -> Energy | None:
-    """The energy of every GPU over every attempt, or None when the telemetry has neither counter nor power."""
+    """The energy of the run's GPU (every GPU, for telemetry that does not name it) over every attempt,
+    or None when the telemetry has neither counter nor power."""
     joules, sources = 0.0, set()
     for seg in _segments(records):
         for rows in seg.values():

@@ -149,6 +149,17 @@ def detect_gpus() -> list[GpuInfo]:
     return gpus
 
 
+def gpu_uuids() -> list[str | None]:
+    """NVML's UUID of each GPU by NVML index (``GPU-...``; None where NVML had none); empty without NVML."""
+    if not nvml_status().available:
+        return []
+    out: list[str | None] = []
+    for handle in _handles:
+        value = _read(_nvml.nvmlDeviceGetUUID, handle) if handle is not None else None
+        out.append(value.decode() if isinstance(value, bytes) else value if isinstance(value, str) else None)
+    return out
+
+
 def _throttle_reasons(handle: Any) -> int | None:
     """The clock event reasons (NVML >= 12.2's name), else the older throttle reasons call."""
     value = _read(_nvml.nvmlDeviceGetCurrentClocksEventReasons, handle)

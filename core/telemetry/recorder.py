@@ -5,8 +5,10 @@ old samples and ``summary`` reads peaks back.
 
 File format (one JSON object a line, ``null`` = not available):
 
-- ``{"t", "kind": "status", "nvml": true|false, "reason", "driver_version", "gpus": [names]}``
-  once at start; when NVML is not available the reason is recorded here, once.
+- ``{"t", "kind": "status", "nvml": true|false, "reason", "driver_version", "gpus": [names], "run_gpu"}``
+  once at start; when NVML is not available the reason is recorded here, once. ``run_gpu``: the
+  NVML index of the GPU the run trains on (or watches, on a CPU run), mapped from its CUDA index
+  (``core.telemetry.devices``); null when not known. The energy counts that GPU only.
 - a sample, one line per GPU per tick (no ``kind``): ``t``, ``gpu`` (index, or ``null`` for a
   host-only line when NVML is not available), ``name`` is left out (it is in the status line),
   ``memory_used_bytes``, ``memory_total_bytes``, ``temperature_c``, ``temperature_slowdown_c``
@@ -59,7 +61,7 @@ class TelemetryRecorder:
     """
 
     def __init__(self, path: Path, hz: float, root_pid: int | None = None,
-                 torch_memory: Callable[[], int | None] | None = None, *, torch_device: int = 0,
+                 torch_memory: Callable[[], int | None] | None = None, *, run_gpu: int | None = None,
                  flush_every_s: float = 1.0, tree_refresh_s: float = 3.0,
                  thin_after_s: float = 3600.0, thin_every_s: float = 3600.0):
         if not isinstance(hz, (int, float)) or not 0 <= hz <= MAX_HZ:
@@ -72,7 +74,8 @@ class TelemetryRecorder:
         self.tree_refresh_s = tree_refresh_s
         self.thin_after_s = thin_after_s
         self.thin_every_s = thin_every_s
-        self._gpu = GpuSampler(torch_memory=torch_memory, torch_device=torch_device)
+        self.run_gpu = run_gpu
+        self._gpu = GpuSampler(torch_memory=torch_memory, torch_device=0 if run_gpu is None else run_gpu)
         self._host = HostSampler()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -121,7 +124,7 @@ class TelemetryRecorder:
             gpus = [g.name for g in detect_gpus()]
             writer.write([{"t": round(time.time(), 3), "kind": "status", "nvml": status.available,
                            "reason": status.reason, "driver_version": status.driver_version,
-                           "gpus": gpus, "hz": self.hz}])
+                           "gpus": gpus, "hz": self.hz, "run_gpu": self.run_gpu}])
             period = 1.0 / self.hz
             start = next_tick = time.monotonic()
             last_flush = last_tree = start

@@ -1,4 +1,5 @@
-"""Peaks and means of a run's telemetry, read back from its ``telemetry.jsonl``."""
+"""Peaks and means of a run's telemetry, read back from its ``telemetry.jsonl``: the GPU figures are
+the run's GPU's (``run_gpu`` of the status line), the process figures the run's."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
     """Peaks and means of a run's telemetry (values are None when there is no data)."""
     records = read_jsonl(Path(path))
     samples = [r for r in records if r.get("kind") in (None, "agg")]
-    gpu_rows = [r for r in samples if r.get("gpu") is not None]
+    gpu_rows = run_gpu_rows(records)
 
     def peak(rows: list[dict[str, Any]], key: str) -> Any:
         read = (r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows)
@@ -45,6 +46,20 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "throttled_s": throttled[0],
         "throttle_reasons": throttled[1],
     }
+
+
+def run_gpu_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The GPU sample lines of the run's GPU: of the GPU each attempt's status line names (``run_gpu``), of
+    every GPU where it names none (telemetry written before it did, NVML's index unknown)."""
+    out, wanted = [], None
+    for rec in records:
+        kind = rec.get("kind")
+        if kind == "status":
+            gpu = rec.get("run_gpu")
+            wanted = gpu if isinstance(gpu, int) and not isinstance(gpu, bool) else None
+        elif kind in (None, "agg") and rec.get("gpu") is not None and (wanted is None or rec["gpu"] == wanted):
+            out.append(rec)
+    return out
 
 
 def _throttled(gpu_rows: list[dict[str, Any]], hz: Any) -> tuple[float | None, list[str]]:

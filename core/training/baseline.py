@@ -17,6 +17,7 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import check_spaces, space_kind
 from core.run import records
+from core.run.episodes import EpisodeLimiter
 from core.run.layout import RunDir
 from core.run.status import write_status
 from core.run.summary import summarize
@@ -58,6 +59,7 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
         env.reset()
         step = episodes = 0
         pending: list[dict[str, Any]] = []
+        limiter = EpisodeLimiter()  # a fast env's thousands of episodes: aggregates past its rate
         started = last_flush = time.monotonic()
         last_step = 0
         while episodes < wanted:
@@ -71,6 +73,7 @@ def run_baseline(run_dir: Path, cfg: RunConfig, out: JsonlWriter, resume: bool) 
             now = time.monotonic()
             if now - last_flush >= 1.0 or episodes >= wanted:
                 fps = (step - last_step) / max(now - last_flush, 1e-9)
+                pending = limiter.take(pending, now) if pending else []
                 pending.append(records.progress(step, fps, None, episodes=episodes, episodes_total=wanted))
                 out.write(pending)
                 pending, last_flush, last_step = [], now, step

@@ -19,6 +19,7 @@ from stable_baselines3.common.callbacks import BaseCallback, EvalCallback
 from stable_baselines3.common.logger import KVWriter
 
 from core.run import records
+from core.run.episodes import EpisodeLimiter
 from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
 from core.training.health import TrainingHealth
@@ -48,20 +49,45 @@ class StopFlag:
 
 
 class MetricsWriter(KVWriter):
-    """SB3 logger output: each ``logger.dump(step)`` becomes one ``train`` record (and a health check)."""
+    """SB3 logger output: a ``logger.dump(step)`` becomes a ``train`` record, at most one per
+    ``interval_s``; every dump gets a health check.
 
-    def __init__(self, out: JsonlWriter, health: TrainingHealth | None = None):
+    An off-policy algorithm dumps after every episode (``log_interval=1``): with short episodes that
+    was a record of ~400 bytes per episode, most of ``metrics.jsonl``. A dump sooner than
+    ``interval_s`` after the last record is merged into the next one (SB3's values are the newest of
+    each key, so the merged record holds what the last dump said, at its step); ``flush`` writes it.
+    """
+
+    def __init__(self, out: JsonlWriter, health: TrainingHealth | None = None, interval_s: float = 1.0,
+                 clock: Callable[[], float] = time.monotonic):
         self.out = out
         self.health = health
+        self.interval_s = interval_s
+        self.clock = clock
+        self._last = -math.inf
+        self._pending: dict[str, float | None] = {}
+        self._pending_step: int | None = None
 
     def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
         raw = numbers(key_values)
-        self.out.write([records.train(step, {k: v if math.isfinite(v) else None for k, v in raw.items()})])
+        self._pending.update({k: v if math.isfinite(v) else None for k, v in raw.items()})
+        self._pending_step = step
+        now = self.clock()
+        if now - self._last >= self.interval_s:
+            self.flush(now)
         if self.health is not None:
             self.health.check(step, raw)
 
+    def flush(self, now: float | None = None) -> None:
+        """Write the merged dumps not written yet (before a checkpoint and at the end of training)."""
+        if self._pending_step is None:
+            return
+        self.out.write([records.train(self._pending_step, self._pending)])
+        self._pending, self._pending_step = {}, None
+        self._last = self.clock() if now is None else now
+
     def close(self) -> None:
-        pass
+        self.flush()
 
 
 def numbers(key_values: dict[str, Any]) -> dict[str, float]:
@@ -75,7 +101,8 @@ class TrainingHalted(Exception):
 
 
 class RunRecorder(BaseCallback):
-    """Episode records from the Monitor infos, a progress record ~1/s, and the STOP and health checks."""
+    """Episode records from the Monitor infos (aggregated past ``EpisodeLimiter``'s rate), a progress
+    record at most once per ``interval_s`` (and the last one), and the STOP and health checks."""
 
     def __init__(self, out: JsonlWriter, stop: StopFlag, total: int, interval_s: float = 1.0,
                  health: TrainingHealth | None = None, on_second: Callable[[], bool] | None = None,
@@ -89,7 +116,9 @@ class RunRecorder(BaseCallback):
         self.interval_s = interval_s
         self.health = health
         self._pending: list[dict[str, Any]] = []
+        self.limiter = EpisodeLimiter()
         self._next_flush = 0.0
+        self._last_progress = -math.inf
         self._next_stop_check = 0.0  # its own clock: checkpoint flushes (every few hundred steps) must not postpone it
         self._last_t = 0.0
         self._last_step = 0
@@ -152,19 +181,22 @@ class RunRecorder(BaseCallback):
             self._next_flush = self._next_stop_check = self._last_t + self.interval_s
         return stop
 
-    def flush(self, now: float | None = None) -> None:
-        """Write the buffered episodes and a progress record (also before each checkpoint)."""
+    def flush(self, now: float | None = None, last: bool = False) -> None:
+        """Write the buffered episodes (also before each checkpoint), and a progress record if the last
+        one is ``interval_s`` old or this is the ``last`` flush (a checkpoint every few steps adds none)."""
         now = time.monotonic() if now is None else now
-        dt = now - self._last_t
-        fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
-        self._pending.append(records.progress(self.num_timesteps, fps, self.total))
-        self.out.write(self._pending)
+        out = self.limiter.take(self._pending, now) if self._pending else []
         self._pending = []
-        self._last_t, self._last_step = now, self.num_timesteps
-        self._next_flush = now + self.interval_s
+        if last or now - self._last_progress >= self.interval_s * 0.999:
+            dt = now - self._last_t
+            fps = (self.num_timesteps - self._last_step) / dt if dt > 0 else 0.0
+            out.append(records.progress(self.num_timesteps, fps, self.total))
+            self._last_t, self._last_step, self._last_progress = now, self.num_timesteps, now
+            self._next_flush = now + self.interval_s  # a checkpoint's flush between two does not postpone the next
+        self.out.write(out)
 
     def _on_training_end(self) -> None:
-        self.flush()
+        self.flush(last=True)
 
 
 class CheckpointEvery(BaseCallback):

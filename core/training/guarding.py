@@ -19,6 +19,7 @@ from core.notify.run_events import notify_run_event
 from core.run import records
 from core.run.layout import RunDir
 from core.run.status import write_status
+from core.telemetry.devices import GpuMatch
 from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
 from core.telemetry.nvml import nvml_status, slowdown_threshold
 from core.util.files import read_json
@@ -27,22 +28,16 @@ from core.util.jsonl import JsonlWriter
 WAIT_S = 0.5
 
 
-def gpu_index(device: str) -> int:
-    """The GPU a run's device names (``cuda:1`` -> 1); GPU 0 for ``cuda`` and for a CPU run (a laptop's
-    one GPU shares the cooling with the CPU that trains)."""
-    _, _, index = device.partition(":")
-    return int(index) if index.isdigit() else 0
-
-
-def start_guard(cfg: RunConfig, device: str) -> tuple[GpuGuard | None, str]:
-    """A started guard over the run's GPU and a note for the event log (None and why when NVML is not there)."""
+def start_guard(cfg: RunConfig, where: GpuMatch | None) -> tuple[GpuGuard | None, str]:
+    """A started guard over the run's GPU (NVML's index, ``core.training.devices.run_gpu``) and a note for
+    the event log (None and why when NVML is not there)."""
     status = nvml_status()
-    if not status.available or not status.device_count:
+    if where is None or not status.available or not status.device_count:
         return None, f"GPU guards off: {status.reason or 'no GPU'}"
-    index = min(gpu_index(device), status.device_count - 1)
     rt = cfg.runtime
-    limits = thermal_limits(rt.thermal_guard, rt.thermal_pause_c, rt.thermal_resume_c, slowdown_threshold(index), index)
-    return GpuGuard(index, limits).start(), limits.note
+    limits = thermal_limits(rt.thermal_guard, rt.thermal_pause_c, rt.thermal_resume_c, slowdown_threshold(where.gpu),
+                            where.gpu)
+    return GpuGuard(where.gpu, limits).start(), f"{limits.note} (NVML GPU {where.gpu}: {where.how})"
 
 
 class GuardHandler:

@@ -29,6 +29,7 @@ from core.run.summary import summarize
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
+from core.training.devices import run_gpu
 from core.training.factory import (
     build_model,
     build_vec_env,
@@ -202,6 +203,7 @@ class TrainingSession:
         recorder = RunRecorder(out, stop, total, health=health, info_keys=tuple(self.cfg.env.info_keys))
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
+            self._metrics_writer.flush()
             recorder.flush()
             out.sync()
 
@@ -210,8 +212,9 @@ class TrainingSession:
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
-        telemetry = self._start_telemetry()
-        guard, note = start_guard(self.cfg, resolve_device(self.cfg.runtime.device))
+        where = run_gpu(device_label(resolve_device(self.cfg.runtime.device)))  # NVML's index of the run's GPU
+        telemetry = self._start_telemetry(where.gpu if where is not None else None)
+        guard, note = start_guard(self.cfg, where)
         self._event(out, note)
         handler = None
         if guard is not None:
@@ -235,8 +238,9 @@ class TrainingSession:
                 except (ValueError, RuntimeError) as exc:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise
+            self._metrics_writer.flush()
             if health.failure:
-                recorder.flush()
+                recorder.flush(last=True)
                 return "failed", health.failure
             if recorder.stopped:
                 write_status(self.run_dir, state="stopping")
@@ -261,17 +265,20 @@ class TrainingSession:
         """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""
         sb3 = self.layout.sb3_logs
         sb3.mkdir(exist_ok=True)
+        self._metrics_writer = MetricsWriter(out, health)
         suffix = "" if attempt <= 1 else f"-attempt{attempt}"
         formats: list[Any] = [CSVOutputFormat(str(sb3 / f"progress{suffix}.csv")),
                               JSONOutputFormat(str(sb3 / f"progress{suffix}.json")),
-                              TensorBoardOutputFormat(str(self.layout.tensorboard)), MetricsWriter(out, health)]
+                              TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
         return Logger(folder=str(sb3), output_formats=formats)
 
-    def _start_telemetry(self) -> TelemetryRecorder | None:
+    def _start_telemetry(self, gpu: int | None) -> TelemetryRecorder | None:
+        """The recorder, told the run's GPU by NVML index (its memory figure, and the energy counts only it)."""
         hz = self.cfg.runtime.telemetry_hz
         if not hz:
             return None
         torch_memory = (lambda: th.cuda.memory_reserved()) if th.cuda.is_available() else None
-        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory)
+        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
+                                     run_gpu=gpu)
         recorder.start()
         return recorder

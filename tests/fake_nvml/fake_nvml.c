@@ -25,9 +25,11 @@
  *                             seconds between reads, as a real counter does (nvmlDeviceGetTotalEnergyConsumption)
  *   not_supported=temperature,fan   these metrics return NVML_ERROR_NOT_SUPPORTED
  *   fail.power=15             this metric returns the given error code
+ *   uuid=GPU-...              the GPU's UUID (nvmlDeviceGetUUID; nvmlDeviceGetHandleByUUID finds it); by default
+ *                             GPU-fa4e0000-0000-4000-8000-00000000000N for GPU N
  *
  * Metric names for not_supported / fail.*: name memory temperature temperature_threshold utilization
- * power power_limit clock fan compute_capability processes throttle_reasons energy.
+ * power power_limit clock fan compute_capability processes throttle_reasons energy uuid.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -43,6 +45,7 @@ typedef void *nvmlDevice_t;
 #define NVML_ERROR_UNINITIALIZED 1
 #define NVML_ERROR_INVALID_ARGUMENT 2
 #define NVML_ERROR_NOT_SUPPORTED 3
+#define NVML_ERROR_NOT_FOUND 6
 #define NVML_ERROR_INSUFFICIENT_SIZE 7
 #define NVML_ERROR_UNKNOWN 999
 
@@ -216,6 +219,35 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex_v2(unsigned int index, nvmlDevice_t *dev
     if ((int)index >= device_count()) return NVML_ERROR_INVALID_ARGUMENT;
     *device = (nvmlDevice_t)(intptr_t)(index + 1);
     return NVML_SUCCESS;
+}
+
+static void device_uuid(int dev, char *out, size_t length) {
+    const char *v = get(dev, "uuid", NULL);
+    if (v) snprintf(out, length, "%s", v);
+    else snprintf(out, length, "GPU-fa4e0000-0000-4000-8000-%012d", dev);
+}
+
+nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int length) {
+    BEGIN(device, "uuid");
+    char value[VAL_LEN];
+    device_uuid(dev, value, sizeof value);
+    if (strlen(value) + 1 > length) return NVML_ERROR_INSUFFICIENT_SIZE;
+    snprintf(uuid, length, "%s", value);
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device) {
+    if (!initialized) return NVML_ERROR_UNINITIALIZED;
+    load_config();
+    char value[VAL_LEN];
+    for (int dev = 0; dev < device_count(); dev++) {
+        device_uuid(dev, value, sizeof value);
+        if (strcmp(value, uuid) == 0) {
+            *device = (nvmlDevice_t)(intptr_t)(dev + 1);
+            return NVML_SUCCESS;
+        }
+    }
+    return NVML_ERROR_NOT_FOUND;
 }
 
 nvmlReturn_t nvmlDeviceGetName(nvmlDevice_t device, char *name, unsigned int length) {

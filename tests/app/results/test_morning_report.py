@@ -31,3 +31,27 @@ def check_dialog(qtbot, panel, tmp_path):
     dialog.since_edit.setText("tonight")
     dialog.refresh()
     assert "HH:MM" in dialog.status.text()
+
+
+def test_the_dialog_takes_a_baseline_per_env(qtbot, runs_dir):
+    from app.results.morning import MorningReportDialog
+    from tests.core.results.test_report import two_envs
+
+    _now, runs = two_envs(runs_dir)
+    dialog = MorningReportDialog(runs_dir)
+    qtbot.addWidget(dialog)
+    dialog.since_edit.setText("2000-01-01 00:00")
+    dialog.baselines_edit.setText(f"{runs['cart-old'].name}, {runs['pend-base'].name}")
+    dialog.refresh()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
+    assert dialog.report.baselines == {"CartPole-v1": runs["cart-old"].name, "Pendulum-v1": runs["pend-base"].name,
+                                       "Acrobot-v1": None}
+    assert "Acrobot-v1: none" in dialog.status.text()
+    assert "none: no finished random or constant run of Acrobot-v1" in dialog.view.toPlainText()
+    dialog.baselines_edit.setText("nosuchrun")
+    dialog.refresh()
+    assert dialog.status.text().startswith("Baselines:") and "nosuchrun" in dialog.status.text()
+    dialog.report = None
+    dialog.baselines_edit.setText(f"{runs['cart-old'].name},{runs['cart-new'].name}")
+    dialog.refresh()
+    qtbot.waitUntil(lambda: "both baselines of CartPole-v1" in dialog.status.text(), timeout=20_000)

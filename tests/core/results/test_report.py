@@ -49,7 +49,7 @@ def test_the_report_covers_the_night_against_its_baseline_with_the_queue_and_fai
     now, base, agent, failed, queue = night(runs_dir)
     report = morning_report(RunStore(runs_dir), now - 86400, grid_g_per_kwh=400, queue=queue)
     assert [r.name for r in report.rows] == ["base", "agent", "broke"]  # the baseline first; last week's run left out
-    assert report.baseline == base.name  # the night's newest finished baseline, found without being named
+    assert report.baselines == {"CartPole-v1": base.name}  # the env's newest finished baseline, found without being named
     md = render(report, "md")
     assert md.startswith("# Runs since") and "3 (2 finished, 1 failed or crashed)" in md
     assert "| State | Why |" in md and "| Wall time (s) |" in md
@@ -89,3 +89,67 @@ def test_rlpanel_report(runs_dir, tmp_path):
     assert bad.returncode == 2 and "--since" in bad.stderr and "HH:MM" in bad.stderr
     xlsx = cli("report", "--format", "xlsx", "--runs-dir", str(runs_dir))
     assert xlsx.returncode == 2 and "-o" in xlsx.stderr
+
+
+def two_envs(runs_dir):
+    """CartPole with two finished baselines (the newer one a failure's neighbour), Pendulum with a baseline from
+    last week and a newer failed one, Acrobot with none."""
+    now = time.time()
+    runs = {
+        "cart-old": with_measures(make_result_run(runs_dir, "cart-old", [0.5], algo="random", started_at=now - 5 * 3600), 10.0),
+        "cart-new": with_measures(make_result_run(runs_dir, "cart-new", [0.5], algo="random", started_at=now - 4 * 3600), 20.0),
+        "cart-agent": with_measures(make_result_run(runs_dir, "cart-agent", [1.0], started_at=now - 3 * 3600), 10.0),
+        "pend-base": with_measures(make_result_run(runs_dir, "pend-base", [-900.0], algo="constant", env="Pendulum-v1",
+                                                   started_at=now - 7 * 86400), 4.0),
+        "pend-broke": with_measures(make_result_run(runs_dir, "pend-broke", [-1.0], algo="random", env="Pendulum-v1",
+                                                    state="failed", started_at=now - 2 * 3600), 99.0),
+        "pend-agent": with_measures(make_result_run(runs_dir, "pend-agent", [-200.0], algo="SAC", env="Pendulum-v1",
+                                                    started_at=now - 3600), 6.0),
+        "acro-agent": with_measures(make_result_run(runs_dir, "acro-agent", [-100.0], env="Acrobot-v1",
+                                                    started_at=now - 1800), 1.0),
+    }
+    return now, runs
+
+
+def test_each_env_is_compared_with_its_own_baseline_and_an_env_without_one_says_so(runs_dir):
+    now, runs = two_envs(runs_dir)
+    report = morning_report(RunStore(runs_dir), now - 86400)
+    assert report.baselines == {"CartPole-v1": runs["cart-new"].name, "Pendulum-v1": runs["pend-base"].name,
+                                "Acrobot-v1": None}
+    rows = {r.name: r for r in report.rows}
+    # grouped by env, each env's baseline first; last week's Pendulum baseline is still Pendulum's
+    assert [r.name for r in report.rows] == ["cart-new", "cart-old", "cart-agent", "pend-base", "pend-broke",
+                                             "pend-agent", "acro-agent"]
+    assert rows["cart-agent"].measures_pct["co2_kg"] == pytest.approx(-50.0)  # 10 against the newest CartPole's 20
+    assert rows["pend-agent"].measures_pct["co2_kg"] == pytest.approx(50.0)  # 6 against Pendulum's 4, not CartPole's
+    assert rows["acro-agent"].measures_pct.get("co2_kg") is None and rows["acro-agent"].measures["co2_kg"] == 1.0
+    assert rows["acro-agent"].baseline_run == "none: no finished random or constant run of Acrobot-v1"
+    assert rows["cart-agent"].baseline_run == runs["cart-new"].name and rows["pend-base"].baseline_run == "this run"
+    md = render(report, "md")
+    assert "| Baseline |" in md and "none: no finished random or constant run of Acrobot-v1" in md
+    assert f"CartPole-v1: {runs['cart-new'].name}" in md.splitlines()[0]
+
+    named = morning_report(RunStore(runs_dir), now - 86400, baselines=[runs["cart-old"]])  # the user's choice for CartPole
+    rows = {r.name: r for r in named.rows}
+    assert named.baselines["CartPole-v1"] == runs["cart-old"].name and named.baselines["Pendulum-v1"] == runs["pend-base"].name
+    assert rows["cart-agent"].measures_pct["co2_kg"] == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="both baselines of CartPole-v1"):
+        morning_report(RunStore(runs_dir), now - 86400, baselines=[runs["cart-old"], runs["cart-new"]])
+
+
+def test_rlpanel_report_takes_a_baseline_per_env(runs_dir):
+    now, runs = two_envs(runs_dir)
+    since = datetime.fromtimestamp(now - 86400).strftime("%Y-%m-%d %H:%M")
+    out = cli("report", "--since", since, "--runs-dir", str(runs_dir), "--json",
+              "--baseline", runs["cart-old"].name, "--baseline", runs["pend-broke"].name)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["baselines"] == {"CartPole-v1": runs["cart-old"].name, "Pendulum-v1": runs["pend-broke"].name,
+                                 "Acrobot-v1": None}
+    pend = next(r for r in data["rows"] if r["name"] == "pend-agent")
+    assert pend["measures_pct"]["co2_kg"] == pytest.approx(100 * (6 - 99) / 99)
+    same = cli("report", "--since", since, "--runs-dir", str(runs_dir), "--baseline", runs["cart-old"].name,
+               "--baseline", runs["cart-new"].name)
+    assert same.returncode == 2 and "both baselines of CartPole-v1" in same.stderr and "--baseline" in same.stderr
+    missing = cli("report", "--runs-dir", str(runs_dir), "--baseline", "nosuchrun")
+    assert missing.returncode != 0 and "--baseline" in missing.stderr and "rlpanel runs" in missing.stderr
