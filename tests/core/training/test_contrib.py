@@ -185,3 +185,23 @@ def test_cli_refuses_a_contrib_algorithm_where_sb3_contrib_is_missing(runs_dir):
     assert done.returncode == 2, done.stderr
     assert "TQC comes from sb3-contrib" in done.stderr and 'pip install "rlpanel[contrib]"' in done.stderr
     assert not runs_dir.exists() or not any(runs_dir.iterdir())
+
+
+def test_ars_records_each_episode_once(runs_dir):
+    """The worker reads ARS's episodes from ``ep_info_buffer`` at each rollout's end: that holds only the
+    rollout's own (sb3-contrib empties it as each rollout starts), so every Monitor episode is one record."""
+    import csv
+
+    from core.run.episodes import episode_count, episode_groups
+    from core.util.jsonl import read_jsonl
+
+    run = make_run(runs_dir, {"algo": "ARS", "env": {"id": "CartPole-v1"}, "ars": {"n_delta": 2},
+                              "policy": {"net_arch": [16]}, "budget": {"total_timesteps": 3000}})
+    assert run_worker(run) == 0 and read_status(run)["state"] == "finished"
+    played = 0
+    for path in (run / "monitor").glob("*.monitor.csv"):
+        with open(path, encoding="utf-8") as fh:
+            played += sum(1 for row in csv.reader(line for line in fh if not line.startswith("#")) if row and row[0] != "r")
+    recorded = episode_count(episode_groups(read_jsonl(run / "metrics.jsonl")))
+    assert played > 100  # more than a deque of SB3's window would hold
+    assert recorded == played
