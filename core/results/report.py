@@ -115,8 +115,10 @@ def morning_report(store: RunStore, since: float, baselines: list[Path] | None =
     for env in envs:
         base = chosen[env]
         group = results([i.path for i in infos if i.env == env], baseline=base, grid_g_per_kwh=grid_g_per_kwh)
+        # the baseline by the name its row shows (the title names each env's baseline run id)
+        base_name = next((r.name for r in group if r.is_baseline), None) or (base.name if base is not None else "")
         for row in group:
-            row.baseline_run = ("this run" if row.is_baseline else base.name) if base is not None else \
+            row.baseline_run = ("this run" if row.is_baseline else base_name) if base is not None else \
                 f"none: no finished random or constant run of {env}"
         rows += group
     failures = {i.id: tail_lines(RunDir(i.path).worker_log, LOG_LINES) for i in infos if i.state in FAILED}

@@ -124,7 +124,7 @@ def test_each_env_is_compared_with_its_own_baseline_and_an_env_without_one_says_
     assert rows["pend-agent"].measures_pct["co2_kg"] == pytest.approx(50.0)  # 6 against Pendulum's 4, not CartPole's
     assert rows["acro-agent"].measures_pct.get("co2_kg") is None and rows["acro-agent"].measures["co2_kg"] == 1.0
     assert rows["acro-agent"].baseline_run == "none: no finished random or constant run of Acrobot-v1"
-    assert rows["cart-agent"].baseline_run == runs["cart-new"].name and rows["pend-base"].baseline_run == "this run"
+    assert rows["cart-agent"].baseline_run == "cart-new" and rows["pend-base"].baseline_run == "this run"  # by its name
     md = render(report, "md")
     assert "| Baseline |" in md and "none: no finished random or constant run of Acrobot-v1" in md
     assert f"CartPole-v1: {runs['cart-new'].name}" in md.splitlines()[0]
