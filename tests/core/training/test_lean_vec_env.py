@@ -290,3 +290,26 @@ def test_the_forkserver_preloads_what_a_dash_m_main_imported_but_not_the_main_it
     assert preload[:len(FORKSERVER_PRELOAD)] == FORKSERVER_PRELOAD
     assert {"core.run.layout", "core.util.files", "os"} <= set(preload)
     assert "core.training.worker" not in preload and "__main__" not in preload
+
+
+def test_the_tests_that_train_choose_the_lean_env_processes(runs_dir):
+    """The done-when of issue 16: training tests run through ``LeanSubprocVecEnv``. Their configs come from
+    ``tests.training_helpers``; a config that names its own vec env keeps it."""
+    import yaml
+
+    from core.config.validate import parse_set
+    from core.queue.plan import parse_plan
+    from core.run.store import load_run_config
+    from tests.core.sweep.helpers import SMALL_SWEEP
+    from tests.training_helpers import TEST_VEC_ENV, lean_args, lean_plan
+
+    assert TEST_VEC_ENV == "subproc"
+    assert load_run_config(make_run(runs_dir, {"algo": "A2C"})).runtime.vec_env == "subproc"
+    assert load_run_config(make_run(runs_dir, {"runtime": {"vec_env": "dummy"}})).runtime.vec_env == "dummy"
+    args = lean_args(["train", "--algo", "PPO", "--set", "ppo.n_steps=64"])
+    assert parse_set(args[args.index("--set", 4) + 1]) == ("runtime.vec_env", "subproc")
+    assert lean_args(["train", "--set", "runtime.vec_env=subproc-sb3"]).count("--set") == 1
+    assert lean_args(["resume", "x"]) == ["resume", "x"]
+    plan = parse_plan(yaml.safe_load(lean_plan("jobs:\n  - {name: a, algo: A2C}\n  - {name: b, set: {runtime.vec_env: dummy}}\n")))
+    assert [job.config().runtime.vec_env for job in plan.jobs] == ["subproc", "dummy"]
+    assert SMALL_SWEEP["base"]["set"]["runtime.vec_env"] == "subproc"
