@@ -310,6 +310,29 @@ def test_the_tests_that_train_choose_the_lean_env_processes(runs_dir):
     assert parse_set(args[args.index("--set", 4) + 1]) == ("runtime.vec_env", "subproc")
     assert lean_args(["train", "--set", "runtime.vec_env=subproc-sb3"]).count("--set") == 1
     assert lean_args(["resume", "x"]) == ["resume", "x"]
-    plan = parse_plan(yaml.safe_load(lean_plan("jobs:\n  - {name: a, algo: A2C}\n  - {name: b, set: {runtime.vec_env: dummy}}\n")))
+    text = "jobs:\n  - {name: a, algo: A2C}\n  - {name: b, set: {runtime.vec_env: dummy}}\n"
+    plan = parse_plan(yaml.safe_load(lean_plan(text)))
     assert [job.config().runtime.vec_env for job in plan.jobs] == ["subproc", "dummy"]
     assert SMALL_SWEEP["base"]["set"]["runtime.vec_env"] == "subproc"
+
+
+def test_the_tunes_memory_counts_lean_env_processes_by_their_own_share():
+    """The Tune table's host MiB: env processes add their own memory (shared pages once), not each one's RSS, which
+    counts python, numpy and gymnasium again in every process (two lean envs read +150 MiB)."""
+    import psutil
+
+    from core.training.factory import build_vec_env
+    from core.training.throughput import tree_memory_bytes
+
+    before = tree_memory_bytes(os.getpid())
+    env, _ = build_vec_env(config("subproc", n_envs=3))
+    try:
+        env.reset()
+        for _ in range(20):
+            env.step(np.array([env.action_space.sample() for _ in range(3)]))
+        added = tree_memory_bytes(os.getpid()) - before
+        rss = sum(psutil.Process(p.pid).memory_info().rss for p in env.processes)
+        assert 0 < added < rss, (added, rss)
+        assert added < 3 * (40 << 20), added
+    finally:
+        env.close()
