@@ -123,7 +123,7 @@ def failure_reason(exc: BaseException) -> str:
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted (Ctrl-C in the worker's console)"
     if type(exc).__name__ == "EnvProcessError":  # lean_vec_env's (not imported here: SB3): the env's traceback follows
-        return str(exc).strip().splitlines()[0]  # its first line; the traceback goes to the status's own field
+        return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"  # the traceback goes to its own field
     return f"{type(exc).__name__}: {exc}".strip()
 
 
