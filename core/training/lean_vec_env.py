@@ -44,6 +44,9 @@ class _PipeEnded(NamedTuple):
     error: BaseException
 
 
+_FAILED = (EnvFailure, _PipeEnded)  # the answers that raise (exact types: cheaper than isinstance per answer)
+
+
 def forkserver_preload() -> list[str]:
     """What the forkserver imports once, for every env process it forks to share: ours, and the modules the
     main module imported when it runs with ``-m`` (``python -m core.training.worker``). multiprocessing runs
@@ -133,14 +136,18 @@ class LeanSubprocVecEnv(VecEnv):
         """The answers of envs ``indices``. Every answer is read, so the pipes stay in step, before the first
         error is raised (an ``EnvFailure`` from the env, or the pipe of a process that ended)."""
         answers: list[Any] = []
-        for index in indices:
+        failed: int | None = None
+        remotes = self.remotes
+        for index in indices:  # a step's hot loop: kept as lean as SB3's list of recv() (bench/env_pipe_cost.py)
             try:
-                answers.append(self.remotes[index].recv())
+                answer = remotes[index].recv()
             except (EOFError, OSError) as exc:
-                answers.append(_PipeEnded(exc))
-        for index, answer in zip(indices, answers, strict=True):
-            if isinstance(answer, (EnvFailure, _PipeEnded)):
-                raise self._error(index, cmd, answer)
+                answer = _PipeEnded(exc)
+            if type(answer) in _FAILED and failed is None:
+                failed = len(answers)
+            answers.append(answer)
+        if failed is not None:
+            raise self._error(indices[failed], cmd, answers[failed])
         return answers
 
     def _ask_all(self, cmd: str, data: Any, indices: VecEnvIndices = None) -> list[Any]:
