@@ -13,9 +13,44 @@ from core.run.store import RunStore
 from core.util.jsonl import read_jsonl
 from tests.conftest import REPO
 
+# Tests that train do so through the lean env processes (``LeanSubprocVecEnv``, what ``vec_env: subproc`` gives a
+# user), one process per env, unless a test is about another vec env and says so in its config. This is the one
+# place that chooses it: ``make_run`` configs, ``cli("train", ...)``, queue plans (``lean_plan``) and the sweep
+# files of ``tests/core/sweep/helpers.py`` take it from here. The schema's own default stays ``dummy``.
+TEST_VEC_ENV = "subproc"
+
+
+def lean(raw: dict) -> dict:
+    """``raw`` with ``runtime.vec_env: TEST_VEC_ENV`` unless it names a vec env itself."""
+    from core.config.dotted import merge
+
+    return merge({"runtime": {"vec_env": TEST_VEC_ENV}}, raw)
+
+
+def lean_args(args: list[str] | tuple[str, ...]) -> list[str]:
+    """A ``train`` command line with ``--set runtime.vec_env=TEST_VEC_ENV`` added, unless it names a vec env, a
+    ``--config`` file or a ``--preset`` (those say what they train with); other commands unchanged."""
+    args = list(args)
+    if args[:1] != ["train"] or any("vec_env" in a for a in args) or "--config" in args or "--preset" in args:
+        return args
+    return [*args, "--set", f"runtime.vec_env={TEST_VEC_ENV}"]
+
+
+def lean_jobs(plan: dict) -> dict:
+    """A queue plan's data whose every job without a vec env of its own trains with ``TEST_VEC_ENV``."""
+    jobs = [{**job, "set": {"runtime.vec_env": TEST_VEC_ENV, **job.get("set", {})}} for job in plan.get("jobs", [])]
+    return {**plan, "jobs": jobs}
+
+
+def lean_plan(text: str) -> str:
+    """``lean_jobs`` for a plan's YAML text."""
+    import yaml
+
+    return yaml.safe_dump(lean_jobs(yaml.safe_load(text)), sort_keys=False)
+
 
 def make_run(runs_dir: Path, raw: dict) -> Path:
-    base = {"budget": {"checkpoint_every": 1000}, "runtime": {"telemetry_hz": 5}}
+    base = lean({"budget": {"checkpoint_every": 1000}, "runtime": {"telemetry_hz": 5}})
     from core.config.dotted import merge
 
     return RunStore(runs_dir).create(validate_config(merge(base, raw)).config)
@@ -29,7 +64,9 @@ def run_worker(run_dir: Path, resume: bool = False, timeout: float = 240) -> int
 
 
 def cli(*args: str, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=timeout, cwd=REPO)
+    """``rlpanel ARGS`` as a child process (a ``train`` gets the tests' vec env: ``lean_args``)."""
+    return subprocess.run([sys.executable, "-m", "core.cli", *lean_args(args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=REPO)
 
 
 def wait_for(predicate, timeout: float = 120, what: str = "condition", poll: float = 0.2):

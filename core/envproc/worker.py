@@ -2,22 +2,29 @@
 
 The commands and their answers are SB3's ``SubprocVecEnv`` worker's (step with auto-reset,
 reset with seed and options, render, get_spaces, env_method, get_attr, has_attr, set_attr,
-is_wrapped, close), each answer tagged ``("ok", value)`` or ``("error", (kind, text))``: an
-exception in the env comes back to the parent as words instead of ending the process, and the
-parent raises it naming the env. This module imports no torch and no stable-baselines3.
+is_wrapped, close). An answer is SB3's own, bare; an exception in the env comes back as an
+``EnvFailure`` (its kind and traceback) instead of ending the process, and the parent raises it
+naming the env. Bare answers keep the pipe's per-step cost SB3's: a tag on every answer cost
+~1 us per env step, parent and env process together (measured here). This module imports no
+torch and no stable-baselines3.
 """
 
 from __future__ import annotations
 
 import traceback
 from multiprocessing.connection import Connection
-from typing import Any
+from typing import Any, NamedTuple
 
 import cloudpickle
 import gymnasium as gym
 
-OK = "ok"
-ERROR = "error"
+
+class EnvFailure(NamedTuple):
+    """The answer of a command that raised: ``make`` (the env could not be made), ``attribute`` or ``error``,
+    and the env process's traceback. No env's own answer is one: the class lives here."""
+
+    kind: str
+    text: str
 
 
 def is_wrapped(env: gym.Env[Any, Any], wrapper_class: type) -> bool:
@@ -72,11 +79,11 @@ def answer(env: gym.Env[Any, Any], cmd: str, data: Any) -> Any:
     raise NotImplementedError(f"`{cmd}` is not implemented in the env process")
 
 
-def failure(exc: BaseException, making: bool = False) -> tuple[str, tuple[str, str]]:
+def failure(exc: BaseException, making: bool = False) -> EnvFailure:
     """The error answer: its kind (``make``: the env could not be made; ``attribute``; ``error``) and traceback."""
     kind = "make" if making else "attribute" if isinstance(exc, AttributeError) else "error"
     text = "".join(traceback.format_exception(exc, chain=kind != "attribute"))  # gymnasium chains one per wrapper
-    return ERROR, (kind, text.strip())
+    return EnvFailure(kind, text.strip())
 
 
 def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
@@ -96,7 +103,7 @@ def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
                 remote.close()
                 break
             try:
-                reply: Any = (OK, answer(env, cmd, data))
+                reply: Any = step(env, data) if cmd == "step" else answer(env, cmd, data)
                 remote.send(reply)
             except Exception as exc:  # noqa: BLE001 - an env error is an answer, not the end of this process
                 remote.send(failure(exc))

@@ -18,7 +18,7 @@ import sys
 import types
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import cloudpickle
 import gymnasium as gym
@@ -28,7 +28,7 @@ from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices,
 from stable_baselines3.common.vec_env.subproc_vec_env import _stack_obs
 
 from core.envproc.monitor import EpisodeMonitor
-from core.envproc.worker import ERROR, serve
+from core.envproc.worker import EnvFailure, serve
 
 # Imported once by the forkserver and shared, copy-on-write, by every env process it forks.
 FORKSERVER_PRELOAD = ["numpy", "gymnasium", "cloudpickle", "core.envproc.worker", "core.envproc.recipe"]
@@ -36,6 +36,15 @@ FORKSERVER_PRELOAD = ["numpy", "gymnasium", "cloudpickle", "core.envproc.worker"
 
 class EnvProcessError(RuntimeError):
     """An env process failed: which env, doing what, and its traceback."""
+
+
+class _PipeEnded(NamedTuple):
+    """In place of an answer: the pipe of an env process that ended (an env's own answer may be an exception)."""
+
+    error: BaseException
+
+
+_FAILED = (EnvFailure, _PipeEnded)  # the answers that raise (exact types: cheaper than isinstance per answer)
 
 
 def forkserver_preload() -> list[str]:
@@ -108,35 +117,37 @@ class LeanSubprocVecEnv(VecEnv):
     def _label(self, index: int) -> str:
         return f"env {index} ({self.names[index]}, pid {self.processes[index].pid})"
 
-    def _recv(self, index: int, cmd: str) -> Any:
-        """The answer of env ``index`` to ``cmd``, or the env's error raised here."""
-        try:
-            tag, value = self.remotes[index].recv()
-        except (EOFError, OSError) as exc:
+    def _error(self, index: int, cmd: str, answer: EnvFailure | _PipeEnded) -> Exception:
+        """What env ``index``'s failed answer to ``cmd`` raises here: its error, or the end of its process."""
+        if isinstance(answer, _PipeEnded):
             process = self.processes[index]
             process.join(timeout=5)
-            raise EnvProcessError(f"{self._label(index)} ended during {cmd} ({exit_words(process.exitcode)}): its "
-                                  "process died; see the worker log for the env's own output") from exc
-        if tag == ERROR:
-            kind, text = value
-            last = text.strip().splitlines()[-1] if text.strip() else "an error"
-            what = "could not be made" if kind == "make" else f"failed during {cmd}"
-            message = f"{self._label(index)} {what}: {last}\nthe env process's traceback:\n{text}"
-            raise AttributeError(message) if kind == "attribute" else EnvProcessError(message)
-        return value
+            error = EnvProcessError(f"{self._label(index)} ended during {cmd} ({exit_words(process.exitcode)}): its "
+                                    "process died; see the worker log for the env's own output")
+            error.__cause__ = answer.error
+            return error
+        text = answer.text
+        last = text.strip().splitlines()[-1] if text.strip() else "an error"
+        what = "could not be made" if answer.kind == "make" else f"failed during {cmd}"
+        message = f"{self._label(index)} {what}: {last}\nthe env process's traceback:\n{text}"
+        return AttributeError(message) if answer.kind == "attribute" else EnvProcessError(message)
 
     def _recv_all(self, indices: Sequence[int], cmd: str) -> list[Any]:
-        """Every answer is read, so the pipes stay in step, before the first error is raised."""
+        """The answers of envs ``indices``. Every answer is read, so the pipes stay in step, before the first
+        error is raised (an ``EnvFailure`` from the env, or the pipe of a process that ended)."""
         answers: list[Any] = []
-        first: BaseException | None = None
-        for index in indices:
+        failed: int | None = None
+        remotes = self.remotes
+        for index in indices:  # a step's hot loop: kept as lean as SB3's list of recv() (bench/env_pipe_cost.py)
             try:
-                answers.append(self._recv(index, cmd))
-            except (EnvProcessError, AttributeError) as exc:
-                answers.append(None)
-                first = first or exc
-        if first is not None:
-            raise first
+                answer = remotes[index].recv()
+            except (EOFError, OSError) as exc:
+                answer = _PipeEnded(exc)
+            if type(answer) in _FAILED and failed is None:
+                failed = len(answers)
+            answers.append(answer)
+        if failed is not None:
+            raise self._error(indices[failed], cmd, answers[failed])
         return answers
 
     def _ask_all(self, cmd: str, data: Any, indices: VecEnvIndices = None) -> list[Any]:

@@ -22,10 +22,9 @@ from typing import Any
 
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
-from core.telemetry.host import HostSampler
 from core.training.worker import set_thread_env
 from core.util.files import write_json_atomic
-from core.util.procs import tree_pids
+from core.util.procs import process_tree
 from core.util.yaml_reader import read_yaml_mapping
 
 PROBE_LEARNING_STARTS = 1000  # a probe measures the steady state: long random play first is not what it is after
@@ -33,22 +32,41 @@ NEVER_ENDS = 10**12            # the probe stops itself; the budget must not end
 WRITE_EVERY_S = 2.0            # the figures so far, for a probe its timeout ends
 
 
+def tree_memory_bytes(pid: int) -> int:
+    """The host memory ``pid``'s process tree holds: its own RSS plus each process under it counted by its share
+    (PSS where the OS reports it: Linux; else its own memory, USS). Env processes share python, numpy and
+    gymnasium pages with one another and their forkserver: a sum of RSS counts those once per process, and read
+    +150 MiB for two lean CartPole envs that hold ~8 MiB each of their own."""
+    import psutil
+
+    total = 0
+    for proc in process_tree(pid):
+        try:
+            if proc.pid == pid:
+                total += proc.memory_info().rss
+            else:
+                info = proc.memory_full_info()
+                total += getattr(info, "pss", None) or info.uss
+        except psutil.Error:  # ended between the listing and the reading
+            continue
+    return total
+
+
 class PeakMemory:
-    """The largest RSS of this process tree (the worker and its env processes), sampled on a thread."""
+    """The largest host memory of this process tree (the worker and its env processes: ``tree_memory_bytes``),
+    sampled on a thread."""
 
     def __init__(self, period_s: float = 0.1):
         self.peak = 0
         self._period = period_s
         self._stop = threading.Event()
-        self._sampler = HostSampler()
         self._thread = threading.Thread(target=self._loop, name="tune-memory", daemon=True)
 
     def start(self) -> None:
         self._thread.start()
 
     def sample(self) -> None:
-        rss = self._sampler.sample(tree_pids(os.getpid())).process_rss_bytes
-        self.peak = max(self.peak, rss or 0)
+        self.peak = max(self.peak, tree_memory_bytes(os.getpid()))
 
     def _loop(self) -> None:
         while not self._stop.wait(self._period):

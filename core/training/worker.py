@@ -122,6 +122,8 @@ def failure_reason(exc: BaseException) -> str:
         return f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate shows what fits)"
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted (Ctrl-C in the worker's console)"
+    if type(exc).__name__ == "EnvProcessError":  # lean_vec_env's (not imported here: SB3): the env's traceback follows
+        return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"  # the traceback goes to its own field
     return f"{type(exc).__name__}: {exc}".strip()
 
 

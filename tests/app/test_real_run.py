@@ -10,15 +10,16 @@ import pytest
 from core.config.validate import validate_config
 from core.run.status import read_status
 from core.util.jsonl import read_jsonl
+from tests.training_helpers import lean
 
 pytestmark = pytest.mark.training
 
 
 def ppo_cartpole(total: int, checkpoint_every: int = 1000):
-    return validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO",
-                            "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
-                            "runtime": {"n_envs": 2, "device": "cpu", "telemetry_hz": 5},
-                            "budget": {"total_timesteps": total, "checkpoint_every": checkpoint_every}}).config
+    return validate_config(lean({"env": {"id": "CartPole-v1"}, "algo": "PPO",
+                                 "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 1},
+                                 "runtime": {"n_envs": 2, "device": "cpu", "telemetry_hz": 5},
+                                 "budget": {"total_timesteps": total, "checkpoint_every": checkpoint_every}})).config
 
 
 def test_a_run_launched_from_the_window_is_plotted_and_finishes(qtbot, make_window):

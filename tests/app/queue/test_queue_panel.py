@@ -13,6 +13,7 @@ from core.queue.control import start_queue
 from core.queue.plan import PlanJob, parse_plan
 from core.queue.state import new_state, read_queue, write_queue
 from tests.app.configure.helpers import new_panel, wait_settled
+from tests.training_helpers import TEST_VEC_ENV, lean_jobs
 
 TIMEOUT_MS = 120_000  # a worker imports torch and SB3 on a loaded 2-core machine
 
@@ -44,7 +45,7 @@ def ended(panel: QueuePanel) -> bool:
 
 
 def tiny_plan(*names: str):
-    return parse_plan({"jobs": [{"name": n, "algo": "random", "env": "CartPole-v1", "episodes": 5} for n in names]})
+    return parse_plan(lean_jobs({"jobs": [{"name": n, "algo": "random", "env": "CartPole-v1", "episodes": 5} for n in names]}))
 
 
 def test_jobs_from_the_configure_tab_keep_preset_and_changes_readable(qtbot, runs_dir, configure, tmp_path):
@@ -130,6 +131,7 @@ def test_a_plan_built_in_the_panel_runs_to_the_end(qtbot, runs_dir, configure):
     wait_settled(qtbot, configure)
     configure.set_field("algo", "A2C")
     configure.set_field("budget.total_timesteps", 500)
+    configure.set_field("runtime.vec_env", TEST_VEC_ENV)
     wait_settled(qtbot, configure)
     panel = make_panel(qtbot, runs_dir, configure)
     editor = panel.editor
@@ -162,8 +164,9 @@ def test_a_plan_built_in_the_panel_runs_to_the_end(qtbot, runs_dir, configure):
 @pytest.mark.training
 def test_a_queue_started_elsewhere_is_shown_and_can_be_cancelled(qtbot, runs_dir):
     # "one" plays long enough (minutes) that the cancel always comes while it runs: its stop is part of the test
-    plan = parse_plan({"jobs": [{"name": "one", "algo": "random", "env": "CartPole-v1", "episodes": 1_000_000},
-                                {"name": "two", "algo": "random", "env": "CartPole-v1", "episodes": 5, "after": ["one"]}]})
+    plan = parse_plan(lean_jobs({"jobs": [
+        {"name": "one", "algo": "random", "env": "CartPole-v1", "episodes": 1_000_000},
+        {"name": "two", "algo": "random", "env": "CartPole-v1", "episodes": 5, "after": ["one"]}]}))
     start_queue(runs_dir, plan)  # what `rlpanel queue run` does
     panel = make_panel(qtbot, runs_dir)
     assert list(rows(panel)) == ["one", "two"]

@@ -11,6 +11,7 @@ import pytest
 from core.run.store import load_run_config
 from core.util.files import read_json
 from tests.conftest import REPO
+from tests.training_helpers import lean_args
 
 ENV_MODULE = '''
 from gymnasium.envs.classic_control.cartpole import CartPoleEnv
@@ -22,7 +23,8 @@ class ShortCartPole(CartPoleEnv):
 
 
 def rlpanel(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], capture_output=True, text=True, timeout=400, cwd=cwd)
+    return subprocess.run([sys.executable, "-m", "core.cli", *lean_args(args)], capture_output=True, text=True, timeout=400,
+                          cwd=cwd)
 
 
 @pytest.mark.training

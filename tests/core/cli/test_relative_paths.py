@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from core.util.paths import absolute, user_home
-from tests.training_helpers import wait_for
+from tests.training_helpers import lean_args, lean_plan, wait_for
 
 pytestmark = pytest.mark.training
 
 
 def rlpanel(cwd: Path, *args: str, env: dict | None = None, timeout: float = 240) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "core.cli", *lean_args(args)], cwd=cwd, capture_output=True, text=True,
                           timeout=timeout, env=env)
 
 
@@ -52,7 +52,7 @@ def test_relative_rlpanel_home_trains_and_finishes(tmp_path):
 
 
 def test_relative_runs_dir_runs_a_queue(tmp_path):
-    (tmp_path / "plan.yaml").write_text("jobs:\n  - {name: base, algo: random, env: CartPole-v1, episodes: 2}\n")
+    (tmp_path / "plan.yaml").write_text(lean_plan("jobs:\n  - {name: base, algo: random, env: CartPole-v1, episodes: 2}\n"))
     done = rlpanel(tmp_path, "queue", "run", "plan.yaml", "--runs-dir", "relq")
     assert done.returncode == 0, done.stderr
 

@@ -12,12 +12,13 @@ from core.queue.plan import parse_plan
 from core.queue.state import fits_next_to, read_queue
 from core.run.status import read_status
 from core.run.store import RunStore
-from tests.training_helpers import cli, wait_for
+from tests.training_helpers import cli, lean_plan, wait_for
 
 
 def plan_file(tmp_path, text: str):
+    """The plan's file; its jobs train through the tests' vec env (``lean_plan``)."""
     path = tmp_path / "plan.yaml"
-    path.write_text(text)
+    path.write_text(lean_plan(text))
     return path
 
 

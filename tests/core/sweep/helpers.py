@@ -6,6 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from tests.training_helpers import TEST_VEC_ENV
+
 # runs are seeded, so a trial's curve depends only on its params: lr 0.01 learns CartPole in 1,000
 # steps (eval 355-460 there), lr 1e-7 stays at ~9 (the untrained policy); at 500 steps both may read
 # 9, so the pruner decides from step 1,000 on. The random sampler with seed 2 asks 0.01 twice, then
@@ -13,7 +15,7 @@ import yaml
 SMALL_SWEEP = {
     "name": "cartpole-lr",
     "base": {"algo": "PPO", "env": "CartPole-v1", "timesteps": 2000,
-             "set": {"runtime.n_envs": 1, "runtime.vec_env": "dummy", "runtime.seed": 1, "runtime.telemetry_hz": 1,
+             "set": {"runtime.n_envs": 1, "runtime.vec_env": TEST_VEC_ENV, "runtime.seed": 1, "runtime.telemetry_hz": 1,
                      "ppo.n_steps": 256, "ppo.batch_size": 64, "budget.eval_every": 500, "budget.eval_episodes": 3,
                      "budget.checkpoint_every": 500}},
     "space": {"ppo.learning_rate": {"choice": [0.01, 1.0e-7]}, "ppo.n_epochs": {"int": [4, 10]}},

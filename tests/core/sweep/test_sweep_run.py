@@ -127,7 +127,10 @@ def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
 @pytest.mark.parametrize("runner_killed", [False, True], ids=["stop", "stop-after-runner-killed"])
 def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir, runner_killed):
     """``sweep stop`` asks the runner (or, its runner killed, stops the live runs itself); resume continues them."""
-    two = {**SMALL_SWEEP, "name": "stop-sweep", "n_trials": 2, "pruner": "none", "sampler": "random", "seed": 2}
+    # 6,000 steps: a trial past its first checkpoint (500) still has seconds to go when the stop comes (with 2,000,
+    # one torch thread through the lean env processes could finish both before `sweep stop` started)
+    two = {**SMALL_SWEEP, "name": "stop-sweep", "n_trials": 2, "pruner": "none", "sampler": "random", "seed": 2,
+           "base": {**SMALL_SWEEP["base"], "timesteps": 6000}}
     assert cli("sweep", "run", str(sweep_file(tmp_path, two)), "--detach", "--runs-dir", str(runs_dir)).returncode == 0
 
     def both_checkpointed():

@@ -21,7 +21,7 @@ def test_worker_records_telemetry_at_the_configured_rate(fake_nvml, runs_dir):
     fake_nvml.configure(count=1, name="Fake RTX 3060 Laptop GPU", memory_used=2 << 30, memory_total=6 << 30,
                         temperature=72, util_gpu=64, power_mw=61500, not_supported="fan", procs="1:1000")
     run = make_run(runs_dir, {"algo": "PPO", "ppo": {"n_steps": 256, "batch_size": 64, "n_epochs": 4},
-                              "runtime": {"n_envs": 2, "telemetry_hz": 10, "vec_env": "dummy"},
+                              "runtime": {"n_envs": 2, "telemetry_hz": 10},
                               "budget": {"total_timesteps": 4000, "checkpoint_every": 0}})
     out = subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=fake_nvml.env(), cwd=REPO,
                          capture_output=True, text=True, timeout=300)

@@ -290,3 +290,49 @@ def test_the_forkserver_preloads_what_a_dash_m_main_imported_but_not_the_main_it
     assert preload[:len(FORKSERVER_PRELOAD)] == FORKSERVER_PRELOAD
     assert {"core.run.layout", "core.util.files", "os"} <= set(preload)
     assert "core.training.worker" not in preload and "__main__" not in preload
+
+
+def test_the_tests_that_train_choose_the_lean_env_processes(runs_dir):
+    """The done-when of issue 16: training tests run through ``LeanSubprocVecEnv``. Their configs come from
+    ``tests.training_helpers``; a config that names its own vec env keeps it."""
+    import yaml
+
+    from core.config.validate import parse_set
+    from core.queue.plan import parse_plan
+    from core.run.store import load_run_config
+    from tests.core.sweep.helpers import SMALL_SWEEP
+    from tests.training_helpers import TEST_VEC_ENV, lean_args, lean_plan
+
+    assert TEST_VEC_ENV == "subproc"
+    assert load_run_config(make_run(runs_dir, {"algo": "A2C"})).runtime.vec_env == "subproc"
+    assert load_run_config(make_run(runs_dir, {"runtime": {"vec_env": "dummy"}})).runtime.vec_env == "dummy"
+    args = lean_args(["train", "--algo", "PPO", "--set", "ppo.n_steps=64"])
+    assert parse_set(args[args.index("--set", 4) + 1]) == ("runtime.vec_env", "subproc")
+    assert lean_args(["train", "--set", "runtime.vec_env=subproc-sb3"]).count("--set") == 1
+    assert lean_args(["resume", "x"]) == ["resume", "x"]
+    text = "jobs:\n  - {name: a, algo: A2C}\n  - {name: b, set: {runtime.vec_env: dummy}}\n"
+    plan = parse_plan(yaml.safe_load(lean_plan(text)))
+    assert [job.config().runtime.vec_env for job in plan.jobs] == ["subproc", "dummy"]
+    assert SMALL_SWEEP["base"]["set"]["runtime.vec_env"] == "subproc"
+
+
+def test_the_tunes_memory_counts_lean_env_processes_by_their_own_share():
+    """The Tune table's host MiB: env processes add their own memory (shared pages once), not each one's RSS, which
+    counts python, numpy and gymnasium again in every process (two lean envs read +150 MiB)."""
+    import psutil
+
+    from core.training.factory import build_vec_env
+    from core.training.throughput import tree_memory_bytes
+
+    before = tree_memory_bytes(os.getpid())
+    env, _ = build_vec_env(config("subproc", n_envs=3))
+    try:
+        env.reset()
+        for _ in range(20):
+            env.step(np.array([env.action_space.sample() for _ in range(3)]))
+        added = tree_memory_bytes(os.getpid()) - before
+        rss = sum(psutil.Process(p.pid).memory_info().rss for p in env.processes)
+        assert 0 < added < rss, (added, rss)
+        assert added < 3 * (40 << 20), added
+    finally:
+        env.close()

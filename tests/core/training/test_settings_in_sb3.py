@@ -20,6 +20,8 @@ def built(raw: dict):
     from core.training.factory import build_model, build_vec_env, wrap_normalize
 
     cfg = validate_config(raw).config
+    # dummy on purpose: the test reads the model's own objects here, in the test process, and trains nothing in
+    # a worker (this module's worker runs train through the lean env processes: tests.training_helpers)
     env, _ = build_vec_env(cfg, force_dummy=True)
     env = wrap_normalize(cfg, env)
     return build_model(cfg, env, device="cpu"), env

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.training
 CONFIGS = {
     "PPO": {"algo": "PPO", "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 2}, "runtime": {"n_envs": 2},
             "budget": {"total_timesteps": 2000, "eval_every": 1000, "eval_episodes": 2}},
-    "A2C": {"algo": "A2C", "runtime": {"n_envs": 4, "vec_env": "subproc"}, "budget": {"total_timesteps": 2000}},  # lean envs
+    "A2C": {"algo": "A2C", "runtime": {"n_envs": 4}, "budget": {"total_timesteps": 2000}},
     "DQN": {"algo": "DQN", "dqn": {"learning_starts": 200, "buffer_size": 5000}, "budget": {"total_timesteps": 2000}},
     "SAC": {"algo": "SAC", "env": {"id": "Pendulum-v1"}, "sac": {"learning_starts": 100, "batch_size": 64},
             "budget": {"total_timesteps": 400, "checkpoint_every": 200}},
@@ -76,7 +76,7 @@ def test_worker_trains_and_writes_the_run_folder(runs_dir, algo):
 
 def test_stop_then_resume_continues_one_curve(runs_dir):
     run = make_run(runs_dir, {"algo": "PPO", "ppo": {"n_steps": 256, "batch_size": 64, "n_epochs": 1},
-                              "runtime": {"n_envs": 2, "vec_env": "subproc"}, "budget": {"total_timesteps": 1_000_000}})
+                              "runtime": {"n_envs": 2}, "budget": {"total_timesteps": 1_000_000}})
     launch_worker(run)
     wait_for(lambda: last_step(run) >= 1500, what="training progress")
     assert stop_run(run, timeout=60) == "graceful"

@@ -31,3 +31,12 @@ def test_other_errors_keep_their_type_and_message():
     from core.training.worker import failure_reason  # torch: when run, not at collection
     assert failure_reason(ValueError("bad thing")) == "ValueError: bad thing"
 
+
+
+def test_an_env_process_error_is_its_first_line_without_the_env_processs_traceback():
+    from core.training.lean_vec_env import EnvProcessError
+    from core.training.worker import failure_reason  # torch: when run, not at collection
+    exc = EnvProcessError("env 0 (my_envs:Thing, pid 7) could not be made: ModuleNotFoundError: No module named 'my_envs'\n"
+                          "the env process's traceback:\nTraceback (most recent call last):\n  File ...")
+    assert failure_reason(exc) == ("EnvProcessError: env 0 (my_envs:Thing, pid 7) could not be made: ModuleNotFoundError: "
+                                   "No module named 'my_envs'")
