@@ -74,3 +74,19 @@ def unreachable(url: str, exc: BaseException) -> str:
     return (f"cannot reach the Ray cluster's job API at {url} ({detail}); start the head with "
             f"'ray start --head --dashboard-host 0.0.0.0' (ray[default] on the head brings the dashboard), open its "
             f"dashboard port ({port}) to this machine, then check with: rlpanel doctor --ray {url}")
+
+
+def largest_node_cpus(address: str) -> float | None:
+    """The CPUs of the cluster's largest alive node, through Ray's state API on the dashboard (None when
+    it does not answer: the submission goes ahead as asked)."""
+    require_ray()
+    try:
+        from ray.util.state import list_nodes
+
+        nodes = list_nodes(address=normalize_address(address), filters=[("state", "=", "ALIVE")], timeout=15,
+                           raise_on_missing_output=False)
+    except Exception:  # noqa: BLE001 - an older dashboard, a busy head: the cap is advice
+        return None
+    cpus = [float((getattr(node, "resources_total", None) or {}).get("CPU", 0.0)) for node in nodes]
+    return max(cpus) if cpus else None
+

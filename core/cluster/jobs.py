@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from core.cluster.client import ClusterError, job_client, unreachable
+from core.cluster.client import ClusterError, job_client, largest_node_cpus, unreachable
 from core.cluster.resources import JobResources, job_resources
 from core.cluster.target import ClusterTarget
 from core.config.errors import ConfigError
@@ -77,13 +77,16 @@ def submit_run(run_dir: Path, resume: bool = False) -> str:
         raise ClusterError(f"run {run_dir.name} names no Ray cluster in its status.json")
     job_id = submission_id(run_dir.name, float(status.get("launched_at") or time.time()))
     try:
-        resources = run_resources(run_dir)
+        resources, cut = run_resources(run_dir).fit_node(largest_node_cpus(target.address))
+        warnings = list(status.get("warnings") or [])
+        if cut and f"on the cluster: {cut}" not in warnings:  # the worker announces it as a warning event
+            warnings.append(f"on the cluster: {cut}")
         node_dir = target.node_path(run_dir)
         entry = target.command(SUPERVISOR_MODULE, *[str(node_dir), *(["--resume"] if resume else [])])
         # the output goes to worker.log in the shared folder, as a local run's does (the Log tab reads it there)
         entry += f" >> {shlex.quote(str(node_dir / RunDir(run_dir).worker_log.name))} 2>&1"
         write_status(run_dir, ray={**target.to_json(), "job_id": job_id, "submitted_at": time.time(),
-                                   "resources": resources.to_json()})
+                                   "resources": resources.to_json()}, warnings=warnings)
         job = {"entrypoint": entry, "submission_id": job_id, "metadata": {"rlpanel_run": run_dir.name},
                "entrypoint_num_cpus": resources.num_cpus, "entrypoint_num_gpus": resources.num_gpus or None,
                "entrypoint_memory": resources.memory_bytes or None,

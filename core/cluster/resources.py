@@ -5,6 +5,8 @@ a hundredth, so Ray may place several small runs on one GPU and never more than 
 for the learner, plus one per env process (``subproc`` vec envs; a ``dummy`` vec env steps its
 envs in the learner's thread). Memory: the estimate's host term (buffers, env processes, the
 worker). Without an estimate (an env that cannot be probed here) a run asks for its CPUs only.
+CPUs are Ray's logical ones: a run asks for no more than the largest node has (``fit_node``), so 16
+env processes on an 8-CPU node run slower rather than wait forever for a node that does not exist.
 """
 
 from __future__ import annotations
@@ -24,6 +26,14 @@ class JobResources:
 
     def to_json(self) -> dict[str, Any]:
         return {"num_cpus": self.num_cpus, "num_gpus": self.num_gpus, "memory_bytes": self.memory_bytes}
+
+    def fit_node(self, node_cpus: float | None) -> tuple[JobResources, str | None]:
+        """These resources with at most ``node_cpus`` CPUs (the largest node's), and what was cut, in words."""
+        if node_cpus is None or node_cpus <= 0 or self.num_cpus <= node_cpus:
+            return self, None
+        cut = JobResources(float(node_cpus), self.num_gpus, self.memory_bytes)
+        return cut, (f"asks for {node_cpus:g} CPUs, not {self.num_cpus:g} (the learner and one per env process): "
+                     f"the cluster's largest node has {node_cpus:g}; its env processes share them")
 
     def describe(self) -> str:
         gpu = f", {self.num_gpus:g} GPU" if self.num_gpus else ""

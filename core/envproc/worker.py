@@ -11,6 +11,7 @@ torch and no stable-baselines3.
 
 from __future__ import annotations
 
+import signal
 import traceback
 from multiprocessing.connection import Connection
 from typing import Any, NamedTuple
@@ -87,7 +88,14 @@ def failure(exc: BaseException, making: bool = False) -> EnvFailure:
 
 
 def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
-    """The env process's main function: ``recipe`` is the cloudpickled callable that makes the env."""
+    """The env process's main function: ``recipe`` is the cloudpickled callable that makes the env.
+
+    SIGTERM is ignored here: one sent to the whole tree (Ray's stop of a job, a kill of a process
+    group) is meant for the worker, whose graceful stop still steps these envs to its checkpoint and
+    then closes them; an env process ends on ``close`` or when the worker's end of the pipe goes.
+    """
+    if hasattr(signal, "SIGTERM"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     parent_remote.close()
     try:
         env = cloudpickle.loads(recipe)()

@@ -28,9 +28,10 @@ TINY = {"runtime": {"n_envs": 1, "vec_env": "dummy", "telemetry_hz": 1, "seed": 
         "ppo": {"n_steps": 256, "batch_size": 64}}
 
 
-def cluster_run(runs_dir, head, timesteps: int):
+def cluster_run(runs_dir, head, timesteps: int, **runtime):
     target = ClusterTarget.make(head.address, python=sys.executable)
     run = make_run(runs_dir, {"algo": "PPO", "env": {"id": "CartPole-v1"}, **TINY,
+                              "runtime": {**TINY["runtime"], **runtime},
                               "budget": {"total_timesteps": timesteps, "checkpoint_every": 256}})
     write_status(run, ray=target.to_json())
     return run
@@ -94,8 +95,13 @@ def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_hea
 
 
 def test_stop_through_STOP_then_resume_on_the_cluster(runs_dir, ray_head):
-    run = cluster_run(runs_dir, ray_head, 1_000_000)
+    # two lean env processes: Ray's stop sends SIGTERM to every process of the job, and the envs must
+    # leave it to the worker, which steps them to its checkpoint (they died with it: the run ended failed)
+    run = cluster_run(runs_dir, ray_head, 1_000_000, n_envs=2, vec_env="subproc")
     launch_worker(run)
+    # 1 + 2 env processes ask for 3 CPUs; the head has 2: the job asks for 2 (else it would wait forever)
+    assert read_status(run)["ray"]["resources"]["num_cpus"] == 2.0
+    assert any("largest node has 2" in w for w in read_status(run)["warnings"])
     wait_for(lambda: (run / "checkpoints" / "latest.json").is_file(), timeout=180, what="a first checkpoint")
     assert stop_run(run, timeout=120) == "graceful"
     status = read_status(run)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.cluster.resources import job_resources
+from core.cluster.resources import JobResources, job_resources
 from core.config.validate import validate_config
 
 GIB = 2**30
@@ -50,3 +50,11 @@ def test_without_an_estimate_a_run_asks_for_its_cpus_only():
     for est in (None, {}, {"error": "the env could not be made here"}):
         res = job_resources(cfg, est)
         assert (res.num_cpus, res.num_gpus, res.memory_bytes) == (5, 0.0, 0)
+
+
+def test_a_run_asks_for_no_more_cpus_than_the_largest_node_has():
+    asked = JobResources(9.0, 0.25, 2**30)
+    cut, why = asked.fit_node(4.0)
+    assert cut == JobResources(4.0, 0.25, 2**30)
+    assert why.startswith("asks for 4 CPUs, not 9") and "largest node has 4" in why
+    assert asked.fit_node(16.0) == (asked, None) and asked.fit_node(None) == (asked, None)  # fits, or no answer

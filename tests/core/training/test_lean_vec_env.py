@@ -177,6 +177,26 @@ def test_env_processes_hold_neither_torch_nor_sb3(method):
 
 
 @pytest.mark.training
+def test_env_processes_leave_a_sigterm_to_the_worker():
+    """A SIGTERM to the whole tree (Ray stopping a job) is the worker's graceful stop: its envs must still
+    step to the checkpoint, so they ignore it; they end on close."""
+    from core.envproc.recipe import EnvRecipe
+    from core.training.lean_vec_env import LeanSubprocVecEnv
+
+    env = LeanSubprocVecEnv([EnvRecipe(env_id="CartPole-v1", rank=i) for i in range(2)])
+    try:
+        env.reset()
+        for process in env.processes:
+            os.kill(process.pid, signal.SIGTERM)
+        for _ in range(20):
+            env.step(np.array([0, 1]))
+        assert all(process.is_alive() for process in env.processes)
+    finally:
+        env.close()
+    assert not any(process.is_alive() for process in env.processes)
+
+
+@pytest.mark.training
 @pytest.mark.parametrize(("mode", "words"), [
     ("raise", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed during step: "
               r"RuntimeError: FailingEnv broke at step 3\nthe env process's traceback:\nTraceback"),
