@@ -13,12 +13,11 @@ import platform
 import secrets
 import shutil
 import time
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from core.cluster.client import ClusterError, job_client, unreachable
-from core.cluster.probe import MARK, PACKAGES
+from core.cluster.probe import MARK, package_versions
 from core.cluster.target import ClusterTarget
 from core.util.paths import absolute
 
@@ -28,13 +27,7 @@ PROBE_FOLDER = ".cluster-probe"  # in the runs folder: the token and the nodes' 
 
 
 def local_versions() -> dict[str, Any]:
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return {"python": platform.python_version(), "packages": versions}
+    return {"python": platform.python_version(), "packages": package_versions()}
 
 
 def cluster_report(target: ClusterTarget, runs_dir: Path, timeout: float = PROBE_TIMEOUT_S) -> dict[str, Any]:

@@ -25,16 +25,21 @@ PACKAGES = ("rlpanel", "ray", "torch", "stable-baselines3", "gymnasium")
 TASK_TIMEOUT_S = 120.0
 
 
-def node_facts(token_file: str, back_folder: str, node_ip: str) -> dict[str, Any]:
-    """What one node says: its python, package versions, and whether it sees the runs folder."""
+def package_versions() -> dict[str, str | None]:
+    """The installed versions of the packages a run needs (None: not installed), from their metadata."""
     versions: dict[str, str | None] = {}
     for name in PACKAGES:
         try:
             versions[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
             versions[name] = None
+    return versions
+
+
+def node_facts(token_file: str, back_folder: str, node_ip: str) -> dict[str, Any]:
+    """What one node says: its python, package versions, and whether it sees the runs folder."""
     facts: dict[str, Any] = {"ip": node_ip, "host": socket.gethostname(), "python": platform.python_version(),
-                             "executable": sys.executable, "packages": versions}
+                             "executable": sys.executable, "packages": package_versions()}
     try:
         facts["token"] = Path(token_file).read_text(encoding="utf-8").strip()
     except OSError as exc:
