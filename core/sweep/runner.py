@@ -130,10 +130,12 @@ class SweepRunner:
     def ended(self, frozen: FrozenTrial, run_dir: Path, state: str, stopping: bool) -> None:
         """Tell the study how a trial's run ended, or continue a run the sweep stopped or lost."""
         attrs = frozen.user_attrs
-        if attrs.get("pruned") and state in ("finished", "stopped"):
+        if attrs.get("pruned") and state == "stopped":
             self.study.tell(frozen.number, state=TrialState.PRUNED)
             print(f"sweep runner: trial {frozen.number} pruned at step {attrs.get('pruned_at_step')}", flush=True)
-        elif state == "finished":
+        elif state == "finished":  # a run that reached its budget before a prune's STOP did is a complete trial
+            if attrs.get("pruned"):
+                print(f"sweep runner: trial {frozen.number} finished before the prune's stop reached it", flush=True)
             value = objective_value(run_dir, self.spec.objective.metric)
             if value is None:
                 metric = self.spec.objective.metric
