@@ -205,5 +205,5 @@ def test_ars_records_each_episode_once(runs_dir):
         with open(path, encoding="utf-8") as fh:
             played += sum(1 for row in csv.reader(line for line in fh if not line.startswith("#")) if row and row[0] != "r")
     recorded = episode_count(episode_groups(read_jsonl(run / "metrics.jsonl")))
-    assert played > 100  # more than a deque of SB3's window would hold
+    assert played > 40, (played, recorded)  # several rollouts: an episode counted twice would show
     assert recorded == played
