@@ -36,11 +36,27 @@ COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, report, que
             notify]
 
 
+class UsageError(Exception):
+    """A command line argparse refused; its message already printed."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with short errors: the problem and where the options are listed, in two lines, then
+    ``UsageError`` (``main`` returns 2) instead of a page of usage and ``SystemExit``."""
+
+    def error(self, message: str):  # type: ignore[override]
+        if "expected one argument" in message:  # ``--set -x=1``: argparse takes ``-x=1`` for an option
+            message += " (a value that starts with '-' is written with '=', e.g. --set=-x=1)"
+        print(f"{self.prog}: {one_line(message)}", file=sys.stderr)
+        print(f"{self.prog} --help lists the options", file=sys.stderr)
+        raise UsageError(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = Parser(add_help=False)
     common.add_argument("--runs-dir", metavar="DIR", help="runs folder (default: the runs/ folder of the user folder)")
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="rlpanel", parents=[common],
         description="Control panel for stable-baselines3 training. Without a command it opens the window.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -51,7 +67,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespace], int] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except UsageError:
+        return 2
     if not args.command:
         if open_window is not None:
             return open_window(args)

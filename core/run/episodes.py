@@ -52,11 +52,14 @@ class EpisodeLimiter:
         if self._last is not None:
             self.tokens = min(self.capacity, self.tokens + max(now - self._last, 0.0) * self.rate)
         self._last = now
-        if len(episodes) <= self.tokens:
-            self.tokens -= len(episodes)
+        singles = min(len(episodes), int(self.tokens))
+        self.tokens -= singles
+        if singles == len(episodes):
             return episodes
-        self.aggregated += len(episodes)
-        return [records.episodes(episodes)]
+        # the first ones while tokens last (a first flush after a slow start still has single records), the rest one aggregate
+        rest = episodes[singles:]
+        self.aggregated += len(rest)
+        return episodes[:singles] + [records.episodes(rest)]
 
 
 @dataclass(frozen=True)

@@ -46,19 +46,30 @@ def test_the_limiter_writes_one_record_per_episode_at_the_rate_and_aggregates_pa
     for _ in range(300):  # at the rate, flushed each second, for five minutes: a record each
         now[0] += 1.0
         assert limiter.take(list(slow)) == slow
-    written = singles = aggregates = 0
+    singles = aggregates = 0
     fast = [records.episode(i, float(i % 7), 2) for i in range(200)]
     for _ in range(600):  # 200 a second for ten minutes
         now[0] += 1.0
         out = limiter.take(list(fast))
-        assert out == fast or (len(out) == 1 and out[0]["kind"] == records.EPISODES and out[0]["n"] == 200)
-        singles += len(out) if out == fast else 0
-        aggregates += out != fast
-        written += 1
-    # single records: the bucket (a minute's worth) and the rate, never more; past that one aggregate per flush
+        kept = [r for r in out if r["kind"] == records.EPISODE]
+        assert kept == fast[:len(kept)]  # the first ones while the bucket lasts, in order
+        if len(kept) < len(fast):  # ... and the rest one aggregate
+            assert len(out) == len(kept) + 1 and out[-1]["kind"] == records.EPISODES
+            assert out[-1]["n"] == 200 - len(kept) and out[-1]["step_first"] == len(kept)
+            aggregates += 1
+        singles += len(kept)
+    # single records: the bucket (five minutes' worth) and the rate, never more; past that one aggregate per flush
     assert singles <= EPISODES_PER_S * EPISODE_WINDOW_S + EPISODES_PER_S * 600
-    assert aggregates >= 600 - (EPISODES_PER_S * EPISODE_WINDOW_S + EPISODES_PER_S * 600) / 200
-    assert limiter.aggregated == 200 * aggregates
+    assert aggregates >= 600 - (EPISODES_PER_S * EPISODE_WINDOW_S) / 200 - 1
+    assert limiter.aggregated == 200 * 600 - singles
+
+
+def test_a_first_flush_bigger_than_the_bucket_keeps_the_bucket_as_single_records():
+    limiter = EpisodeLimiter(clock=lambda: 0.0)
+    eps = [records.episode(i, 1.0, 2) for i in range(int(EPISODES_PER_S * EPISODE_WINDOW_S) + 50)]
+    out = limiter.take(list(eps))
+    assert out[:-1] == eps[:-50] and out[-1]["kind"] == records.EPISODES and out[-1]["n"] == 50
+    assert limiter.take([records.episode(1, 1.0, 2)], now=0.0)[0]["kind"] == records.EPISODES  # bucket empty
 
 
 def test_an_aggregate_holds_count_step_range_reward_spread_extremes_lengths_and_measure_means():
