@@ -83,15 +83,16 @@ def pyqtgraph_own_drawing(monitor, on: bool) -> None:
     per pixel) and clipped to the view there; autoscale fits the newest point on every frame.
     """
     from app.plots.drawing import with_breaks
-    from app.plots.live_plot import LivePlot
+    from app.plots.series_items import Series
 
-    def whole_series(self, series) -> None:
-        buf = series.buf
-        series.curve.setData(*with_breaks(buf.x(self.x_mode), buf.values, buf.segments()))
+    def whole_series(self, item, x, start, stop, buckets, warn_level):
+        lx, ly = with_breaks(x, self.buf.values, self.buf.segments())
+        self.curve.setData(lx, ly)
+        return ly
 
-    if not hasattr(LivePlot, "_rlpanel_draw_line"):
-        LivePlot._rlpanel_draw_line = LivePlot._draw_line
-    LivePlot._draw_line = whole_series if on else LivePlot._rlpanel_draw_line
+    if not hasattr(Series, "_rlpanel_draw_line"):
+        Series._rlpanel_draw_line = Series.draw_line
+    Series.draw_line = whole_series if on else Series._rlpanel_draw_line
     for plot in monitor.all_plots():
         plot._headroom.setVisible(not on)
         for series in plot._series.values():

@@ -4,6 +4,8 @@ Data arrives into ``SeriesBuffer``s at any rate; ``refresh()`` (called from the 
 ~50 ms timer) pushes only the series that changed into their curves with ``setData``. What is
 drawn is true at every zoom:
 
+Each series and its drawing is a ``Series`` (``app.plots.series_items``):
+
 - lines are cut from incrementally kept min/max levels (``app.plots.drawing``) to ~2 points per
   pixel column of what is in view, so a 12 h run draws as fast as a 12 s one, and every spike
   is still there;
@@ -21,7 +23,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -30,17 +31,16 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
 from app.plots.band_item import BandItem
-from app.plots.buffers import SeriesBuffer, envelope_indices
+from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
-from app.plots.drawing import SegmentLevels, lonely_points, segmented_band, segmented_line, with_breaks
+from app.plots.drawing import SegmentLevels
 from app.plots.headroom import Headroom
 from app.plots.plot_message import PlotMessage
+from app.plots.series_items import Series
 from app.plots.smoothing import Ema
-from app.theme import ALERT_COLOR
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
 MIN_SPAN = {"step": 1000.0, "time": 60.0}  # the x axis never spans less: one point is not a 1-second axis
-MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
 SMOOTH = "~smooth"  # key suffix of a series' smoothed copy
 
 
@@ -50,19 +50,6 @@ def format_value(v: float, unit: str = "") -> str:
     a = abs(v)
     text = f"{v:.3g}" if a != 0 and (a >= 1e5 or a < 1e-3) else f"{v:,.4g}" if a >= 1e4 else f"{v:.4g}"
     return f"{text} {unit}" if unit else text
-
-
-@dataclass
-class _Series:
-    buf: SeriesBuffer
-    curve: pg.PlotDataItem
-    points: bool  # drawn as symbols (one per episode), else as a line
-    keep: bool  # part of the plot itself; dynamic series go when the plot is reset for another run
-    pen: object = None
-    levels: SegmentLevels | None = None
-    band: BandItem | None = None
-    dots: pg.PlotDataItem | None = None  # the points a line cannot show
-    alert: pg.PlotDataItem | None = None  # readings past the warning level
 
 
 class LivePlot(pg.PlotWidget):
@@ -79,7 +66,7 @@ class LivePlot(pg.PlotWidget):
         self.time_only = time_only
         self.x_mode = "time" if time_only else "step"
         self.paused = False
-        self._series: dict[str, _Series] = {}
+        self._series: dict[str, Series] = {}
         self._drawn: dict[str, tuple] = {}
         # key -> (source key, fn(values, start) -> derived values[start:]); a derived series has
         # its own buffer, extended by the source's new points only.
@@ -126,7 +113,7 @@ class LivePlot(pg.PlotWidget):
         # refresh() decimates every series itself (pyqtgraph's downsampling would scan all of it
         # on every setData, and drop the last partial bucket: the newest episodes)
         curve = item.plot(name=name, pen=pen, connect="finite", **kwargs)
-        series = _Series(SeriesBuffer(), curve, points=not line, keep=keep, pen=pen)
+        series = Series(SeriesBuffer(), curve, points=not line, keep=keep, pen=pen)
         if line or band:
             series.levels = SegmentLevels()
         if line:
@@ -155,10 +142,8 @@ class LivePlot(pg.PlotWidget):
     def remove_series(self, key: str) -> None:
         series = self._series.pop(key)
         item = self.getPlotItem()
-        extras = [series.dots, series.alert, series.band]
-        for gone in [series.curve, *extras]:
-            if gone is not None:
-                item.removeItem(gone)
+        for gone in series.graphics():
+            item.removeItem(gone)
         if series.band is not None:
             self.legend.removeItem(f"{series.curve.name()}s, min-max")
         self._derived.pop(key, None)
@@ -198,12 +183,7 @@ class LivePlot(pg.PlotWidget):
 
     def clear_data(self) -> None:
         for series in self._series.values():
-            series.buf.clear()
-            for curve in (series.curve, series.dots, series.alert):
-                if curve is not None:
-                    curve.setData([], [])
-            if series.band is not None:
-                series.band.setData([], [], [])
+            series.clear()
         self._drawn.clear()
         self.crosshair.hide()
 
@@ -309,10 +289,14 @@ class LivePlot(pg.PlotWidget):
             if self._drawn.get(key) == stamp:
                 continue
             self._drawn[key] = stamp
+            x = series.buf.x(self.x_mode)
+            start, stop = self._in_view(x)
             if series.points:
-                self._draw_points(series)
+                series.draw_points(x, start, stop, max(100, self._buckets() // 2))
             else:
-                self._draw_line(series)
+                shown = series.draw_line(self.getPlotItem(), x, start, stop, self._buckets(), self._warn_level)
+                if self._y_span is not None and len(shown):
+                    self._fit_y(shown)
             changed = True
         if changed:
             self._follow_extent()
@@ -320,37 +304,6 @@ class LivePlot(pg.PlotWidget):
 
     def _buckets(self) -> int:
         return max(200, int(self.getPlotItem().vb.width()))
-
-    def _draw_line(self, series: _Series) -> None:
-        buf = series.buf
-        x, values, segments = buf.x(self.x_mode), buf.values, buf.segments()
-        start, stop = self._in_view(x)
-        assert series.levels is not None
-        if stop - start <= 2 * self._buckets():
-            lx, ly = with_breaks(x[start:stop], values[start:stop], [(max(a, start) - start, min(b, stop) - start)
-                                                                     for a, b in segments if min(b, stop) > max(a, start)])
-        else:
-            levels = series.levels.update(buf.generation, values, segments)
-            lx, ly = segmented_line(levels, x, values, segments, start, stop, self._buckets())
-        series.curve.setData(lx, ly)
-        if series.dots is not None:
-            series.dots.setData(*lonely_points(lx, ly))
-        self._draw_alert(series, lx, ly)
-        if self._y_span is not None and len(ly):
-            self._fit_y(ly)
-
-    def _draw_alert(self, series: _Series, x: np.ndarray, y: np.ndarray) -> None:
-        level = self._warn_level
-        if level is None or not len(y) or not np.nanmax(y, initial=-np.inf) >= level:
-            if series.alert is not None:
-                series.alert.setData([], [])
-            return
-        if series.alert is None:
-            series.alert = pg.PlotDataItem(pen=pg.mkPen(ALERT_COLOR, width=2), connect="finite", symbol="o",
-                                           symbolSize=4, symbolPen=None, symbolBrush=pg.mkBrush(ALERT_COLOR))
-            self.getPlotItem().addItem(series.alert, ignoreBounds=True)  # a part of the line: within its bounds
-        with np.errstate(invalid="ignore"):
-            series.alert.setData(x, np.where(y >= level, y, np.nan))
 
     def _fit_y(self, y: np.ndarray) -> None:
         assert self._y_span is not None
@@ -361,29 +314,6 @@ class LivePlot(pg.PlotWidget):
         vb = self.getPlotItem().vb
         if not vb.autoRangeEnabled()[1] and tuple(vb.viewRange()[1]) != (low, high):
             vb.setYRange(low, high, padding=0)
-
-    def _draw_points(self, series: _Series) -> None:
-        """Every point in view while few enough to draw; past that the band of them (and no points)."""
-        buf = series.buf
-        x, y = buf.x(self.x_mode), buf.values
-        start, stop = self._in_view(x)
-        if series.band is None or stop - start <= MAX_SYMBOLS:
-            px, py = x[start:stop], y[start:stop]
-            if series.band is None and len(px) > MAX_SYMBOLS:  # no band to show them: their envelope
-                idx = envelope_indices(py, MAX_SYMBOLS)
-                px, py = px[idx], py[idx]
-            if stop < len(x):  # keep the newest point, so the data's bounds stay whole
-                px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
-            series.curve.setData(px, py)
-            if series.band is not None:
-                series.band.setData([], [], [])
-            return
-        assert series.levels is not None
-        segments = buf.segments()
-        levels = series.levels.update(buf.generation, y, segments)
-        bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, max(100, self._buckets() // 2))
-        series.curve.setData([], [])
-        series.band.setData(bx, lo, hi)
 
     def band_shown(self, key: str) -> bool:
         """The min/max band of ``key`` is what is drawn (its fill has a shape), not the points."""

@@ -10,7 +10,8 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from app.monitor.panel import MonitorPanel
-from app.plots.live_plot import MAX_SYMBOLS, LivePlot
+from app.plots.live_plot import LivePlot
+from app.plots.series_items import MAX_SYMBOLS
 from app.plots.smoothing import Ema
 from tests.app.fake_runs import gpu_lines
 

@@ -9,8 +9,8 @@ from PySide6.QtGui import QColor
 
 from app.monitor.panel import MonitorPanel
 from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
-from app.plots.live_plot import MAX_SYMBOLS
 from app.plots.reward_plot import ROLLING_WINDOW
+from app.plots.series_items import MAX_SYMBOLS
 from core.fit.result import FitEstimate
 from tests.app.fake_runs import episodes, gpu_lines
 

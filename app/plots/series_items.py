@@ -1,0 +1,96 @@
+"""One live series of a ``LivePlot``: its buffer, its graphics items, and how they are drawn.
+
+A line is cut to ~2 points per pixel column of what is in view from its min/max levels, with a
+dot for each point that has no neighbour to join and the readings past the warning level drawn
+over in the alert colour. Points (one per episode) are drawn while at most ``MAX_SYMBOLS`` are
+in view; past that, a series with a band shows the min/max band of them instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyqtgraph as pg
+
+from app.plots.band_item import BandItem
+from app.plots.buffers import SeriesBuffer, envelope_indices
+from app.plots.drawing import SegmentLevels, lonely_points, segmented_band, segmented_line, with_breaks
+from app.theme import ALERT_COLOR
+
+MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
+
+
+@dataclass
+class Series:
+    buf: SeriesBuffer
+    curve: pg.PlotDataItem
+    points: bool  # drawn as symbols (one per episode), else as a line
+    keep: bool  # part of the plot itself; dynamic series go when the plot is reset for another run
+    pen: object = None
+    levels: SegmentLevels | None = None
+    band: BandItem | None = None
+    dots: pg.PlotDataItem | None = None  # the points a line cannot show
+    alert: pg.PlotDataItem | None = None  # readings past the warning level
+
+    def graphics(self) -> list:
+        """The items this series put on the plot."""
+        return [g for g in (self.curve, self.dots, self.alert, self.band) if g is not None]
+
+    def clear(self) -> None:
+        self.buf.clear()
+        for curve in (self.curve, self.dots, self.alert):
+            if curve is not None:
+                curve.setData([], [])
+        if self.band is not None:
+            self.band.setData([], [], [])
+
+    def draw_line(self, item: pg.PlotItem, x: np.ndarray, start: int, stop: int, buckets: int,
+                  warn_level: float | None) -> np.ndarray:
+        """Draw ``x[start:stop]`` of the line at ~2 points per bucket; returns the y drawn."""
+        buf, values, segments = self.buf, self.buf.values, self.buf.segments()
+        assert self.levels is not None
+        if stop - start <= 2 * buckets:
+            lx, ly = with_breaks(x[start:stop], values[start:stop], [(max(a, start) - start, min(b, stop) - start)
+                                                                     for a, b in segments if min(b, stop) > max(a, start)])
+        else:
+            levels = self.levels.update(buf.generation, values, segments)
+            lx, ly = segmented_line(levels, x, values, segments, start, stop, buckets)
+        self.curve.setData(lx, ly)
+        if self.dots is not None:
+            self.dots.setData(*lonely_points(lx, ly))
+        self._draw_alert(item, lx, ly, warn_level)
+        return ly
+
+    def _draw_alert(self, item: pg.PlotItem, x: np.ndarray, y: np.ndarray, level: float | None) -> None:
+        if level is None or not len(y) or not np.nanmax(y, initial=-np.inf) >= level:
+            if self.alert is not None:
+                self.alert.setData([], [])
+            return
+        if self.alert is None:
+            self.alert = pg.PlotDataItem(pen=pg.mkPen(ALERT_COLOR, width=2), connect="finite", symbol="o",
+                                         symbolSize=4, symbolPen=None, symbolBrush=pg.mkBrush(ALERT_COLOR))
+            item.addItem(self.alert, ignoreBounds=True)  # a part of the line: within its bounds
+        with np.errstate(invalid="ignore"):
+            self.alert.setData(x, np.where(y >= level, y, np.nan))
+
+    def draw_points(self, x: np.ndarray, start: int, stop: int, buckets: int) -> None:
+        """Every point in view while few enough to draw; past that the band of them (and no points)."""
+        buf, y = self.buf, self.buf.values
+        if self.band is None or stop - start <= MAX_SYMBOLS:
+            px, py = x[start:stop], y[start:stop]
+            if self.band is None and len(px) > MAX_SYMBOLS:  # no band to show them: their envelope
+                idx = envelope_indices(py, MAX_SYMBOLS)
+                px, py = px[idx], py[idx]
+            if stop < len(x):  # keep the newest point, so the data's bounds stay whole
+                px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
+            self.curve.setData(px, py)
+            if self.band is not None:
+                self.band.setData([], [], [])
+            return
+        assert self.levels is not None
+        segments = buf.segments()
+        levels = self.levels.update(buf.generation, y, segments)
+        bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, buckets)
+        self.curve.setData([], [])
+        self.band.setData(bx, lo, hi)
