@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import NoReturn
 
 from core.cli import (
     doctor,
@@ -44,7 +45,7 @@ class Parser(argparse.ArgumentParser):
     """argparse with short errors: the problem and where the options are listed, in two lines, then
     ``UsageError`` (``main`` returns 2) instead of a page of usage and ``SystemExit``."""
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         if "expected one argument" in message:  # ``--set -x=1``: argparse takes ``-x=1`` for an option
             message += " (a value that starts with '-' is written with '=', e.g. --set=-x=1)"
         print(f"{self.prog}: {one_line(message)}", file=sys.stderr)

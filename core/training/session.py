@@ -239,10 +239,12 @@ class TrainingSession:
                     if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                         raise
             self._metrics_writer.flush()
+            # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
+            stopped = recorder.stopped and model.num_timesteps < total
             if health.failure:
                 recorder.flush(last=True)
                 return "failed", health.failure
-            if recorder.stopped:
+            if stopped:
                 write_status(self.run_dir, state="stopping")
             checkpointer.save(model)
         finally:
@@ -257,7 +259,7 @@ class TrainingSession:
             env.close()
             if eval_env is not None:
                 eval_env.close()
-        if recorder.stopped:
+        if stopped:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
         return "finished", f"reached {model.num_timesteps:,} of {total:,} steps"
 

@@ -1,18 +1,21 @@
 """An env whose episodes last ``STEPS`` steps (2 by default): hundreds of episodes a second, the
 case that made ``metrics.jsonl`` grow without bound. Each episode's reward is a number the agent's
-actions decide (so episodes differ) and ``info`` holds a measure, ``moves``."""
+actions decide (so episodes differ) and ``info`` holds a measure, ``moves``. ``delay_s``: each step
+waits that long first."""
 
 from __future__ import annotations
+
+import time
 
 import gymnasium as gym
 import numpy as np
 
 
 class FastEpisodesEnv(gym.Env):
-    def __init__(self, steps: int = 2):
+    def __init__(self, steps: int = 2, delay_s: float = 0.0):
         self.observation_space = gym.spaces.Box(0.0, 1.0, (1,), dtype=np.float32)
         self.action_space = gym.spaces.Discrete(3)
-        self.steps = steps
+        self.steps, self.delay_s = steps, delay_s
         self.t = self.moves = 0
 
     def reset(self, *, seed=None, options=None):
@@ -21,6 +24,8 @@ class FastEpisodesEnv(gym.Env):
         return np.zeros(1, dtype=np.float32), {}
 
     def step(self, action):
+        if self.delay_s:
+            time.sleep(self.delay_s)  # a slow simulator: a rollout takes seconds
         self.t += 1
         self.moves += int(action)
         done = self.t >= self.steps

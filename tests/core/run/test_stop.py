@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from core.run.checkpoints import find_checkpoint
-from core.run.control import launch_worker, stop_run
+from core.run.control import launch_worker, request_stop, stop_run
 from core.run.status import read_status
 from tests.training_helpers import last_step, make_run, wait_for, wait_state
 
@@ -77,3 +77,18 @@ def test_a_run_that_checkpoints_every_few_hundred_steps_still_hears_its_stop(run
     assert stop_run(run, timeout=60, term_grace_s=1) == "graceful"
     proc.wait(60)
     assert read_status(run)["exit_reason"].startswith("stopped at step")
+
+
+def test_a_stop_that_comes_once_the_budget_is_met_leaves_the_run_finished(runs_dir):
+    # PPO collects whole rollouts: a budget of 10 steps starts a rollout of 128 slow steps (~2.5 s); the stop,
+    # seen at the first check (~1 s in, past step 10), ends it, and must not call a run that met its budget "stopped"
+    run = make_run(runs_dir, {**LONG, "env": {"entry_point": "tests.core.run.fast_env:FastEpisodesEnv",
+                                              "kwargs": {"delay_s": 0.02}},
+                              "budget": {"total_timesteps": 10, "checkpoint_every": 0}})
+    proc = launch_worker(run, reap=False)
+    request_stop(run)  # the STOP waits for the worker's first check
+    assert proc.wait(240) == 0
+    status = read_status(run)
+    assert status["state"] == "finished", status
+    steps = int(status["exit_reason"].split()[1])
+    assert status["exit_reason"] == f"reached {steps} of 10 steps" and 10 < steps < 128  # the stop did cut the rollout
