@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,7 @@ def pytest_sessionfinish(session, exitstatus):
 
 
 EXIT_STATUS = pytest.StashKey[int]()
+FAULT_TALLY: Counter[str] = Counter()  # the fault suite's counts, summed from the test reports
 
 HEAVY_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
 
@@ -73,6 +75,36 @@ def pytest_make_collect_report(collector):
         report.outcome = "failed"
         report.longrepr = (f"{collector.path}: importing this test module loads {', '.join(loaded)} into the test process; "
                            "import them inside the tests that use them")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under pytest-xdist (``-n 2 --dist loadgroup``, the default): the window's tests are one group, sent
+    first and run by one worker before it runs anything else (they check that the window never imports
+    torch, which other tests load into their process); every other module is a group of its own (its
+    module-scoped fixtures are made once)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            group = "gui" if item.path.is_relative_to(REPO / "tests" / "app") else str(item.path.relative_to(REPO))
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "teardown":
+        from tests.faults.conftest import TALLY_PROPERTY
+
+        for name, counts in report.user_properties:
+            if name == TALLY_PROPERTY:
+                FAULT_TALLY.update(counts)
+
+
+def pytest_terminal_summary(terminalreporter):
+    from tests.faults.conftest import summary_lines
+
+    lines = summary_lines(FAULT_TALLY)
+    if lines:
+        terminalreporter.section("fault suite (issue 11)")
+        for line in lines:
+            terminalreporter.write_line(line)
 
 
 @pytest.hookimpl(trylast=True)

@@ -1,4 +1,4 @@
-"""The fault suite's tallies (printed at the end of the test run) and its small-disk fixture.
+"""The fault suite's tallies (printed at the end of the test run, by ``tests/conftest.py``) and its small-disk fixture.
 
 Seeds and sizes come from the environment so a longer night can be asked for:
 ``RLPANEL_FAULT_SEED`` (default 11), ``RLPANEL_FAULT_KILLS`` (kill points, default 12),
@@ -18,23 +18,36 @@ SEED = int(os.environ.get("RLPANEL_FAULT_SEED", "11"))
 KILLS = int(os.environ.get("RLPANEL_FAULT_KILLS", "12"))
 EXAMPLES = int(os.environ.get("RLPANEL_FAULT_EXAMPLES", "40"))
 
-TALLY: Counter[str] = Counter()
+TALLY: Counter[str] = Counter()  # this process's counts; each test's share goes out with its report
 LINES = [
     ("kill points", ("kill points tried", "kill points resumed", "kills during starting", "kills mid-checkpoint")),
     ("generated inputs", ("inputs tried", "clear errors", "valid configs", "tracebacks", "hangs", "over memory")),
     ("corrupted folders", ("corrupted folders tried", "corrupted folders listed", "corrupted folders broken")),
 ]
+TALLY_PROPERTY = "fault tally"
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    if not TALLY:
-        return
-    terminalreporter.section("fault suite (issue 11)")
-    terminalreporter.write_line(f"seed {SEED}")
+@pytest.fixture(autouse=True)
+def report_tally(request):
+    """A test's counts, in its report's user properties: the session sums them (``tests/conftest.py``), in
+    this process or, under pytest-xdist, from every worker."""
+    before = Counter(TALLY)
+    yield
+    counts = {k: v - before[k] for k, v in TALLY.items() if v != before[k]}
+    if counts:
+        request.node.user_properties.append((TALLY_PROPERTY, counts))
+
+
+def summary_lines(counts: Counter[str]) -> list[str]:
+    """The lines printed at the end of the run, from the summed counts (none when no fault test ran)."""
+    if not counts:
+        return []
+    lines = [f"seed {SEED}"]
     for title, keys in LINES:
-        shown = [f"{k} {TALLY[k]}" for k in keys if k in TALLY or k in ("tracebacks", "hangs")]
-        if any(k in TALLY for k in keys):
-            terminalreporter.write_line(f"{title}: " + ", ".join(shown))
+        shown = [f"{k} {counts[k]}" for k in keys if k in counts or k in ("tracebacks", "hangs")]
+        if any(k in counts for k in keys):
+            lines.append(f"{title}: " + ", ".join(shown))
+    return lines
 
 
 @pytest.fixture
