@@ -78,10 +78,10 @@ def pytest_make_collect_report(collector):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist (``-n 2 --dist loadgroup``, the default): the window's tests are one group, sent
-    first and run by one worker before it runs anything else (they check that the window never imports
-    torch, which other tests load into their process); every other module is a group of its own (its
-    module-scoped fixtures are made once)."""
+    """Under pytest-xdist (``-n 2 --dist loadgroup --no-loadscope-reorder``, the default): the window's tests
+    are one group, the first collected, so one worker runs it before anything else (they check that the
+    window never imports torch, which other tests load into their process); every other module is a group
+    of its own (its module-scoped fixtures are made once)."""
     for item in items:
         if item.get_closest_marker("xdist_group") is None:
             group = "gui" if item.path.is_relative_to(REPO / "tests" / "app") else str(item.path.relative_to(REPO))
