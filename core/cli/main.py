@@ -8,6 +8,7 @@ else on stdout; errors are one line on stderr naming the problem and the fix.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Callable
 from typing import NoReturn
@@ -46,8 +47,9 @@ class Parser(argparse.ArgumentParser):
     ``UsageError`` (``main`` returns 2) instead of a page of usage and ``SystemExit``."""
 
     def error(self, message: str) -> NoReturn:
-        if "expected one argument" in message:  # ``--set -x=1``: argparse takes ``-x=1`` for an option
-            message += " (a value that starts with '-' is written with '=', e.g. --set=-x=1)"
+        refused = re.fullmatch(r"argument (--[\w-]+)(?:/\S+)?: expected one argument", message)
+        if refused:  # ``--name -x``: argparse takes ``-x`` for an option
+            message += f" (a value that starts with '-' is written {refused.group(1)}=VALUE)"
         print(f"{self.prog}: {one_line(message)}", file=sys.stderr)
         print(f"{self.prog} --help lists the options", file=sys.stderr)
         raise UsageError(message)
