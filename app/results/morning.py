@@ -37,6 +37,7 @@ class MorningReportDialog(QDialog):
         self.setWindowTitle("Morning report")
         self.runs_dir = Path(runs_dir)
         self.report: MorningReport | None = None
+        self._asked = 0  # reports asked for: only the newest one is shown
         self.since_edit = QLineEdit("18:00")
         self.since_edit.setToolTip("The night began at this time (the last one before now), or YYYY-MM-DD HH:MM")
         self.since_edit.returnPressed.connect(self.refresh)
@@ -80,10 +81,18 @@ class MorningReportDialog(QDialog):
         except KeyError as exc:
             self.status.setText(f"Baselines: {exc.args[0]}")
             return
+        self._asked += 1
+        asked = self._asked  # a report asked for earlier that ends later is not shown over this one
         run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=read_queue(root)),
-                          self._show, lambda message: self.status.setText(f"Could not make the report: {message}"))
+                          lambda report: self._show(report, asked), lambda message: self._failed(message, asked))
 
-    def _show(self, report: MorningReport) -> None:
+    def _failed(self, message: str, asked: int) -> None:
+        if asked == self._asked:
+            self.status.setText(f"Could not make the report: {message}")
+
+    def _show(self, report: MorningReport, asked: int) -> None:
+        if asked != self._asked:
+            return
         self.report = report
         text = render(report, "md")
         self.view.setMarkdown(text if isinstance(text, str) else "")

@@ -55,3 +55,28 @@ def test_the_dialog_takes_a_baseline_per_env(qtbot, runs_dir):
     dialog.baselines_edit.setText(f"{runs['cart-old'].name},{runs['cart-new'].name}")
     dialog.refresh()
     qtbot.waitUntil(lambda: "both baselines of CartPole-v1" in dialog.status.text(), timeout=20_000)
+
+
+def test_a_report_asked_for_earlier_that_ends_later_is_not_shown_over_the_newer_one(qtbot, runs_dir, monkeypatch):
+    import time
+
+    import app.results.morning as morning
+    from app.results.morning import MorningReportDialog
+
+    night(runs_dir)
+    real = morning.morning_report
+
+    def slow_for_tonight(store, since, *args, **kwargs):  # the first ask (since 18:00) ends after the second
+        if since > 946_684_800 + 86400:  # later than 2000-01-02
+            time.sleep(1.5)
+        return real(store, since, *args, **kwargs)
+
+    monkeypatch.setattr(morning, "morning_report", slow_for_tonight)
+    dialog = MorningReportDialog(runs_dir)
+    qtbot.addWidget(dialog)
+    dialog.refresh()  # since 18:00: three runs, slowly
+    dialog.since_edit.setText("2000-01-01 00:00")
+    dialog.refresh()  # every run: four, at once
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
+    qtbot.wait(3000)  # the first ask has ended by now too
+    assert len(dialog.report.rows) == 4 and dialog.status.text().startswith("4 runs")
