@@ -19,6 +19,18 @@ from core.run.summary import summarize
 from core.util.files import write_json_atomic
 
 
+def rolling_means(values: list[float], window: int = 100) -> list[float]:
+    """The mean of the last ``window`` plain values at each position (fewer at the start): the reference the
+    tests check ``core.run.episodes.window_means`` and the summaries against, one value per episode."""
+    out, acc = [], 0.0
+    for i, v in enumerate(values):
+        acc += v
+        if i >= window:
+            acc -= values[i - window]
+        out.append(acc / min(i + 1, window))
+    return out
+
+
 def dead_pid() -> int:
     proc = subprocess.Popen([sys.executable, "-c", "pass"])
     proc.wait()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -22,26 +21,6 @@ from core.run.status import clean_status
 from core.telemetry.summary import telemetry_summary
 from core.util.files import read_json
 from core.util.jsonl import read_jsonl
-
-
-def rolling_means(values: list[float], window: int = REWARD_WINDOW) -> list[float]:
-    """Mean of the last ``window`` values at each position (fewer at the start): plain values, one per
-    episode (records may aggregate episodes: ``core.run.episodes.window_means`` reads those)."""
-    out, acc = [], 0.0
-    for i, v in enumerate(values):
-        acc += v
-        if i >= window:
-            acc -= values[i - window]
-        out.append(acc / min(i + 1, window))
-    return out
-
-
-def std(values: list[float]) -> float | None:
-    """The population standard deviation (what SB3's evaluate_policy reports); None without values."""
-    if not values:
-        return None
-    mean = sum(values) / len(values)
-    return math.sqrt(sum((v - mean) ** 2 for v in values) / len(values))
 
 
 def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:

@@ -20,7 +20,8 @@ from core.run.episodes import (
     last_window,
     weighted_mean,
 )
-from core.run.summary import rolling_means, summarize_records
+from core.run.summary import summarize_records
+from tests.results_helpers import rolling_means
 
 
 def _episodes(n: int, seed: int = 1, measures: bool = True) -> list[dict]:

@@ -8,9 +8,9 @@ import pytest
 
 from core.run.control import launch_worker, stop_run
 from core.run.status import read_status
-from core.run.summary import rolling_means
 from core.util.files import read_json
 from core.util.procs import process_tree
+from tests.results_helpers import rolling_means
 from tests.training_helpers import cli, last_step, make_run, records, run_worker, wait_for, wait_state
 
 pytestmark = pytest.mark.training
