@@ -82,10 +82,10 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
     return cols
 
 
-def env_baselines(store: RunStore, envs: list[str], named: list[Path] | None = None) -> dict[str, Path | None]:
+def env_baselines(every: list[RunInfo], envs: list[str], named: list[Path] | None = None) -> dict[str, Path | None]:
     """Each env id -> its baseline run: the one of ``named`` of that env (the user's choice), else the
-    newest finished random or constant run of that env in ``store`` (None: it has none). ValueError
-    when two named runs share an env."""
+    newest finished random or constant run of that env among ``every`` run of the store (None: it has
+    none). ValueError when two named runs share an env."""
     chosen: dict[str, Path] = {}
     for path in named or []:
         env = run_info(path).env
@@ -95,7 +95,7 @@ def env_baselines(store: RunStore, envs: list[str], named: list[Path] | None = N
     out: dict[str, Path | None] = {}
     finished: list[RunInfo] = []
     if any(env not in chosen for env in envs):
-        finished = sorted((i for i in store.list() if i.algo in BASELINES and i.state == "finished" and not i.broken),
+        finished = sorted((i for i in every if i.algo in BASELINES and i.state == "finished" and not i.broken),
                           key=lambda i: i.started_at or i.created_at or 0)
     for env in envs:
         own = [i for i in finished if i.env == env]
@@ -107,10 +107,11 @@ def morning_report(store: RunStore, since: float, baselines: list[Path] | None =
                    grid_g_per_kwh: float | None = None, queue: dict[str, Any] | None = None) -> MorningReport:
     """The report of every run started at or after ``since`` in ``store``, each compared with its env's
     baseline (``baselines``: runs the user named, one per env; ``queue``: the queue's state, if any)."""
-    infos = sorted((i for i in store.list() if (i.started_at or i.created_at or 0) >= since and not i.broken),
+    every = store.list()  # read once: the night's runs and the baselines from before it
+    infos = sorted((i for i in every if (i.started_at or i.created_at or 0) >= since and not i.broken),
                    key=lambda i: i.started_at or i.created_at or 0)
     envs = list(dict.fromkeys(i.env for i in infos))
-    chosen = env_baselines(store, envs, baselines)
+    chosen = env_baselines(every, envs, baselines)
     rows: list[ResultRow] = []
     for env in envs:
         base = chosen[env]
