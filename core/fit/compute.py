@@ -4,14 +4,19 @@ Pure arithmetic over the run config, the env's spaces (``core.config.spaces``) a
 (``core.fit.gpus``). The counts mirror SB3's own code (``core.fit.sb3_sizes``); the tests compare
 them with real SB3 objects.
 
-GPU terms (on the host instead when the run uses the CPU):
-  cuda_context     CUDA context + cuBLAS workspaces, per GPU generation (configs/gpus.yaml)
-  parameters       every network held: actor, critic(s), target networks, log_std, ent_coef
-  gradients        one float per trainable parameter (targets get none)
-  optimizer        Adam 2x / RMSprop 1x the parameters it steps, plus step counters
-  activations      the largest pass: training batch, n_envs inference or the optimizer step
-  batch_copies     the sampled batch copied to the device
-  allocator_slack  torch's caching allocator: max(min, fraction x what it holds)
+GPU terms (the live tensors on the host instead when the run uses the CPU). Their sum is what
+NVML lists for the run's process, the figure a card really loses:
+  cuda_context      outside torch's allocator: the CUDA context, kernel images, library handles
+                    (+ cuDNN's for a CNN or an LSTM; + every kernel with CUDA_MODULE_LOADING=EAGER)
+  cublas_workspaces inside the allocator: cuBLAS/cuBLASLt workspaces (+ cuDNN's)
+  parameters        every network held: actor, critic(s), target networks, log_std, ent_coef
+  gradients         one float per trainable parameter (targets get none)
+  optimizer         Adam 2x / RMSprop 1x the parameters it steps, plus step counters
+  activations       the largest pass: training batch, n_envs inference or the optimizer step
+  batch_copies      the sampled batch copied to the device
+  allocator_cache   torch's caching allocator: blocks cached beside the live tensors, whole segments
+                    (``AllocatorModel.reserved``); context and the allocator's constants per GPU
+                    generation, measured (configs/gpus.yaml) or calibrated on the card (core.fit.calibration)
 Host terms:
   rollout_buffer | replay_buffer, vecnormalize, worker_runtime, env_processes
 
@@ -21,6 +26,7 @@ to the GPU per gradient step; the estimate says so instead of putting them on th
 
 from __future__ import annotations
 
+import os
 import sys
 
 from core.config.schema import RunConfig
@@ -28,7 +34,7 @@ from core.config.spaces import EnvSpaces
 from core.fit import contrib_sizes
 from core.fit import sb3_sizes as shapes
 from core.fit.gpus import AllocatorModel, GpuProfile
-from core.fit.networks import FLOAT
+from core.fit.networks import FLOAT, ModelShape
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
 from core.util.procs import effective_start_method
 
@@ -84,13 +90,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     allocator_bytes = 0
     if on_gpu:
         assert gpu is not None
-        held = params + grads + optim + acts + batch + gpu.workspace_bytes
-        slack = max(alloc.min_bytes, int(alloc.slack_fraction * held))
-        terms.insert(0, Term("cuda_context", "gpu", gpu.context_bytes + gpu.workspace_bytes,
-                             f"{gpu.generation}: context {gpu.context_bytes // MIB} MiB + cuBLAS workspaces "
-                             f"{gpu.workspace_bytes // MIB} MiB"))
-        terms.append(Term("allocator_slack", "gpu", slack, f"{alloc.slack_fraction:.0%} of what torch's allocator holds"))
-        allocator_bytes = held + slack
+        allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, params + grads + optim + acts + batch, terms)
     full_at = _host_terms(cfg, spaces, on_gpu, terms, notes)
     gpu_bytes = sum(t.bytes for t in terms if t.where == "gpu")
     host_bytes = sum(t.bytes for t in terms if t.where == "host")
@@ -104,6 +104,25 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
             notes.append("no GPU: the run trains on the CPU, so only host memory counts")
     return FitEstimate(verdict, capacity, gpu_bytes, host_bytes, terms, name, host_verdict, host_capacity, on_gpu,
                        n_params, allocator_bytes, full_at, None, notes)
+
+
+def _gpu_fixed_terms(cfg: RunConfig, shape: ModelShape, gpu: GpuProfile, alloc: AllocatorModel, live: int,
+                     terms: list[Term]) -> int:
+    """The context outside the allocator, its workspaces and its cache; returns what it reserves."""
+    cudnn = shape.cnn is not None or (cfg.spec is not None and cfg.spec.network == "recurrent")
+    eager = os.environ.get("CUDA_MODULE_LOADING", "").upper() == "EAGER"
+    outside = gpu.context_bytes + (gpu.cudnn_bytes if cudnn else 0) + (gpu.eager_bytes if eager else 0)
+    workspaces = gpu.workspace_bytes + (gpu.cudnn_workspace_bytes if cudnn else 0)
+    reserved = alloc.reserved(live, workspaces)
+    where = gpu.source or gpu.generation
+    terms.insert(0, Term("cuda_context", "gpu", outside, f"outside torch's allocator: context and kernels ({where})"
+                         + (", cuDNN" if cudnn else "") + (", every kernel loaded: CUDA_MODULE_LOADING=EAGER" if eager else "")))
+    terms.insert(1, Term("cublas_workspaces", "gpu", workspaces, "cuBLAS/cuBLASLt" + (" and cuDNN" if cudnn else "")
+                         + " workspaces in torch's allocator"))
+    terms.append(Term("allocator_cache", "gpu", reserved - workspaces - live,
+                      f"torch's caching allocator: freed blocks kept for reuse, whole {alloc.segment_bytes // MIB} MiB "
+                      f"segments (x{alloc.cache_factor:g} of the live tensors, measured)"))
+    return reserved
 
 
 def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Term], notes: list[str]) -> int | None:

@@ -7,14 +7,16 @@ and only host memory counts).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from core.config.errors import ConfigError, FieldIssue
-from core.telemetry.nvml import detect_gpus
+from core.fit.calibration import Calibration, lookup
+from core.telemetry.nvml import detect_gpus, gpu_uuids, nvml_status
 from core.util.paths import configs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -33,10 +35,16 @@ class GpuProfile:
     compute_capability: str
     tf32: bool
     generation: str
-    context_bytes: int      # CUDA context + lazily loaded kernels, outside torch's allocator
+    context_bytes: int      # outside torch's allocator for an MLP: CUDA context, lazily loaded kernels, handles
     workspace_bytes: int    # cuBLAS/cuBLASLt workspaces, inside torch's allocator
     detected: bool = False
     index: int | None = None
+    cudnn_bytes: int = 16 * MIB            # outside the allocator once a convolution runs
+    cudnn_workspace_bytes: int = 20 * MIB  # cuDNN's workspace, inside the allocator
+    eager_bytes: int = 958 * MIB           # outside the allocator with CUDA_MODULE_LOADING=EAGER
+    source: str = ""        # where the constants come from: "the table for ada", "measured on this card 2026-11-26"
+    uuid: str | None = None  # NVML's UUID of a detected card (what a calibration is keyed by)
+    driver: str | None = None
 
     @property
     def memory_gib(self) -> float:
@@ -46,15 +54,23 @@ class GpuProfile:
         return {"name": self.name, "memory_bytes": self.memory_bytes, "memory_gib": round(self.memory_gib, 2),
                 "compute_capability": self.compute_capability, "tf32": self.tf32, "generation": self.generation,
                 "context_bytes": self.context_bytes, "workspace_bytes": self.workspace_bytes,
-                "detected": self.detected, "index": self.index}
+                "cudnn_bytes": self.cudnn_bytes, "cudnn_workspace_bytes": self.cudnn_workspace_bytes,
+                "detected": self.detected, "index": self.index, "source": self.source, "uuid": self.uuid}
 
 
 @dataclass(frozen=True)
 class AllocatorModel:
-    """How much torch's caching allocator holds beyond the live tensors."""
+    """How torch's caching allocator reserves for the live tensors (configs/gpus.yaml, ``allocator``)."""
 
-    slack_fraction: float = 0.10
-    min_bytes: int = 4 * MIB
+    cache_factor: float = 1.5
+    segment_bytes: int = 2 * MIB
+    small_segment_bytes: int = 2 * MIB
+
+    def reserved(self, live: int, workspaces: int) -> int:
+        """Bytes reserved: the workspaces, and the live tensors with the blocks cached beside them in
+        whole segments; never less than the one small-pool segment every model holds."""
+        cached = -(-int(self.cache_factor * live) // self.segment_bytes) * self.segment_bytes
+        return workspaces + max(self.small_segment_bytes, cached)
 
 
 @dataclass(frozen=True)
@@ -105,16 +121,37 @@ def _load_table(path: Path | None = None) -> GpuTable:
         raise ConfigError([FieldIssue("target_gpu", f"cannot read the GPU profiles {path}: {exc}")]) from None
     generations = {str(k): dict(v) for k, v in (data.get("generations") or {}).items()}
     alloc = data.get("allocator") or {}
-    allocator = AllocatorModel(float(alloc.get("slack_fraction", 0.10)), int(float(alloc.get("min_mib", 4)) * MIB))
+    allocator = AllocatorModel(float(alloc.get("cache_factor", 1.5)), int(float(alloc.get("segment_mib", 2)) * MIB),
+                               int(float(alloc.get("small_segment_mib", 2)) * MIB))
     profiles = tuple(_profile(entry, generations) for entry in data.get("profiles") or [])
     return GpuTable(profiles, generations, allocator)
 
 
-def _constants(generation: str, generations: dict[str, dict[str, float]], entry: dict[str, Any]) -> tuple[int, int]:
-    gen = generations.get(generation) or generations.get(FALLBACK_GENERATION) or {}
-    context = float(entry.get("context_mib", gen.get("context_mib", 500)))
-    workspace = float(entry.get("workspace_mib", gen.get("workspace_mib", 64)))
-    return int(context * MIB), int(workspace * MIB)
+class Constants(TypedDict):
+    """A generation's fixed costs in bytes: GpuProfile's fields of the same names."""
+
+    context_bytes: int
+    workspace_bytes: int
+    cudnn_bytes: int
+    cudnn_workspace_bytes: int
+    eager_bytes: int
+
+
+_DEFAULTS_MIB = {"context_mib": 742, "workspace_mib": 64, "cudnn_mib": 16, "cudnn_workspace_mib": 20, "eager_mib": 958}
+
+
+def constants(generation: str, generations: dict[str, dict[str, float]] | None = None,
+              entry: dict[str, Any] | None = None) -> Constants:
+    """The generation's fixed costs: a profile's own keys first (``context_mib``, ...), then its generation's."""
+    table = _load_table().generations if generations is None else generations
+    gen = table.get(generation) or table.get(FALLBACK_GENERATION) or {}
+    own = entry or {}
+
+    def mib(key: str) -> int:
+        return int(float(own.get(key, gen.get(key, _DEFAULTS_MIB[key]))) * MIB)
+
+    return Constants(context_bytes=mib("context_mib"), workspace_bytes=mib("workspace_mib"), cudnn_bytes=mib("cudnn_mib"),
+                     cudnn_workspace_bytes=mib("cudnn_workspace_mib"), eager_bytes=mib("eager_mib"))
 
 
 def _profile(entry: dict[str, Any], generations: dict[str, dict[str, float]]) -> GpuProfile:
@@ -124,9 +161,9 @@ def _profile(entry: dict[str, Any], generations: dict[str, dict[str, float]]) ->
         memory = int(float(entry["memory_mib"]) * MIB)
     else:
         memory = int(float(entry.get("memory_gib", 0)) * (1 << 30))
-    context, workspace = _constants(generation, generations, entry)
     tf32 = bool(entry.get("tf32", _cc_tuple(cc)[0] >= 8))
-    return GpuProfile(str(entry["name"]), memory, cc, tf32, generation, context, workspace)
+    return GpuProfile(str(entry["name"]), memory, cc, tf32, generation, **constants(generation, generations, entry),
+                      source=f"the table for {generation}")
 
 
 def known_profiles() -> list[GpuProfile]:
@@ -148,17 +185,21 @@ def detected_profiles(refresh: bool = False) -> list[GpuProfile]:
         return list(_detected)
     infos = detect_gpus()
     table = _load_table()
+    uuids = gpu_uuids()
+    driver = nvml_status().driver_version if infos else None
     found = []
     for info in infos:
         if not info.memory_total_bytes:
             continue  # NVML could not read this card's memory: nothing to plan against
         cc = _cc_text(info.compute_capability)
         generation = generation_for(cc)
-        context, workspace = _constants(generation, table.generations, {})
         index = info.index
         name = f"this machine: {getattr(info, 'name', None) or 'GPU'}" + (f" (GPU {index})" if len(infos) > 1 else "")
-        found.append(GpuProfile(name, info.memory_total_bytes, cc,
-                                _cc_tuple(cc)[0] >= 8, generation, context, workspace, detected=True, index=index))
+        profile = GpuProfile(name, info.memory_total_bytes, cc, _cc_tuple(cc)[0] >= 8, generation,
+                             **constants(generation, table.generations), detected=True, index=index,
+                             source=f"the table for {generation}",
+                             uuid=uuids[index] if index < len(uuids) else None, driver=driver)
+        found.append(calibrated(profile))
     _detected = found
     return list(found)
 
@@ -196,5 +237,24 @@ def get_profile(name: str) -> GpuProfile | None:
     raise ConfigError([FieldIssue("target_gpu", f"unknown GPU {name!r}; known: {known}, or auto / this machine")])
 
 
-__all__ = ["AllocatorModel", "GpuProfile", "all_profiles", "allocator_model", "detected_profiles",
-           "generation_for", "get_profile", "known_profiles"]
+def calibrated(profile: GpuProfile) -> GpuProfile:
+    """A detected card with the constants measured on it (``rlpanel calibrate``) when a calibration
+    matches its UUID, driver and this torch; else as it is."""
+    cal = lookup(profile.uuid, profile.driver)
+    return with_calibration(profile, cal) if cal is not None else profile
+
+
+def with_calibration(profile: GpuProfile, cal: Calibration) -> GpuProfile:
+    return dataclasses.replace(profile, context_bytes=cal.context_bytes, workspace_bytes=cal.workspace_bytes,
+                               cudnn_bytes=cal.cudnn_bytes, cudnn_workspace_bytes=cal.cudnn_workspace_bytes,
+                               source=f"measured on this card {cal.day}")
+
+
+def without_calibration(profile: GpuProfile) -> GpuProfile:
+    """``profile`` with the table's constants for its generation (``bench/vram_check.py --table``)."""
+    return dataclasses.replace(profile, **constants(profile.generation), source=f"the table for {profile.generation}")
+
+
+__all__ = ["AllocatorModel", "GpuProfile", "all_profiles", "allocator_model", "calibrated", "constants",
+           "detected_profiles", "generation_for", "get_profile", "known_profiles", "with_calibration",
+           "without_calibration"]

@@ -89,7 +89,7 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
     net = [("policy.net_arch", _smaller_nets(cfg))]
     envs = [("runtime.n_envs", _fewer_envs(cfg))]
     if side == "gpu":
-        if term == "cuda_context":
+        if term in ("cuda_context", "cublas_workspaces"):
             order = []
         elif term in ("activations", "batch_copies"):
             activations = result.term("activations")
