@@ -51,13 +51,19 @@ def _mib(n: int) -> str:
 
 def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
     where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
-    lines = [f"{algo} on {env}, target: {where}, trains on {result.train_device or 'n/a'}".strip(", ")]
+    lines = [f"{algo} on {env}, trains here on {result.train_device or 'n/a'}".strip(", ")]
+    if result.this_machine is not None:
+        lines.append(f"the terms below are planned for {where} (the target, not this machine)")
+    elif result.on_gpu:
+        lines.append(f"GPU: {where}")
+    if result.gpu_source:
+        lines.append(f"GPU fixed costs: {result.gpu_source}")
     lines += [f"warning: {w}" for w in result.warnings] + [""]
-    lines.append(f"{'term':<16} {'where':<5} {'MiB':>11} {'share':>6}  note")
+    lines.append(f"{'term':<18} {'where':<5} {'MiB':>11} {'share':>6}  note")
     for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):
         for t in (t for t in result.terms if t.where == side):
             share = f"{t.bytes / total:.0%}" if total else "-"
-            lines.append(f"{t.name:<16} {side:<5} {_mib(t.bytes):>11} {share:>6}  {t.note}")
+            lines.append(f"{t.name:<18} {side:<5} {_mib(t.bytes):>11} {share:>6}  {t.note}")
     lines.append("")
     if result.on_gpu:
         lines.append(f"GPU:  {_mib(result.gpu_bytes)} of {_mib(result.capacity_bytes)} MiB "

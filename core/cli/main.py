@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import NoReturn
 
 from core.cli import (
+    calibrate,
     doctor,
     estimate,
     export,
@@ -34,8 +35,8 @@ from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, export, report, queue, sweep, zoo, tensorboard, shortcut, tune,
-            notify]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, report, queue, sweep, zoo, tensorboard,
+            shortcut, tune, notify]
 
 
 class UsageError(Exception):

@@ -50,7 +50,8 @@ def job_resources(cfg: RunConfig, estimate: dict[str, Any] | None) -> JobResourc
         return JobResources(cpus, 0.0, 0)
     gpus = 0.0
     capacity = int(estimate.get("capacity_bytes") or 0)
-    on_gpu = bool(estimate.get("on_gpu")) and not str(estimate.get("train_device") or "").startswith("cpu")
+    planned = estimate.get("planned_device") or estimate.get("train_device") or ""  # the nodes', not this machine's
+    on_gpu = bool(estimate.get("on_gpu")) and not str(planned).startswith("cpu")
     if on_gpu and capacity > 0 and not cfg.is_baseline:
         share = int(estimate.get("gpu_bytes") or 0) / capacity
         gpus = min(1.0, max(0.01, math.ceil(share * 100 - 1e-9) / 100))

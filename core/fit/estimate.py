@@ -13,9 +13,9 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.fit.compute import compute
-from core.fit.device import train_device
-from core.fit.gpus import GpuProfile, allocator_model, get_profile
-from core.fit.result import FITS, FitEstimate
+from core.fit.device import device_reason, policy_warnings, train_device
+from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile
+from core.fit.result import FITS, MIB, FitEstimate
 from core.fit.suggest import suggest_fix
 
 _host_total: int | None = None
@@ -32,32 +32,61 @@ def host_memory_total() -> int:
 
 def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
              host_memory_bytes: int | None = None, suggest: bool = True,
-             torch: dict[str, Any] | None = None) -> FitEstimate:
+             torch: dict[str, Any] | None = None, here: list[GpuProfile] | None = None) -> FitEstimate:
     """The memory ``cfg`` needs on ``gpu`` (``None``: no GPU) and on this host.
 
-    ``torch`` holds the worker's torch facts (``core.fit.device.torch_facts``); with them, a GPU
-    detected here that this torch cannot use is estimated as the CPU run it will be, with a warning.
+    ``train_device`` is always where a worker launched on this machine trains (``core.fit.device``:
+    the one rule), from ``torch`` (the worker's torch facts) and this machine's GPUs (``here``,
+    default: those NVML detects). A ``gpu`` that is not this machine's is a planning target: the
+    terms are its, and ``this_machine`` with a warning says what happens here instead.
     """
     issues = check_spaces(cfg, spaces.action_kind, spaces)
     if issues:
         raise ConfigError(issues)
-    device, warnings = _device(cfg, gpu, torch)
-    if gpu is not None and gpu.detected and device == "cpu":
-        gpu = None  # the worker trains on the CPU: the GPU's memory is not what limits it
     host_capacity = int(host_memory_bytes) if host_memory_bytes else host_memory_total()
-    result = compute(cfg, spaces, gpu, host_capacity, allocator_model())
-    if suggest and (result.verdict != FITS or result.host_verdict != FITS):
-        result.suggestion = suggest_fix(cfg, spaces, gpu, host_capacity, result)
-    result.train_device, result.warnings = device, warnings
+    local = _local_gpu(cfg, gpu, detected_profiles() if here is None else here)
+    device, warnings = train_device(cfg, local.index if local is not None else None, torch)
+    if gpu is None or gpu.detected:  # planned for this machine
+        result = _compute(cfg, spaces, local if device != "cpu" else None, host_capacity, suggest)
+        result.planned_device = device
+    else:
+        result = _compute(cfg, spaces, gpu, host_capacity, suggest)
+        result.planned_device = _planned_device(cfg)
+        mine = _compute(cfg, spaces, local if device != "cpu" else None, host_capacity, False)
+        mine.train_device = mine.planned_device = device
+        result.this_machine = mine
+        warnings.insert(0, f"planned for {gpu.name} (the target), which is not this machine: here it trains on "
+                           f"{device_reason(cfg, device, local, torch)}; "
+                           + (f"{mine.gpu_bytes / MIB:,.0f} MiB of {mine.capacity_bytes / MIB:,.0f} MiB on "
+                              f"{mine.gpu_name}, {mine.verdict}" if mine.on_gpu else
+                              f"host RAM {mine.host_bytes / MIB:,.0f} MiB, {mine.host_verdict}"))
+    result.train_device = device
+    result.warnings = warnings + policy_warnings(cfg, spaces, device, result.parameter_count)
     return result
 
 
-def _device(cfg: RunConfig, gpu: GpuProfile | None, torch: dict[str, Any] | None) -> tuple[str, list[str]]:
-    """The training device; a profile planned for another machine is trusted to have CUDA."""
-    if gpu is not None and not gpu.detected:
-        requested = cfg.runtime.device
-        return ("cpu" if requested == "cpu" else requested if requested.startswith("cuda:") else "cuda:0"), []
-    return train_device(cfg, gpu.index if gpu is not None else None, torch)
+def _compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,
+             suggest: bool) -> FitEstimate:
+    result = compute(cfg, spaces, gpu, host_capacity, allocator_model())
+    result.gpu_source = gpu.source if gpu is not None and result.on_gpu else ""
+    if suggest and (result.verdict != FITS or result.host_verdict != FITS):
+        result.suggestion = suggest_fix(cfg, spaces, gpu, host_capacity, result)
+    return result
+
+
+def _local_gpu(cfg: RunConfig, gpu: GpuProfile | None, here: list[GpuProfile]) -> GpuProfile | None:
+    """This machine's card a worker would use: the detected target, else the one ``cuda:N`` names, else the first."""
+    if gpu is not None and gpu.detected:
+        return gpu
+    requested = cfg.runtime.device
+    index = int(requested.split(":", 1)[1]) if requested.startswith("cuda:") else None
+    return next((p for p in here if index is None or p.index == index), None)
+
+
+def _planned_device(cfg: RunConfig) -> str:
+    """The device a plan for another machine's card assumes (trusted to have CUDA)."""
+    requested = cfg.runtime.device
+    return "cpu" if requested == "cpu" else requested if requested.startswith("cuda:") else "cuda:0"
 
 
 def estimate_config(cfg: RunConfig, gpu_name: str | None = None, host_memory_bytes: int | None = None,

@@ -58,6 +58,9 @@ class FitEstimate:
     notes: list[str] = field(default_factory=list)
     train_device: str = ""          # what a worker launched here trains on: cuda:0, cpu (core.fit.device)
     warnings: list[str] = field(default_factory=list)  # sentences the user must read before launch
+    planned_device: str = ""        # the device the terms assume: train_device, or a target card's cuda:0
+    this_machine: FitEstimate | None = None  # when planned for another machine's card: this one's estimate
+    gpu_source: str = ""            # where the card's fixed costs come from: "measured on this card 2026-11-26", ...
 
     @property
     def usage(self) -> float:
@@ -105,6 +108,8 @@ class FitEstimate:
             "suggestion": self.suggestion.to_json() if self.suggestion else None,
             "notes": list(self.notes),
             "train_device": self.train_device, "warnings": list(self.warnings),
+            "planned_device": self.planned_device or self.train_device, "gpu_source": self.gpu_source,
+            "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
         }
 
 

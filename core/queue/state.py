@@ -135,9 +135,12 @@ def ready_jobs(state: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def fits_next_to(candidate: dict[str, Any], running: list[dict[str, Any]]) -> tuple[bool, str]:
-    """Whether a job's estimate fits beside the running jobs' estimates (GPU and host RAM)."""
+    """Whether a job's estimate fits beside the running jobs' estimates (GPU and host RAM) on this machine:
+    an estimate planned for another machine's card is judged by its ``this_machine`` part."""
     if not running:
         return True, ""
+    candidate = candidate.get("this_machine") or candidate
+    running = [e.get("this_machine") or e for e in running]
     gpu = sum(e["gpu_bytes"] for e in running) + candidate["gpu_bytes"]
     host = sum(e["host_bytes"] for e in running) + candidate["host_bytes"]
     if candidate["on_gpu"] and gpu > 0.95 * candidate["capacity_bytes"]:

@@ -96,3 +96,76 @@ def test_train_refuses_cuda_on_a_cpu_torch(runs_dir):
     assert done.returncode != 0
     assert "runtime.device" in done.stderr and "has no CUDA" in done.stderr and "set runtime.device to auto or cpu" in done.stderr
     assert list(runs_dir.iterdir()) == []  # nothing created, nothing launched
+
+
+# --- one device rule: the target card plans, this machine trains ------------------------------
+
+def laptop_preset(device: str = "auto"):
+    return resolve("laptop-8gb", {"algo": "SAC", "env": {"id": "Pendulum-v1"}, "runtime": {"device": device}}).config
+
+
+def test_a_preset_s_target_card_on_a_machine_without_a_gpu_trains_on_the_cpu_and_says_both():
+    cfg = laptop_preset()
+    result = estimate(cfg, probe_spaces(cfg.env), get_profile(cfg.target_gpu), HOST, torch=CPU_BUILD, here=[])
+    assert result.train_device == "cpu"  # this machine's, whatever the plan
+    assert result.planned_device == "cuda:0" and result.on_gpu and result.gpu_name == "RTX 4060 Laptop"
+    assert result.warnings[0].startswith("planned for RTX 4060 Laptop (the target), which is not this machine: "
+                                         "here it trains on cpu - torch 2.5.1+cpu has no CUDA; host RAM")
+    here = result.this_machine
+    assert here is not None and not here.on_gpu and here.gpu_bytes == 0 and here.train_device == "cpu"
+    data = result.to_json()
+    assert data["train_device"] == "cpu" and data["planned_device"] == "cuda:0"
+    assert data["this_machine"]["train_device"] == "cpu" and data["this_machine"]["on_gpu"] is False
+
+
+def test_a_target_card_beside_this_machine_s_card_estimates_both_cards():
+    cfg = laptop_preset()
+    h100 = dataclasses.replace(get_profile("H100 80GB"), name="this machine: NVIDIA H100 80GB HBM3", detected=True, index=0)
+    result = estimate(cfg, probe_spaces(cfg.env), get_profile(cfg.target_gpu), HOST, torch=CUDA_BUILD, here=[h100])
+    assert result.train_device == "cuda:0" and result.gpu_name == "RTX 4060 Laptop"
+    here = result.this_machine
+    assert here is not None and here.gpu_name == h100.name and here.capacity_bytes == h100.memory_bytes
+    assert "here it trains on cuda:0 - NVIDIA H100 80GB HBM3;" in result.warnings[0]
+    assert here.gpu_bytes > result.gpu_bytes  # the H100's context is bigger than the table's ada
+
+
+def test_planned_for_this_machine_has_no_second_estimate():
+    cfg = config()
+    result = estimate(cfg, probe_spaces(cfg.env), detected_card(), HOST, torch=CUDA_BUILD)
+    assert result.this_machine is None and result.planned_device == result.train_device == "cuda:0"
+    assert result.gpu_source == "the table for ada"
+
+
+def test_a_small_mlp_of_ppo_on_a_gpu_is_told_the_cpu_is_usually_faster():
+    small = resolve(None, {"algo": "PPO", "env": {"id": "CartPole-v1"}}).config
+    result = estimate(small, probe_spaces(small.env), detected_card(), HOST, torch=CUDA_BUILD)
+    assert any("usually trains faster on the CPU" in w and "rlpanel tune" in w for w in result.warnings)
+    heavy = resolve("heavy", {"algo": "PPO", "env": {"id": "CartPole-v1"}}).config  # 1.3 M parameters: GPU's work
+    assert not any("faster on the CPU" in w for w in estimate(heavy, probe_spaces(heavy.env), detected_card(), HOST,
+                                                              torch=CUDA_BUILD).warnings)
+    on_cpu = estimate(small, probe_spaces(small.env), detected_card(), HOST, torch=CPU_BUILD)
+    assert not any("faster on the CPU" in w for w in on_cpu.warnings)
+
+
+def test_an_image_policy_on_the_cpu_is_warned():
+    from core.config.trust import trust
+    from tests.core.fit.test_estimate import IMAGE_ENV
+
+    trust(IMAGE_ENV.partition(":")[0])
+    cfg = resolve(None, {"algo": "PPO", "env": {"entry_point": IMAGE_ENV}, "runtime": {"device": "cpu"},
+                         "ppo": {"n_steps": 32, "batch_size": 32}}).config
+    result = estimate(cfg, probe_spaces(cfg.env), None, HOST, torch=CPU_BUILD, here=[])
+    assert any("image policy (CnnPolicy) trains on the CPU" in w for w in result.warnings)
+
+
+def test_the_queue_judges_a_planned_estimate_by_this_machine():
+    from core.queue.state import fits_next_to
+
+    cfg = laptop_preset()
+    planned = estimate(cfg, probe_spaces(cfg.env), get_profile(cfg.target_gpu), 1 << 30, torch=CPU_BUILD,
+                       here=[]).to_json()
+    ok, why = fits_next_to(planned, [planned, planned])
+    # three CPU runs of this machine, not three runs with CUDA's host runtime on the laptop card
+    here = planned["this_machine"]["host_bytes"]
+    assert here < planned["host_bytes"]
+    assert not ok and f"({3 * here / 2**20:,.0f} of 1,024 MiB)" in why
