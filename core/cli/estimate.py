@@ -9,12 +9,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import add_config_args, config_from_args, emit, positive_float
+from core.cli.common import add_config_args, config_from_args, emit, positive_float, runs_dir
 from core.config.spaces import probe_spaces
 from core.fit.device import torch_facts
 from core.fit.estimate import estimate
-from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
+from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
 from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
+from core.run.card_history import card_ratios
 
 EXIT_NO_FIT = 3
 
@@ -38,6 +39,8 @@ def run_estimate(args: argparse.Namespace) -> int:
     cfg = validated.config
     spaces = probe_spaces(cfg.env)
     gpu = get_profile(args.gpu or cfg.target_gpu)
+    if gpu is not None and gpu.detected:  # how the last runs on this card compared with their estimates
+        gpu = with_history(gpu, card_ratios(runs_dir(args), gpu.uuid))
     host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
     # the worker's torch decides the device; asking it costs one subprocess per interpreter and torch version
     result = estimate(cfg, spaces, gpu, host, torch=torch_facts())
@@ -57,7 +60,7 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
     elif result.on_gpu:
         lines.append(f"GPU: {where}")
     if result.gpu_source:
-        lines.append(f"GPU fixed costs: {result.gpu_source}")
+        lines.append(f"GPU fixed costs: {result.gpu_source}" + (f"; {result.gpu_history}" if result.gpu_history else ""))
     lines += [f"warning: {w}" for w in result.warnings] + [""]
     lines.append(f"{'term':<18} {'where':<5} {'MiB':>11} {'share':>6}  note")
     for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):

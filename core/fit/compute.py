@@ -17,6 +17,7 @@ NVML lists for the run's process, the figure a card really loses:
   allocator_cache   torch's caching allocator: blocks cached beside the live tensors, whole segments
                     (``AllocatorModel.reserved``); context and the allocator's constants per GPU
                     generation, measured (configs/gpus.yaml) or calibrated on the card (core.fit.calibration)
+  runs_correction   when the last runs on this card peaked above their estimates: the median excess
 Host terms:
   rollout_buffer | replay_buffer, vecnormalize, worker_runtime, env_processes
 
@@ -33,7 +34,7 @@ from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
 from core.fit import contrib_sizes
 from core.fit import sb3_sizes as shapes
-from core.fit.gpus import AllocatorModel, GpuProfile
+from core.fit.gpus import AllocatorModel, GpuProfile, history_factor
 from core.fit.networks import FLOAT, ModelShape
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
 from core.util.procs import effective_start_method
@@ -91,6 +92,11 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     if on_gpu:
         assert gpu is not None
         allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, params + grads + optim + acts + batch, terms)
+        factor = history_factor(gpu)
+        if factor is not None:
+            so_far = sum(t.bytes for t in terms if t.where == "gpu")
+            terms.append(Term("runs_correction", "gpu", int((factor - 1) * so_far),
+                              f"the last runs on this card peaked at x{factor:.2f} of their estimates (median)"))
     full_at = _host_terms(cfg, spaces, on_gpu, terms, notes)
     gpu_bytes = sum(t.bytes for t in terms if t.where == "gpu")
     host_bytes = sum(t.bytes for t in terms if t.where == "host")

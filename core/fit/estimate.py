@@ -14,7 +14,7 @@ from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device
-from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile
+from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
 from core.fit.result import FITS, MIB, FitEstimate
 from core.fit.suggest import suggest_fix
 
@@ -69,6 +69,7 @@ def _compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_cap
              suggest: bool) -> FitEstimate:
     result = compute(cfg, spaces, gpu, host_capacity, allocator_model())
     result.gpu_source = gpu.source if gpu is not None and result.on_gpu else ""
+    result.gpu_history = history_text(gpu) if gpu is not None and result.on_gpu else ""
     if suggest and (result.verdict != FITS or result.host_verdict != FITS):
         result.suggestion = suggest_fix(cfg, spaces, gpu, host_capacity, result)
     return result

@@ -45,6 +45,7 @@ class GpuProfile:
     source: str = ""        # where the constants come from: "the table for ada", "measured on this card 2026-11-26"
     uuid: str | None = None  # NVML's UUID of a detected card (what a calibration is keyed by)
     driver: str | None = None
+    history: tuple[float, ...] = ()  # the last runs on this card: NVML process peak / estimate, newest first
 
     @property
     def memory_gib(self) -> float:
@@ -250,11 +251,36 @@ def with_calibration(profile: GpuProfile, cal: Calibration) -> GpuProfile:
                                source=f"measured on this card {cal.day}")
 
 
+def with_history(profile: GpuProfile, ratios: tuple[float, ...]) -> GpuProfile:
+    """A detected card with how its last runs compared with their estimates (``core.run.card_history``)."""
+    return dataclasses.replace(profile, history=tuple(ratios)) if profile.detected else profile
+
+
+def history_factor(profile: GpuProfile) -> float | None:
+    """The correction the last runs call for: their median peak/estimate when at least 3 ran above 1.03
+    (an estimate that ran high is kept: it errs on the safe side); None otherwise."""
+    if len(profile.history) < 3:
+        return None
+    ordered = sorted(profile.history)
+    middle = len(ordered) // 2
+    median = ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+    return median if median > 1.03 else None
+
+
+def history_text(profile: GpuProfile) -> str:
+    """``last 5 runs: 0.94-1.03 of estimate`` (empty without runs)."""
+    if not profile.history:
+        return ""
+    low, high = min(profile.history), max(profile.history)
+    runs = f"last {len(profile.history)} run{'s' if len(profile.history) > 1 else ''}"
+    return f"{runs}: {low:.2f}-{high:.2f} of estimate" if high > low else f"{runs}: {low:.2f} of estimate"
+
+
 def without_calibration(profile: GpuProfile) -> GpuProfile:
     """``profile`` with the table's constants for its generation (``bench/vram_check.py --table``)."""
     return dataclasses.replace(profile, **constants(profile.generation), source=f"the table for {profile.generation}")
 
 
 __all__ = ["AllocatorModel", "GpuProfile", "all_profiles", "allocator_model", "calibrated", "constants",
-           "detected_profiles", "generation_for", "get_profile", "known_profiles", "with_calibration",
-           "without_calibration"]
+           "detected_profiles", "generation_for", "get_profile", "history_factor", "history_text", "known_profiles",
+           "with_calibration", "with_history", "without_calibration"]

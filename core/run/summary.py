@@ -70,4 +70,14 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
     out["attempts"] = int(status.get("attempt", 1))
     out.update(telemetry_summary(layout.telemetry))
+    out.update(_estimate_beside_peak(status.get("estimate_gpu"), out.get("peak_process_gpu_memory_bytes")))
     return out
+
+
+def _estimate_beside_peak(estimate: Any, peak: Any) -> dict[str, Any]:
+    """The worker's estimate for its card (``core.training.fit_record``) beside the measured process peak."""
+    if not isinstance(estimate, dict) or not isinstance(estimate.get("bytes"), int) or estimate["bytes"] <= 0:
+        return {}
+    ratio = round(peak / estimate["bytes"], 4) if isinstance(peak, int | float) and peak > 0 else None
+    return {"estimate_gpu_bytes": estimate["bytes"], "estimate_gpu_source": estimate.get("source"),
+            "gpu_uuid": estimate.get("uuid"), "peak_to_estimate": ratio}

@@ -19,13 +19,14 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
-from core.config.spaces import check_spaces, describe, space_kind
+from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.run import records
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import well_formed
 from core.run.status import clean_status, write_status
 from core.run.summary import summarize
+from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
@@ -39,6 +40,7 @@ from core.training.factory import (
     resolve_device,
     wrap_normalize,
 )
+from core.training.fit_record import record_estimate
 from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
@@ -94,6 +96,7 @@ class TrainingSession:
         self.layout = RunDir(run_dir)
         self.cfg = cfg
         self.resume = resume
+        self._spaces: EnvSpaces | None = None  # the env's, once built: the estimate kept with the run
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
@@ -158,6 +161,7 @@ class TrainingSession:
         if issues:
             env.close()
             raise ConfigError(issues)
+        self._spaces = spaces
         stats = ckpt.path(self.run_dir, "vecnormalize") if ckpt else None
         if stats is not None:
             return VecNormalize.load(str(stats), env)
@@ -194,6 +198,14 @@ class TrainingSession:
                                       callback_after_eval=EvalRecorder(out)))
         return callbacks, eval_env
 
+    def _run_gpu(self) -> GpuMatch | None:
+        """NVML's index of the run's GPU; on CUDA, the estimate for that card is kept with the run."""
+        device = device_label(resolve_device(self.cfg.runtime.device))
+        where = run_gpu(device)
+        if device.startswith("cuda") and where is not None and self._spaces is not None:
+            record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
+        return where
+
     def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
                prior_time: float) -> tuple[str, str]:
         """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
@@ -212,7 +224,7 @@ class TrainingSession:
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
-        where = run_gpu(device_label(resolve_device(self.cfg.runtime.device)))  # NVML's index of the run's GPU
+        where = self._run_gpu()
         telemetry = self._start_telemetry(where.gpu if where is not None else None)
         guard, note = start_guard(self.cfg, where)
         self._event(out, note)
