@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("rlpanel")
 
         self.config = ConfigModel(self)  # what Configure edits and the Queue tab turns into jobs
+        self.config.runs_dir = self.runs_dir
         self.configure = ConfigurePanel(self.config)
         self.monitor = MonitorPanel()
         self.runs = RunsPanel(self.runs_dir)
@@ -73,6 +74,7 @@ class MainWindow(QMainWindow):
         self.sweeps = SweepsPanel(self.runs_dir)
         self.log = LogPanel()
         self.system = SystemPanel(self.runs_dir)
+        self.system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
         self.tabs = QTabWidget()
         for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
                              (self.sweeps, "Sweeps"), (self.log, "Log"), (self.system, "System")):

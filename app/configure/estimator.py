@@ -8,6 +8,8 @@ The estimate itself is pure arithmetic and runs on the GUI thread.
 from __future__ import annotations
 
 import json
+import time
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
@@ -18,8 +20,9 @@ from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.fit.device import cached_torch_facts, torch_facts
 from core.fit.estimate import estimate
-from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles
+from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
 from core.fit.result import FitEstimate
+from core.run.card_history import card_ratios
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
@@ -50,15 +53,30 @@ def needs_torch_facts(cfg: RunConfig) -> bool:
     device = cfg.runtime.device
     if device == "cpu":
         return False
-    gpu = target_profile(cfg)
-    return device.startswith("cuda") or (gpu is not None and gpu.detected)
+    return device.startswith("cuda") or bool(detected_profiles())
+
+
+HISTORY_TTL_S = 30.0  # a card's last runs are read at most this often (the estimate runs on every keystroke)
+_history: dict[tuple[str, str], tuple[float, tuple[float, ...]]] = {}
+
+
+def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None) -> GpuProfile | None:
+    """A detected card with how its last runs in ``runs_dir`` compared with their estimates."""
+    if gpu is None or not gpu.detected or runs_dir is None or not gpu.uuid:
+        return gpu
+    key = (str(runs_dir), gpu.uuid)
+    known = _history.get(key)
+    if known is None or time.monotonic() - known[0] > HISTORY_TTL_S:
+        known = _history[key] = (time.monotonic(), card_ratios(runs_dir, gpu.uuid))
+    return with_history(gpu, known[1])
 
 
 def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
-                 torch: dict[str, Any] | None = None) -> tuple[FitEstimate | None, str]:
+                 torch: dict[str, Any] | None = None, runs_dir: Path | None = None) -> tuple[FitEstimate | None, str]:
     """The fit estimate, or ``None`` and why not."""
     try:
-        return estimate(cfg, spaces, get_profile(cfg.target_gpu), host_memory_bytes=host_total, torch=torch), ""
+        gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir)
+        return estimate(cfg, spaces, gpu, host_memory_bytes=host_total, torch=torch), ""
     except ConfigError as exc:
         return None, "; ".join(i.message for i in exc.issues)
     except (ValueError, TypeError, KeyError) as exc:  # an estimate bug must not take the panel down

@@ -53,6 +53,34 @@ def no_fit_reason(estimate: FitEstimate) -> str:
     return "\n".join(lines)
 
 
+def plan_text(estimate: FitEstimate) -> str:
+    """This machine and the target side by side, when the target is another machine's card."""
+    here = estimate.this_machine
+    if here is None:
+        return ""
+    if here.on_gpu:
+        mine = f"{format_bytes(here.gpu_bytes)} of {format_bytes(here.capacity_bytes)}, {here.verdict}"
+    else:
+        mine = f"host RAM {format_bytes(here.host_bytes)}, {here.host_verdict}"
+    target = f"{format_bytes(estimate.gpu_bytes)} of {format_bytes(estimate.capacity_bytes)}" if estimate.on_gpu else \
+        f"host RAM {format_bytes(estimate.host_bytes)}"
+    return (f"This machine: trains on {estimate.train_device_reason or estimate.train_device} ({mine}).\n"
+            f"{estimate.gpu_name or 'The target'}, the target (the bars): {estimate.verdict} {target}.")
+
+
+def source_text(estimate: FitEstimate) -> str:
+    """Where the card's fixed costs come from and how its last runs compared; the way to measure them."""
+    if not estimate.gpu_source:
+        return ""
+    text = f"GPU costs {estimate.gpu_source}" if estimate.gpu_source.startswith("measured") else \
+        f"GPU costs from {estimate.gpu_source} (estimated)"
+    if estimate.gpu_history:
+        text += f"; {estimate.gpu_history}"
+    if not estimate.gpu_source.startswith("measured") and estimate.this_machine is None:
+        text += "; Calibrate in the System tab measures this card"
+    return text
+
+
 class MemoryBar(QWidget):
     """Stacked segments (name, bytes) against a capacity, with the 80 % / 95 % verdict marks."""
 
@@ -173,6 +201,12 @@ class FitBox(QGroupBox):
         self.warning_label = QLabel()  # the device warning: a GPU here that this torch cannot use
         self.warning_label.setWordWrap(True)
         self.warning_label.hide()
+        self.plan_label = QLabel()  # a target that is not this machine: both, side by side
+        self.plan_label.setWordWrap(True)
+        self.plan_label.hide()
+        self.source_label = QLabel()  # where the card's fixed costs come from, how its last runs compared
+        self.source_label.setWordWrap(True)
+        self.source_label.hide()
         self.suggestion_button = QPushButton()
         self.suggestion_button.hide()
         self.suggestion_button.clicked.connect(self._suggestion)
@@ -191,8 +225,10 @@ class FitBox(QGroupBox):
         verdict.addWidget(self.verdict_label)
         verdict.addWidget(self.detail_label, 1)
         grid.addLayout(verdict, 3, 0, 1, 3)
-        grid.addWidget(self.warning_label, 4, 0, 1, 3)
-        grid.addWidget(self.suggestion_button, 5, 0, 1, 3)
+        grid.addWidget(self.plan_label, 4, 0, 1, 3)
+        grid.addWidget(self.source_label, 5, 0, 1, 3)
+        grid.addWidget(self.warning_label, 6, 0, 1, 3)
+        grid.addWidget(self.suggestion_button, 7, 0, 1, 3)
         self.show_unavailable("no estimate yet")
 
     # --- target ----------------------------------------------------------------------------
@@ -230,9 +266,16 @@ class FitBox(QGroupBox):
         else:
             self.gpu_bar.set_data([], None)
             self.gpu_text.setText("not used (CPU)")
-        self.warning_label.setText("\n".join(estimate.warnings))
+        warnings = list(estimate.warnings)
+        if estimate.this_machine is not None:  # the plan's first warning is what plan_label shows
+            warnings = warnings[1:]
+        self.plan_label.setText(plan_text(estimate))
+        self.plan_label.setVisible(estimate.this_machine is not None)
+        self.source_label.setText(source_text(estimate))
+        self.source_label.setVisible(bool(estimate.gpu_source))
+        self.warning_label.setText("\n".join(warnings))
         self.warning_label.setStyleSheet(f"color: {error_color(self).name()};")
-        self.warning_label.setVisible(bool(estimate.warnings))
+        self.warning_label.setVisible(bool(warnings))
         host_capacity = estimate.host_capacity_bytes or host_total
         self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.host_verdict))
         self.host_text.setText(f"{format_bytes(estimate.host_bytes)} / {format_bytes(host_capacity)}")
@@ -268,6 +311,8 @@ class FitBox(QGroupBox):
         self.detail_label.setText(why)
         self.detail_label.setStyleSheet("")
         self.warning_label.hide()
+        self.plan_label.hide()
+        self.source_label.hide()
         self.suggestion_button.hide()
 
     def verdict(self) -> str | None:

@@ -9,6 +9,7 @@ from that one validation, and views hear of it through ``validated``.
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -56,6 +57,7 @@ class ConfigModel(QObject):
         self.spaces_text = ""    # the env's action and observation spaces, in words
         self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
         self.host_total = host_memory_total()
+        self.runs_dir: Path | None = None  # the window's runs folder: how the last runs on this card compared
         self.spaces = SpacesCache(self)
         self.spaces.ready.connect(lambda _key: self._check())
         self.torch = TorchFactsCache(self)
@@ -169,6 +171,10 @@ class ConfigModel(QObject):
         self.validation = self.state.validate()
         self._check()
 
+    def recheck(self) -> None:
+        """Estimate again (the GPU's costs changed: a calibration)."""
+        self._check()
+
     def _check(self) -> None:
         """Spaces rules and the estimate for the current config; then tell the views."""
         validation = self.validation
@@ -196,7 +202,7 @@ class ConfigModel(QObject):
                 torch = self.torch.get() if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)
                 issues += [issue] if issue else []
-                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch)
+                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch, self.runs_dir)
         self.issues = issues
         changed = estimate != self.estimate
         self.estimate = estimate

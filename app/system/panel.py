@@ -1,7 +1,9 @@
-"""The System tab: what ``rlpanel doctor`` reports, gathered off the GUI thread.
+"""The System tab: what ``rlpanel doctor`` reports, gathered off the GUI thread; Calibrate.
 
 The doctor probes torch in a subprocess (importing torch here is forbidden and slow), which
 can take seconds, so it runs on a worker thread and the panel fills in when it is done.
+Calibrate runs ``rlpanel calibrate``'s probe (``core.fit.calibration``, ~20 s) the same way and
+says ``calibrated`` so the fit estimate is made again with the card's measured costs.
 """
 
 from __future__ import annotations
@@ -14,6 +16,9 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, 
 
 from app.background import run_in_background
 from core.cli import doctor
+from core.cli.calibrate import describe
+from core.fit.calibration import Calibration, CalibrationError, run_calibration
+from core.fit.gpus import detected_profiles
 
 
 def gather_report(runs_dir: Path) -> str:
@@ -21,8 +26,19 @@ def gather_report(runs_dir: Path) -> str:
     return doctor.format_report(doctor.report(Path(runs_dir)))
 
 
+def calibrate_card(index: int = 0) -> Calibration | str:
+    """The card's calibration, or why there is none (one line)."""
+    try:
+        cal = run_calibration(index)
+    except CalibrationError as exc:
+        return f"Cannot calibrate: {exc}"
+    detected_profiles(refresh=True)
+    return cal
+
+
 class SystemPanel(QWidget):
     report_ready = Signal(str)
+    calibrated = Signal(object)  # the Calibration: estimates for this card change
 
     def __init__(self, runs_dir: Path, parent=None):
         super().__init__(parent)
@@ -31,16 +47,26 @@ class SystemPanel(QWidget):
         self.state = QLabel("Not checked yet")
         self.refresh_button = QPushButton("Check again")
         self.refresh_button.clicked.connect(self.refresh)
+        self.calibrate_button = QPushButton("Calibrate GPU")
+        self.calibrate_button.setToolTip("Measure CUDA's fixed memory costs on this GPU (~20 s) so the fit "
+                                         "estimate uses this card's, driver's and torch's own figures")
+        self.calibrate_button.clicked.connect(self.calibrate)
+        self.calibrate_button.setEnabled(bool(detected_profiles()))
+        self.calibration_label = QLabel("")
+        self.calibration_label.setWordWrap(True)
+        self.calibration_label.hide()
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)  # a report in columns: scroll, do not wrap
         top = QHBoxLayout()
         top.addWidget(self.state, 1)
+        top.addWidget(self.calibrate_button)
         top.addWidget(self.refresh_button)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
+        layout.addWidget(self.calibration_label)
         layout.addWidget(self.text, 1)
 
     def refresh(self) -> None:
@@ -53,6 +79,21 @@ class SystemPanel(QWidget):
 
         run_in_background(lambda: gather_report(self.runs_dir), self._show,
                           lambda message: self._show(f"The system check failed: {message}"))
+
+    def calibrate(self, index: int = 0) -> None:
+        """Measure the card in the probe process, off the GUI thread."""
+        self.calibrate_button.setEnabled(False)
+        self.calibration_label.setText("Calibrating: measuring CUDA's context, cuBLAS, cuDNN and the allocator "
+                                       "on this GPU in a probe process (~20 s)...")
+        self.calibration_label.show()
+        run_in_background(lambda: calibrate_card(index), self._calibrated,
+                          lambda message: self._calibrated(f"Cannot calibrate: {message}"))
+
+    def _calibrated(self, result: Calibration | str) -> None:
+        self.calibrate_button.setEnabled(bool(detected_profiles()))
+        self.calibration_label.setText(describe(result) if isinstance(result, Calibration) else result)
+        if isinstance(result, Calibration):
+            self.calibrated.emit(result)
 
     def _show(self, text: str) -> None:
         self._busy = False

@@ -61,6 +61,7 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
                               f"{mine.gpu_name}, {mine.verdict}" if mine.on_gpu else
                               f"host RAM {mine.host_bytes / MIB:,.0f} MiB, {mine.host_verdict}"))
     result.train_device = device
+    result.train_device_reason = device_reason(cfg, device, local, torch)
     result.warnings = warnings + policy_warnings(cfg, spaces, device, result.parameter_count)
     return result
 

@@ -61,6 +61,7 @@ class FitEstimate:
     planned_device: str = ""        # the device the terms assume: train_device, or a target card's cuda:0
     this_machine: FitEstimate | None = None  # when planned for another machine's card: this one's estimate
     gpu_source: str = ""            # where the card's fixed costs come from: "measured on this card 2026-11-26", ...
+    train_device_reason: str = ""   # this machine's device and why: "cpu - torch 2.13.0+cpu has no CUDA"
     gpu_history: str = ""           # how the last runs on the card compared: "last 5 runs: 0.94-1.03 of estimate"
 
     @property
@@ -110,7 +111,7 @@ class FitEstimate:
             "notes": list(self.notes),
             "train_device": self.train_device, "warnings": list(self.warnings),
             "planned_device": self.planned_device or self.train_device, "gpu_source": self.gpu_source,
-            "gpu_history": self.gpu_history,
+            "gpu_history": self.gpu_history, "train_device_reason": self.train_device_reason,
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
         }
 

@@ -123,3 +123,30 @@ def test_the_fit_bar_shows_the_estimate_once_the_spaces_are_read(qtbot, panel):
     qtbot.waitUntil(lambda: panel.model.estimate is not None, timeout=TIMEOUT_MS)
     assert panel.fit_box.verdict_label.text() == panel.model.estimate.verdict
     assert panel.fit_box.host_text.text().endswith("GiB")
+
+
+def test_a_preset_s_target_that_is_not_this_machine_shows_both(qtbot, panel):
+    """laptop-8gb plans for an RTX 4060 Laptop; this machine (no NVML GPU) trains on the CPU: both are shown."""
+    panel.select_preset("laptop-8gb")
+    wait_settled(qtbot, panel)
+    box = panel.fit_box
+    assert panel.current_config().target_gpu == LAPTOP
+    est = panel.current_estimate()
+    assert est.train_device == "cpu" and est.this_machine is not None
+    assert not box.plan_label.isHidden()
+    lines = box.plan_label.text().splitlines()
+    assert lines[0].startswith("This machine: trains on cpu - ")
+    assert lines[1].startswith(f"{LAPTOP}, the target (the bars): fits ")
+    assert "GPU costs from the table for ada (estimated)" in box.source_label.text()
+    assert "planned for" not in box.warning_label.text()  # said once, in the plan's lines
+
+
+def test_calibrate_in_the_system_tab_says_why_not_without_cuda(qtbot, tmp_path):
+    from app.system.panel import SystemPanel
+
+    system = SystemPanel(tmp_path)
+    qtbot.addWidget(system)
+    assert not system.calibrate_button.isEnabled()  # no GPU detected here
+    system.calibrate()
+    qtbot.waitUntil(lambda: system.calibration_label.text().startswith("Cannot calibrate:"), timeout=120_000)
+    assert "sees no CUDA device" in system.calibration_label.text()
