@@ -128,6 +128,7 @@ def test_the_fit_bar_shows_the_estimate_once_the_spaces_are_read(qtbot, panel):
 def test_a_preset_s_target_that_is_not_this_machine_shows_both(qtbot, panel):
     """laptop-8gb plans for an RTX 4060 Laptop; this machine (no NVML GPU) trains on the CPU: both are shown."""
     panel.select_preset("laptop-8gb")
+    panel.set_field("env", {"id": "Pendulum-v1", "entry_point": None, "kwargs": {}})
     wait_settled(qtbot, panel)
     box = panel.fit_box
     assert panel.current_config().target_gpu == LAPTOP
