@@ -12,6 +12,7 @@ from typing import Any
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
+from core.config.steps import planned_steps
 from core.fit.compute import compute
 from core.fit.device import train_device
 from core.fit.gpus import GpuProfile, allocator_model, get_profile
@@ -46,6 +47,7 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
         gpu = None  # the worker trains on the CPU: the GPU's memory is not what limits it
     host_capacity = int(host_memory_bytes) if host_memory_bytes else host_memory_total()
     result = compute(cfg, spaces, gpu, host_capacity, allocator_model())
+    result.planned_timesteps = plan.steps if (plan := planned_steps(cfg)) else None
     if suggest and (result.verdict != FITS or result.host_verdict != FITS):
         result.suggestion = suggest_fix(cfg, spaces, gpu, host_capacity, result)
     result.train_device, result.warnings = device, warnings

@@ -58,6 +58,7 @@ class FitEstimate:
     notes: list[str] = field(default_factory=list)
     train_device: str = ""          # what a worker launched here trains on: cuda:0, cpu (core.fit.device)
     warnings: list[str] = field(default_factory=list)  # sentences the user must read before launch
+    planned_timesteps: int | None = None  # the steps SB3 trains: whole rollouts (core.config.steps); None: a baseline
 
     @property
     def usage(self) -> float:
@@ -105,6 +106,7 @@ class FitEstimate:
             "suggestion": self.suggestion.to_json() if self.suggestion else None,
             "notes": list(self.notes),
             "train_device": self.train_device, "warnings": list(self.warnings),
+            "planned_timesteps": self.planned_timesteps,
         }
 
 
