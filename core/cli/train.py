@@ -121,7 +121,7 @@ def run_resume(args: argparse.Namespace) -> int:
         print(f"playing the {total:,} episodes of baseline {run_dir.name} again", file=sys.stderr)
     else:  # SB3 counts whole rollouts from the checkpoint's step
         print(f"resuming {run_dir.name} from step {step:,} to {plan.steps:,}"
-              + (f" (a budget of {total:,} in {plan.cycle.text})" if plan.differs else ""), file=sys.stderr)
+              + (f" (a budget of {total:,})" if plan.differs else ""), file=sys.stderr)
     return _detach_or_follow(args, run_dir, plan)
 
 
