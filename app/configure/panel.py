@@ -35,6 +35,7 @@ from app.configure.hints import HintsBox
 from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
+from app.configure.steps_hint import PlannedStepsHint
 from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
@@ -174,6 +175,9 @@ class ConfigurePanel(QWidget):
             if name == "budget":  # pinned below the scroll area; the rest of the budget scrolls
                 self.budget_form = SectionForm(info.annotation, name, info.title, exclude=BUDGET_MORE)
                 self._add_form(None, self.budget_form, name)
+                # the steps the run trains, under Timesteps (SB3 trains whole rollouts), with its round-to buttons
+                self.steps_hint = PlannedStepsHint.under(self.budget_form, self.rows["budget.total_timesteps"])
+                self.steps_hint.round_clicked.connect(self.round_budget)
                 pinned = tuple(n for n in info.annotation.model_fields if n not in BUDGET_MORE)
                 self._add_form(box, SectionForm(info.annotation, name, f"{info.title}: more", exclude=pinned), "budget_more")
                 continue
@@ -185,6 +189,11 @@ class ConfigurePanel(QWidget):
             # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
             row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
         return container
+
+    def round_budget(self, steps: int) -> None:
+        """A round-to button: the budget becomes a whole number of rollouts (or train_freq cycles)."""
+        self.model.set_field("budget.total_timesteps", steps)
+        self.model.validate_now()
 
     def _add_form(self, box: QVBoxLayout | None, form: SectionForm, name: str) -> None:
         form.edited.connect(self._edited)
@@ -343,6 +352,7 @@ class ConfigurePanel(QWidget):
         model = self.model
         self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
+        self.steps_hint.show_plan(model.validation.config)
         if model.estimate is not None:
             self.fit_box.show_estimate(model.estimate, model.host_total)
         else:

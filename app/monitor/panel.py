@@ -216,7 +216,7 @@ class MonitorPanel(QWidget):
         self._update_status()
 
     def _show_progress(self) -> None:
-        """Steps (or a baseline's episodes) done of the budget, capped at the budget, and the time left."""
+        """Steps (or a baseline's episodes) done of those the run trains, and the time left."""
         last = self._last_progress
         if not last:
             return
@@ -226,12 +226,16 @@ class MonitorPanel(QWidget):
             done, total, unit = last.get("step") or 0, last.get("total") or 0, "steps"
         if not total:
             return
+        # the worker's total is the steps SB3 really runs (whole rollouts); an update that ends with episodes (ARS)
+        # or a run recorded before that total passes it: the steps made are the total then, never "x / fewer"
+        shown = max(done, total)
         self.progress.setRange(0, 1000)
-        self.progress.setValue(int(1000 * min(1.0, done / total)))
-        text = f"{min(done, total):,} / {total:,} {unit}"
+        self.progress.setValue(int(1000 * done / shown))
+        text = f"{done:,} / {shown:,} {unit}"
         tip = []
-        if done > total:  # SB3 finishes the rollout it is in: a few steps past the budget
-            tip.append(f"{done:,} steps were taken: SB3 finishes the rollout that crosses the budget")
+        if done > total:
+            tip.append(f"{done:,} steps were taken, past the {total:,} planned: SB3 finishes the update that crosses "
+                       "the budget")
         rate = self._speed.rate
         if self.run_state == "running":
             eta = eta_text(total - done, rate, time.time()) if unit == "steps" else None

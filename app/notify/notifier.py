@@ -60,8 +60,8 @@ class WindowNotifier(QObject):
         if info is None:
             return None
         if info.total:
-            share = min(1.0, info.steps / info.total)
-            return f"{info.id}: {info.state}, {info.steps:,} of {info.total:,} steps ({100 * share:.0f} %)"
+            share = info.steps / info.shown_total
+            return f"{info.id}: {info.state}, {info.steps_text(' of ')} steps ({100 * share:.0f} %)"
         return f"{info.id}: {info.state}, {info.steps:,} steps"
 
     def notify(self, title: str, body: str, warning: bool = False) -> None:

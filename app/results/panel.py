@@ -236,7 +236,7 @@ class ResultsPanel(QWidget):
             item.setData(ID_ROLE, info.id)
             item.setFlags(Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Checked if info.id in checked else Qt.CheckState.Unchecked)
-            item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps:,} steps"
+            item.setToolTip(f"{info.id}\n{info.algo} on {info.env}\n{info.state}, {info.steps_text(' of ')} steps"
                             + (f"\ntags: {' '.join(info.tags)}" if info.tags else ""))
             if info.state != "finished":  # a finished run in the plain text colour, others by state
                 item.setForeground(QBrush(state_color(info.state)))

@@ -95,7 +95,7 @@ def energy_text(kwh: float | None) -> str:
 
 def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> RunItem:
     reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
-    steps = f"{info.steps:,}" + (f" / {info.total:,}" if info.total else "")
+    steps = info.steps_text()
     started = info.started_at or info.created_at or now
     label = info.display_name or info.id
     item = RunItem([label, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),

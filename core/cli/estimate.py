@@ -11,6 +11,7 @@ import sys
 
 from core.cli.common import add_config_args, config_from_args, emit, positive_float, runs_dir
 from core.config.spaces import probe_spaces
+from core.config.steps import PlannedSteps, planned_steps
 from core.fit.device import torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
@@ -44,7 +45,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
     # the worker's torch decides the device; asking it costs one subprocess per interpreter and torch version
     result = estimate(cfg, spaces, gpu, host, torch=torch_facts())
-    emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label))
+    emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label, planned_steps(cfg)))
     return EXIT_NO_FIT if NO_FIT in (result.verdict, result.host_verdict) else 0
 
 
@@ -52,7 +53,7 @@ def _mib(n: int) -> str:
     return f"{n / MIB:,.1f}"
 
 
-def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
+def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: PlannedSteps | None = None) -> str:
     where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
     lines = [f"{algo} on {env}, trains here on {result.train_device or 'n/a'}".strip(", ")]
     if result.this_machine is not None:
@@ -61,6 +62,8 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "") -> str:
         lines.append(f"GPU: {where}")
     if result.gpu_source:
         lines.append(f"GPU fixed costs: {result.gpu_source}" + (f"; {result.gpu_history}" if result.gpu_history else ""))
+    if plan is not None and plan.differs:  # SB3 trains whole rollouts: 33,000 asked may be 36,864 trained
+        lines.append(f"{plan.text()}, for a budget of {plan.budget:,}")
     lines += [f"warning: {w}" for w in result.warnings] + [""]
     lines.append(f"{'term':<18} {'where':<5} {'MiB':>11} {'share':>6}  note")
     for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):

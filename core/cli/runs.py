@@ -45,7 +45,7 @@ def table(infos: list[RunInfo]) -> str:
     named, tagged = any(i.display_name for i in infos), any(i.tags for i in infos)
     rows = [("ID", *(["NAME"] if named else []), "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE", *(["TAGS"] if tagged else []))]
     for i in infos:
-        steps = f"{i.steps:,}" + (f"/{i.total:,}" if i.total else "")
+        steps = i.steps_text("/")
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
         rows.append((i.id, *([i.display_name or ""] if named else []), i.state, i.algo, i.env, steps, reward,
                      format_age(i.age_s), *([" ".join(i.tags)] if tagged else [])))

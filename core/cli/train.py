@@ -11,6 +11,7 @@ from pathlib import Path
 from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
 from core.config.errors import ConfigError
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
+from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
 from core.fit.device import device_issue, torch_facts
 from core.fit.disk import free_space_problem
@@ -30,7 +31,7 @@ from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import TERMINAL
 from core.run.status import read_status
-from core.run.store import RunStore
+from core.run.store import RunStore, load_run_config
 from core.util.jsonl import JsonlReader
 
 
@@ -84,15 +85,18 @@ def run_train(args: argparse.Namespace) -> int:
     # a custom env is imported from the folder the command was started in, for a resume too
     run_dir = store.create(validated.config.with_import_folder(os.getcwd()), preset=args.preset, warnings=validated.warnings)
     launch_worker(run_dir, reap=not args.detach)
-    return _detach_or_follow(args, run_dir)
+    return _detach_or_follow(args, run_dir, planned_steps(validated.config))
 
 
-def _detach_or_follow(args: argparse.Namespace, run_dir: Path) -> int:
+def _detach_or_follow(args: argparse.Namespace, run_dir: Path, plan: PlannedSteps | None) -> int:
+    """``plan``: the steps the run trains (None: a baseline's episodes), said first and counted towards."""
+    planned = plan.steps if plan else None
     if args.detach:
-        emit(args, {"id": run_dir.name, "path": str(run_dir)}, run_dir.name)
+        emit(args, {"id": run_dir.name, "path": str(run_dir), "planned_timesteps": planned}, run_dir.name)
         return 0
-    print(f"run {run_dir.name} ({run_dir})", file=sys.stderr)
-    state, reason = follow(run_dir)
+    said = f": {plan.text()}" if plan and plan.differs else ""
+    print(f"run {run_dir.name} ({run_dir}){said}", file=sys.stderr)
+    state, reason = follow(run_dir, total=planned or 0)
     emit(args, {"id": run_dir.name, "path": str(run_dir), "state": state, "reason": reason}, f"{run_dir.name}: {state}")
     if state in ("finished", "stopped", "running"):
         return 0
@@ -112,8 +116,21 @@ def run_resume(args: argparse.Namespace) -> int:
         step, total = resume_run(run_dir, args.timesteps, reap=not args.detach)
     except (ResumeError, ClusterLaunchError) as exc:
         raise CliError(str(exc)) from None
-    print(f"resuming {run_dir.name} from step {step:,} to {total:,}", file=sys.stderr)
-    return _detach_or_follow(args, run_dir)
+    plan = _plan_of(run_dir, step)
+    if plan is None:
+        print(f"playing the {total:,} episodes of baseline {run_dir.name} again", file=sys.stderr)
+    else:  # SB3 counts whole rollouts from the checkpoint's step
+        print(f"resuming {run_dir.name} from step {step:,} to {plan.steps:,}"
+              + (f" (a budget of {total:,})" if plan.differs else ""), file=sys.stderr)
+    return _detach_or_follow(args, run_dir, plan)
+
+
+def _plan_of(run_dir: Path, start: int) -> PlannedSteps | None:
+    """The steps a launched run trains from ``start``, from the config it was launched with."""
+    try:
+        return planned_steps(load_run_config(run_dir), start)
+    except ConfigError as exc:  # resume and restart read the same config first: this is a race with an edit
+        raise CliError(f"the run's config no longer validates: {exc}") from None
 
 
 def run_restart(args: argparse.Namespace) -> int:
@@ -126,7 +143,7 @@ def run_restart(args: argparse.Namespace) -> int:
         raise CliError(f"the run's config no longer validates: {exc}") from None
     print(f"restarting {run_dir.name} from step 0 (attempt {attempt}; the old records are in "
           f"{RunDir(run_dir).superseded.name})", file=sys.stderr)
-    return _detach_or_follow(args, run_dir)
+    return _detach_or_follow(args, run_dir, _plan_of(run_dir, 0))
 
 
 def run_stop(args: argparse.Namespace) -> int:
@@ -146,11 +163,12 @@ def run_stop(args: argparse.Namespace) -> int:
 
 # --- following a run in the terminal ---------------------------------------------------------
 
-def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
-    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop."""
+def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str]:
+    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop. ``total``: the steps the run
+    trains, until its progress records say it."""
     reader = JsonlReader(RunDir(run_dir).metrics)
     tty = sys.stderr.isatty()
-    step = total = 0
+    step = 0
     fps = 0.0
     speed = SpeedEstimate()
     groups: list[EpisodeGroup] = []  # the newest episode records, single or aggregated
@@ -183,9 +201,10 @@ def follow(run_dir: Path, poll_s: float = 0.5) -> tuple[str, str]:
                 mean = float("nan") if mean is None else mean
                 eta = (eta_text(total - step, speed.rate, time.time()) if unit == "steps" else None) or "-"
                 eta = "PAUSED (GPU guard)" if state == "paused" else eta
-                frac = min(step / total, 1.0) if total else 0.0
+                shown = max(step, total)  # an update ending with episodes (ARS) passes the total: never "x/fewer"
+                frac = step / shown if shown else 0.0
                 bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
-                line = f"[{bar}] {step:,}/{total:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({episodes:,} ep)"
+                line = f"[{bar}] {step:,}/{shown:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({episodes:,} ep)"
                 print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                 last_print, printed_step = now, step
             if state in TERMINAL:

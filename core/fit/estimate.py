@@ -12,6 +12,7 @@ from typing import Any
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
+from core.config.steps import planned_steps
 from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
@@ -63,6 +64,7 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
     result.train_device = device
     result.train_device_reason = device_reason(cfg, device, local, torch)
     result.warnings = warnings + policy_warnings(cfg, spaces, device, result.parameter_count)
+    result.planned_timesteps = plan.steps if (plan := planned_steps(cfg)) else None
     return result
 
 

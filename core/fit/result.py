@@ -63,6 +63,7 @@ class FitEstimate:
     gpu_source: str = ""            # where the card's fixed costs come from: "measured on this card 2026-11-26", ...
     train_device_reason: str = ""   # this machine's device and why: "cpu - torch 2.13.0+cpu has no CUDA"
     gpu_history: str = ""           # how the last runs on the card compared: "last 5 runs: 0.94-1.03 of estimate"
+    planned_timesteps: int | None = None  # the steps SB3 trains: whole rollouts (core.config.steps); None: a baseline
 
     @property
     def usage(self) -> float:
@@ -113,6 +114,7 @@ class FitEstimate:
             "planned_device": self.planned_device or self.train_device, "gpu_source": self.gpu_source,
             "gpu_history": self.gpu_history, "train_device_reason": self.train_device_reason,
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
+            "planned_timesteps": self.planned_timesteps,
         }
 
 

@@ -26,6 +26,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "train_time_s": _NUMBER, "attempt": (int,), "error": (dict,), "exit_reason": (str,), "warnings": (list,),
     "queue": (dict,), "ray": (dict,), "resumed_from": (str,), "notes": (list,), "pause_reason": (str,), "paused_s": _NUMBER,
     "estimate_gpu": (dict,),
+    "planned_timesteps": (int,),
 }
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
 WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (its supervisor starts it)

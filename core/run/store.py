@@ -18,6 +18,7 @@ from typing import Any
 from core.config.algorithms import BASELINES
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
+from core.config.steps import planned_steps
 from core.config.validate import validate_config
 from core.run.annotations import read_annotations
 from core.run.episodes import REWARD_WINDOW, episode_groups, last_window, weighted_mean
@@ -79,6 +80,16 @@ class RunInfo:
         return self.display_name or self.name or self.id
 
     @property
+    def shown_total(self) -> int:
+        """The total a list shows: the steps the run trains, never fewer than it made (ARS's updates end with episodes,
+        past the budget; a run from before the planned total was recorded); 0 for none (a baseline)."""
+        return max(self.total, self.steps) if self.total else 0
+
+    def steps_text(self, joint: str = " / ") -> str:
+        """``32,769 / 40,960``: the steps made of the steps it trains; the steps alone without a total."""
+        return f"{self.steps:,}" + (f"{joint}{self.shown_total:,}" if self.total else "")
+
+    @property
     def age_s(self) -> float:
         return time.time() - (self.started_at or self.created_at or time.time())
 
@@ -114,9 +125,11 @@ class RunStore:
         layout = RunDir(path)
         try:
             write_atomic(layout.config, cfg.to_yaml())
+            plan = planned_steps(cfg)  # the Runs tab's total until the worker says it (a resume's, from its checkpoint)
             write_json_atomic(layout.status, {
                 "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
-                "warnings": list(warnings), "pid": None, "host": socket.gethostname(), **(extra_status or {})})
+                "warnings": list(warnings), "pid": None, "host": socket.gethostname(),
+                "planned_timesteps": plan.steps if plan else None, **(extra_status or {})})
         except OSError:  # a full disk: no empty run folder is left behind
             shutil.rmtree(path, ignore_errors=True)
             raise
@@ -207,7 +220,8 @@ def run_info(run_dir: Path) -> RunInfo:
         id=run_dir.name, path=run_dir, state=BROKEN if broken else str(status.get("state", "unknown")),
         algo=str(raw.get("algo", "")), env=str(env.get("id") or env.get("entry_point") or ""),
         name=name if isinstance(name, str) else None, preset=status.get("preset"),
-        total=0 if raw.get("algo") in BASELINES else _int(budget.get("total_timesteps")),
+        # the steps the run trains (whole rollouts: the worker's figure), else what its config asked (older runs)
+        total=0 if raw.get("algo") in BASELINES else _int(status.get("planned_timesteps")) or _int(budget.get("total_timesteps")),
         created_at=status.get("created_at"),
         started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
         error=status.get("error"), broken="; ".join(broken) or None, status=status,

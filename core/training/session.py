@@ -20,6 +20,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
+from core.config.steps import planned_steps
 from core.run import records
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
@@ -212,7 +213,11 @@ class TrainingSession:
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
         total = self.cfg.budget.total_timesteps
-        recorder = RunRecorder(out, stop, total, health=health, info_keys=tuple(self.cfg.env.info_keys))
+        plan = planned_steps(self.cfg, start=model.num_timesteps)
+        assert plan is not None, "a baseline plays episodes (core.training.baseline)"
+        # the steps SB3 will really run (whole rollouts, from the checkpoint's step): what progress counts towards
+        write_status(self.run_dir, planned_timesteps=plan.steps)
+        recorder = RunRecorder(out, stop, plan.steps, health=health, info_keys=tuple(self.cfg.env.info_keys))
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
             self._metrics_writer.flush()
@@ -273,7 +278,7 @@ class TrainingSession:
                 eval_env.close()
         if stopped:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
-        return "finished", f"reached {model.num_timesteps:,} of {total:,} steps"
+        return "finished", plan.reached(model.num_timesteps)
 
     def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth | None = None) -> Logger:
         """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
+from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.fields import (
     Schedule,
     Section,
@@ -37,6 +37,6 @@ class A2CParams(Section):
 A2C = AlgoSpec(
     name="A2C", params=A2CParams, sb3_class="stable_baselines3:A2C", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
-    default_activation="tanh",
+    default_activation="tanh", cycle=rollout_cycle,
     train_batch=lambda p, n_envs: p.n_steps * n_envs,  # rollout_buffer.get(batch_size=None): the whole rollout
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))

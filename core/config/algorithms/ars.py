@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.config.algorithms.spec import AlgoSpec
+from core.config.algorithms.spec import AlgoSpec, LearnCycle
 from core.config.errors import FieldIssue
 from core.config.fields import Schedule, Section, hp, learning_rate, schedule_hp
 
@@ -38,8 +38,16 @@ def top_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
     return []
 
 
+def ars_cycle(p: Any, n_envs: int) -> LearnCycle:
+    """ARS.learn: each update plays every candidate (n_delta perturbations, both ways) for n_eval_episodes whole
+    episodes, so the steps of one are the episodes' lengths: not known ahead."""
+    plays = 2 * p.n_delta * p.n_eval_episodes
+    return LearnCycle(None, f"each update plays {plays:,} whole episode{'s' if plays != 1 else ''}: "
+                            f"2 x {p.n_delta:,} perturbations x {p.n_eval_episodes:,}")
+
+
 ARS = AlgoSpec(
     name="ARS", params=ARSParams, sb3_class="sb3_contrib:ARS", on_policy=True, network="ars",
     action_kinds=("box", "discrete"), action_need="a Box or Discrete action space", net_keys=frozenset(),
-    default_net=(64, 64), default_activation="relu", train_batch=lambda p, n_envs: n_envs, rules=(top_rule,),
+    default_net=(64, 64), default_activation="relu", train_batch=lambda p, n_envs: n_envs, cycle=ars_cycle, rules=(top_rule,),
     contrib=True, policy_params=("with_bias",), policy_kinds=("MlpPolicy",), policy_switch=("LinearPolicy", "linear_policy"))

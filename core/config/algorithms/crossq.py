@@ -49,7 +49,7 @@ CROSSQ = AlgoSpec(
     name="CrossQ", params=CrossQParams, sb3_class="sb3_contrib:CrossQ", on_policy=False, network="crossq",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
     default_net=(256, 256), default_nets=(("qf", (1024, 1024)),), default_activation="relu",
-    train_batch=off_policy.batch_of, rules=(off_policy.replay_rules("crossq"),),
+    train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle, rules=(off_policy.replay_rules("crossq"),),
     policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}),
     contrib=True, policy_params=("batch_norm", "batch_norm_momentum", "batch_norm_eps", "renorm_warmup_steps"),
     policy_kinds=("MlpPolicy",))

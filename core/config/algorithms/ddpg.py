@@ -38,5 +38,6 @@ DDPG = AlgoSpec(
     name="DDPG", params=DDPGParams, sb3_class="stable_baselines3:DDPG", on_policy=False, network="td3",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
     default_net=(400, 300), default_cnn_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of,
+    cycle=off_policy.train_freq_cycle,
     rules=(off_policy.replay_rules("ddpg"),), policy_keys=frozenset({"share_features_extractor", "n_critics"}),
     default_critics=1)

@@ -40,4 +40,5 @@ class DQNParams(Section):
 DQN = AlgoSpec(
     name="DQN", params=DQNParams, sb3_class="stable_baselines3:DQN", on_policy=False, network="q_network",
     action_kinds=("discrete",), action_need="a Discrete action space", net_keys=frozenset(), default_net=(64, 64),
-    default_activation="relu", train_batch=off_policy.batch_of, rules=(off_policy.replay_rules("dqn"),))
+    default_activation="relu", train_batch=off_policy.batch_of,
+    cycle=off_policy.train_freq_cycle, rules=(off_policy.replay_rules("dqn"),))

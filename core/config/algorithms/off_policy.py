@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.config.algorithms.spec import LearnCycle
 from core.config.errors import FieldIssue
 from core.config.fields import hp
 
@@ -92,3 +93,11 @@ def replay_rules(section: str) -> Any:
 def batch_of(p: Any, n_envs: int) -> int:
     """Off-policy algorithms sample ``batch_size`` transitions per gradient step."""
     return int(p.batch_size)
+
+
+def train_freq_cycle(p: Any, n_envs: int) -> LearnCycle:
+    """OffPolicyAlgorithm.collect_rollouts: train_freq steps of every env per cycle, or train_freq whole episodes
+    (SB3 allows episodes with one env only; how many steps they take is not known ahead)."""
+    if p.train_freq_unit == "episode":
+        return LearnCycle(None, f"train_freq counts episodes: each update waits for {p.train_freq:,} to end")
+    return LearnCycle(n_envs * int(p.train_freq), f"whole train_freq cycles of {n_envs} x {int(p.train_freq):,}")

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
-from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
+from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import (
     Schedule,
@@ -108,7 +108,7 @@ batch_advice = batch_advice_for("ppo")
 PPO = AlgoSpec(
     name="PPO", params=PPOParams, sb3_class="stable_baselines3:PPO", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
-    default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs),
+    default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), cycle=rollout_cycle,
     rules=(batch_rule,), advice=(batch_advice,),
     batch_divides_rollout=True,
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.config.algorithms.ppo import PPOParams
-from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec
+from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldIssue
 from core.config.fields import Schedule, Section, field_of, gsde, hp, sde_sample_freq
 
@@ -50,7 +50,7 @@ RECURRENT_PPO = AlgoSpec(
     name="RecurrentPPO", params=RecurrentPPOParams, sb3_class="sb3_contrib:RecurrentPPO", on_policy=True,
     network="recurrent", action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}),
     default_net=(64, 64), default_activation="tanh",
-    train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), rules=(lstm_rule,),
+    train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), cycle=rollout_cycle, rules=(lstm_rule,),
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}),
     contrib=True,
     policy_names=(("MlpLstmPolicy", "MlpPolicy"), ("CnnLstmPolicy", "CnnPolicy"), ("MultiInputLstmPolicy", "MultiInputPolicy")),

@@ -61,6 +61,6 @@ class SACParams(Section):
 SAC = AlgoSpec(
     name="SAC", params=SACParams, sb3_class="stable_baselines3:SAC", on_policy=False, network="sac",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
-    default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of,
+    default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle,
     rules=(off_policy.replay_rules("sac"),),
     policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}))

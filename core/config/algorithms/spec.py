@@ -21,6 +21,23 @@ Advice = Callable[[Any, Any, Any], list[FieldHint]]
 
 
 @dataclass(frozen=True)
+class LearnCycle:
+    """What SB3's ``learn()`` runs between two looks at the budget: it ends only between two cycles.
+
+    SB3's loop is ``while num_timesteps < total: <one cycle>``, so a run trains whole cycles and the
+    last one may cross the budget (``core.config.steps`` turns this into the steps a run takes).
+    """
+
+    steps: int | None  # env steps of one cycle, all envs together; None: episodes end it (not known ahead)
+    text: str          # what the steps come in, for a sentence: "whole rollouts of 16 x 256"
+
+
+def rollout_cycle(p: Any, n_envs: int) -> LearnCycle:
+    """On-policy (OnPolicyAlgorithm.learn): each cycle collects a whole rollout of n_envs x n_steps."""
+    return LearnCycle(n_envs * int(p.n_steps), f"whole rollouts of {n_envs} x {int(p.n_steps):,}")
+
+
+@dataclass(frozen=True)
 class AlgoSpec:
     """One algorithm: its section of the config, the SB3 class, and the facts the estimate uses.
 
@@ -44,6 +61,7 @@ class AlgoSpec:
     default_net: tuple[int, ...]   # SB3's hidden layers when net_arch is empty
     default_activation: str        # SB3's activation when activation is auto
     train_batch: Callable[[Any, int], int]  # samples in one gradient pass, from (params, n_envs)
+    cycle: Callable[[Any, int], LearnCycle]  # what learn() runs between looks at the budget, from (params, n_envs)
     rules: tuple[Rule, ...] = ()   # cross-field rules; may resolve 'auto' values in place
     advice: tuple[Advice, ...] = ()  # warnings with a one-click fix, on a valid config
     batch_divides_rollout: bool = False  # PPO: batch_size must divide n_envs x n_steps

@@ -41,4 +41,5 @@ TD3 = AlgoSpec(
     name="TD3", params=TD3Params, sb3_class="stable_baselines3:TD3", on_policy=False, network="td3",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
     default_net=(400, 300), default_cnn_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of,
+    cycle=off_policy.train_freq_cycle,
     rules=(off_policy.replay_rules("td3"),), policy_keys=frozenset({"share_features_extractor", "n_critics"}))

@@ -32,7 +32,7 @@ def quantile_rule(p: TQCParams, runtime: object, budget: object) -> list[FieldIs
 TQC = AlgoSpec(
     name="TQC", params=TQCParams, sb3_class="sb3_contrib:TQC", on_policy=False, network="tqc",
     action_kinds=("box",), action_need="a continuous (Box) action space", net_keys=frozenset({"pi", "qf"}),
-    default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of,
+    default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle,
     rules=(off_policy.replay_rules("tqc"), quantile_rule),
     policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}),
     contrib=True, policy_params=("n_quantiles",))

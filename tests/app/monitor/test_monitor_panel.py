@@ -64,10 +64,12 @@ def test_point_5_the_eta_is_steady_and_only_shown_while_the_run_runs(qtbot):
     for state in ("crashed", "stopped", "finished"):
         panel.set_run_state(state)
         assert "left" not in panel.progress.format() and state in panel.progress.format()
-    # SB3 finishes its rollout past the budget: the bar never says more than 100 %
+    # an update past the total (ARS's episodes; a run recorded before the total was the planned steps): the bar is
+    # full, and the total is never below the steps made
     panel.add_records([{"kind": "progress", "step": 402_048, "t": 1e9 + 500, "fps": 1000.0, "total": 400_000}])
     assert panel.progress.value() == panel.progress.maximum()
-    assert panel.progress.format().startswith("400,000 / 400,000 steps")
+    assert panel.progress.format().startswith("402,048 / 402,048 steps")
+    assert "402,048 steps were taken, past the 400,000 planned" in panel.progress.toolTip()
 
 
 def test_point_9_the_live_gpu_monitor_comes_back_when_no_run_is_followed(qtbot, make_window, runs_dir):

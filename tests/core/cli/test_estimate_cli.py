@@ -140,12 +140,16 @@ def test_detected_gpu_becomes_auto(fake_nvml):
     assert len(data["warnings"]) == 1 and "has no CUDA" in data["warnings"][0] and "pip install torch" in data["warnings"][0]
     text = subprocess.run([sys.executable, "-m", "core.cli", "estimate", "--preset", "fast", "--env", "CartPole-v1"],
                           cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
-    assert "trains on cpu" in text.stdout and "warning: trains on the CPU: this torch build" in text.stdout
-    # planning for the card by name (another machine with a CUDA torch) keeps the GPU estimate
+    assert "trains here on cpu" in text.stdout and "warning: trains on the CPU: this torch build" in text.stdout
+    # planning for a card by name (another machine, trusted to have a CUDA torch) keeps its GPU estimate,
+    # and says where this machine would train it instead (one device rule: train_device is this machine's)
     out = subprocess.run([sys.executable, "-m", "core.cli", "estimate", "--preset", "fast", "--env", "CartPole-v1",
                           "--gpu", "RTX 4070", "--json"], cwd=REPO, capture_output=True, text=True, timeout=120, env=env)
     data = json.loads(out.stdout)
-    assert data["on_gpu"] is True and data["train_device"] == "cuda:0" and data["warnings"] == []
+    assert data["on_gpu"] is True and data["planned_device"] == "cuda:0" and data["gpu_name"] == "RTX 4070"
+    assert data["train_device"] == "cpu" and data["this_machine"]["on_gpu"] is False
+    assert data["warnings"][0].startswith("planned for RTX 4070 (the target), which is not this machine: here it "
+                                          "trains on cpu - torch ")
 
 
 def test_no_gpu_means_cpu_capacity(no_nvml_env):
