@@ -122,9 +122,9 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
 def _batch_knobs(cfg: RunConfig) -> Iterator[Knob]:
     spec, p = cfg.spec, cfg.params
     assert spec is not None
-    knob = family_of(cfg).update_knob
+    knob = family_of(cfg).update_knob(cfg)
     if knob is not None:  # ARS: fewer perturbations per update
-        yield f"{spec.section}.{knob}", _halvings(int(getattr(p, knob)))
+        yield f"{spec.section}.{knob[0]}", _halvings(knob[1])
     elif spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
         rollout = cfg.runtime.n_envs * p.n_steps
         yield f"{spec.section}.batch_size", [d for d in _divisors(rollout) if 2 <= d < int(p.batch_size)]

@@ -14,7 +14,6 @@ from core.fit.networks import FLOAT, ModelShape, Network
 class Ars(Family):
     network = "ars"
     has_buffer = False
-    update_knob = "n_delta"
 
     def shape(self, cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         """The policy network alone (no optimizer: it moves by random search)."""
@@ -31,6 +30,9 @@ class Ars(Family):
         """No gradients: weights, n_delta perturbations, 2 x n_delta candidates and a policy copy."""
         n_delta = int(cfg.params.n_delta)
         return FLOAT * shape.param_count * (3 * n_delta + 2), f"{cfg.params.n_delta} perturbations of the policy's weights"
+
+    def update_knob(self, cfg: RunConfig) -> tuple[str, int] | None:
+        return "n_delta", int(cfg.params.n_delta)
 
     def batch_copy_bytes(self, cfg: RunConfig, spaces: EnvSpaces) -> int:
         """No sampled batch: each step's observations only."""

@@ -76,7 +76,6 @@ class Family(ABC):
 
     network: ClassVar[str]               # the AlgoSpec.network value it answers for
     has_buffer: ClassVar[bool] = True    # keeps transitions in a rollout or replay buffer (ARS: none)
-    update_knob: ClassVar[str | None] = None  # its section's setting that sizes one update, where a batch does not (ARS)
 
     @abstractmethod
     def shape(self, cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
@@ -93,6 +92,10 @@ class Family(ABC):
     def rollout_extra_bytes(self, cfg: RunConfig, spaces: EnvSpaces) -> tuple[int, str]:
         """What its rollout buffer keeps beyond SB3's, and a note saying so (most families: nothing)."""
         return 0, ""
+
+    def update_knob(self, cfg: RunConfig) -> tuple[str, int] | None:
+        """The setting of its section that sizes one update where a batch does not (ARS), and its value."""
+        return None
 
 
 class GradientFamily(Family):
