@@ -95,6 +95,8 @@ VARIANTS: dict[str, tuple[tuple[str, Any], ...]] = {
     "lstm-shared": (("@.shared_lstm", True), ("@.enable_critic_lstm", False)),
     "linear": (("@.linear_policy", True),),
     "no-bias": (("@.with_bias", False), ("@.n_delta", 32)),
+    "huge-net": (("policy.net_arch", [8192, 8192, 8192]),),  # no fit on the GPU: a smaller net or batch is searched
+    "many-perturbations": (("@.n_delta", 512), ("policy.net_arch", [2048, 2048])),
 }
 
 
