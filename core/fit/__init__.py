@@ -1,4 +1,4 @@
-"""Will this run fit? ``estimate`` (the entry) = ``compute`` (the terms, from ``sb3_sizes`` and a
-GPU profile from ``gpus``) + ``suggest`` (the fix), giving a ``result.FitEstimate``.
+"""Will this run fit? ``estimate`` (the entry) = ``compute`` (the terms, from ``families``, ``buffers``
+and a GPU profile from ``gpus``) + ``suggest`` (the fix), giving a ``result.FitEstimate``.
 See ARCHITECTURE.md, "Estimate before launch".
 """

@@ -1,7 +1,7 @@
 """The terms of the fit estimate: the memory a run needs, term by term, on the GPU and the host.
 
 Pure arithmetic over the run config, the env's spaces (``core.config.spaces``) and a GPU profile
-(``core.fit.gpus``). The counts mirror SB3's own code (``core.fit.sb3_sizes``); the tests compare
+(``core.fit.gpus``). The counts mirror SB3's own code (``core.fit.families``); the tests compare
 them with real SB3 objects.
 
 GPU terms (the live tensors on the host instead when the run uses the CPU). Their sum is what
@@ -32,8 +32,8 @@ import sys
 
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
-from core.fit import contrib_sizes
-from core.fit import sb3_sizes as shapes
+from core.fit import buffers
+from core.fit.families import family_of, train_batch
 from core.fit.gpus import AllocatorModel, GpuProfile, history_factor
 from core.fit.networks import FLOAT, ModelShape
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
@@ -72,12 +72,13 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
         notes.append(f"device {device} but no GPU detected here: the GPU terms are counted on the host; "
                      "choose a target GPU (--gpu) to plan for one")
     dev = "gpu" if on_gpu else "host"
-    shape = shapes.model_shape(cfg, spaces)
+    family = family_of(cfg)
+    shape = family.shape(cfg, spaces)
     params = FLOAT * shape.param_count
     grads = FLOAT * shape.trainable_count
     optim = shape.optimizer_bytes
-    acts, pass_name = shapes.activation_bytes(cfg, spaces, shape)
-    batch = shapes.batch_copy_bytes(cfg, spaces)
+    acts, pass_name = family.activation_bytes(cfg, spaces, shape)
+    batch = family.batch_copy_bytes(cfg, spaces)
     n_params = shape.param_count
     terms = [
         Term("parameters", dev, params, f"{n_params:,} parameters in {', '.join(n.name for n in shape.networks)}"),
@@ -85,7 +86,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
         Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)
              or "none: the weights move by random search (ARS)"),
         Term("activations", dev, acts, pass_name),
-        Term("batch_copies", dev, batch, f"one sampled batch of {shapes.train_batch(cfg):,} on the device"
+        Term("batch_copies", dev, batch, f"one sampled batch of {train_batch(cfg):,} on the device"
              if shape.optimizers else f"the observations of {cfg.runtime.n_envs} envs per step"),
     ]
     allocator_bytes = 0
@@ -115,7 +116,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
 def _gpu_fixed_terms(cfg: RunConfig, shape: ModelShape, gpu: GpuProfile, alloc: AllocatorModel, live: int,
                      terms: list[Term]) -> int:
     """The context outside the allocator, its workspaces and its cache; returns what it reserves."""
-    cudnn = shape.cnn is not None or (cfg.spec is not None and cfg.spec.network == "recurrent")
+    cudnn = shape.cnn is not None or family_of(cfg).cudnn
     eager = os.environ.get("CUDA_MODULE_LOADING", "").upper() == "EAGER"
     outside = gpu.context_bytes + (gpu.cudnn_bytes if cudnn else 0) + (gpu.eager_bytes if eager else 0)
     workspaces = gpu.workspace_bytes + (gpu.cudnn_workspace_bytes if cudnn else 0)
@@ -136,17 +137,17 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     full_at: int | None = None
     if cfg.is_baseline:
         pass
-    elif cfg.spec is not None and cfg.spec.network == "ars":
+    elif cfg.spec is not None and not family_of(cfg).has_buffer:
         pass  # ARS plays each perturbation's episodes and keeps only their returns: no buffer
     elif cfg.spec is not None and cfg.spec.on_policy:
         n_steps = cfg.params.n_steps
-        extra, what = contrib_sizes.rollout_extra_bytes(cfg, spaces)
-        terms.append(Term("rollout_buffer", "host", shapes.rollout_buffer_bytes(n_steps, rt.n_envs, spaces) + extra,
+        extra, what = family_of(cfg).rollout_extra_bytes(cfg, spaces)
+        terms.append(Term("rollout_buffer", "host", buffers.rollout_buffer_bytes(n_steps, rt.n_envs, spaces) + extra,
                           f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy){what}, refilled every rollout"))
     else:
         p = cfg.params
-        full = shapes.replay_buffer_bytes(p.buffer_size, rt.n_envs, spaces, p.optimize_memory_usage)
-        full_at = shapes.replay_rows(p.buffer_size, rt.n_envs)
+        full = buffers.replay_buffer_bytes(p.buffer_size, rt.n_envs, spaces, p.optimize_memory_usage)
+        full_at = buffers.replay_rows(p.buffer_size, rt.n_envs)
         terms.append(Term("replay_buffer", "host", full,
                           f"{full_at:,} transitions in host RAM (numpy){', obs stored once' if p.optimize_memory_usage else ''}"))
         total = cfg.budget.total_timesteps
@@ -159,7 +160,7 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
                          f"reaches about {reached / MIB:,.0f} MiB of its {full / MIB:,.0f} MiB (counted in full, "
                          "as resuming continues filling it)")
     if rt.normalize.obs or rt.normalize.reward:
-        terms.append(Term("vecnormalize", "host", shapes.vecnormalize_bytes(rt.n_envs, spaces), "running statistics"))
+        terms.append(Term("vecnormalize", "host", buffers.vecnormalize_bytes(rt.n_envs, spaces), "running statistics"))
     runtime = WORKER_RUNTIME_CPU + (WORKER_RUNTIME_CUDA_EXTRA if on_gpu else 0)
     terms.append(Term("worker_runtime", "host", runtime,
                       "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))

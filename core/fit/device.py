@@ -19,8 +19,8 @@ from typing import Any
 from core.config.errors import FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
+from core.fit.families.family import policy_kind
 from core.fit.gpus import GpuProfile
-from core.fit.sb3_sizes import policy_kind
 from core.util.files import read_json, write_json_atomic
 from core.util.paths import CODE_ROOT, user_home
 

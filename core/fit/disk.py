@@ -13,7 +13,8 @@ from pathlib import Path
 
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
-from core.fit import sb3_sizes as shapes
+from core.fit import buffers
+from core.fit.families import model_shape
 from core.fit.networks import FLOAT
 
 ZIP_OVERHEAD = 64 * 1024  # the zip's system info, pytorch_variables and the JSON of the data
@@ -24,13 +25,13 @@ def checkpoint_bytes(cfg: RunConfig, spaces: EnvSpaces) -> int:
     """About how many bytes one checkpoint of ``cfg`` takes on disk (0 for a baseline: it saves none)."""
     if cfg.is_baseline:
         return 0
-    shape = shapes.model_shape(cfg, spaces)
+    shape = model_shape(cfg, spaces)
     size = FLOAT * shape.param_count + shape.optimizer_bytes + ZIP_OVERHEAD
     if cfg.spec is not None and not cfg.spec.on_policy:
         p = cfg.params
-        size += shapes.replay_buffer_bytes(p.buffer_size, cfg.runtime.n_envs, spaces, p.optimize_memory_usage)
+        size += buffers.replay_buffer_bytes(p.buffer_size, cfg.runtime.n_envs, spaces, p.optimize_memory_usage)
     if cfg.runtime.normalize.obs or cfg.runtime.normalize.reward:
-        size += shapes.vecnormalize_bytes(cfg.runtime.n_envs, spaces)
+        size += buffers.vecnormalize_bytes(cfg.runtime.n_envs, spaces)
     return int(size)
 
 

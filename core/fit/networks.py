@@ -1,7 +1,7 @@
 """The pieces an SB3 model is counted in, without torch: networks (MLP stacks), optimizers, a NatureCNN.
 
-``core.fit.sb3_sizes`` (SB3's algorithms) and ``core.fit.contrib_sizes`` (sb3-contrib's) build a
-``ModelShape`` of these for a config.
+Each network family of ``core.fit.families`` (SB3's and sb3-contrib's) builds a ``ModelShape`` of
+these for a config.
 """
 
 from __future__ import annotations
@@ -40,9 +40,10 @@ class Optimizer:
 
     @property
     def state_bytes(self) -> int:
-        """Adam/AdamW: exp_avg, exp_avg_sq and a step tensor per parameter tensor; RMSprop: square_avg
-        and a step tensor; SB3's RMSpropTFLike: square_avg (its step is a Python int); SGD without
-        momentum: nothing."""
+        """What torch keeps after the first step. Adam/AdamW: exp_avg, exp_avg_sq and a step tensor per
+        parameter tensor; RMSprop: square_avg and a step tensor; SB3's RMSpropTFLike: square_avg (its
+        step is a Python int); SGD without momentum: nothing. The 4-byte steps are on the CPU unless
+        capturable; counted with the rest, they are a few hundred bytes."""
         moments = {"adam": 2, "adamw": 2, "rmsprop": 1, "rmsprop_tf_like": 1}.get(self.kind, 0)
         step = self.kind in ("adam", "adamw", "rmsprop")
         return moments * FLOAT * self.params + (FLOAT * self.tensors if step else 0)

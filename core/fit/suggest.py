@@ -20,6 +20,7 @@ from core.config.schema import RunConfig, resolved_net_arch
 from core.config.spaces import EnvSpaces
 from core.config.validate import validate_config
 from core.fit.compute import compute
+from core.fit.families import family_of
 from core.fit.gpus import GpuProfile, allocator_model
 from core.fit.result import FITS, MIB, NO_FIT, TIGHT, FitEstimate, Suggestion
 
@@ -121,8 +122,9 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
 def _batch_knobs(cfg: RunConfig) -> Iterator[Knob]:
     spec, p = cfg.spec, cfg.params
     assert spec is not None
-    if spec.network == "ars":  # ARS: fewer perturbations per update
-        yield f"{spec.section}.n_delta", _halvings(int(p.n_delta))
+    knob = family_of(cfg).update_knob(cfg)
+    if knob is not None:  # ARS: fewer perturbations per update
+        yield f"{spec.section}.{knob[0]}", _halvings(knob[1])
     elif spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
         rollout = cfg.runtime.n_envs * p.n_steps
         yield f"{spec.section}.batch_size", [d for d in _divisors(rollout) if 2 <= d < int(p.batch_size)]

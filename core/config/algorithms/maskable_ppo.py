@@ -41,7 +41,7 @@ def minibatch(p: Any, n_envs: int) -> int:
 
 MASKABLE_PPO = AlgoSpec(
     name="MaskablePPO", params=MaskablePPOParams, sb3_class="sb3_contrib:MaskablePPO", on_policy=True,
-    network="actor_critic", action_kinds=("discrete", "multidiscrete", "multibinary"),
+    network="maskable_ppo", action_kinds=("discrete", "multidiscrete", "multibinary"),
     action_need="a discrete action space (Discrete, MultiDiscrete or MultiBinary)", net_keys=frozenset({"pi", "vf"}),
     default_net=(64, 64), default_activation="tanh", train_batch=minibatch, cycle=rollout_cycle,
     rules=(batch_rule_for("maskableppo"),), advice=(batch_advice_for("maskableppo"),), batch_divides_rollout=True,

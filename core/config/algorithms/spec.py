@@ -41,20 +41,22 @@ def rollout_cycle(p: Any, n_envs: int) -> LearnCycle:
 class AlgoSpec:
     """One algorithm: its section of the config, the SB3 class, and the facts the estimate uses.
 
-    ``network`` names the SB3 policy family, which decides the networks and optimizers built:
-    ``actor_critic`` (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and
-    twin Q critics with a target copy), ``td3`` (an actor and its target, critics and their
-    targets) or ``q_network`` (a Q-network and its target); sb3-contrib adds ``recurrent``
-    (RecurrentPPO: LSTMs before the pi and vf stacks), ``tqc`` (SAC with quantile critics),
-    ``crossq`` (SAC with batch-renormalised critics and no targets) and ``ars`` (one policy
-    network, no gradients).
+    ``network`` names the policy family, which decides the networks and optimizers built; the fit
+    estimate counts each in its module of ``core/fit/families/`` (``FAMILIES``): ``actor_critic``
+    (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and twin Q critics with
+    a target copy), ``td3`` (an actor and its target, critics and their targets) or ``q_network``
+    (a Q-network and its target); sb3-contrib adds ``trpo`` (an actor-critic whose optimizer steps
+    the critic only), ``maskable_ppo`` (an actor-critic whose rollouts keep action masks),
+    ``recurrent`` (RecurrentPPO: LSTMs before the pi and vf stacks), ``tqc`` (SAC with quantile
+    critics), ``crossq`` (SAC with batch-renormalised critics and no targets) and ``ars`` (one
+    policy network, no gradients).
     """
 
     name: str                      # the config's ``algo`` value, e.g. "PPO"
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: str                   # "actor_critic" | "sac" | "td3" | "q_network" | "recurrent" | "tqc" | "crossq" | "ars"
+    network: str                   # a key of core.fit.families.FAMILIES: "actor_critic" | "sac" | "td3" | "q_network" | ...
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
@@ -79,7 +81,6 @@ class AlgoSpec:
     policy_kinds: tuple[str, ...] = ("MlpPolicy", "CnnPolicy", "MultiInputPolicy")
     # a yes/no field of its section that picks another SB3 policy (ARS: linear_policy -> LinearPolicy)
     policy_switch: tuple[str, str] | None = None
-    natural_gradient: bool = False  # TRPO: the actor moves by a natural-gradient step, the optimizer steps the critic
     needs_action_masks: bool = False  # MaskablePPO: the env must have an action_masks() method
 
     @property

@@ -40,8 +40,8 @@ def policy_batch(p: Any, n_envs: int) -> int:
 
 
 TRPO = AlgoSpec(
-    name="TRPO", params=TRPOParams, sb3_class="sb3_contrib:TRPO", on_policy=True, network="actor_critic",
+    name="TRPO", params=TRPOParams, sb3_class="sb3_contrib:TRPO", on_policy=True, network="trpo",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
     default_activation="tanh", train_batch=policy_batch, cycle=rollout_cycle, advice=(batch_advice_for("trpo", auto=False),),
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}),
-    contrib=True, natural_gradient=True)
+    contrib=True)

@@ -11,7 +11,7 @@ import pytest
 from core.config.spaces import EnvSpaces, describe, has_action_masks, probe_spaces
 from core.config.validate import validate_config
 from core.fit.estimate import estimate
-from core.fit.sb3_sizes import model_shape
+from core.fit.families import model_shape
 from tests.core.training.masked_env import MaskedEnv
 
 HOST = 64 << 30

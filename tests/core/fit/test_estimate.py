@@ -14,10 +14,11 @@ from core.config.schema import EnvSpec
 from core.config.spaces import probe_spaces
 from core.config.trust import trust
 from core.config.validate import validate_config
+from core.fit.buffers import replay_buffer_bytes, rollout_buffer_bytes
 from core.fit.estimate import estimate
+from core.fit.families import model_shape
 from core.fit.gpus import GpuProfile, get_profile
 from core.fit.result import FITS, NO_FIT, TIGHT, verdict_for
-from core.fit.sb3_sizes import model_shape, replay_buffer_bytes, rollout_buffer_bytes
 
 GIB = 1 << 30
 HOST = 64 * GIB  # a fixed host so verdicts do not depend on the machine running the tests

@@ -1,0 +1,14 @@
+"""sb3-contrib's TQC: SAC's actor and entropy coefficient; each of the ``n_critics`` critics ends in
+``n_quantiles`` outputs."""
+
+from __future__ import annotations
+
+from core.config.schema import RunConfig
+from core.fit.families.sac import Sac
+
+
+class Tqc(Sac):
+    network = "tqc"
+
+    def critic_outputs(self, cfg: RunConfig) -> int:
+        return int(cfg.params.n_quantiles)
