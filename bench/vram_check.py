@@ -1,6 +1,6 @@
 """Estimated GPU memory against what a run really takes, per built-in preset; and estimate() timing.
 
-    python bench/vram_check.py [--steps N] [--timing-only] [--json-out FILE] [--extra]
+    python bench/vram_check.py [--steps N] [--timing-only] [--json-out FILE] [--extra] [--jobs N] [--segments]
 
 Where CUDA is present, each built-in preset (and each algorithm it covers; SAC on Pendulum-v1,
 the others on CartPole-v1; ``--extra`` adds each algorithm's defaults) trains briefly on ``cuda``
@@ -14,14 +14,17 @@ with in-process envs, each case in a fresh child process, and the script prints 
 
 The estimate is made for this machine's card (NVML), through the calibration stored for it when
 there is one (``rlpanel calibrate``), else the table's constants; ``--table`` ignores a calibration.
-``--json-out`` writes every row with torch's allocator statistics and segments, for
-``../shared/measurements``. Without CUDA it says so and exits 0. The timing part (median
-microseconds per ``estimate()`` call) runs everywhere.
+``--json-out`` writes every row with torch's allocator statistics (and, with ``--segments``, each
+allocator segment and the code that made it; slow), for ``../shared/measurements``. ``--jobs N``
+runs N cases at once: each child's figures are its own process's, so they do not mix. Without
+CUDA it says so and exits 0. The timing part (median microseconds per ``estimate()`` call) runs
+everywhere.
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import statistics
@@ -127,7 +130,7 @@ def segments(torch: Any) -> list[dict[str, Any]]:
     return out
 
 
-def child(name: str, algo: str, steps: int) -> int:
+def child(name: str, algo: str, steps: int, with_segments: bool = False) -> int:
     """One case in this fresh process: train on cuda, print one JSON line of what it took."""
     import torch
 
@@ -135,7 +138,8 @@ def child(name: str, algo: str, steps: int) -> int:
 
     overrides = next(o for n, a, o in cases(True) if n == name and a == algo)
     cfg = case_config(name, algo, overrides, steps)
-    torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python", max_entries=100_000)
+    if with_segments:
+        torch.cuda.memory._record_memory_history(enabled="all", context="alloc", stacks="python", max_entries=100_000)
     with _NvmlPeak() as nvml:
         env, _ = build_vec_env(cfg, force_dummy=True)
         model = build_model(cfg, env, device="cuda")
@@ -148,14 +152,15 @@ def child(name: str, algo: str, steps: int) -> int:
            "max_reserved": torch.cuda.max_memory_reserved(), "max_allocated": torch.cuda.max_memory_allocated(),
            "large_pool_peak": stats.get("reserved_bytes.large_pool.peak"),
            "small_pool_peak": stats.get("reserved_bytes.small_pool.peak"),
-           "segments": segments(torch), "torch": torch.__version__, "cuda": torch.version.cuda,
+           "segments": segments(torch) if with_segments else None, "torch": torch.__version__, "cuda": torch.version.cuda,
            "device_name": torch.cuda.get_device_name(0)}
     print("VRAMROW " + json.dumps(row), flush=True)
     env.close()
     return 0
 
 
-def vram(steps: int, extra: bool, json_out: str | None, table_only: bool) -> int:
+def vram(steps: int, extra: bool, json_out: str | None, table_only: bool, jobs: int = 1,
+         with_segments: bool = False) -> int:
     try:
         import torch
     except ImportError:
@@ -176,23 +181,27 @@ def vram(steps: int, extra: bool, json_out: str | None, table_only: bool) -> int
     print(f"{'preset':<14} {'algo':<4} {'est alloc':>9} {'reserved':>9} {'alloc':>6} {'est total':>9} "
           f"{'NVML peak':>9} {'nvml':>6}   (MiB)")
     rows = []
-    for name, algo, overrides in cases(extra):
-        cfg = case_config(name, algo, overrides, steps)
-        result = estimate(cfg, probe_spaces(cfg.env), gpu)
-        out = subprocess.run([sys.executable, __file__, "--child", name, algo, "--steps", str(steps)],
-                             capture_output=True, text=True, timeout=600)
-        line = next((ln for ln in out.stdout.splitlines() if ln.startswith("VRAMROW ")), None)
-        if line is None:
-            print(f"{name:<14} {algo:<4} failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
-            continue
-        row = json.loads(line[len("VRAMROW "):])
-        row.update(estimate_allocator=result.allocator_bytes, estimate_gpu=result.gpu_bytes,
-                   estimate_terms={t.name: t.bytes for t in result.terms if t.where == "gpu"})
-        rows.append(row)
-        alloc, total = result.allocator_bytes, result.gpu_bytes
-        print(f"{name:<14} {algo:<4} {alloc / MIB:>9.1f} {row['max_reserved'] / MIB:>9.1f} "
-              f"{alloc / max(row['max_reserved'], 1):>6.2f} {total / MIB:>9.1f} {row['nvml_process_peak'] / MIB:>9.1f} "
-              f"{total / max(row['nvml_process_peak'], 1):>6.2f}", flush=True)
+    todo = cases(extra)
+    flags = ["--segments"] if with_segments else []
+    with concurrent.futures.ThreadPoolExecutor(max(1, jobs)) as pool:
+        runs = [pool.submit(subprocess.run, [sys.executable, __file__, "--child", name, algo, "--steps", str(steps), *flags],
+                            capture_output=True, text=True, timeout=600) for name, algo, _ in todo]
+        for (name, algo, overrides), future in zip(todo, runs, strict=True):
+            cfg = case_config(name, algo, overrides, steps)
+            result = estimate(cfg, probe_spaces(cfg.env), gpu)
+            out = future.result()
+            line = next((ln for ln in out.stdout.splitlines() if ln.startswith("VRAMROW ")), None)
+            if line is None:
+                print(f"{name:<14} {algo:<4} failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
+                continue
+            row = json.loads(line[len("VRAMROW "):])
+            row.update(estimate_allocator=result.allocator_bytes, estimate_gpu=result.gpu_bytes, estimate_source=gpu.source,
+                       estimate_terms={t.name: t.bytes for t in result.terms if t.where == "gpu"})
+            rows.append(row)
+            alloc, total = result.allocator_bytes, result.gpu_bytes
+            print(f"{name:<14} {algo:<4} {alloc / MIB:>9.1f} {row['max_reserved'] / MIB:>9.1f} "
+                  f"{alloc / max(row['max_reserved'], 1):>6.2f} {total / MIB:>9.1f} {row['nvml_process_peak'] / MIB:>9.1f} "
+                  f"{total / max(row['nvml_process_peak'], 1):>6.2f}", flush=True)
     if json_out:
         Path(json_out).write_text(json.dumps(rows, indent=1))
     return 0
@@ -204,16 +213,18 @@ def main() -> int:
     parser.add_argument("--timing-only", action="store_true", help="only time estimate()")
     parser.add_argument("--extra", action="store_true", help="add each algorithm's defaults to the presets")
     parser.add_argument("--table", action="store_true", help="estimate from configs/gpus.yaml, not a calibration")
-    parser.add_argument("--json-out", help="write every measured row (with allocator segments) to this file")
+    parser.add_argument("--json-out", help="write every measured row to this file")
+    parser.add_argument("--jobs", type=int, default=1, help="cases run at once (default 1)")
+    parser.add_argument("--segments", action="store_true", help="record each allocator segment and its maker (slow)")
     parser.add_argument("--child", nargs=2, metavar=("PRESET", "ALGO"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        return child(args.child[0], args.child[1], args.steps)
+        return child(args.child[0], args.child[1], args.steps, args.segments)
     timing()
     if args.timing_only:
         return 0
     print()
-    return vram(args.steps, args.extra, args.json_out, args.table)
+    return vram(args.steps, args.extra, args.json_out, args.table, args.jobs, args.segments)
 
 
 if __name__ == "__main__":
