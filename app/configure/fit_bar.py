@@ -191,7 +191,7 @@ class FitBox(QGroupBox):
         self.host_text = QLabel()
         for label in (self.gpu_text, self.host_text):
             label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            label.setMinimumWidth(label.fontMetrics().horizontalAdvance("00.00 / 00.00 GiB"))
+            label.setMinimumWidth(label.fontMetrics().horizontalAdvance("00.00 GiB / 00.00 GiB"))
         self.verdict_label = QLabel()
         font = self.verdict_label.font()
         font.setBold(True)
