@@ -41,7 +41,7 @@ BASELINE_COLOR = "#8a8a8a"  # the baseline's band on the Results overlay
 ALERT_COLOR = "#ff3b30"  # readings past a threshold (and the status line naming them)
 THROTTLE_COLOR = (232, 136, 61, 45)  # spans of the GPU plots where NVML said the clocks were slowed (RGBA, see-through)
 # the run's own processes: CPU and RAM
-HOST_COLORS = {"process_cpu_pct": "#26a69a", "rss_bytes": "#e8883d"}
+HOST_COLORS = {"process_cpu_pct": "#26a69a", "host_memory_bytes": "#e8883d"}
 # the fit bar's segments: Okabe-Ito colours, distinguishable with colour-blindness and on both palettes
 SEGMENT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
 

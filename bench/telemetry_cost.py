@@ -1,11 +1,17 @@
 """What telemetry costs: CPU of the recorder, and training throughput with it on vs off.
 
-    python bench/telemetry_cost.py [--seconds 30] [--hz 5] [--pairs 3] [--steps 20000] [--no-training]
+    python bench/telemetry_cost.py [--seconds 30] [--hz 5] [--pairs 3] [--steps 20000] [--children 32] [--no-training]
 
-1. The recorder at ``--hz`` for ``--seconds`` through the fake NVML (tests/fake_nvml, compiled
+The sampled tree stands in for a run's: this process with torch loaded (the worker) and ``--children``
+python processes with numpy and gymnasium loaded (lean env processes).
+
+1. Own memory against RSS: CPU per read of the tree's RSS and CPU % (``memory_info``, every tick)
+   and of its own memory (``core.telemetry.host.own_memory``: PSS from ``smaps_rollup``), side by
+   side, as a % of one core at 5 Hz, at 1 Hz and as ``HostMemoryReader`` paces it. Goal: <= 1 %.
+2. The recorder at ``--hz`` for ``--seconds`` through the fake NVML (tests/fake_nvml, compiled
    here) in a subprocess: CPU time of the sampler thread and of the whole process (its main
    thread only sleeps) as a % of one core. Goal: <= 1 %.
-2. Training throughput (steps/s from summary.json) of the real worker on a small PPO CartPole
+3. Training throughput (steps/s from summary.json) of the real worker on a small PPO CartPole
    run with ``runtime.telemetry_hz`` = ``--hz`` vs 0, alternating on/off runs so drifts in machine
    load hit both sides; prints every pair and the median on/off ratio. Goal: >= 0.99.
 """
@@ -19,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,6 +63,47 @@ def recorder_cost(env: dict[str, str], hz: float, seconds: float, label: str) ->
           f"{r['bytes'] / r['wall']:,.0f} B/s | sampler thread {thread_pct:.2f} % of a core, "
           f"whole process {process_pct:.2f} %  ({1000 * r['thread_cpu'] / max(r['ticks'], 1):.2f} ms/tick)")
     return {**r, "thread_pct": thread_pct, "process_pct": process_pct}
+
+
+def own_memory_cost(pids: list[int], reads: int) -> None:
+    """CPU per read of the tree's RSS + CPU % and of its own memory, and what each costs at a rate."""
+    import psutil
+
+    from core.telemetry.host import HostMemoryReader, own_memory
+
+    procs = [psutil.Process(pid) for pid in pids]
+
+    def rss_and_cpu() -> None:
+        for proc in procs:
+            with proc.oneshot():
+                proc.memory_info()
+                proc.cpu_percent(None)
+
+    def own() -> None:
+        own_memory(procs)
+
+    costs = {}
+    for name, read in (("RSS + CPU %", rss_and_cpu), ("own memory", own)):
+        read()  # the first read opens files and caches Process objects
+        samples = []
+        for _ in range(reads):
+            cpu0 = time.thread_time()
+            read()
+            samples.append(time.thread_time() - cpu0)
+        costs[name] = statistics.median(samples)
+    memory = own_memory(procs)
+    reader = HostMemoryReader()
+    reader.read(procs, time.monotonic())
+    rss = sum(p.memory_info().rss for p in procs)
+    print(f"{'per read of ' + str(len(procs)) + ' processes':<34} {'CPU ms':>8} {'5 Hz':>8} {'1 Hz':>8}   (% of one core)")
+    for name, cost in costs.items():
+        print(f"{name:<34} {1000 * cost:>8.2f} {500 * cost:>7.2f}% {100 * cost:>7.2f}%")
+    ratio = costs["own memory"] / costs["RSS + CPU %"]
+    print(f"own memory / RSS + CPU %: {ratio:.1f}x per read; paced by HostMemoryReader: a read every "
+          f"{reader.period_s:.1f} s, {100 * reader.last_cost_s / reader.period_s:.2f} % of a core")
+    if memory is not None:
+        print(f"the tree's memory: RSS sum {rss / 2**20:,.0f} MiB, own ({memory.measure}) "
+              f"{memory.memory_bytes / 2**20:,.0f} MiB, ratio {memory.memory_bytes / rss:.2f}")
 
 
 def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
@@ -97,8 +145,9 @@ def main() -> int:
     parser.add_argument("--hz", type=float, default=5.0)
     parser.add_argument("--pairs", type=int, default=3)
     parser.add_argument("--steps", type=int, default=20_000)
-    parser.add_argument("--children", type=int, default=8, help="idle child processes in the sampled tree "
-                        "(stand-ins for SubprocVecEnv workers)")
+    parser.add_argument("--children", type=int, default=32, help="idle child processes in the sampled tree "
+                        "(stand-ins for env processes: numpy and gymnasium loaded)")
+    parser.add_argument("--reads", type=int, default=30, help="reads of the tree per figure of part 1")
     parser.add_argument("--no-training", action="store_true", help="only the recorder's CPU cost")
     args = parser.parse_args()
 
@@ -108,10 +157,16 @@ def main() -> int:
     env = fake.env()
     env.setdefault("RLPANEL_HOME", str(work / "home"))
 
-    children = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])
+    import torch  # noqa: F401 - this process stands in for the worker: its mappings are what a read walks
+
+    ready = "import numpy, gymnasium, sys, time; print(flush=True); time.sleep(3600)"
+    children = [subprocess.Popen([sys.executable, "-c", ready], stdout=subprocess.PIPE, text=True)
                 for _ in range(args.children)]
     try:
-        print(f"recorder at {args.hz:g} Hz for {args.seconds:g} s, process tree of {args.children + 1} "
+        for child in children:
+            child.stdout.readline()  # numpy and gymnasium are loaded
+        own_memory_cost([os.getpid(), *(c.pid for c in children)], args.reads)
+        print(f"\nrecorder at {args.hz:g} Hz for {args.seconds:g} s, process tree of {args.children + 1} "
               f"(goal: <= 1 % of one core)")
         recorder_cost(env, args.hz, args.seconds, "fake NVML, 1 GPU")
         no_nvml = {k: v for k, v in env.items() if k not in ("LD_LIBRARY_PATH", "FAKE_NVML_CONFIG")}

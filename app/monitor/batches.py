@@ -23,7 +23,7 @@ GIB = 1024**3
 # telemetry field -> scale to the plotted unit
 GPU_FIELDS = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "utilization_pct": 1.0, "power_w": 1.0}
 HOST_FIELDS = {"process_cpu_pct": 1.0, "rss_bytes": 1 / GIB}
-RUN_KEY = "run"  # the series key of the run's own CPU and RAM
+RUN_KEY = "run"  # the series key of the run's own CPU and of its RSS sum
 THROTTLE_GAP_S = 5.0  # slowed samples closer than this are one span
 
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps, times, values
@@ -194,11 +194,10 @@ def _telemetry_part(lines: list[dict[str, Any]], after_break: bool) -> Telemetry
     for gpu, recs in by_gpu.items():
         if gpu is not None:
             times = np.asarray([rec.get("t", 0) for rec in recs], dtype=float)
+            _run_gpu_memory(series, recs, gpu, times)  # first: the run's own figure leads the memory plot's legend
             for name, scale in GPU_FIELDS.items():
                 if (col := _field(recs, name, scale, times)) is not None:
                     series[(name, f"gpu{gpu}")] = col
-            if (col := _field(recs, "process_memory_bytes", 1 / GIB, times)) is not None:
-                series[("memory_used_bytes", f"proc{gpu}")] = col
     host = by_gpu.get(None, []) + by_gpu.get(0, [])  # the run's CPU and RAM are the same on every GPU's line of a tick
     if None in by_gpu and 0 in by_gpu:
         host.sort(key=lambda rec: rec.get("t", 0))
@@ -206,7 +205,27 @@ def _telemetry_part(lines: list[dict[str, Any]], after_break: bool) -> Telemetry
     for name, scale in HOST_FIELDS.items():
         if (col := _field(host, name, scale, host_times)) is not None:
             series[(name, RUN_KEY)] = col
+    for measure in dict.fromkeys(rec.get("host_memory_measure") for rec in host if rec.get("host_memory_bytes") is not None):
+        of = [rec for rec in host if rec.get("host_memory_measure") == measure]
+        times = np.asarray([rec.get("t", 0) for rec in of], dtype=float)
+        if (col := _field(of, "host_memory_bytes", 1 / GIB, times)) is not None:
+            series[("host_memory_bytes", str(measure))] = col  # keyed by its measure: "pss", "uss", "private", "rss"
     return TelemetryPart(after_break, series, throttle_spans(lines))
+
+
+def _run_gpu_memory(series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], recs: list[dict[str, Any]],
+                    gpu: Any, times: np.ndarray) -> None:
+    """The run's own GPU memory: ``proc<gpu>`` from NVML's per-process figure, ``torch<gpu>`` where it came from
+    torch's reserved memory (NVML had none), each a series of its own so the plot can say which it is."""
+    torch = [i for i, rec in enumerate(recs) if rec.get("process_memory_source") == "torch"]
+    if not torch:
+        if (col := _field(recs, "process_memory_bytes", 1 / GIB, times)) is not None:
+            series[("memory_used_bytes", f"proc{gpu}")] = col
+        return
+    picked = set(torch)
+    for key, keep in ((f"proc{gpu}", [i for i in range(len(recs)) if i not in picked]), (f"torch{gpu}", torch)):
+        if keep and (col := _field([recs[i] for i in keep], "process_memory_bytes", 1 / GIB, times[keep])) is not None:
+            series[("memory_used_bytes", key)] = col
 
 
 def telemetry_batch(samples: list[dict[str, Any]]) -> TelemetryBatch:

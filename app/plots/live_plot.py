@@ -93,6 +93,12 @@ class LivePlot(pg.PlotWidget):
         self._message = PlotMessage(self)
         self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
 
+    def set_title(self, title: str) -> None:
+        """A new title (its colour stays the theme's)."""
+        if title != self.title:
+            self.title = title
+            self.getPlotItem().setTitle(title, size="9pt")
+
     # --- series ----------------------------------------------------------------------------
 
     def add_series(self, key: str, name: str, color: str, symbol: str | None = None, width: float = 1.0,

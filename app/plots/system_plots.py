@@ -1,5 +1,12 @@
 """The machine under the run: GPU memory, temperature, utilization and power, the run's CPU and RAM.
 
+Each memory plot says which figure it draws. GPU memory: the run's own processes first (NVML's
+per-process figure, or torch's reserved memory where NVML has none), then the card's total used,
+which counts other programs and the driver's own reserve (~480 MiB on an idle H100 that
+nvidia-smi shows as 0 MiB); its legend is always shown. Run RAM: the run's processes, each by its
+own memory, the measure in the title (PSS, USS, private bytes; ``core.telemetry.host``); a run
+recorded before own memory was read has only the RSS sum, which the title then names.
+
 Fed with columns of telemetry (the run's ``telemetry.jsonl`` or the idle monitor's samples,
 same shape; ``app.monitor.batches``). Each plot reads against its limit, on an axis that does not
 autoscale a hot GPU into a cool-looking curve: utilization 0-100 %, temperature from 0 with the
@@ -31,6 +38,7 @@ from app.theme import (
     SERIES_COLORS,
     THROTTLE_COLOR,
 )
+from core.telemetry.host import MEASURE_WORDS, measure_name
 from core.telemetry.thresholds import gpu_alerts, warn_levels
 from core.telemetry.throttle import reason_names
 
@@ -45,8 +53,14 @@ GPU_FIELDS = {
 }
 HOST_FIELDS = {
     "process_cpu_pct": ("Run CPU (% of one core)", "%", "%"),
-    "rss_bytes": ("Run RAM", "GiB", "GiB"),
+    "host_memory_bytes": ("Run RAM", "GiB", "GiB"),
 }
+RAM = "host_memory_bytes"
+RSS_SUM = "rss_bytes"  # the RSS sum: drawn on the RAM plot only for a run recorded without own memory
+# the memory plots' words: short ones on the plot (a laptop's plot is ~200 px wide), the long ones as its tooltip
+GPU_MEMORY_TIP = ("this run (per process): NVML's figure for the run's own processes (torch reserved: torch's, where "
+                  "NVML has none)\ncard total incl. driver: all the card's used memory, other programs and the driver's own "
+                  "reserve included (~480 MiB on an idle H100 that nvidia-smi shows as 0)")
 FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
 WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
 THROTTLE_MERGE_S = 5.0  # a span starting this soon after the last one ends continues it
@@ -70,7 +84,9 @@ class SystemPlots:
     def __init__(self):
         self.plots: dict[str, LivePlot] = {f: LivePlot(title, label, unit=unit, time_only=True)
                                            for f, (title, label, unit) in FIELDS.items()}
+        self.plots["memory_used_bytes"].setToolTip(GPU_MEMORY_TIP)
         self._seen_value: dict[str, bool] = dict.fromkeys(FIELDS, False)
+        self._own_memory = False  # the run's own memory came: its RSS sum is not drawn
         self._unavailable: str | None = None
         self.latest: dict[int, dict[str, Any]] = {}
         self.capacity_line = _limit_line(CAPACITY_COLOR, "capacity {value:.1f} GiB")
@@ -112,7 +128,7 @@ class SystemPlots:
         self.plots["memory_used_bytes"].set_y_span(0, float(total) / GIB * 1.05 if total else 1.0)
         self.plots["power_w"].set_y_span(0, float(limit) * 1.08 if limit else 100.0)
         self.plots["process_cpu_pct"].set_y_span(0, 100)
-        self.plots["rss_bytes"].set_y_span(0, 1.0)
+        self.plots[RAM].set_y_span(0, 1.0)
 
     def clear(self) -> None:
         """Another run (or the idle monitor): its GPUs' series, limits and readings go."""
@@ -121,6 +137,9 @@ class SystemPlots:
             plot.set_message(None)
             plot.set_warn_level(None)
         self._seen_value = dict.fromkeys(FIELDS, False)
+        self._own_memory = False
+        self.plots[RAM].set_title(HOST_FIELDS[RAM][0])
+        self.plots[RAM].setToolTip("")
         self._unavailable = None
         self.latest = {}
         for regions in self._regions:
@@ -147,12 +166,23 @@ class SystemPlots:
 
     def add_series(self, series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]) -> None:
         """``(field, key) -> (times, values)``; a series is created the first time its key comes."""
+        if not self._own_memory and any(field == RAM for field, _ in series):
+            self._own_memory = True
+            if self.plots[RAM].has_series(RSS_SUM):
+                self.plots[RAM].remove_series(RSS_SUM)
         for (field, key), (times, values) in series.items():
+            if field == RSS_SUM:
+                if self._own_memory:
+                    continue
+                field, key = RAM, RSS_SUM
             plot = self.plots[field]
             if not plot.has_series(key):
                 plot.add_series(key, *self._name_and_color(field, key, len(plot.series_keys())), keep=False)
+                if field == RAM:
+                    plot.set_title(self._ram_title())
             plot.buffer(key).extend(times, times, values)
-            plot.legend.setVisible(len(plot.series_keys()) > 1)  # one GPU's line needs no legend box over its data
+            # one GPU's line needs no legend box over its data; the GPU memory plot's names which figure it is
+            plot.legend.setVisible(len(plot.series_keys()) > 1 or field == "memory_used_bytes")
             self._seen_value[field] = True
         if series and self._unavailable and any(f in GPU_FIELDS for f, _ in series):
             self._unavailable = None
@@ -184,14 +214,29 @@ class SystemPlots:
                 return "clocks slowed: " + ", ".join(reason_names(int(bits)))
         return None
 
+    def _ram_title(self) -> str:
+        """The RAM plot's title names the measure of its one series (its tooltip says what that counts);
+        plain when the legend names several."""
+        keys = self.plots[RAM].series_keys()
+        measures = ["rss" if k == RSS_SUM else k for k in keys]
+        self.plots[RAM].setToolTip("\n".join(f"this run ({measure_name(m)}): {MEASURE_WORDS.get(m, m)}" for m in measures))
+        return f"{HOST_FIELDS[RAM][0]} ({measure_name(measures[0])})" if len(measures) == 1 else HOST_FIELDS[RAM][0]
+
     @staticmethod
     def _name_and_color(field: str, key: str, index: int) -> tuple[str, str]:
+        if field == RAM:
+            measure = "rss" if key == RSS_SUM else key
+            return f"this run ({measure_name(measure)})", HOST_COLORS[RAM] if index == 0 else SERIES_COLORS[(index + 4) % 8]
         if field in HOST_FIELDS:
             return "this run", HOST_COLORS[field]
-        if key.startswith("proc"):
-            return f"this run (GPU {key[4:]})", MEMORY_RUN_COLOR if key == "proc0" else SERIES_COLORS[(index + 3) % 8]
+        if key.startswith(("proc", "torch")):  # GPU 0's names need no number: most machines have one GPU
+            gpu = key.removeprefix("proc").removeprefix("torch")
+            what = "per process" if key.startswith("proc") else "torch reserved"
+            name = f"this run ({what})" if gpu == "0" else f"this run, GPU {gpu} ({what})"
+            return name, MEMORY_RUN_COLOR if gpu == "0" else SERIES_COLORS[(index + 3) % 8]
         if field == "memory_used_bytes":
-            return f"GPU {key[3:]}", MEMORY_CARD_COLOR if key == "gpu0" else SERIES_COLORS[(index + 2) % 8]
+            return ("card total incl. driver" if key == "gpu0" else f"GPU {key[3:]} total incl. driver",
+                    MEMORY_CARD_COLOR if key == "gpu0" else SERIES_COLORS[(index + 2) % 8])
         return f"GPU {key[3:]}", SERIES_COLORS[index % len(SERIES_COLORS)]
 
     def set_latest(self, latest: dict[int, dict[str, Any]]) -> None:

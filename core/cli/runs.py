@@ -12,6 +12,7 @@ from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
 from core.run.store import RunInfo, RunStore
+from core.telemetry.summary import memory_lines
 from core.util.files import read_json
 from core.util.text import format_age
 
@@ -134,5 +135,6 @@ def _details(data: dict[str, Any]) -> str:
         if status["error"].get("traceback"):
             lines.append(status["error"]["traceback"])
     if data.get("summary"):
+        lines += memory_lines(data["summary"])  # which figure each peak is, the run's own first
         lines += [f"summary.{k}: {str(v)[:200]}" for k, v in list(data["summary"].items())[:50]]
     return "\n".join(lines)

@@ -39,9 +39,10 @@ from core.fit.networks import FLOAT, ModelShape
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
 from core.util.procs import effective_start_method
 
-# Host RSS of the worker itself: python + numpy + gymnasium + torch + SB3, measured at ~325 MiB
-# after a short CPU PPO run (torch 2.13 CPU, Linux); a CUDA build adds the CUDA runtime, cuBLAS
-# and the host side of the context (approximate, not measured on this machine).
+# Host memory of the worker itself: python + numpy + gymnasium + torch + SB3, its own memory (PSS, what a
+# run's summary reports) 329 MiB after a short CPU PPO run (CartPole, 1 env; 2-core Linux VM, torch 2.13.0+cpu,
+# SB3 2.9.2, 2026-11-26); a CUDA build adds the CUDA runtime, cuBLAS and the host side of the context
+# (approximate: no GPU on that machine to measure it).
 WORKER_RUNTIME_CPU = 350 * MIB
 WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
 # Own memory (USS) of one env process with a classic-control env, by vec env and start method, measured
@@ -51,9 +52,13 @@ WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
 # the env: under forkserver they are preloaded once by the forkserver and shared (7.5 MiB each); under
 # spawn (Windows) each child imports them and the worker's own module again (32 MiB). A forked child
 # of either shares its parent's pages until it writes them (8 MiB after 2,000 steps; counted as 16).
+# Against a run's own memory (PSS: the forkserver's pages split between it and its children), 32 lean
+# forkserver envs of the heavy preset held 9.8 MiB each, with the forkserver (13 MiB) and multiprocessing's
+# resource tracker (7 MiB) 10.4 MiB per env: counted as 10; 32 spawned ones held 33 MiB each (2-core Linux
+# VM, torch 2.13.0+cpu, 2026-11-26).
 ENV_PROCESS_BYTES = {
     ("subproc-sb3", "spawn"): 165 * MIB, ("subproc-sb3", "forkserver"): 165 * MIB, ("subproc-sb3", "fork"): 16 * MIB,
-    ("subproc", "spawn"): 32 * MIB, ("subproc", "forkserver"): 8 * MIB, ("subproc", "fork"): 16 * MIB,
+    ("subproc", "spawn"): 32 * MIB, ("subproc", "forkserver"): 10 * MIB, ("subproc", "fork"): 16 * MIB,
 }
 
 def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capacity: int,

@@ -33,7 +33,8 @@ from core.run.states import TERMINAL
 from core.run.store import RunStore, run_info
 from core.run.summary import summarize
 from core.telemetry.energy import co2_kg
-from core.telemetry.summary import telemetry_summary
+from core.telemetry.host import measure_name
+from core.telemetry.summary import gpu_memory_peaks, host_memory_peak, telemetry_summary
 from core.util.files import read_json
 
 MIB = 2**20
@@ -69,8 +70,10 @@ COLUMNS: list[Column] = [
     Column("eval_mean_reward", "Eval mean", "", "float", 2),
     Column("eval_std_reward", "Eval std", "", "float", 2),
     Column("eval_episodes", "Eval episodes", "", "int"),
-    Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run", "MiB", "float", 0),
-    Column("peak_gpu_memory_mib", "Peak GPU memory, whole GPU", "MiB", "float", 0),
+    Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run's processes", "MiB", "float", 0),
+    Column("peak_gpu_memory_mib", "Peak GPU memory, whole card incl. driver reserve", "MiB", "float", 0),
+    Column("peak_host_memory_mib", "Peak host memory, this run", "MiB", "float", 0),
+    Column("host_memory_measure", "Host memory measure"),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
     Column("energy_kwh", "GPU energy", "kWh", "float", 4),
     Column("co2_kg", "CO2 estimate", "kg", "float", 4),
@@ -109,8 +112,10 @@ class ResultRow:
     eval_mean_reward: float | None = None
     eval_std_reward: float | None = None
     eval_episodes: int | None = None
-    peak_run_gpu_memory_mib: float | None = None  # this run's own processes
-    peak_gpu_memory_mib: float | None = None  # the whole GPU, other programs included
+    peak_run_gpu_memory_mib: float | None = None  # this run's own processes (NVML's per-process figure, else torch's)
+    peak_gpu_memory_mib: float | None = None  # the whole card: other programs and the driver's reserve included
+    peak_host_memory_mib: float | None = None  # the run's processes, each by its own memory (host_memory_measure)
+    host_memory_measure: str = ""  # PSS | USS | private bytes | RSS sum (core.telemetry.host.MEASURE_NAMES)
     peak_temperature_c: float | None = None
     energy_kwh: float | None = None  # the GPU energy over the run (NVML's counter, else its power samples)
     co2_kg: float | None = None  # energy_kwh at the grid intensity the user set (results(grid_g_per_kwh=...))
@@ -160,9 +165,12 @@ def window_text(windows: set[int]) -> str:
 
 def columns_for(rows: list[ResultRow]) -> list[Column]:
     """The columns of a table of ``rows``: the delta columns only when there is a baseline; headers
-    that say over how many episodes the means are; one column per setting the runs differ in."""
+    that say over how many episodes the means are and which measure the host memory is (a column
+    of its own when the rows differ: runs recorded before own memory have the RSS sum only); one
+    column per setting the runs differ in."""
     with_baseline = any(r.is_baseline for r in rows)
     window = window_text({r.final_window for r in rows if r.final_window})
+    measures = {r.host_memory_measure for r in rows if r.peak_host_memory_mib is not None}
     cols = []
     for c in COLUMNS:
         if c.key in DELTA_KEYS and not with_baseline:
@@ -173,6 +181,10 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
             c = c._replace(header=f"Final mean reward (last {window} ep)")
         elif c.key == "best_mean_reward":
             c = c._replace(header=f"Best rolling mean ({window} ep)")
+        elif c.key == "peak_host_memory_mib" and len(measures) == 1:
+            c = c._replace(header=f"Peak host memory, this run, {next(iter(measures))}")
+        elif c.key == "host_memory_measure" and len(measures) < 2:
+            continue  # one measure: the header above names it
         cols.append(c)
     keys = list(dict.fromkeys(k for r in rows for k in r.measures))
     for key in keys:  # the env's own measures, each with its change against the baseline
@@ -204,7 +216,7 @@ def result_row(run_dir: Path) -> ResultRow:
         summary = summarize(run_dir)
     if "final_window" not in summary or "final_measures" not in summary:  # a summary.json from before these figures
         summary = {**summarize(run_dir), **summary}
-    peak_mem, own_mem = _num(summary.get("peak_gpu_memory_bytes")), _num(summary.get("peak_process_gpu_memory_bytes"))
+    gpu, host = gpu_memory_peaks(summary), host_memory_peak(summary)
     steps_per_s = _num(summary.get("steps_per_s"))
     wall = _num(summary.get("wall_time_s"))
     timesteps = _whole(summary.get("timesteps"))
@@ -222,8 +234,10 @@ def result_row(run_dir: Path) -> ResultRow:
         best_mean_reward=_num(summary.get("best_mean_reward")),
         eval_mean_reward=_num(evaluation[0]), eval_std_reward=_num(evaluation[1]),
         eval_episodes=_whole(evaluation[2]) or None,
-        peak_run_gpu_memory_mib=own_mem / MIB if own_mem is not None else None,
-        peak_gpu_memory_mib=peak_mem / MIB if peak_mem is not None else None,
+        peak_run_gpu_memory_mib=gpu.run_bytes / MIB if gpu.run_bytes is not None else None,
+        peak_gpu_memory_mib=gpu.card_bytes / MIB if gpu.card_bytes is not None else None,
+        peak_host_memory_mib=host.memory_bytes / MIB if host else None,
+        host_memory_measure=measure_name(host.measure) if host else "",
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
         # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
         measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),

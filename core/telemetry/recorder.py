@@ -16,8 +16,11 @@ File format (one JSON object a line, ``null`` = not available):
   ``memory_utilization_pct``, ``power_w``, ``power_limit_w``, ``sm_clock_mhz``, ``fan_pct``,
   ``process_memory_bytes``, ``process_memory_source``, ``throttle_reasons`` (NVML's clock event
   reasons bit mask, ``core.telemetry.throttle``), ``energy_mj`` (NVML's total energy counter,
-  millijoules since the driver loaded), ``rss_bytes``, ``cpu_pct`` (system),
-  ``process_cpu_pct`` (the run's process tree, % of one core).
+  millijoules since the driver loaded), ``rss_bytes`` (the sum of the RSS of the run's processes:
+  shared pages once per process), ``host_memory_bytes`` + ``host_memory_measure`` (the run's host
+  memory, each process counted by its own memory: "pss" | "uss" | "private" | "rss",
+  ``core.telemetry.host``; only on the lines of a tick that read it, at most once a second), ``cpu_pct``
+  (system), ``process_cpu_pct`` (the run's process tree, % of one core).
 - ``{"t", "kind": "agg", "gpu", "n", "dt": 1, <field>: mean, <field>_min, <field>_max, ...}``:
   thinned history, see below (``_min``/``_max`` are left out when they equal the mean).
 
@@ -194,6 +197,9 @@ def _round(value: float | None, digits: int) -> float | None:
 
 def _host_fields(line: dict[str, Any], host: HostSample) -> dict[str, Any]:
     line["rss_bytes"] = host.process_rss_bytes
+    if host.host_memory_bytes is not None:  # read every few ticks: the other lines leave it out (~45 bytes each)
+        line["host_memory_bytes"] = host.host_memory_bytes
+        line["host_memory_measure"] = host.host_memory_measure
     line["cpu_pct"] = host.cpu_pct
     line["process_cpu_pct"] = host.process_cpu_pct
     return line

@@ -1,12 +1,25 @@
 """Peaks and means of a run's telemetry, read back from its ``telemetry.jsonl``: the GPU figures are
-the run's GPU's (``run_gpu`` of the status line), the process figures the run's."""
+the run's GPU's (``run_gpu`` of the status line), the process figures the run's.
+
+Which figure each memory peak is, first the run's own:
+
+- ``peak_process_gpu_memory_bytes``: the GPU memory of the run's own processes, NVML's per-process
+  figure (``process_gpu_memory_source`` "nvml") or, where NVML has none, torch's reserved memory
+  ("torch"); ``peak_gpu_memory_bytes``: the card's total used, other programs and the driver's own
+  reserve included (NVML reads ~480 MiB on an idle H100 that nvidia-smi shows as 0 MiB used).
+- ``peak_host_memory_bytes``: the run's host memory, each process counted by its own memory
+  (``host_memory_measure``: "pss" | "uss" | "private" | "rss", ``core.telemetry.host``);
+  ``peak_rss_bytes``: the sum of their RSS (shared pages once per process), all that a run folder
+  from before had. ``host_memory_peak`` and ``gpu_memory_peaks`` read either.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TypeGuard
+from typing import Any, NamedTuple, TypeGuard
 
 from core.telemetry.energy import run_energy
+from core.telemetry.host import MEASURES, HostMemory, measure_name
 from core.telemetry.throttle import reason_names, slowdown
 from core.util.jsonl import read_jsonl
 
@@ -18,9 +31,7 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
     gpu_rows = run_gpu_rows(records)
 
     def peak(rows: list[dict[str, Any]], key: str) -> Any:
-        read = (r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key) for r in rows)
-        values: list[float] = [v for v in read if _is_number(v)]  # a damaged line may hold anything
-        return max(values) if values else None
+        return _peak_row(rows, key)[0]
 
     util_sum = util_n = 0.0
     for r in gpu_rows:
@@ -32,11 +43,16 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
     status = next((r for r in records if r.get("kind") == "status"), None)
     energy = run_energy(records)
     throttled = _throttled(gpu_rows, status.get("hz") if status else None)
+    own_gpu, own_gpu_row = _peak_row(gpu_rows, "process_memory_bytes")
+    host = _host_peak(samples)
     return {
+        "peak_process_gpu_memory_bytes": own_gpu,
+        "process_gpu_memory_source": own_gpu_row.get("process_memory_source") if own_gpu_row else None,
         "peak_gpu_memory_bytes": peak(gpu_rows, "memory_used_bytes"),
-        "peak_process_gpu_memory_bytes": peak(gpu_rows, "process_memory_bytes"),
         "peak_temperature_c": peak(gpu_rows, "temperature_c"),
         "mean_utilization_pct": round(util_sum / util_n, 1) if util_n else None,
+        "peak_host_memory_bytes": host.memory_bytes if host else None,
+        "host_memory_measure": host.measure if host else None,
         "peak_rss_bytes": peak(samples, "rss_bytes"),
         "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" and _is_number(r.get("n", 1)) else 1
                                  for r in samples),
@@ -46,6 +62,71 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "throttled_s": throttled[0],
         "throttle_reasons": throttled[1],
     }
+
+
+def _peak_row(rows: list[dict[str, Any]], key: str) -> tuple[Any, dict[str, Any] | None]:
+    """The largest value of ``key`` (an ``agg`` line's ``_max``) and the line that holds it."""
+    best: tuple[Any, dict[str, Any] | None] = (None, None)
+    for r in rows:
+        v = r.get(key + "_max", r.get(key)) if r.get("kind") == "agg" else r.get(key)
+        if _is_number(v) and (best[0] is None or v > best[0]):  # a damaged line may hold anything
+            best = (v, r)
+    return best
+
+
+def _host_peak(samples: list[dict[str, Any]]) -> HostMemory | None:
+    """The run's peak own memory and its measure; a file from before own memory was read: the RSS sum's."""
+    value, row = _peak_row(samples, "host_memory_bytes")
+    if value is not None and row is not None:
+        measure = row.get("host_memory_measure")
+        return HostMemory(int(value), measure if measure in MEASURES else "rss")
+    value, _ = _peak_row(samples, "rss_bytes")
+    return HostMemory(int(value), "rss") if value is not None else None
+
+
+def host_memory_peak(summary: dict[str, Any]) -> HostMemory | None:
+    """A summary's peak host memory and its measure, also from a summary.json that has only ``peak_rss_bytes``."""
+    value, measure = summary.get("peak_host_memory_bytes"), summary.get("host_memory_measure")
+    if _is_number(value):
+        return HostMemory(int(value), measure if measure in MEASURES else "rss")
+    rss = summary.get("peak_rss_bytes")
+    return HostMemory(int(rss), "rss") if _is_number(rss) else None
+
+
+class GpuMemoryPeaks(NamedTuple):
+    """A summary's GPU memory peaks: the run's own processes' (and where the figure came from), the card's total."""
+
+    run_bytes: float | None
+    run_source: str | None  # "nvml" (NVML's per-process figure) | "torch" (torch's reserved memory) | None
+    card_bytes: float | None
+
+
+def gpu_memory_peaks(summary: dict[str, Any]) -> GpuMemoryPeaks:
+    run, card, source = (summary.get(k) for k in ("peak_process_gpu_memory_bytes", "peak_gpu_memory_bytes",
+                                                  "process_gpu_memory_source"))
+    return GpuMemoryPeaks(run if _is_number(run) else None, source if isinstance(source, str) else None,
+                          card if _is_number(card) else None)
+
+
+GPU_SOURCE_WORDS = {"nvml": "its own processes, NVML's per-process figure",
+                    "torch": "torch's reserved memory: NVML had no per-process figure"}
+CARD_WORDS = "the card's total used, other programs and the driver's reserve included"
+
+
+def memory_lines(summary: dict[str, Any]) -> list[str]:
+    """The memory peaks of a summary in words, the run's own figures first (``rlpanel runs ID``)."""
+    lines = []
+    gpu = gpu_memory_peaks(summary)
+    if gpu.run_bytes is not None:
+        words = GPU_SOURCE_WORDS.get(gpu.run_source or "", "its own processes")
+        lines.append(f"peak GPU memory, this run: {gpu.run_bytes / 2**20:,.0f} MiB ({words})")
+    if gpu.card_bytes is not None:
+        lines.append(f"peak GPU memory, whole card: {gpu.card_bytes / 2**20:,.0f} MiB ({CARD_WORDS})")
+    host = host_memory_peak(summary)
+    if host is not None:
+        lines.append(f"peak host memory, this run: {host.memory_bytes / 2**20:,.0f} MiB ({measure_name(host.measure)}"
+                     + (": shared pages counted once per process)" if host.measure == "rss" else ")"))
+    return lines
 
 
 def run_gpu_rows(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -86,7 +167,7 @@ def _is_number(v: Any) -> TypeGuard[float]:
     return isinstance(v, int | float) and not isinstance(v, bool)
 
 
-_TEXT_FIELDS = frozenset({"reason", "process_memory_source", "driver_version", "name"})
+_TEXT_FIELDS = frozenset({"reason", "process_memory_source", "driver_version", "name", "host_memory_measure"})
 
 
 def well_formed_sample(rec: dict[str, Any]) -> bool:

@@ -16,8 +16,10 @@ from core.util.jsonl import read_jsonl
 
 NUMERIC = ("memory_used_bytes", "temperature_c", "utilization_pct", "memory_utilization_pct",
            "power_w", "sm_clock_mhz", "fan_pct", "process_memory_bytes", "rss_bytes", "cpu_pct",
-           "process_cpu_pct")
-CONSTANT = ("memory_total_bytes", "power_limit_w", "temperature_slowdown_c", "process_memory_source")
+           "process_cpu_pct", "host_memory_bytes")
+CONSTANT = ("memory_total_bytes", "power_limit_w", "temperature_slowdown_c", "process_memory_source",
+            "host_memory_measure")
+SOMETIMES = ("host_memory_bytes", "host_memory_measure")  # on some ticks only: a second without them leaves them out
 # a bit mask: the second keeps every reason any of its samples had; a counter: the second keeps its last reading
 BITS = ("throttle_reasons",)
 COUNTERS = ("energy_mj",)
@@ -65,4 +67,7 @@ def _aggregate(second: int, gpu: Any, rows: list[dict[str, Any]]) -> dict[str, A
     for key in BITS:
         masks = [r[key] for r in rows if isinstance(r.get(key), int)]
         agg[key] = _or(masks) if masks else None
+    for key in SOMETIMES:
+        if agg[key] is None:
+            del agg[key]
     return agg

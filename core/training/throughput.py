@@ -22,6 +22,7 @@ from typing import Any
 
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
+from core.telemetry.host import HostMemoryReader
 from core.training.worker import set_thread_env
 from core.util.files import write_json_atomic
 from core.util.procs import process_tree
@@ -32,33 +33,14 @@ NEVER_ENDS = 10**12            # the probe stops itself; the budget must not end
 WRITE_EVERY_S = 2.0            # the figures so far, for a probe its timeout ends
 
 
-def tree_memory_bytes(pid: int) -> int:
-    """The host memory ``pid``'s process tree holds: its own RSS plus each process under it counted by its share
-    (PSS where the OS reports it: Linux; else its own memory, USS). Env processes share python, numpy and
-    gymnasium pages with one another and their forkserver: a sum of RSS counts those once per process, and read
-    +150 MiB for two lean CartPole envs that hold ~8 MiB each of their own."""
-    import psutil
-
-    total = 0
-    for proc in process_tree(pid):
-        try:
-            if proc.pid == pid:
-                total += proc.memory_info().rss
-            else:
-                info = proc.memory_full_info()
-                total += getattr(info, "pss", None) or info.uss
-        except psutil.Error:  # ended between the listing and the reading
-            continue
-    return total
-
-
 class PeakMemory:
-    """The largest host memory of this process tree (the worker and its env processes: ``tree_memory_bytes``),
-    sampled on a thread."""
+    """The largest host memory of this process tree (the worker and its env processes, each counted by its own
+    memory: ``core.telemetry.host.own_memory``), sampled on a thread as often as its cost allows
+    (``HostMemoryReader``: reading 33 processes' own memory takes tens of ms of CPU a probe would lose)."""
 
     def __init__(self, period_s: float = 0.1):
         self.peak = 0
-        self._period = period_s
+        self._reader = HostMemoryReader(min_period_s=period_s)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="tune-memory", daemon=True)
 
@@ -66,10 +48,12 @@ class PeakMemory:
         self._thread.start()
 
     def sample(self) -> None:
-        self.peak = max(self.peak, tree_memory_bytes(os.getpid()))
+        memory = self._reader.read(process_tree(os.getpid()), time.monotonic())
+        if memory is not None:
+            self.peak = max(self.peak, memory.memory_bytes)
 
     def _loop(self) -> None:
-        while not self._stop.wait(self._period):
+        while not self._stop.wait(self._reader.period_s):
             self.sample()
 
     def stop(self) -> int:

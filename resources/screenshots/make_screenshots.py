@@ -90,6 +90,8 @@ def telemetry(t0: float, seconds: int, rng, hot_from: float = 0.97) -> list[dict
                     "temperature_c": int(83 + 2 * rng.random()) if hot else int(66 + 6 * rng.random()),
                     "utilization_pct": int(55 + 30 * rng.random()), "power_w": round(48 + 15 * rng.random(), 1),
                     "process_cpu_pct": round(95 + 10 * rng.random(), 1), "rss_bytes": int((1.1 + 0.05 * k) * 2**30)})
+        if s % 5 == 0:  # the run's own memory (PSS), read every few seconds
+            out[-1].update(host_memory_bytes=int((0.62 + 0.03 * k) * 2**30), host_memory_measure="pss")
     return out
 
 

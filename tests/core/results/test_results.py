@@ -53,8 +53,14 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.delta_reward == row.final_mean_reward - base.final_mean_reward
         assert row.delta_reward_pct == pytest.approx(100 * row.delta_reward / abs(base.final_mean_reward))
     assert base.delta_reward == 0.0
-    # no NVML here: no energy, so no energy or CO2 column
-    assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [c.key for c in COLUMNS if c.key not in OPTIONAL_KEYS]
+    # no NVML here: no energy, so no energy or CO2 column; one host memory measure, named in its header
+    assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [
+        c.key for c in COLUMNS if c.key not in (*OPTIONAL_KEYS, "host_memory_measure")]
+    assert {c.key: c.title for c in columns_for(rows)}["peak_host_memory_mib"] == "Peak host memory, this run, PSS (MiB)"
+    for row, key in ((one, "one"), (two, "two")):  # the baseline plays without telemetry
+        summary = read_json(real_runs[key] / "summary.json")
+        assert (summary["host_memory_measure"], row.host_memory_measure) == ("pss", "PSS")
+        assert row.peak_host_memory_mib == summary["peak_host_memory_bytes"] / 2**20 > 0
     assert [c.title for c in columns_for(rows) if c.kind == "setting"] == ["runtime.seed"]
 
 
@@ -140,8 +146,8 @@ def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
 def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
-    assert [c.key for c in columns_for([row])] == [c.key for c in COLUMNS
-                                                   if not c.key.startswith("delta") and c.key not in OPTIONAL_KEYS]
+    assert [c.key for c in columns_for([row])] == [  # no host memory: no measure to name
+        c.key for c in COLUMNS if not c.key.startswith("delta") and c.key not in (*OPTIONAL_KEYS, "host_memory_measure")]
     row.energy_kwh = 0.25
     assert "energy_kwh" in [c.key for c in columns_for([row])] and "co2_kg" not in [c.key for c in columns_for([row])]
 
@@ -200,5 +206,7 @@ def test_the_runs_own_peak_gpu_memory_beside_the_whole_gpus(runs_dir):
     (row,) = results([run])
     assert (row.peak_run_gpu_memory_mib, row.peak_gpu_memory_mib) == (829.0, 3686.0)
     titles = {c.key: c.title for c in columns_for([row])}
-    assert titles["peak_run_gpu_memory_mib"] == "Peak GPU memory, this run (MiB)"
-    assert titles["peak_gpu_memory_mib"] == "Peak GPU memory, whole GPU (MiB)"
+    assert titles["peak_run_gpu_memory_mib"] == "Peak GPU memory, this run's processes (MiB)"
+    assert titles["peak_gpu_memory_mib"] == "Peak GPU memory, whole card incl. driver reserve (MiB)"
+    keys = [c.key for c in columns_for([row])]
+    assert keys.index("peak_run_gpu_memory_mib") < keys.index("peak_gpu_memory_mib")  # the run's own figure leads

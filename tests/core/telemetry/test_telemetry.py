@@ -273,6 +273,12 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     assert first["temperature_slowdown_c"] == 87  # recorded beside each reading (the plots draw it)
     assert first["power_w"] == pytest.approx(85.25) and first["fan_pct"] is None
     assert first["rss_bytes"] > 10 << 20
+    # the run's own memory (PSS: a lone process holds some of its pages with others) on the first tick's lines,
+    # then every second or more: never as often as the RSS sum
+    assert first["host_memory_measure"] == samples[1]["host_memory_measure"] == "pss"
+    assert 0 < first["host_memory_bytes"] == samples[1]["host_memory_bytes"] < first["rss_bytes"]
+    own = [s for s in samples if "host_memory_bytes" in s]
+    assert 2 <= len(own) <= len(samples) / 5
     # NVML lists GPU processes but not this one; torch's figure is used for GPU 0 and said so
     assert (first["process_memory_bytes"], first["process_memory_source"]) == (123_000_000, "torch")
     assert (samples[1]["process_memory_bytes"], samples[1]["process_memory_source"]) == (0, "nvml")
@@ -284,6 +290,12 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     assert summary["mean_utilization_pct"] == 87
     assert summary["peak_process_gpu_memory_bytes"] == 123_000_000
     assert summary["peak_rss_bytes"] == max(s["rss_bytes"] for s in samples)
+    assert summary["peak_host_memory_bytes"] == max(s["host_memory_bytes"] for s in own)
+    assert summary["host_memory_measure"] == "pss"
+    # the run's own GPU memory leads, and says where it came from
+    keys = list(summary)
+    assert keys.index("peak_process_gpu_memory_bytes") < keys.index("peak_gpu_memory_bytes")
+    assert summary["process_gpu_memory_source"] == "torch"
 
 
 def test_recorder_picks_up_changed_readings(fake_nvml, tmp_path):
@@ -344,6 +356,8 @@ def synthetic_run(path: Path, seconds: int, hz: int = 5, t0: float = 1_000_000.0
                         "sm_clock_mhz": 1800, "fan_pct": None, "process_memory_bytes": 500_000_000 + i,
                         "process_memory_source": "nvml", "rss_bytes": 2_000_000_000 + (i % 11), "cpu_pct": 25.0,
                         "process_cpu_pct": 110.0})
+        if i % 7 == 0:  # the run's own memory, read every few ticks
+            records[-1].update(host_memory_bytes=900_000_000 + (i % 13), host_memory_measure="pss")
     records.append({"t": t0 + 50, "gpu": 0, "utilization_pct": 100, "temperature_c": 90,
                     "memory_used_bytes": 7 << 30})  # a one-sample burst in the old part
     records.sort(key=lambda r: r["t"])
@@ -371,6 +385,10 @@ def test_thinning_keeps_peaks_and_recent_samples_and_shrinks_the_file(tmp_path):
     assert summary["peak_temperature_c"] == before["peak_temperature_c"] == 90
     assert summary["peak_gpu_memory_bytes"] == 7 << 30
     assert summary["peak_rss_bytes"] == before["peak_rss_bytes"]
+    assert summary["peak_host_memory_bytes"] == before["peak_host_memory_bytes"] == 900_000_012
+    assert summary["host_memory_measure"] == "pss"
+    assert all(("host_memory_bytes" in a) == ("host_memory_measure" in a) for a in aggs)
+    assert 0 < sum("host_memory_bytes" in a for a in aggs) < len(aggs)  # a second without a read leaves it out
     assert summary["peak_process_gpu_memory_bytes"] == before["peak_process_gpu_memory_bytes"]
     assert summary["mean_utilization_pct"] == pytest.approx(before["mean_utilization_pct"], abs=0.2)
     assert summary["telemetry_samples"] == before["telemetry_samples"]
@@ -391,8 +409,35 @@ def test_twelve_hours_at_5_hz_stay_under_50_mb(tmp_path):
 def test_summary_without_data_is_none(tmp_path):
     summary = telemetry_summary(tmp_path / "telemetry.jsonl")
     for key in ("peak_gpu_memory_bytes", "peak_process_gpu_memory_bytes", "peak_temperature_c",
-                "mean_utilization_pct", "peak_rss_bytes"):
+                "mean_utilization_pct", "peak_rss_bytes", "peak_host_memory_bytes", "host_memory_measure"):
         assert summary[key] is None
+
+
+def test_telemetry_recorded_before_own_memory_reads_as_its_rss_sum(tmp_path):
+    path = tmp_path / "telemetry.jsonl"
+    records = synthetic_run(path, seconds=3)
+    old = [{k: v for k, v in r.items() if not k.startswith("host_memory")} for r in records]
+    path.write_text("".join(json.dumps(r) + "\n" for r in old))
+    summary = telemetry_summary(path)
+    assert summary["peak_host_memory_bytes"] == summary["peak_rss_bytes"] == 2_000_000_010
+    assert summary["host_memory_measure"] == "rss"
+
+
+def test_host_memory_peak_reads_old_and_new_summaries():
+    from core.telemetry.host import HostMemory
+    from core.telemetry.summary import host_memory_peak, memory_lines
+
+    old = {"peak_rss_bytes": 3254 * 2**20, "peak_gpu_memory_bytes": 1462 * 2**20, "peak_process_gpu_memory_bytes": 982 * 2**20}
+    assert host_memory_peak(old) == HostMemory(3254 * 2**20, "rss")
+    assert memory_lines(old) == [
+        "peak GPU memory, this run: 982 MiB (its own processes)",
+        "peak GPU memory, whole card: 1,462 MiB (the card's total used, other programs and the driver's reserve included)",
+        "peak host memory, this run: 3,254 MiB (RSS sum: shared pages counted once per process)"]
+    new = {**old, "peak_host_memory_bytes": 1630 * 2**20, "host_memory_measure": "pss", "process_gpu_memory_source": "nvml"}
+    assert host_memory_peak(new) == HostMemory(1630 * 2**20, "pss")
+    assert memory_lines(new)[0] == "peak GPU memory, this run: 982 MiB (its own processes, NVML's per-process figure)"
+    assert memory_lines(new)[2] == "peak host memory, this run: 1,630 MiB (PSS)"
+    assert host_memory_peak({"peak_host_memory_bytes": "1 GB"}) is None and memory_lines({}) == []
 
 
 def test_summary_ignores_a_torn_last_line(tmp_path):

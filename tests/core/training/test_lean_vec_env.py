@@ -341,8 +341,14 @@ def test_the_tunes_memory_counts_lean_env_processes_by_their_own_share():
     counts python, numpy and gymnasium again in every process (two lean envs read +150 MiB)."""
     import psutil
 
+    from core.telemetry.host import own_memory
     from core.training.factory import build_vec_env
-    from core.training.throughput import tree_memory_bytes
+    from core.util.procs import process_tree
+
+    def tree_memory_bytes(pid: int) -> int:
+        memory = own_memory(process_tree(pid))
+        assert memory is not None and memory.measure == "pss"
+        return memory.memory_bytes
 
     before = tree_memory_bytes(os.getpid())
     env, _ = build_vec_env(config("subproc", n_envs=3))
