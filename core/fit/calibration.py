@@ -112,7 +112,7 @@ def derive(probe: dict[str, Any], now: datetime.datetime | None = None) -> Calib
     when = (now or datetime.datetime.now()).isoformat(timespec="seconds")
     return Calibration(
         uuid=str(probe.get("uuid") or f"cuda:{probe.get('index', 0)}"), name=str(probe.get("name") or "GPU"),
-        driver=str(probe.get("driver")), torch=str(probe.get("torch")), os=str(probe.get("os")),
+        driver=str(probe.get("driver")), torch=str(probe.get("torch_dist") or probe.get("torch")), os=str(probe.get("os")),
         measured_at=when, figure=figure, context_bytes=context, workspace_bytes=workspace, cudnn_bytes=cudnn,
         cudnn_workspace_bytes=max(0, int(conv["large_pool_bytes"]) - workspace),
         small_segment_bytes=max(int(mlp.get("small_pool_bytes") or 0), 0) or 2 * MIB)

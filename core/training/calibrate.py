@@ -125,6 +125,17 @@ def _training_loop(th: Any, device: Any, seconds: float) -> None:
             opt.step()
 
 
+def _dist_version() -> str | None:
+    """torch's version as pip installed it: what ``core.fit.calibration`` keys a calibration by (a PyPI CUDA
+    wheel says ``2.11.0`` there and ``2.11.0+cu130`` in ``torch.__version__``)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return None
+
+
 def measure(index: int, loop_s: float = 2.0) -> dict[str, Any]:
     nvml = _Nvml()  # before torch touches CUDA: each card's reading without this process
     import torch as th
@@ -155,7 +166,7 @@ def measure(index: int, loop_s: float = 2.0) -> dict[str, Any]:
     return {
         "index": index, "name": nvml.facts.get("name") or props.name, "uuid": nvml.facts.get("uuid"),
         "driver": nvml.facts.get("driver"), "nvml_error": nvml.facts.get("nvml_error"),
-        "torch": th.__version__, "cuda": th.version.cuda, "cudnn": th.backends.cudnn.version(),
+        "torch": th.__version__, "torch_dist": _dist_version(), "cuda": th.version.cuda, "cudnn": th.backends.cudnn.version(),
         "os": platform.system(), "os_release": platform.release(),
         "module_loading": os.environ.get("CUDA_MODULE_LOADING") or "LAZY (torch's default)",
         "memory_total_bytes": int(props.total_memory), "compute_capability": f"{props.major}.{props.minor}",

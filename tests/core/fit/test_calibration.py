@@ -84,3 +84,11 @@ def test_the_real_probe_on_a_machine_without_cuda_says_so_in_one_line():
     assert out.returncode == 1 and "sees no CUDA device" in answer["error"]
     with pytest.raises(CalibrationError, match="sees no CUDA device"):
         calibration.run_calibration()
+
+
+def test_the_key_is_torch_as_pip_installed_it_not_its_build_suffix(tmp_path, monkeypatch):
+    """A PyPI CUDA wheel: torch.__version__ 2.11.0+cu130, the installed distribution 2.11.0 (seen on the H100)."""
+    monkeypatch.setenv("RLPANEL_HOME", str(tmp_path))
+    save(derive({**PROBE, "torch_dist": "2.11.0"}))
+    monkeypatch.setattr(calibration, "torch_version", lambda: "2.11.0")
+    assert calibrated(card()).source.startswith("measured on this card")
