@@ -45,6 +45,8 @@ class ProbeResult:
     error: str | None = None
     wall_s: float = 0.0
     started_process: bool = False  # the probe paid for a child's start (python, torch, SB3)
+    steps: int | None = None       # env steps over the measured whole cycles, and those cycles
+    cycles: int | None = None
 
 
 def probe_timeout(seconds: float) -> float:
@@ -163,10 +165,10 @@ class ProbePool:
 
     def __init__(self, reuse: bool = True, max_servers: int = MAX_SERVERS):
         self.reuse, self.max_servers = reuse, max(1, max_servers)
-        self.starts = 0  # children started, for the tests and the bench
+        self.starts = 0  # children started, and candidates probed: for the tests and bench/tune.py
+        self.probes = 0
         self._servers: OrderedDict[tuple[Any, ...], ProbeServer] = OrderedDict()
         self._tmp = Path(tempfile.mkdtemp(prefix="rlpanel-tune-"))
-        self._count = 0
 
     def __enter__(self) -> ProbePool:
         return self
@@ -184,8 +186,8 @@ class ProbePool:
         """Train ``cfg`` for ``seconds`` after its warm-up in a child of its key; its steps/s and peak memory."""
         started = time.monotonic()
         timeout_s = timeout_s or probe_timeout(seconds)
-        self._count += 1
-        cfg_path, out_path = self._tmp / f"candidate-{self._count}.yaml", self._tmp / f"candidate-{self._count}.json"
+        self.probes += 1
+        cfg_path, out_path = self._tmp / f"candidate-{self.probes}.yaml", self._tmp / f"candidate-{self.probes}.json"
         write_atomic(cfg_path, cfg.to_yaml())
         key = process_key(cfg)
         server, fresh = self._server_for(key, env_folder(cfg))
@@ -210,7 +212,7 @@ class ProbePool:
         else:
             result = ProbeResult(steps_per_s=data.get("steps_per_s"), host_bytes=data.get("host_peak_bytes"),
                                  gpu_bytes=data.get("gpu_peak_bytes"), error=data.get("error"), wall_s=wall,
-                                 started_process=fresh)
+                                 started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"))
         if not self.reuse:
             self._drop(key, close=True)
         return result
