@@ -77,6 +77,8 @@ class TuneDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(True)
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
@@ -174,6 +176,7 @@ class TuneDialog(QDialog):
             if row.fits is not True or (column == 1 and row.steps_per_s is None):
                 item.setForeground(error_color(self.table))
             self.table.setItem(index, column, item)
+        self.table.resizeRowToContents(index)  # a long note (why a row did not run) wraps instead of ending in "..."
         self.table.scrollToBottom()
 
     def _show_machine(self, line: str) -> None:

@@ -29,9 +29,8 @@ def user_device(cfg: RunConfig, facts: dict[str, Any], devices: list[str]) -> tu
     torch cannot use, or does not have, is kept as asked, with the reason, for the one row that says so.
     """
     requested = cfg.runtime.device
-    issue = device_issue(cfg, facts)
-    if issue is not None:
-        return requested, issue.message
+    if device_issue(cfg, facts) is not None:  # Launch and the estimate give the whole fix; a table cell says what
+        return requested, f"torch {facts.get('torch', '?')} has no CUDA (a CUDA build of torch would tune the GPU too)"
     device, _ = train_device(cfg, None, facts)
     if device not in devices:
         return device, f"{device} is not a device this torch sees here (it sees {', '.join(devices)})"

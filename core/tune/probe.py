@@ -120,34 +120,41 @@ class ProbeServer:
         lines = self.log_path.read_text(encoding="utf-8", errors="replace").strip().splitlines()
         return lines[-1] if lines else "no output"
 
+    def ask_to_end(self) -> None:
+        """Close the child's stdin: it ends after the candidate it probes, if any."""
+        try:
+            if self.proc.stdin is not None and not self.proc.stdin.closed:
+                self.proc.stdin.close()
+        except OSError:  # a broken pipe: it has ended already
+            pass
+
     def close(self) -> None:
         """Ask the child to end (end of its stdin) and wait; end its tree when it does not."""
         if self.alive:
-            try:
-                assert self.proc.stdin is not None
-                self.proc.stdin.close()
-            except OSError:
-                pass
+            self.ask_to_end()
             try:
                 self.proc.wait(timeout=CLOSE_WAIT_S)
             except subprocess.TimeoutExpired:
                 self.end()
-        self._log.close()
+        self._close_files()
 
     def end(self) -> None:
-        """End the child and its tree now (its env processes, its forkserver); then its pipes and log."""
+        """End the child and its tree now (its env processes, its forkserver)."""
         if self.alive:  # a child that ended was reaped: its pid may be another process's by now
             terminate_tree(self.proc.pid, grace_s=3.0)
             try:
                 self.proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+        self._close_files()
+
+    def _close_files(self) -> None:
         self._log.close()
         for pipe in (self.proc.stdin, self.proc.stdout):
             try:
                 if pipe is not None:
                     pipe.close()
-            except OSError:
+            except OSError:  # a broken pipe: nothing left to flush
                 pass
 
 
@@ -168,7 +175,13 @@ class ProbePool:
         self.starts = 0  # children started, and candidates probed: for the tests and bench/tune.py
         self.probes = 0
         self._servers: OrderedDict[tuple[Any, ...], ProbeServer] = OrderedDict()
-        self._tmp = Path(tempfile.mkdtemp(prefix="rlpanel-tune-"))
+        self._tmp_dir: Path | None = None  # made at the first probe: a pool that never probes leaves nothing behind
+
+    @property
+    def _tmp(self) -> Path:
+        if self._tmp_dir is None:
+            self._tmp_dir = Path(tempfile.mkdtemp(prefix="rlpanel-tune-"))
+        return self._tmp_dir
 
     def __enter__(self) -> ProbePool:
         return self
@@ -238,12 +251,16 @@ class ProbePool:
             server.close() if close else server.end()
 
     def close(self) -> None:
-        """End every child (each is asked first: closing its stdin), then remove the candidates' files."""
+        """End every child (all are asked first, by the end of their stdin), then remove the candidates' files."""
         servers = list(self._servers.values())
         self._servers.clear()
         for server in servers:
+            server.ask_to_end()
+        for server in servers:
             server.close()
-        shutil.rmtree(self._tmp, ignore_errors=True)
+        if self._tmp_dir is not None:
+            shutil.rmtree(self._tmp_dir, ignore_errors=True)
+            self._tmp_dir = None
 
 
 def run_probe(cfg: RunConfig, seconds: float, timeout_s: float | None = None,

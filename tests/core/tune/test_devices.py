@@ -32,8 +32,8 @@ def test_usable_devices_are_the_cpu_and_each_cuda_device_torch_has():
 
 def test_the_users_device_as_this_machine_reads_it():
     assert user_device(small(device="auto"), CPU_TORCH, ["cpu"]) == ("cpu", None)
-    device, why = user_device(small(device="cuda"), CPU_TORCH, ["cpu"])
-    assert device == "cuda" and "has no CUDA" in why and "torch 2.13.0+cpu" in why
+    assert user_device(small(device="cuda"), CPU_TORCH, ["cpu"]) == (
+        "cuda", "torch 2.13.0+cpu has no CUDA (a CUDA build of torch would tune the GPU too)")
     device, why = user_device(small(device="cuda:1"), IMAGINARY_CUDA, ["cpu", "cuda:7"])
     assert device == "cuda:1" and why == "cuda:1 is not a device this torch sees here (it sees cpu, cuda:7)"
     assert user_device(small(device="cuda:7"), IMAGINARY_CUDA, ["cpu", "cuda:7"]) == ("cuda:7", None)
@@ -95,7 +95,8 @@ def test_a_preset_for_a_gpu_that_is_not_here_is_tuned_for_this_machine_and_says_
                 "the config plans memory for")
     assert lines[0] == ("machine", expected) and result.machine == expected  # said before the first row
     first = result.rows[0]
-    assert first.note.startswith(f"{CANNOT_RUN}: cuda was asked for but this torch build") and first.fits is None
+    assert first.note == f"{CANNOT_RUN}: torch 2.13.0+cpu has no CUDA (a CUDA build of torch would tune the GPU too)"
+    assert first.fits is None and first.settings["runtime.device"] == "cuda"
     assert "cuda" not in pool.devices and pool.devices  # never probed on a device torch does not have
     assert result.rows[1].settings["runtime.device"] == "cpu" and result.rows[1].steps_per_s
     assert "Tuned for this machine (cpu; torch 2.13.0+cpu has no CUDA), not the target GPU RTX 4060 Laptop" in (
