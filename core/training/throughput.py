@@ -5,8 +5,8 @@ subprocess envs are children of this one), measured over whole update cycles (on
 plus its update, so the figure counts the gradient work a setting brings with it). The warm-up is
 left out: starting the process, importing torch, making the envs and the model, cycles that end in
 the first ``--warmup-s`` of learning and, off-policy, the random play before ``learning_starts``.
-Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles}`` (or
-``{error}``) to OUT atomically, and the figures so far after every measured cycle.
+Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles, learn_s}``
+(or ``{error}``) to OUT atomically, and the figures so far after every measured cycle.
 
 ``CONFIG OUT --seconds N`` probes one config. ``--serve`` probes one candidate per stdin line
 (``{"config", "out", "seconds", "warmup_s"}``) and answers ``{"done": OUT}`` on stdout after each:
@@ -156,13 +156,15 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
         model = build_model(cfg, env, device)
         clock = CycleClock()
         model.learn(total_timesteps=NEVER_ENDS, callback=clock)
+        learn_s = time.perf_counter() - clock.t0  # the rest of the probe's time is its set-up: the tuner budgets both
     finally:
         env.close()
     host = memory.stop()
     gpu = int(th.cuda.max_memory_reserved()) if device.startswith("cuda") else 0
     if clock.start is None or clock.last is None:
-        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host}
-    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device)}
+        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device),
+            "learn_s": learn_s}
 
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:

@@ -47,6 +47,13 @@ class ProbeResult:
     started_process: bool = False  # the probe paid for a child's start (python, torch, SB3)
     steps: int | None = None       # env steps over the measured whole cycles, and those cycles
     cycles: int | None = None
+    learn_s: float | None = None   # of wall_s, the time in learn(); the rest: a start, the envs, the model
+    ended: str | None = None       # "timed out" or "cancelled" (its tree was ended), "ended" (the child died)
+
+    @property
+    def overhead_s(self) -> float | None:
+        """The probe's time outside learn(): what a process start (or a reused process) costs."""
+        return None if self.learn_s is None else max(0.0, self.wall_s - self.learn_s)
 
 
 def probe_timeout(seconds: float) -> float:
@@ -211,21 +218,23 @@ class ProbePool:
         if ended == "ended":  # the child died (out of memory, a crash in a native library): the next one starts anew
             why = f"the probe ended (exit {server.exit_code()}) without a result: {server.log_tail()[:300]}"
             self._drop(key)
-            return ProbeResult(error=why, wall_s=wall, started_process=fresh)
+            return ProbeResult(error=why, wall_s=wall, started_process=fresh, ended=ended)
         if ended is not None:  # timed out or cancelled: its tree was ended
             self._drop(key)
             if data is not None and data.get("steps_per_s"):  # what it measured before its timeout
                 return ProbeResult(data["steps_per_s"], data.get("host_peak_bytes"), None,
-                                   f"{ended} after {wall:.0f} s; measured over {data.get('cycles')} whole cycles", wall, fresh)
+                                   f"{ended} after {wall:.0f} s; measured over {data.get('cycles')} whole cycles", wall, fresh,
+                                   steps=data.get("steps"), cycles=data.get("cycles"), ended=ended)
             return ProbeResult(error=f"{ended} after {wall:.0f} s, before a whole cycle was measured", wall_s=wall,
-                               started_process=fresh)
+                               started_process=fresh, ended=ended)
         if data is None or data.get("partial"):  # an answer always follows the final figures: not reached
             result = ProbeResult(error=f"the probe answered without a result: {server.log_tail()[:300]}", wall_s=wall,
                                  started_process=fresh)
         else:
             result = ProbeResult(steps_per_s=data.get("steps_per_s"), host_bytes=data.get("host_peak_bytes"),
                                  gpu_bytes=data.get("gpu_peak_bytes"), error=data.get("error"), wall_s=wall,
-                                 started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"))
+                                 started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"),
+                                 learn_s=data.get("learn_s"))
         if not self.reuse:
             self._drop(key, close=True)
         return result

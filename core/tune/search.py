@@ -40,8 +40,8 @@ from core.tune.probe import ProbePool, ProbeResult
 from core.tune.table import CANNOT_RUN, TuneResult, TuneRow
 
 PAYS = 1.05          # a step is followed while it is more than 5 % faster
-STARTUP_GUESS_S = 8.0  # a probe process's start (python, torch, SB3) before the first one says: ~8 s measured
-REUSE_GUESS_S = 1.5    # a probe in a running process beyond its measured seconds (envs, model, whole cycles)
+STARTUP_GUESS_S = 9.0  # a probe's time outside learn() with a process start (python, torch, SB3): ~8-10 s measured
+REUSE_GUESS_S = 1.0    # the same in a running process (the envs, the model)
 MAX_N_ENVS = 256
 
 __all__ = ["TuneOptions", "Tuner", "Prober", "usable_devices"]
@@ -87,11 +87,13 @@ class Tuner:
         self.rows: list[TuneRow] = []
         self.machine = ""
         self._seen: dict[tuple[Any, ...], TuneRow | None] = {}
-        self._warm_walls: list[float] = []   # probes in a running process
-        self._start_costs: list[float] = []  # what starting a process added to a probe
+        self._overheads: dict[bool, list[float]] = {True: [], False: []}  # time outside learn(), by process start
+        self._learn_times: list[float] = []  # time in learn() per probe
+        self._probes = 0
         self._cannot_run: dict[str, str] = {}  # device -> why the user's config could not run on it
         self._device_rows: list[int] = []     # the rows of step 1, the user's config on each device
         self._out_of_budget = False
+        self._skipped_for_budget = False
         self._deferred: list[Settings] = []
         self._t0 = 0.0
         self._spaces: EnvSpaces | None = None
@@ -122,7 +124,8 @@ class Tuner:
                 self._try(settings)
         finally:
             self.prober.close()
-        stopped = "cancelled" if self.cancel_event.is_set() else "budget" if self._out_of_budget else "done"
+        stopped = ("cancelled" if self.cancel_event.is_set() else
+                   "budget" if self._out_of_budget or self._skipped_for_budget else "done")
         self._progress(f"finished ({stopped})", final=True)
         baseline = next((i for i in self._device_rows if self.rows[i].steps_per_s), None)
         return TuneResult(self.rows, self._pick(), stopped=stopped, baseline=baseline, machine=self.machine)
@@ -247,7 +250,10 @@ class Tuner:
             note = f"not probed: the estimate says {used / MIB:,.0f} MiB of {cap / MIB:,.0f} MiB {where} memory"
             return self._add(key, TuneRow(settings, False, changes_learning=changes, note=note))
         starts = self.prober.starts_process(cfg)
-        if (self._warm_walls or self._start_costs) and self.elapsed + self._expected_s(starts) > self.options.budget_s:
+        if self._probes and self.elapsed + self._expected_s(starts) > self.options.budget_s:
+            if starts and self.elapsed + self._expected_s(False) <= self.options.budget_s:
+                self._skipped_for_budget = True  # no time for a process start, still for probes in running ones
+                return None
             self._out_of_budget = True
             return None
         self._progress(f"probing {len(self.rows) + 1}{' (starting a probe process)' if starts else ''}: "
@@ -263,13 +269,14 @@ class Tuner:
         return self._add(key, row)
 
     def probe_config(self, cfg: RunConfig, starts: bool) -> ProbeResult:
-        """Probe ``cfg`` and learn what a probe costs here (with and without a process start) for the budget."""
-        warm_before = self._expected_s(False)
+        """Probe ``cfg`` and learn what a probe costs here (in learn(), and outside it with and without a start)."""
         result = self.prober.probe(cfg, self.options.seconds_per_probe(), None, self.cancel_event)
-        if result.started_process:
-            self._start_costs.append(max(0.0, result.wall_s - warm_before))
-        else:
-            self._warm_walls.append(result.wall_s)
+        self._probes += 1
+        if result.ended is None:  # a probe ended by its timeout or a cancel says nothing of the next one's time
+            if result.learn_s is not None:
+                self._learn_times.append(result.learn_s)
+            overhead = result.overhead_s
+            self._overheads[result.started_process].append(overhead if overhead is not None else result.wall_s)
         return result
 
     def _add(self, key: tuple[Any, ...], row: TuneRow) -> float | None:
@@ -299,11 +306,21 @@ class Tuner:
         return get_profile(self.cfg.target_gpu)
 
     def _expected_s(self, starts: bool) -> float:
-        """What the next probe will take: a probe in a running process, and a process start when it needs one."""
-        warm = statistics.fmean(self._warm_walls) if self._warm_walls else self.options.seconds_per_probe() + REUSE_GUESS_S
-        if not starts:
-            return warm
-        return warm + (statistics.fmean(self._start_costs) if self._start_costs else STARTUP_GUESS_S)
+        """What the next probe will take: its time in learn() and outside it (with a process start when it needs one).
+
+        The time in learn() is the lower median of the probes so far (the target until two ran): one candidate's
+        long cycles say little of the next one's. The user's config with torch's own threads on a loaded 2-core
+        machine ran 37-54 steps/s against ~600 with one thread: a 2,048-step cycle of ~50 s, after which a mean
+        expected every probe to take a minute and ended a 120 s tune after its first probe.
+        """
+        seconds = self.options.seconds_per_probe()
+        learn = statistics.median_low(self._learn_times) if len(self._learn_times) >= 2 else seconds
+        warm = self._overheads[False]
+        outside = statistics.fmean(warm) if warm else REUSE_GUESS_S
+        if starts:
+            fresh = self._overheads[True]
+            outside = statistics.fmean(fresh) if fresh else STARTUP_GUESS_S
+        return learn + outside
 
     # --- the answer -----------------------------------------------------------------------
 
