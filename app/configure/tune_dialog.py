@@ -82,6 +82,8 @@ class TuneDialog(QDialog):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        # a later, longer config narrows the note column: the rows' heights follow, so a long note wraps again
+        header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
         self.status = QLabel("Your config is tried on the CPU and on each GPU here first, then the search follows the "
@@ -176,7 +178,7 @@ class TuneDialog(QDialog):
             if row.fits is not True or (column == 1 and row.steps_per_s is None):
                 item.setForeground(error_color(self.table))
             self.table.setItem(index, column, item)
-        self.table.resizeRowToContents(index)  # a long note (why a row did not run) wraps instead of ending in "..."
+        self.table.resizeRowsToContents()  # a long note (why a row did not run) wraps instead of ending in "..."
         self.table.scrollToBottom()
 
     def _show_machine(self, line: str) -> None:

@@ -82,7 +82,6 @@ class ProbeServer:
         self.proc = subprocess.Popen([sys.executable, "-m", PROBE_MODULE, "--serve"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self._log, env={**os.environ, "PYTHONPATH": pythonpath},
                                      cwd=folder if os.path.isdir(folder) else None)
-        self.used = False
         self._answers: queue.Queue[str | None] = queue.Queue()
         assert self.proc.stdout is not None
         threading.Thread(target=_read_lines, args=(self.proc.stdout, self._answers), name="tune-probe-answers",
@@ -92,7 +91,6 @@ class ProbeServer:
               cancel: threading.Event | None) -> str | None:
         """Send one candidate and wait for its answer: ``None`` when it answered, else why it did not
         (``timed out``, ``cancelled``: the child's tree is ended; ``ended``: the child ended by itself)."""
-        self.used = True
         request = {"config": str(cfg_path), "out": str(out_path), "seconds": seconds}
         try:
             assert self.proc.stdin is not None
