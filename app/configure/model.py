@@ -79,6 +79,14 @@ class ConfigModel(QObject):
         self.flush()
         return self.validation.config if not self.issues else None
 
+    def tunable_config(self) -> RunConfig | None:
+        """The config a tune may start from: valid, or wrong only in ``runtime.device`` (a CUDA device this torch
+        lacks): the tune says which device runs here, and its pick sets one that does."""
+        self.flush()
+        if any(issue.path != "runtime.device" for issue in self.issues):
+            return None
+        return self.validation.config
+
     def errors(self) -> list[FieldIssue]:
         self.flush()
         return list(self.issues)

@@ -287,7 +287,7 @@ class ConfigurePanel(QWidget):
 
     def open_tune(self) -> TuneDialog | None:
         """Tune...: a dialog tuning the config in the forms; "Use this" sets its pick here."""
-        config = self.model.current_config()
+        config = self.model.tunable_config()
         if config is None or config.is_baseline:
             why = ("Fix the errors listed first." if config is None else
                    f"{config.algo} is a baseline: it does not train, so there is nothing to tune.")

@@ -3,7 +3,8 @@
 The tune runs on a pool thread (``app.background``); its rows and progress cross to the GUI
 thread through this dialog's signals. Cancel ends the running probe (and its process tree);
 "Use this" hands the pick's settings to the Configure panel (``pick_chosen``). The pick is also
-saved as the preset ``tuned-<algo>-<env>``, as ``rlpanel tune`` does.
+saved as the preset ``tuned-<algo>-<env>``, as ``rlpanel tune`` does. The line above the table
+says which machine the tune measures (its devices; not the target GPU a preset plans for).
 """
 
 from __future__ import annotations
@@ -29,12 +30,11 @@ from PySide6.QtWidgets import (
 from app.background import run_in_background
 from app.theme import error_color
 from core.config.schema import RunConfig
-from core.tune.knobs import short
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
-from core.tune.table import MIB, TuneResult, TuneRow
+from core.tune.table import COLUMNS, TuneResult, TuneRow, cells
 
-COLUMNS = ("config", "steps/s", "host MiB", "GPU MiB", "fits", "learning", "note")
+__all__ = ["COLUMNS", "TuneDialog"]
 
 
 class TuneDialog(QDialog):
@@ -43,6 +43,7 @@ class TuneDialog(QDialog):
     pick_chosen = Signal(object)
     row_ready = Signal(int, object)      # from the pool thread: (index, TuneRow)
     progress_ready = Signal(float, str)  # from the pool thread: (share of the budget, text)
+    machine_ready = Signal(str)          # from the pool thread: which machine the tune measures
 
     def __init__(self, config: RunConfig, parent: QWidget | None = None):
         super().__init__(parent)
@@ -76,14 +77,22 @@ class TuneDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.verticalHeader().setVisible(True)
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setStretchLastSection(True)
+        # a later, longer config narrows the note column: the rows' heights follow, so a long note wraps again
+        header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
-        self.status = QLabel("Each candidate trains a few seconds in its own process; ones the estimate says "
-                             "do not fit are listed, never run.")
+        self.status = QLabel("Your config is tried on the CPU and on each GPU here first, then the search follows the "
+                             "faster one. Each candidate trains a few seconds; ones the estimate says do not fit are "
+                             "listed, never run.")
         self.status.setWordWrap(True)
+        self.machine = QLabel("")
+        self.machine.setWordWrap(True)
+        self.machine.setVisible(False)
 
         options = QHBoxLayout()
         options.addWidget(QLabel("Budget"))
@@ -98,6 +107,7 @@ class TuneDialog(QDialog):
         buttons.addWidget(self.close_button)
         layout = QVBoxLayout(self)
         layout.addLayout(options)
+        layout.addWidget(self.machine)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
@@ -107,6 +117,7 @@ class TuneDialog(QDialog):
             app.aboutToQuit.connect(self.cancel)
         self.row_ready.connect(self._show_row)
         self.progress_ready.connect(self._show_progress)
+        self.machine_ready.connect(self._show_machine)
         self.resize(1000, 420)
 
     @property
@@ -121,7 +132,8 @@ class TuneDialog(QDialog):
         self.use_button.setEnabled(False)
         options = TuneOptions(budget_s=float(self.budget.value()), allow_learning_changes=self.allow_learning.isChecked(),
                               probe_s=self.probe_s)
-        tuner = Tuner(self.config, options, on_row=self.row_ready.emit, on_progress=self.progress_ready.emit)
+        tuner = Tuner(self.config, options, on_row=self.row_ready.emit, on_progress=self.progress_ready.emit,
+                      on_machine=self.machine_ready.emit)
         self.tuner = tuner
         for widget in (self.start_button, self.budget, self.allow_learning):
             widget.setEnabled(False)
@@ -157,20 +169,21 @@ class TuneDialog(QDialog):
     def _show_row(self, index: int, row: TuneRow) -> None:
         if index >= self.table.rowCount():
             self.table.setRowCount(index + 1)
-        speed = "-" if row.steps_per_s is None else f"{row.steps_per_s:,.0f}"
-        learning = ("changes learning: " + ", ".join(row.changes_learning)) if row.changes_learning else "same"
-        cells = (short(row.settings), speed, _mib(row.host_bytes), _mib(row.gpu_bytes), "yes" if row.fits else "no", learning,
-                 row.note)
-        for column, text in enumerate(cells):
+        for column, text in enumerate(cells(row)):
             item = QTableWidgetItem(text)
             if column in (1, 2, 3):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if row.note:
                 item.setToolTip(row.note)
-            if not row.fits or (column == 1 and row.steps_per_s is None):
+            if row.fits is not True or (column == 1 and row.steps_per_s is None):
                 item.setForeground(error_color(self.table))
             self.table.setItem(index, column, item)
+        self.table.resizeRowsToContents()  # a long note (why a row did not run) wraps instead of ending in "..."
         self.table.scrollToBottom()
+
+    def _show_machine(self, line: str) -> None:
+        self.machine.setText(line[:1].upper() + line[1:] + ".")
+        self.machine.setVisible(True)
 
     def _show_progress(self, share: float, text: str) -> None:
         self.progress.setValue(int(share * 100))
@@ -192,8 +205,8 @@ class TuneDialog(QDialog):
                 font = item.font()
                 font.setBold(True)
                 item.setFont(font)
-        baseline = result.rows[0].steps_per_s
-        ratio = f", {picked.steps_per_s / baseline:.2f}x your config" if picked.steps_per_s and baseline else ""
+        speedup = result.speedup()
+        ratio = f", {speedup:.2f}x your config" if speedup else ""
         saved = f"; saved as preset {result.preset}" if result.preset else ""
         self.status.setText(f"Pick: row {index + 1}, {picked.steps_per_s or 0:,.0f} steps/s{ratio}{saved} "
                             f"(search ended: {result.stopped}).")
@@ -208,8 +221,3 @@ class TuneDialog(QDialog):
         for widget in (self.start_button, self.budget, self.allow_learning):
             widget.setEnabled(True)
         self.cancel_button.setEnabled(False)
-
-
-def _mib(n: int | None) -> str:
-    return "-" if n is None else f"{n / MIB:,.0f}"
-

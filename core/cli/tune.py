@@ -1,7 +1,8 @@
 """``rlpanel tune``: probe settings in short real trainings, print the table as it goes, save the fastest.
 
 The table goes to stdout as rows arrive (stderr with ``--json``, whose stdout is the one JSON
-document ``{preset, pick, table, stopped, algo, env, budget_s}``); the progress line goes to stderr.
+document ``{preset, pick, machine, table, baseline, stopped, algo, env, budget_s}``); the progress line goes to stderr.
+The line naming the machine (``tuned for this machine (cpu; ...)``) comes before the table's header.
 """
 
 from __future__ import annotations
@@ -45,8 +46,12 @@ def run_tune(args: argparse.Namespace) -> int:
     if issues:
         raise ConfigError(issues)
     table_out = sys.stderr if args.json else sys.stdout
-    print(f"tuning {cfg.algo} on {cfg.env.label} for {args.budget_s:g} s", file=table_out)
-    print(HEADER, file=table_out, flush=True)
+    print(f"tuning {cfg.algo} on {cfg.env.label} for {args.budget_s:g} s", file=table_out, flush=True)
+
+    def on_machine(line: str) -> None:  # known once torch was asked which devices it has: before the first row
+        _clear_progress()
+        print(line, file=table_out)
+        print(HEADER, file=table_out, flush=True)
 
     def on_row(i: int, row: TuneRow) -> None:
         _clear_progress()
@@ -61,7 +66,7 @@ def run_tune(args: argparse.Namespace) -> int:
 
     options = TuneOptions(budget_s=args.budget_s, allow_learning_changes=args.allow_learning_changes, probe_s=args.probe_s,
                           host_memory_bytes=int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None)
-    tuner = Tuner(cfg, options, on_row=on_row, on_progress=on_progress)
+    tuner = Tuner(cfg, options, on_row=on_row, on_progress=on_progress, on_machine=on_machine)
     try:
         result = tuner.run()
     except KeyboardInterrupt:
@@ -78,10 +83,10 @@ def run_tune(args: argparse.Namespace) -> int:
         return 0
     print("\n" + format_table(result))
     picked = result.picked
-    baseline = result.rows[0].steps_per_s
-    ratio = f" ({picked.steps_per_s / baseline:.2f}x your config)" if picked.steps_per_s and baseline else ""
+    speedup = result.speedup()
+    ratio = f" ({speedup:.2f}x your config)" if speedup else ""
     print(f"\npick: row {result.pick + 1 if result.pick is not None else '-'}, {picked.steps_per_s or 0:,.0f} steps/s{ratio}; "
-          f"search ended: {result.stopped}")
+          f"search ended: {result.stopped}; {result.machine}")
     if result.preset:
         print(f"saved as preset {result.preset}: rlpanel train --preset {result.preset}")
     return 0

@@ -1,24 +1,33 @@
-"""``python -m core.training.throughput CONFIG OUT --seconds N``: one throughput probe of ``rlpanel tune``.
+"""``python -m core.training.throughput``: the throughput probes of ``rlpanel tune``.
 
-A real, short training of the config in this process (its envs as the config says: subprocess
-envs are children of this one), measured over whole update cycles (one collection plus its
-update, so the figure counts the gradient work a setting brings with it). The warm-up is left
-out: starting the process, importing torch, making the envs and the model, cycles that end in
+A probe is a real, short training of a config in this process (its envs as the config says:
+subprocess envs are children of this one), measured over whole update cycles (one collection
+plus its update, so the figure counts the gradient work a setting brings with it). The warm-up is
+left out: starting the process, importing torch, making the envs and the model, cycles that end in
 the first ``--warmup-s`` of learning and, off-policy, the random play before ``learning_starts``.
-Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles}`` (or
-``{error}``) to OUT atomically, and the figures so far after every measured cycle.
+Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles, learn_s}``
+(or ``{error}``) to OUT atomically, and the figures so far after every measured cycle.
+
+``CONFIG OUT --seconds N`` probes one config. ``--serve`` probes one candidate per stdin line
+(``{"config", "out", "seconds", "warmup_s"}``) and answers ``{"done": OUT}`` on stdout after each:
+importing torch and SB3 and starting the process (~8 s of a ~14 s probe on a loaded machine) is
+paid once for all the candidates that share the settings a process is started with
+(``ProbeProcess``). Anything else this process prints goes to stderr, so stdout carries only answers.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
+import gc
+import json
 import os
 import sys
 import threading
 import time
 import traceback
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
@@ -74,7 +83,7 @@ def probe_config(cfg: RunConfig) -> RunConfig:
 
 
 def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = None) -> dict[str, Any]:
-    """Train ``cfg`` until ``seconds`` of whole cycles after the warm-up are measured; the figures.
+    """Train ``cfg`` until about ``seconds`` of whole cycles after the warm-up are measured (at least one); the figures.
 
     With ``out``, the figures so far are written there after every measured cycle: a probe ended
     by its timeout still says what it measured.
@@ -89,7 +98,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     learning_starts = int(getattr(cfg.params, "learning_starts", 0) or 0)
 
     class CycleClock(BaseCallback):
-        """Marks (time, steps) at every cycle start; stops once ``seconds`` are measured."""
+        """Marks (time, steps) at every cycle start; stops at the cycle start nearest to ``seconds`` measured."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -106,8 +115,11 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
                 if steps >= learning_starts:
                     self.start = (now, steps)
                 return
+            previous = self.last[0] if self.last is not None else self.start[0]
             self.last, self.cycles = (now, steps), self.cycles + 1
-            if now - self.start[0] >= seconds:
+            # the boundary nearest to `seconds` (this one or, a cycle as long again, the next): a PPO cycle of
+            # 2,048 steps is ~5 s on a busy 2-core machine, and "at least 6 s" measured two, ~10 s per probe
+            if now - self.start[0] + (now - previous) / 2 >= seconds:
                 self.done = True
             elif out is not None and now - self.written >= WRITE_EVERY_S:  # off-policy cycles can be a few steps
                 self.written = now
@@ -120,19 +132,23 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     memory.start()
     apply_runtime_flags(cfg)
     device = resolve_device(cfg.runtime.device)
+    if th.cuda.is_initialized():  # a serving process: the peak of the candidates before is not this one's
+        th.cuda.reset_peak_memory_stats()
     env, _ = build_vec_env(cfg)
     env = wrap_normalize(cfg, env)
     try:
         model = build_model(cfg, env, device)
         clock = CycleClock()
         model.learn(total_timesteps=NEVER_ENDS, callback=clock)
+        learn_s = time.perf_counter() - clock.t0  # the rest of the probe's time is its set-up: the tuner budgets both
     finally:
         env.close()
     host = memory.stop()
     gpu = int(th.cuda.max_memory_reserved()) if device.startswith("cuda") else 0
     if clock.start is None or clock.last is None:
-        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host}
-    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device)}
+        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device),
+            "learn_s": learn_s}
 
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
@@ -141,20 +157,85 @@ def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host
             "cycles": cycles, "host_peak_bytes": host}
 
 
+def process_settings(cfg: RunConfig) -> dict[str, Any]:
+    """What a process is started with and cannot change for a later candidate: the thread counts of
+    ``set_thread_env`` are read by torch, OpenBLAS and the env processes' forkserver when they load (a thread
+    count of torch's own default cannot be restored once another was set, and torch's inter-op count not at
+    all once it ran), and a process that brought up CUDA holds its context's host memory, which a CPU
+    candidate's figure must not count. Subprocess envs keep their forkserver for the rest of the process:
+    a dummy candidate after them would count it."""
+    rt = cfg.runtime
+    return {"device": rt.device, "vec_env": rt.vec_env, "torch_threads": rt.torch_threads}
+
+
+class ProbeProcess:
+    """This process as a prober: the first candidate fixes its ``process_settings``; each later one must match."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, Any] | None = None
+
+    def probe(self, config_path: Path, out: Path, seconds: float, warmup_s: float) -> dict[str, Any]:
+        """Probe the config in ``config_path``; its figures, or ``{error}`` (never raises)."""
+        try:
+            cfg = validate_config(read_yaml_mapping(config_path), source=str(config_path)).config
+            wanted = process_settings(cfg)
+            if self.settings is None:
+                set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")  # as the worker, before torch
+                self.settings = wanted
+            elif wanted != self.settings:
+                return {"error": f"this probe process was started for {self.settings}; {wanted} needs a fresh one"}
+            return measure(cfg, seconds, warmup_s, out)
+        except Exception as exc:  # noqa: BLE001 - the tuner reads every failure from the file
+            print(traceback.format_exc(), file=sys.stderr, flush=True)
+            return {"error": f"{type(exc).__name__}: {exc}".strip()[:500]}
+        finally:
+            release_memory()
+
+
+def release_memory() -> None:
+    """Give back what the candidate held before the next is measured: its objects, torch's cached GPU blocks and
+    the heap glibc keeps (the next candidate's host figure starts from what the process holds)."""
+    gc.collect()
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.cuda.is_initialized():
+        torch.cuda.empty_cache()
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
+        except (OSError, AttributeError):  # not glibc (musl): its heap stays as it is
+            pass
+
+
+def serve(requests: TextIO, answers: TextIO) -> int:
+    """Probe each candidate ``requests`` names, one per line, until it ends; answer each on ``answers``."""
+    process = ProbeProcess()
+    for line in requests:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        out = Path(request["out"])
+        result = process.probe(Path(request["config"]), out, float(request["seconds"]), float(request.get("warmup_s", 0.5)))
+        write_json_atomic(out, result)
+        answers.write(json.dumps({"done": str(out)}) + "\n")
+        answers.flush()
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m core.training.throughput")
-    parser.add_argument("config", type=Path, help="the full run config to probe (YAML)")
-    parser.add_argument("out", type=Path, help="where the JSON result goes")
+    parser.add_argument("config", type=Path, nargs="?", help="the full run config to probe (YAML)")
+    parser.add_argument("out", type=Path, nargs="?", help="where the JSON result goes")
     parser.add_argument("--seconds", type=float, default=5.0, help="measured time after the warm-up")
     parser.add_argument("--warmup-s", type=float, default=0.5, help="cycles ending this early in learning are not measured")
+    parser.add_argument("--serve", action="store_true", help="probe the candidates named on stdin, one JSON object a line")
     args = parser.parse_args(argv)
-    try:
-        cfg = validate_config(read_yaml_mapping(args.config), source=str(args.config)).config
-        set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")  # as the worker, before torch loads
-        result = measure(cfg, args.seconds, args.warmup_s, args.out)
-    except BaseException as exc:  # noqa: BLE001 - the tuner reads every failure from the file
-        print(traceback.format_exc(), file=sys.stderr, flush=True)
-        result = {"error": f"{type(exc).__name__}: {exc}".strip()[:500]}
+    if args.serve:
+        answers = os.fdopen(os.dup(1), "w", encoding="utf-8")
+        os.dup2(2, 1)  # what SB3, torch or an env print goes to the log; stdout carries the answers alone
+        return serve(sys.stdin, answers)
+    if args.config is None or args.out is None:
+        parser.error("CONFIG and OUT are needed unless --serve")
+    result = ProbeProcess().probe(args.config, args.out, args.seconds, args.warmup_s)
     write_json_atomic(args.out, result)
     return 0 if "error" not in result else 1
 

@@ -40,12 +40,12 @@ def tuned_preset_data(cfg: RunConfig, result: TuneResult) -> dict[str, Any]:
 
 def description(cfg: RunConfig, result: TuneResult) -> str:
     picked = result.picked
-    baseline = result.rows[0].steps_per_s if result.rows else None
-    ratio = f", {picked.steps_per_s / baseline:.2f}x the config it started from" if (
-        picked and picked.steps_per_s and baseline) else ""
+    speedup = result.speedup()
+    ratio = f", {speedup:.2f}x the config it started from" if speedup else ""
     head = f"{MARK} on {time.strftime('%Y-%m-%d %H:%M')} for {cfg.algo} on {cfg.env.label}: " + (
         f"{short(picked.settings)} at {picked.steps_per_s or 0:,.0f} steps/s{ratio}." if picked else "nothing measured.")
-    return head + "\n\n" + format_table(result) + "\n"
+    machine = f"\n{result.machine[:1].upper()}{result.machine[1:]}." if result.machine else ""
+    return head + machine + "\n\n" + format_table(result) + "\n"
 
 
 def save_tuned_preset(cfg: RunConfig, result: TuneResult) -> str:

@@ -1,25 +1,29 @@
 """The coarse-to-fine search of ``rlpanel tune``: which settings train fastest here, within a time budget.
 
-1. The user's config as it is (the baseline every other row is compared with).
+1. CPU or GPU? The user's config as it is on each device of this machine (``devices``), its own
+   device first (the baseline every other row is compared with). A device it cannot run on is one
+   row saying why and is never tried again; the rest of the search starts from the faster device.
 2. One torch thread instead of torch's default; then ``n_envs`` doubled from the user's, in a
    dummy and in a subprocess vec env, while each doubling pays (more than ``PAYS`` faster);
    halved when the first doubling did not.
-3. The best so far on each other device (each CUDA device torch can use).
+3. The best so far on each other device (more envs can turn the answer of step 1 round).
 4. The algorithm's knobs one step each way around the best, a direction followed while it pays;
    then ``n_envs`` once more around the new best.
 
 Every candidate is screened by the fit estimate first: one that does not fit is a row saying so
 and is never probed. A candidate that changes what is learned is probed once for the table
-(after the others, when time is left) but never followed or picked unless allowed.
+(after the others, when time is left) but never followed or picked unless allowed. Probes go to
+a ``ProbePool``: candidates that share a device, vec env and thread count share one child process.
 """
 
 from __future__ import annotations
 
+import statistics
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from core.config.dotted import set_path
 from core.config.errors import ConfigError
@@ -30,15 +34,28 @@ from core.fit.device import torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile
 from core.fit.result import MIB, NO_FIT
+from core.tune.devices import machine_line, usable_devices, user_device
 from core.tune.knobs import Settings, algo_moves, learning_changes, settings_of, with_n_envs
-from core.tune.probe import ProbeResult, run_probe
-from core.tune.table import TuneResult, TuneRow
+from core.tune.probe import ProbePool, ProbeResult
+from core.tune.table import CANNOT_RUN, TuneResult, TuneRow
 
 PAYS = 1.05          # a step is followed while it is more than 5 % faster
-STARTUP_GUESS_S = 8.0  # a probe's start (torch, the envs) before the first one says
+STARTUP_GUESS_S = 9.0  # a probe's time outside learn() with a process start (python, torch, SB3): ~8-10 s measured
+REUSE_GUESS_S = 1.0    # the same in a running process (the envs, the model)
 MAX_N_ENVS = 256
 
-Probe = Callable[[RunConfig, float, float | None, threading.Event | None], ProbeResult]
+__all__ = ["TuneOptions", "Tuner", "Prober", "usable_devices"]
+
+
+class Prober(Protocol):
+    """Where the tuner's probes run (``ProbePool``); tests wrap it to see the candidates."""
+
+    def starts_process(self, cfg: RunConfig) -> bool: ...
+
+    def probe(self, cfg: RunConfig, seconds: float, timeout_s: float | None = None,
+              cancel: threading.Event | None = None) -> ProbeResult: ...
+
+    def close(self) -> None: ...
 
 
 @dataclass
@@ -48,15 +65,10 @@ class TuneOptions:
     probe_s: float | None = None          # measured seconds per probe (default: from the budget)
     host_memory_bytes: int | None = None  # plan for a host with this much RAM (default: this one)
     devices: list[str] | None = None      # default: cpu and each CUDA device this torch can use
+    facts: dict[str, Any] | None = None   # the worker's torch facts (default: core.fit.device.torch_facts)
 
     def seconds_per_probe(self) -> float:
         return self.probe_s or max(1.5, min(6.0, self.budget_s / 20))
-
-
-def usable_devices(facts: dict[str, Any]) -> list[str]:
-    """``cpu`` and each CUDA device the worker's torch can use."""
-    cuda = facts.get("devices") or [] if facts.get("cuda_available") else []
-    return ["cpu"] + [f"cuda:{d.get('index', i)}" for i, d in enumerate(cuda)]
 
 
 class Tuner:
@@ -65,15 +77,23 @@ class Tuner:
     def __init__(self, cfg: RunConfig, options: TuneOptions | None = None,
                  on_row: Callable[[int, TuneRow], None] | None = None,
                  on_progress: Callable[[float, str], None] | None = None,
-                 probe: Probe = run_probe):
+                 on_machine: Callable[[str], None] | None = None,
+                 prober: Prober | None = None):
         self.cfg = cfg
         self.options = options or TuneOptions()
-        self.on_row, self.on_progress, self.probe = on_row, on_progress, probe
+        self.on_row, self.on_progress, self.on_machine = on_row, on_progress, on_machine
+        self.prober: Prober = prober or ProbePool()  # ended by run(): its children live for one tune
         self.cancel_event = threading.Event()
         self.rows: list[TuneRow] = []
+        self.machine = ""
         self._seen: dict[tuple[Any, ...], TuneRow | None] = {}
-        self._walls: list[float] = []
+        self._overheads: dict[bool, list[float]] = {True: [], False: []}  # time outside learn(), by process start
+        self._learn_times: list[float] = []  # time in learn() per probe
+        self._probes = 0
+        self._cannot_run: dict[str, str] = {}  # device -> why the user's config could not run on it
+        self._device_rows: list[int] = []     # the rows of step 1, the user's config on each device
         self._out_of_budget = False
+        self._skipped_for_budget = False
         self._deferred: list[Settings] = []
         self._t0 = 0.0
         self._spaces: EnvSpaces | None = None
@@ -89,27 +109,38 @@ class Tuner:
 
     def run(self) -> TuneResult:
         self._t0 = time.monotonic()
-        self._progress("reading the env's spaces and this machine's devices")
-        self._spaces = probe_spaces(self.cfg.env)
-        self._facts = torch_facts()
-        devices = self.options.devices or usable_devices(self._facts)
-        first = estimate(self.cfg, self._spaces, self._gpu(self.cfg.runtime.device), self.options.host_memory_bytes,
-                         suggest=False, torch=self._facts)
-        self.user = settings_of(self.cfg, first.train_device or "cpu")
-        self._search(devices)
-        for settings in self._deferred:  # learning changes, for the table only, while time is left
-            self._try(settings)
-        stopped = "cancelled" if self.cancel_event.is_set() else "budget" if self._out_of_budget else "done"
+        try:
+            self._progress("reading the env's spaces and this machine's devices")
+            self._spaces = probe_spaces(self.cfg.env)
+            self._facts = self.options.facts if self.options.facts is not None else torch_facts()
+            devices = self.options.devices or usable_devices(self._facts)
+            self.machine = machine_line(self.cfg, self._facts, devices)
+            if self.on_machine:
+                self.on_machine(self.machine)
+            device, cannot = user_device(self.cfg, self._facts, devices)
+            self.user = settings_of(self.cfg, device)
+            self._search(devices, cannot)
+            for settings in self._deferred:  # learning changes, for the table only, while time is left
+                self._try(settings)
+        finally:
+            self.prober.close()
+        stopped = ("cancelled" if self.cancel_event.is_set() else
+                   "budget" if self._out_of_budget or self._skipped_for_budget else "done")
         self._progress(f"finished ({stopped})", final=True)
-        return TuneResult(self.rows, self._pick(), stopped=stopped)
+        baseline = next((i for i in self._device_rows if self.rows[i].steps_per_s), None)
+        return TuneResult(self.rows, self._pick(), stopped=stopped, baseline=baseline, machine=self.machine)
 
     # --- the search -----------------------------------------------------------------------
 
-    def _search(self, devices: list[str]) -> None:
-        self._try(self.user)
-        if self.user.get("runtime.torch_threads") != 1:  # torch's own threads fight the envs' on a busy CPU
-            self._try({**self.user, "runtime.torch_threads": 1})
-        base = self._best_settings() or self.user
+    def _search(self, devices: list[str], cannot: str | None) -> None:
+        self._devices_first(devices, cannot)
+        runnable = [d for d in self._device_order(devices) if d not in self._cannot_run]
+        base = self._best_settings() or ({**self.user, "runtime.device": runnable[0]} if runnable else None)
+        if base is None:  # the user's config runs on no device here (each device's row says why)
+            return
+        if base.get("runtime.torch_threads") != 1:  # torch's own threads fight the envs' on a busy CPU
+            self._try({**base, "runtime.torch_threads": 1})
+        base = self._best_settings() or base
         for vec in ("dummy", "subproc"):
             start = {**base, "runtime.vec_env": vec}
             if vec == "subproc" and int(start["runtime.n_envs"]) < 2:
@@ -117,7 +148,7 @@ class Tuner:
             self._walk_n_envs(start)
         best = self._best_settings()
         for device in devices:
-            if best is not None and device != best["runtime.device"]:
+            if best is not None and device != best["runtime.device"] and device not in self._cannot_run:
                 self._try({**best, "runtime.device": device})
         best = self._best_settings()
         if best is None:
@@ -125,6 +156,25 @@ class Tuner:
         for settings in self._refine(best):
             best = settings
         self._walk_n_envs(best)
+
+    def _devices_first(self, devices: list[str], cannot: str | None) -> None:
+        """The user's config on each device, its own first; a device it cannot run on is one row saying why."""
+        own = self.user["runtime.device"]
+        if cannot is not None:  # asked for a device this machine does not have: one row, then the ones it has
+            self._cannot_run[str(own)] = cannot
+            key = tuple(sorted(self.user.items()))
+            self._device_rows.append(len(self.rows))
+            self._add(key, TuneRow(self.user, None, note=f"{CANNOT_RUN}: {cannot}"))
+        for device in self._device_order(devices):
+            if self.cancel_event.is_set() or self._out_of_budget:
+                return
+            before = len(self.rows)
+            self._try({**self.user, "runtime.device": device}, first_on_device=True)
+            self._device_rows.extend(range(before, len(self.rows)))
+
+    def _device_order(self, devices: list[str]) -> list[str]:
+        """The user's own device first (its row is the baseline), then the others as torch lists them."""
+        return sorted(devices, key=lambda d: d != self.user["runtime.device"])
 
     def _walk_n_envs(self, start: Settings) -> None:
         """Double n_envs while it pays; halve it when the first doubling did not."""
@@ -174,19 +224,24 @@ class Tuner:
     def _eligible(self, settings: Settings) -> bool:
         return self.options.allow_learning_changes or not learning_changes(settings, self.user)
 
-    def _try(self, settings: Settings) -> float | None:
-        """Estimate, then probe ``settings``; its steps/s (None: refused, failed or not run)."""
+    def _try(self, settings: Settings, first_on_device: bool = False) -> float | None:
+        """Estimate, then probe ``settings``; its steps/s (None: refused, failed or not run).
+
+        ``first_on_device``: the user's config on a device; when it cannot be measured (and was not
+        cancelled) the device cannot run here: its row says so and no other candidate goes to it.
+        """
         key = tuple(sorted(settings.items()))
         if key in self._seen:
             row = self._seen[key]
             return row.steps_per_s if row is not None else None
-        if self.cancel_event.is_set() or self._out_of_budget:
+        device = str(settings["runtime.device"])
+        if self.cancel_event.is_set() or self._out_of_budget or device in self._cannot_run:
             return None
         cfg = self.config_for(settings)
         if cfg is None:
             self._seen[key] = None
             return None
-        fit = estimate(cfg, self._spaces or probe_spaces(cfg.env), self._gpu(str(settings["runtime.device"])),
+        fit = estimate(cfg, self._spaces or probe_spaces(cfg.env), self._gpu(device),
                        self.options.host_memory_bytes, suggest=False, torch=self._facts)
         changes = learning_changes(settings, self.user) if self.user else []
         if not fit.fits:
@@ -194,16 +249,35 @@ class Tuner:
             used, cap = (fit.gpu_bytes, fit.capacity_bytes) if where == "GPU" else (fit.host_bytes, fit.host_capacity_bytes)
             note = f"not probed: the estimate says {used / MIB:,.0f} MiB of {cap / MIB:,.0f} MiB {where} memory"
             return self._add(key, TuneRow(settings, False, changes_learning=changes, note=note))
-        expected = self.options.seconds_per_probe() + self._startup_s()
-        if self._walls and self.elapsed + expected > self.options.budget_s:
+        starts = self.prober.starts_process(cfg)
+        if self._probes and self.elapsed + self._expected_s(starts) > self.options.budget_s:
+            if starts and self.elapsed + self._expected_s(False) <= self.options.budget_s:
+                self._skipped_for_budget = True  # no time for a process start, still for probes in running ones
+                return None
             self._out_of_budget = True
             return None
-        self._progress(f"probing {len(self.rows) + 1}: " + ", ".join(f"{k.rpartition('.')[2]}={v}" for k, v in settings.items()))
-        result = self.probe(cfg, self.options.seconds_per_probe(), None, self.cancel_event)
-        self._walls.append(result.wall_s)
+        self._progress(f"probing {len(self.rows) + 1}{' (starting a probe process)' if starts else ''}: "
+                       + ", ".join(f"{k.rpartition('.')[2]}={v}" for k, v in settings.items()))
+        result = self.probe_config(cfg, starts)
+        if result.steps_per_s is None and first_on_device and not self.cancel_event.is_set():
+            self._cannot_run[device] = result.error or "no figures"
+            return self._add(key, TuneRow(settings, None, changes_learning=changes, note=f"{CANNOT_RUN}: {result.error}"))
         note = "" if result.error is None else result.error if result.steps_per_s else f"not measured: {result.error}"
-        row = TuneRow(settings, True, result.steps_per_s, result.host_bytes, result.gpu_bytes, changes, note)
+        measured = result.steps_per_s is not None
+        row = TuneRow(settings, True if measured else None, result.steps_per_s, result.host_bytes, result.gpu_bytes,
+                      changes, note)
         return self._add(key, row)
+
+    def probe_config(self, cfg: RunConfig, starts: bool) -> ProbeResult:
+        """Probe ``cfg`` and learn what a probe costs here (in learn(), and outside it with and without a start)."""
+        result = self.prober.probe(cfg, self.options.seconds_per_probe(), None, self.cancel_event)
+        self._probes += 1
+        if result.ended is None:  # a probe ended by its timeout or a cancel says nothing of the next one's time
+            if result.learn_s is not None:
+                self._learn_times.append(result.learn_s)
+            overhead = result.overhead_s
+            self._overheads[result.started_process].append(overhead if overhead is not None else result.wall_s)
+        return result
 
     def _add(self, key: tuple[Any, ...], row: TuneRow) -> float | None:
         self._seen[key] = row
@@ -231,10 +305,22 @@ class Tuner:
                 return profile
         return get_profile(self.cfg.target_gpu)
 
-    def _startup_s(self) -> float:
-        if not self._walls:
-            return STARTUP_GUESS_S
-        return max(0.0, sum(self._walls) / len(self._walls) - self.options.seconds_per_probe())
+    def _expected_s(self, starts: bool) -> float:
+        """What the next probe will take: its time in learn() and outside it (with a process start when it needs one).
+
+        The time in learn() is the lower median of the probes so far (the target until two ran): one candidate's
+        long cycles say little of the next one's. The user's config with torch's own threads on a loaded 2-core
+        machine ran 37-54 steps/s against ~600 with one thread: a 2,048-step cycle of ~50 s, after which a mean
+        expected every probe to take a minute and ended a 120 s tune after its first probe.
+        """
+        seconds = self.options.seconds_per_probe()
+        learn = statistics.median_low(self._learn_times) if len(self._learn_times) >= 2 else seconds
+        warm = self._overheads[False]
+        outside = statistics.fmean(warm) if warm else REUSE_GUESS_S
+        if starts:
+            fresh = self._overheads[True]
+            outside = statistics.fmean(fresh) if fresh else STARTUP_GUESS_S
+        return learn + outside
 
     # --- the answer -----------------------------------------------------------------------
 
@@ -246,7 +332,7 @@ class Tuner:
         """The fastest measured row that fits and keeps learning as the user has it (unless allowed)."""
         best: int | None = None
         for i, row in enumerate(self.rows):
-            if row.steps_per_s is None or not row.fits or not self._eligible(row.settings):
+            if row.steps_per_s is None or row.fits is not True or not self._eligible(row.settings):
                 continue
             if best is None or row.steps_per_s > (self.rows[best].steps_per_s or 0.0):
                 best = i

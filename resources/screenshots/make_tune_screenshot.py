@@ -7,7 +7,7 @@ taken too. Under Xvfb (a real X server, what a user's desktop gives)::
 
     Xvfb :98 -screen 0 1600x1000x24 &
     DISPLAY=:98 QT_QPA_PLATFORM=xcb python resources/screenshots/make_tune_screenshot.py --live \\
-        --budget 200 --set ppo.n_steps=256 [--hold 60] [OUT_DIR]
+        --budget 120 --set runtime.device=cuda --set "target_gpu=RTX 4060 Laptop" [--hold 60] [OUT_DIR]
     DISPLAY=:98 import -window root shot.png     # while it holds
 
 Or from a saved ``rlpanel tune --json`` output, shown by the dialog's own slots as a live tune shows them::
@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-SIZE = (1450, 480)
+SIZE = (1450, 640)
 
 
 def from_json(source: Path, out_dir: Path) -> int:
@@ -45,12 +45,15 @@ def from_json(source: Path, out_dir: Path) -> int:
     rows = [TuneRow(r["settings"], r["fits"], r["steps_per_s"], r["host_bytes"], r["gpu_bytes"],
                     r.get("changes_learning", []), r.get("note", "")) for r in data["table"]]
     pick = next((i for i, r in enumerate(rows) if r.settings == data["pick"]), None)
-    result = TuneResult(rows, pick, data.get("preset"), data.get("stopped", "done"))
+    result = TuneResult(rows, pick, data.get("preset"), data.get("stopped", "done"), data.get("baseline"),
+                        data.get("machine", ""))
     first = rows[0].settings
     cfg = validate_config({"algo": data.get("algo", "PPO"), "env": {"id": data.get("env", "CartPole-v1")},
                            "runtime": {"n_envs": first["runtime.n_envs"]}}).config
     dialog = TuneDialog(cfg)
     dialog.budget.setValue(int(data.get("budget_s", 120)))
+    if result.machine:
+        dialog.machine_ready.emit(result.machine)
     for i, row in enumerate(rows):
         dialog.row_ready.emit(i, row)
     dialog._finished(result)  # noqa: SLF001 - the slot a finished tune calls

@@ -71,3 +71,53 @@ def test_cancel_ends_the_tune_and_its_probe(qtbot, panel):
     assert dialog.result is not None and dialog.result.stopped == "cancelled"
     assert dialog.start_button.isEnabled() and not dialog.use_button.isEnabled()
     wait_for_background(10_000)
+
+
+def test_the_dialog_says_it_tunes_this_machine_not_the_target_gpu_and_no_unmeasured_row_fits(qtbot, panel):
+    wait_settled(qtbot, panel)
+    _small_cartpole(panel)
+    panel.set_field("target_gpu", "RTX 4060 Laptop")  # as the laptop-8gb preset plans: a card this machine does not have
+    wait_settled(qtbot, panel)
+    dialog = panel.open_tune()
+    assert dialog.config.target_gpu == "RTX 4060 Laptop" and not dialog.machine.isVisible()
+    dialog.budget.setValue(10)  # the user's config once: the first probe always runs
+    dialog.probe_s = 1.0
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(dialog.machine.isVisible, timeout=TUNE_MS)
+    text = dialog.machine.text()
+    assert text.startswith("Tuned for this machine (cpu") and "not the target GPU RTX 4060 Laptop" in text, text
+    qtbot.waitUntil(lambda: not dialog.running, timeout=TUNE_MS)
+    assert dialog.error is None, dialog.error
+    assert dialog.machine.isVisible() and dialog.machine.text() == text  # still there with the answer
+    fits = COLUMNS.index("fits")
+    for i in range(dialog.table.rowCount()):
+        if dialog.table.item(i, 1).text() == "-":
+            assert dialog.table.item(i, fits).text() != "yes"
+    assert dialog.table.item(0, 0).text().split()[2] == "cpu" and dialog.table.item(0, fits).text() == "yes"
+    assert dialog.status.text().startswith("Pick: row ")
+
+
+def test_a_cuda_config_on_this_cpu_torch_is_tuned_here_and_use_this_sets_a_device_that_runs(qtbot, panel):
+    wait_settled(qtbot, panel)
+    _small_cartpole(panel)
+    panel.set_field("runtime.device", "cuda")
+    wait_settled(qtbot, panel)
+    # the test venv's torch is a CPU build: cuda is an error on the field, which a tune answers rather than refuses
+    assert panel.current_config() is None and [e.path for e in panel.model.errors()] == ["runtime.device"]
+    dialog = panel.open_tune()
+    assert dialog is not None
+    dialog.budget.setValue(10)
+    dialog.probe_s = 1.0
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=TUNE_MS)
+    assert dialog.error is None, dialog.error
+    table, fits, note = dialog.table, COLUMNS.index("fits"), COLUMNS.index("note")
+    assert table.item(0, 0).text().split()[2] == "cuda" and table.item(0, 1).text() == "-"
+    assert table.item(0, fits).text() == "-" and table.item(0, note).text().startswith("cannot run here: torch")
+    assert table.item(1, 0).text().split()[2] == "cpu" and table.item(1, fits).text() == "yes"
+    assert [table.item(i, 0).text().split()[2] for i in range(table.rowCount())].count("cuda") == 1
+    with qtbot.waitSignal(dialog.pick_chosen, timeout=5000):
+        qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
+    wait_settled(qtbot, panel)
+    config = panel.current_config()
+    assert config is not None and config.runtime.device == "cpu" and panel.model.errors() == []

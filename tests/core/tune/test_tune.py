@@ -14,7 +14,7 @@ from core.config.validate import validate_config
 from core.fit.estimate import estimate
 from core.fit.result import TIGHT_UPTO
 from core.tune.preset import MARK, save_tuned_preset
-from core.tune.probe import run_probe
+from core.tune.probe import ProbePool
 from core.tune.search import TuneOptions, Tuner
 from tests.conftest import REPO
 
@@ -56,16 +56,17 @@ def test_a_candidate_the_estimate_refuses_is_never_probed():
     assert estimate(dummy, spaces, None, host, suggest=False).fits
     probed = []
 
-    def recording_probe(cfg, seconds, timeout, cancel):
-        probed.append((cfg.runtime.n_envs, cfg.runtime.vec_env))
-        return run_probe(cfg, seconds, timeout, cancel)
+    class RecordingPool(ProbePool):
+        def probe(self, cfg, seconds, timeout_s=None, cancel=None):
+            probed.append((cfg.runtime.n_envs, cfg.runtime.vec_env))
+            return super().probe(cfg, seconds, timeout_s, cancel)
 
-    result = Tuner(user, TuneOptions(budget_s=25, probe_s=1.5, host_memory_bytes=host), probe=recording_probe).run()
-    refused = [r for r in result.rows if not r.fits]
+    result = Tuner(user, TuneOptions(budget_s=25, probe_s=1.5, host_memory_bytes=host), prober=RecordingPool()).run()
+    refused = [r for r in result.rows if r.fits is False]
     assert refused and refused[0].settings["runtime.vec_env"] == "subproc"
     assert all(r.steps_per_s is None and r.note.startswith("not probed: the estimate says") for r in refused)
     assert ("subproc" not in {vec for _, vec in probed}) and probed  # dummy envs were probed, subproc never
-    assert len(probed) == sum(1 for r in result.rows if r.fits)
+    assert len(probed) == sum(1 for r in result.rows if r.fits is not False)
     assert result.picked is not None and result.picked.settings["runtime.vec_env"] == "dummy"
 
 
@@ -75,10 +76,12 @@ def test_cli_json_has_the_preset_the_pick_and_the_table():
     done = subprocess.run([sys.executable, "-m", "core.cli", *args], cwd=REPO, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert set(data) >= {"preset", "pick", "table"} and data["preset"] == "tuned-ppo-cartpole-v1"
+    assert set(data) >= {"preset", "pick", "table", "machine"} and data["preset"] == "tuned-ppo-cartpole-v1"
+    assert data["machine"].startswith("tuned for this machine (cpu") and data["baseline"] == 0
     assert data["pick"]["runtime.n_envs"] >= 1 and data["pick"]["ppo.n_steps"] >= 1
     row = data["table"][0]
     assert set(row) >= {"settings", "steps_per_s", "host_bytes", "gpu_bytes", "fits"}
     assert row["fits"] is True and row["steps_per_s"] > 0 and row["settings"]["runtime.vec_env"] == "dummy"
     assert "steps/s" in done.stderr  # the table went to stderr as it came
+    assert done.stderr.index("tuned for this machine") < done.stderr.index("steps/s")  # which machine, before the table
     assert resolve("tuned-ppo-cartpole-v1").config.ppo.n_epochs == 2
