@@ -280,7 +280,7 @@ class ConfigurePanel(QWidget):
         estimate = self.model.estimate
         if estimate is not None and not estimate.fits and not self.confirm_no_fit(estimate):
             return False
-        if estimate is not None and estimate.warnings and not self.confirm_warnings(estimate):
+        if estimate is not None and estimate.device_warnings and not self.confirm_warnings(estimate):
             return False
         self.launch_requested.emit(LaunchRequest(config, self.model.preset, self.model.warnings(), copy.deepcopy(estimate)))
         return True
@@ -314,7 +314,7 @@ class ConfigurePanel(QWidget):
 
     def confirm_warnings(self, estimate: FitEstimate) -> bool:
         """Ask before launching on another device than the user expects (tests replace this)."""
-        text = "\n\n".join(estimate.warnings)
+        text = "\n\n".join(estimate.device_warnings)
         answer = QMessageBox.warning(self, f"The run trains on {estimate.train_device or 'another device'}",
                                      text + f"\n\nLaunch on {estimate.train_device or 'it'} anyway?",
                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,

@@ -63,7 +63,8 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
                               f"host RAM {mine.host_bytes / MIB:,.0f} MiB, {mine.host_verdict}"))
     result.train_device = device
     result.train_device_reason = device_reason(cfg, device, local, torch)
-    result.warnings = warnings + policy_warnings(cfg, spaces, device, result.parameter_count)
+    result.advice = policy_warnings(cfg, spaces, device, result.parameter_count)
+    result.warnings = warnings + result.advice
     result.planned_timesteps = plan.steps if (plan := planned_steps(cfg)) else None
     return result
 

@@ -58,6 +58,7 @@ class FitEstimate:
     notes: list[str] = field(default_factory=list)
     train_device: str = ""          # what a worker launched here trains on: cuda:0, cpu (core.fit.device)
     warnings: list[str] = field(default_factory=list)  # sentences the user must read before launch
+    advice: list[str] = field(default_factory=list)    # those of the warnings that advise (a faster device), never ask
     planned_device: str = ""        # the device the terms assume: train_device, or a target card's cuda:0
     this_machine: FitEstimate | None = None  # when planned for another machine's card: this one's estimate
     gpu_source: str = ""            # where the card's fixed costs come from: "measured on this card 2026-11-26", ...
@@ -78,6 +79,11 @@ class FitEstimate:
     @property
     def fits(self) -> bool:
         return self.verdict != NO_FIT and self.host_verdict != NO_FIT
+
+    @property
+    def device_warnings(self) -> list[str]:
+        """The warnings about where the run trains: what Launch asks about (advice is shown, not asked)."""
+        return [w for w in self.warnings if w not in self.advice]
 
     def term(self, name: str) -> Term | None:
         return next((t for t in self.terms if t.name == name), None)

@@ -64,12 +64,16 @@ def test_launch_of_a_run_that_does_not_fit_asks_first(qtbot, panel, monkeypatch)
     assert asked and asked[0].verdict == "does not fit"
 
     monkeypatch.setattr(panel, "confirm_no_fit", lambda estimate: True)
+    # the plan is for a laptop card, not this machine: Launch asks that too (a real dialog would block the test)
+    device_asked = []
+    monkeypatch.setattr(panel, "confirm_warnings", lambda estimate: device_asked.append(estimate) or True)
     with qtbot.waitSignal(panel.launch_requested, timeout=TIMEOUT_MS) as blocker:
         qtbot.mouseClick(panel.launch_button, Qt.MouseButton.LeftButton)
     request = blocker.args[0]
     assert isinstance(request, LaunchRequest)
     assert request.preset == "beast" and request.config.policy.net_arch == [16384, 16384]
     assert request.estimate.verdict == "does not fit"
+    assert device_asked and device_asked[0].device_warnings[0].startswith("planned for RTX 4060 Laptop")
 
 
 def test_a_run_that_fits_launches_without_asking(qtbot, panel, monkeypatch):
