@@ -3,16 +3,8 @@ run's RAM by its measure (PSS, ...), and a run recorded before own memory by its
 
 from __future__ import annotations
 
-from app.monitor.panel import MonitorPanel
 from tests.app.fake_runs import gpu_lines
-
-
-def make_panel(qtbot) -> MonitorPanel:
-    panel = MonitorPanel()
-    qtbot.addWidget(panel)
-    panel.resize(1000, 800)
-    panel.show()
-    return panel
+from tests.app.plots.test_plots import make_panel
 
 
 def with_own_memory(lines: list[dict], every: int = 5, measure: str = "pss") -> list[dict]:
