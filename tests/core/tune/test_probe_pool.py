@@ -27,12 +27,19 @@ def small(**runtime):
 
 
 def serving_children() -> list[psutil.Process]:
-    return [p for p in psutil.Process().children(recursive=True) if "--serve" in " ".join(_cmdline(p))]
+    return [p for p in psutil.Process().children(recursive=True) if "--serve" in _cmdline(p)]
 
 
 def _cmdline(proc: psutil.Process) -> list[str]:
     try:
         return proc.cmdline()
+    except psutil.Error:
+        return []
+
+
+def _descendants(proc: psutil.Process) -> list[psutil.Process]:
+    try:
+        return proc.children(recursive=True)
     except psutil.Error:
         return []
 
@@ -45,7 +52,10 @@ def _gone(proc: psutil.Process) -> bool:
 
 
 class TreeWatch:
-    """Every process under this one while the block runs (a probe's child, its forkserver and env processes)."""
+    """Every process in a probe child's tree while the block runs (the child, its forkserver and env processes).
+
+    Only the trees of serving children: anything else this test process runs (a session's Ray head under the
+    same xdist worker) is not the pool's to end."""
 
     def __init__(self) -> None:
         self.seen: dict[int, psutil.Process] = {}
@@ -54,8 +64,9 @@ class TreeWatch:
 
     def _loop(self) -> None:
         while not self._stop.wait(0.1):
-            for proc in psutil.Process().children(recursive=True):
-                self.seen.setdefault(proc.pid, proc)
+            for child in serving_children():
+                for proc in [child, *_descendants(child)]:
+                    self.seen.setdefault(proc.pid, proc)
 
     def __enter__(self) -> TreeWatch:
         self._thread.start()
