@@ -31,7 +31,7 @@ from app.sweeps.panel import SweepsPanel
 from app.system.panel import SystemPanel
 from app.tensorboard import TensorBoardLauncher
 from app.theme import apply_theme, plot_colors
-from app.window_state import restore_window, save_window
+from app.window_state import fit_shown, restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.spaces import probe_spaces
 from core.config.trust import code_module, is_trusted, trust
@@ -84,6 +84,7 @@ class MainWindow(QMainWindow):
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.configure)
         self.splitter.addWidget(self.tabs)
+        self.splitter.setChildrenCollapsible(False)  # dragged to its edge, a side keeps its minimum: never a cut word
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([430, 1000])
@@ -120,6 +121,7 @@ class MainWindow(QMainWindow):
         hints.colorSchemeChanged.connect(self._on_color_scheme)
         self.monitor.apply_theme(*plot_colors())
         self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
+        self._shown = False
         restore_window(self)
         self._update_actions()
 
@@ -397,6 +399,12 @@ class MainWindow(QMainWindow):
         if self.run_dir is not None and self.run_state in ACTIVE:
             ids.add(self.run_dir.name)
         return sorted(ids)
+
+    def showEvent(self, event):  # noqa: N802 (Qt API)
+        super().showEvent(event)
+        if not self._shown:
+            self._shown = True
+            QTimer.singleShot(0, lambda: fit_shown(self))
 
     def closeEvent(self, event):  # noqa: N802 (Qt API)
         if self.notifier.keeps_running():  # the tray icon stays (a setting): the window only hides

@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 DEFAULT_SIZE = (1500, 920)
 FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
 COMPACT_BELOW = 900    # logical pixels of available height under which Configure folds its preset list
-COMPACT_CONFIGURE_WIDTH = 620
 TABS_MIN_WIDTH = 660
 TABS_MIN_HEIGHT = 420
 
@@ -60,8 +59,19 @@ def fit_screen(self: MainWindow, restored: bool = False) -> None:
     # never outgrows a 1280-pixel-wide screen
     self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
     self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
-    if compact and not restored:  # the forms and the launch column side by side, the plots beside them
-        self.splitter.setSizes([COMPACT_CONFIGURE_WIDTH, max(self.width() - COMPACT_CONFIGURE_WIDTH, 400)])
+    if compact and not restored:  # the forms and the launch column side by side, as narrow as they read; the tabs beside
+        self.splitter.setSizes([1, self.width()])  # the splitter keeps Configure at its minimum width, no less
+
+def fit_shown(self: MainWindow) -> None:
+    """After the first show, when every layout knows its real minimum width: a window a layout made wider than
+    the screen on the way (a preset list folded after it was measured) is narrowed to the screen, Configure to
+    its minimum and the tabs to the rest."""
+    screen = self.screen() or QGuiApplication.primaryScreen()
+    if screen is None or self.width() <= screen.availableGeometry().width():
+        return
+    self.resize(screen.availableGeometry().width(), self.height())
+    self.splitter.setSizes([1, self.width()])
+
 
 def restore_configure(self: MainWindow) -> None:
     """The preset and edits Configure held when the window closed (a bad value comes back as an error)."""

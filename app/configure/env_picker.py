@@ -46,7 +46,7 @@ class EnvPicker(QGroupBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Environment and algorithm", parent)
         self.gym_radio = QRadioButton("Gymnasium id")
-        self.entry_radio = QRadioButton("Custom entry point")
+        self.entry_radio = QRadioButton("Custom class")
         self.gym_radio.setChecked(True)
         group = QButtonGroup(self)
         group.addButton(self.gym_radio)
@@ -59,6 +59,9 @@ class EnvPicker(QGroupBox):
         self.id_combo = QComboBox()
         self.id_combo.setEditable(True)
         self.id_combo.setInsertPolicy(QComboBox.InsertPolicy.NoInsert)
+        # as wide as the column gives, not as the longest id: a laptop screen's window keeps its forms readable
+        self.id_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.id_combo.setMinimumContentsLength(12)
         for index, env in enumerate(COMMON_ENVS):
             self.id_combo.addItem(env.id)
             tip = f"{env.description}; {KIND_TEXT.get(env.action_kind, env.action_kind)}"
@@ -108,22 +111,14 @@ class EnvPicker(QGroupBox):
         form.addRow(self.id_label, self.id_combo)
         form.addRow(self.entry_label, self.entry_edit)
         form.addRow("Env kwargs", self.kwargs_edit)
-        wrapping = QHBoxLayout()  # one row: a laptop screen keeps its height for the hyperparameters
-        wrapping.setContentsMargins(0, 0, 0, 0)
-        wrapping.addWidget(self.wrappers_edit, 1)
-        wrapping.addWidget(QLabel("Frame stack"))
-        self.frame_stack_edit.setMaximumWidth(self.fontMetrics().horizontalAdvance("0000") + 24)
-        wrapping.addWidget(self.frame_stack_edit)
-        form.addRow("Wrappers", wrapping)
+        # a row each: two fields side by side made the column too wide for a laptop screen's window
+        form.addRow("Wrappers", self.wrappers_edit)
+        form.addRow("Frame stack", self.frame_stack_edit)
         form.addRow("", self.spaces_label)
         form.addRow("", self.env_error)
-        algo_row = QHBoxLayout()  # one row with the env's measures: the laptop screen keeps its height
-        algo_row.setContentsMargins(0, 0, 0, 0)
-        algo_row.addWidget(self.algo_combo, 1)
-        algo_row.addWidget(QLabel("Measures"))
-        algo_row.addWidget(self.measures_edit, 1)
-        form.addRow("Algorithm", algo_row)
+        form.addRow("Algorithm", self.algo_combo)
         form.addRow("", self.algo_error)
+        form.addRow("Measures", self.measures_edit)
         self._form = form
         self._show_kind()
 

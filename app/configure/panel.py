@@ -11,9 +11,10 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QBoxLayout,
     QLabel,
     QListWidget,
@@ -50,7 +51,6 @@ SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 # budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
 BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "episodes")
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
-FORMS_MIN_WIDTH = 300    # the forms column beside it
 # a panel shorter than this folds its preset list (a window made short on a big screen): the forms keep
 # their rows; a fold or unfold the user clicks is kept whatever the height
 FOLD_PRESETS_BELOW = 800
@@ -125,11 +125,23 @@ class ConfigurePanel(QWidget):
         self.presets_toggle.setAutoRaise(True)
         self.presets_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
         self.presets_toggle.setToolTip("Show or hide the preset list")
+        self.compact = False
         self.presets_toggle.toggled.connect(self._show_presets)
         self.presets_toggle.setChecked(True)
         self.presets_toggle.clicked.connect(self._presets_chosen)
         self.presets_chosen = False  # the user folded or unfolded the list: no fold by height after that
-        self.compact = False
+        # a pick in the list (a click or Enter) folds it again on a laptop screen, where it took the forms' place
+        self.presets_box.list.itemClicked.connect(self._picked)
+        self.presets_box.list.itemActivated.connect(self._picked)
+        # the preset list and the forms share a column: on a laptop screen the open list takes the forms' place,
+        # so the Run / Budget / Fit column beside it keeps its height
+        self.left = QWidget()
+        left = QVBoxLayout(self.left)
+        left.setContentsMargins(0, 0, 0, 0)
+        left.setSpacing(4)
+        left.addWidget(self.presets_toggle, 0)
+        left.addWidget(self.presets_box, 0)
+        left.addWidget(self.scroll, 1)
         # what a launch is decided by: below the forms, or beside them on a laptop screen (set_compact)
         self.side = QWidget()
         side = QVBoxLayout(self.side)
@@ -146,13 +158,11 @@ class ConfigurePanel(QWidget):
         side.addWidget(self.launch_button, 0)
         self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
         self.body.setSpacing(4)
-        self.body.addWidget(self.scroll, 1)
+        self.body.addWidget(self.left, 1)
         self.body.addWidget(self.side, 0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.setSpacing(4)
-        layout.addWidget(self.presets_toggle, 0)
-        layout.addWidget(self.presets_box, 0)
         layout.addLayout(self.body, 1)
         self.model.values_changed.connect(self.refresh_values)
         self.model.validated.connect(self._show_validation)
@@ -208,12 +218,21 @@ class ConfigurePanel(QWidget):
     def set_compact(self, compact: bool) -> None:
         """A laptop screen (under ~900 logical pixels high): the preset list folds away, and the
         budget, fit bar and Launch move beside the forms so the forms keep their height."""
+        self.compact = compact
         self.presets_toggle.setChecked(not compact)
         self.body.setDirection(QBoxLayout.Direction.LeftToRight if compact else QBoxLayout.Direction.TopToBottom)
         self.side.setFixedWidth(SIDE_WIDTH if compact else QWIDGETSIZE_MAX)
         self.side.setMinimumWidth(SIDE_WIDTH if compact else 0)
-        self.setMinimumWidth(SIDE_WIDTH + FORMS_MIN_WIDTH if compact else 0)
-        self.compact = compact
+        self._show_presets(self.presets_toggle.isChecked())
+        # the layouts take the folded list out of their minimum width now, not at the next event loop turn: a window
+        # sized before that would be made wider than a laptop screen by the list's width
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+
+    def forms_min_width(self) -> int:
+        """The forms' column as narrow as its widest row allows, with its scroll bar: never a sideways scroll."""
+        content = self.scroll.widget().minimumSizeHint().width()
+        bar = self.scroll.verticalScrollBar().sizeHint().width()
+        return content + bar + 2 * self.scroll.frameWidth()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
@@ -225,8 +244,15 @@ class ConfigurePanel(QWidget):
 
     def _show_presets(self, shown: bool) -> None:
         self.presets_box.setVisible(shown)
+        # beside the Run / Budget / Fit column the open list takes the forms' place rather than squeezing them
+        self.scroll.setVisible(not (shown and self.compact))
         self.presets_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self._presets_title()
+
+    def _picked(self) -> None:
+        """A preset clicked (or Enter) in the list: on a laptop screen the list folds and the forms are back."""
+        if self.compact and self.presets_toggle.isChecked():
+            self.presets_toggle.setChecked(False)
 
     def _presets_title(self) -> None:
         name = self.model.preset or "schema defaults"
@@ -347,6 +373,7 @@ class ConfigurePanel(QWidget):
     def _show_algo_form(self, algo: str) -> None:
         for name in ALGO_SECTIONS:
             self.forms[name].setVisible(name == algo.lower())
+        self.scroll.setMinimumWidth(self.forms_min_width())  # the form shown sets how narrow the column may get
 
     def _show_validation(self) -> None:
         model = self.model

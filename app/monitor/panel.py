@@ -36,6 +36,8 @@ from app.plots.scalar_grid import ScalarGrid
 from app.plots.system_plots import SystemPlots
 from app.settings import get_setting, set_setting
 from app.theme import ALERT_COLOR
+from app.widgets.elided_label import ElidedLabel
+from app.widgets.toolbar import STRETCH, panel_toolbar
 from core.fit.result import FitEstimate
 from core.run.eta import SpeedEstimate, eta_text
 from core.run.states import TERMINAL
@@ -67,7 +69,7 @@ class MonitorPanel(QWidget):
         self._loading: str | None = None
         self._last_redraw = 0.0
 
-        self.title = QLabel(IDLE_TITLE)
+        self.title = ElidedLabel(IDLE_TITLE)
         self.title.setObjectName("monitorTitle")
         self.title.setStyleSheet("#monitorTitle { font-weight: 600; }")
         self.progress = QProgressBar()
@@ -103,7 +105,7 @@ class MonitorPanel(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addLayout(self._controls)
+        layout.addWidget(self._controls)
         layout.addWidget(self.status)
         layout.addWidget(self.splitter, 1)
 
@@ -120,7 +122,7 @@ class MonitorPanel(QWidget):
         self.x_mode.currentIndexChanged.connect(lambda _: self.set_x_mode(self.x_mode.currentData()))
         self.smoothing = QSlider(Qt.Orientation.Horizontal)
         self.smoothing.setRange(0, 999)
-        self.smoothing.setFixedWidth(140)
+        self.smoothing.setFixedWidth(100)
         self.smoothing.setToolTip("Smoothing, as in TensorBoard: an exponential moving average over the reward and "
                                   "the scalar charts (0: none, 0.999: nearly flat); the raw data stays drawn, faded")
         self.smoothing_label = QLabel()
@@ -142,13 +144,10 @@ class MonitorPanel(QWidget):
         self.follow_button = QPushButton("Follow")
         self.follow_button.setToolTip("Autoscale every plot and follow new data again (after a zoom or pan)")
         self.follow_button.clicked.connect(self.follow)
-        self._controls = QHBoxLayout()
-        for widget in (self.x_mode, QLabel("Smoothing"), self.smoothing, self.smoothing_label, self.log_y,
-                       self.scalars.picker):
-            self._controls.addWidget(widget)
-        self._controls.addStretch(1)
-        for widget in (self.tensorboard_button, self.save_button, self.pause_button, self.follow_button):
-            self._controls.addWidget(widget)
+        # what does not fit a narrow window goes behind », the least used last
+        self._controls = panel_toolbar("monitorControls", (
+            self.x_mode, QLabel("Smoothing"), self.smoothing, self.smoothing_label, self.log_y, self.scalars.picker,
+            STRETCH, self.pause_button, self.follow_button, self.save_button, self.tensorboard_button))
         self.set_smoothing(float(get_setting("monitor/smoothing", 0.0)))
 
     # --- data ------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
-    QHBoxLayout,
     QInputDialog,
     QLabel,
     QListWidget,
@@ -29,6 +28,7 @@ from app.configure.model import ConfigModel
 from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
 from app.queue.status_view import fit_columns
 from app.theme import error_color
+from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
 from core.config.schema import BudgetParams, RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 from core.util.yaml_reader import read_yaml
@@ -106,27 +106,18 @@ class PlanEditor(QWidget):
         self.parallel.valueChanged.connect(self._edited)
         self.on_failure.currentTextChanged.connect(self._edited)
 
-        buttons = QHBoxLayout()
-        for b in (self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button):
-            buttons.addWidget(b)
-        buttons.addSpacing(12)
-        buttons.addWidget(self.edit_button)
-        buttons.addWidget(self.replace_button)
-        buttons.addStretch(1)
-        options = QHBoxLayout()
-        options.addWidget(QLabel("Parallel jobs"))
-        options.addWidget(self.parallel)
-        options.addSpacing(16)
-        options.addWidget(QLabel("On failure"))
-        options.addWidget(self.on_failure)
-        options.addStretch(1)
-        options.addWidget(self.load_button)
-        options.addWidget(self.save_button)
+        # rows that never squeeze a button: what a narrow window has no room for goes behind »
+        buttons = panel_toolbar("planButtons", (
+            self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button,
+            SEPARATOR, self.edit_button, self.replace_button))
+        options = panel_toolbar("planOptions", (
+            QLabel("Parallel jobs"), self.parallel, SEPARATOR, QLabel("On failure"), self.on_failure, STRETCH,
+            self.load_button, self.save_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(buttons)
+        layout.addWidget(buttons)
         layout.addWidget(split, 1)
-        layout.addLayout(options)
+        layout.addWidget(options)
         layout.addWidget(self.message)
         self._refresh()
 

@@ -13,7 +13,6 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
-    QHBoxLayout,
     QLabel,
     QPushButton,
     QTreeWidget,
@@ -23,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.theme import QUEUE_STATUS_COLORS, status_color
+from app.widgets.toolbar import panel_toolbar
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
@@ -80,16 +80,13 @@ class QueueStatusView(QWidget):
         self.cancel_button.clicked.connect(self.cancel)
         self.continue_button.clicked.connect(self.continue_queue)
 
-        row = QHBoxLayout()
-        row.addWidget(self.cancel_button)
-        row.addWidget(self.stop_running)
-        row.addWidget(self.continue_button)
-        row.addWidget(self.message, 1)
+        row = panel_toolbar("queueButtons", (self.cancel_button, self.stop_running, self.continue_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.header)
         layout.addWidget(self.tree, 1)
-        layout.addLayout(row)
+        layout.addWidget(row)
+        layout.addWidget(self.message)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self.refresh)

@@ -39,6 +39,7 @@ from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
+from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
 from core.results.export import SUFFIXES, export
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
@@ -65,6 +66,9 @@ def run_label(info: RunInfo) -> str:
     stamp = datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
     text = f"{stamp}  {info.name or info.id}  ·  {info.algo} {info.env}"
     return text if info.state == "finished" else f"{text}  ({info.state})"
+
+
+BASELINE_NAME_PX = 180  # the longest run name the baseline combo shows whole
 
 
 class ResultsPanel(QWidget):
@@ -116,6 +120,7 @@ class ResultsPanel(QWidget):
         lv.addLayout(row)
 
         self.baseline_combo = QComboBox()
+        self.baseline_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's")
         self.baseline_combo.currentIndexChanged.connect(lambda _i: self.update_results())
         self.x_combo = QComboBox()
@@ -126,7 +131,7 @@ class ResultsPanel(QWidget):
         self.grid_spin.setRange(0, 2000)
         self.grid_spin.setDecimals(0)
         self.grid_spin.setSuffix(" g/kWh")
-        self.grid_spin.setSpecialValueText("CO2: off")
+        self.grid_spin.setSpecialValueText("off")
         self.grid_spin.setValue(get_setting(GRID_SETTING, 0.0))
         self.grid_spin.setToolTip("The grid's CO2 intensity (g CO2 per kWh; e.g. 350): the table and the exports add a CO2 "
                                   "estimate from each run's GPU energy. 0: no estimate")
@@ -139,17 +144,10 @@ class ResultsPanel(QWidget):
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
         self.save_plot_button.clicked.connect(self.save_plot)
-        bar = QHBoxLayout()
-        bar.addWidget(QLabel("Baseline"))
-        bar.addWidget(self.baseline_combo, 1)
-        bar.addWidget(QLabel("x axis"))
-        bar.addWidget(self.x_combo)
-        bar.addWidget(QLabel("Grid"))
-        bar.addWidget(self.grid_spin)
-        bar.addStretch(0)
-        bar.addWidget(self.morning_button)
-        bar.addWidget(self.save_plot_button)
-        bar.addWidget(self.export_button)
+        # across the whole tab; what a narrow window has no room for goes behind », the least used last
+        bar = panel_toolbar("resultsControls", (
+            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo, QLabel("x axis"),
+            self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
         self.plot = OverlayPlot()
         self.model = ResultsTableModel(self)
@@ -168,7 +166,6 @@ class ResultsPanel(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
-        rv.addLayout(bar)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.addWidget(self.plot)
         self.right_split.addWidget(self.table)
@@ -181,7 +178,8 @@ class ResultsPanel(QWidget):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([260, 900])
         layout = QVBoxLayout(self)
-        layout.addWidget(self.splitter)
+        layout.addWidget(bar)
+        layout.addWidget(self.splitter, 1)
         self.refresh()
 
     # --- runs -------------------------------------------------------------------------------------
@@ -284,8 +282,11 @@ class ResultsPanel(QWidget):
         self.baseline_combo.blockSignals(True)
         self.baseline_combo.clear()
         self.baseline_combo.addItem("none", None)
-        for info in infos:
-            self.baseline_combo.addItem(run_label(info), info.id)
+        metrics = self.baseline_combo.fontMetrics()
+        for info in infos:  # a run's name, shortened in the middle to fit; the whole label in its tooltip
+            name = metrics.elidedText(info.name or info.id, Qt.TextElideMode.ElideMiddle, BASELINE_NAME_PX)
+            self.baseline_combo.addItem(name, info.id)
+            self.baseline_combo.setItemData(self.baseline_combo.count() - 1, run_label(info), Qt.ItemDataRole.ToolTipRole)
         self.set_baseline(baseline if baseline in self._infos else None)
         self.baseline_combo.blockSignals(False)
         self.update_results()
