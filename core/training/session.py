@@ -103,6 +103,17 @@ class TrainingSession:
         out.write([records.event(message, level)])
         print(f"worker: {level}: {message}", flush=True)
 
+    def _awake_note(self, out: JsonlWriter, awake: KeepAwake) -> None:
+        """Keep awake's note: a failure is warned once per run (status ``keep_awake_warned``), not on each attempt;
+        another failure is warned again."""
+        if awake.active:
+            self._event(out, awake.note)
+            return
+        if clean_status(read_json(self.layout.status, default=None)).get("keep_awake_warned") == awake.note:
+            return  # an earlier attempt of this run said it
+        write_status(self.run_dir, keep_awake_warned=awake.note)
+        self._event(out, awake.note, "warning")
+
     def run(self) -> tuple[str, str]:
         status = clean_status(read_json(self.layout.status, default=None))
         attempt = int(status.get("attempt") or 1)
@@ -239,7 +250,7 @@ class TrainingSession:
                                    notify=partial(notify_guard_event, self.run_dir))
             recorder.on_second = handler
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
-        self._event(out, awake.note, "info" if awake.active else "warning")
+        self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:
