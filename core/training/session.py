@@ -47,14 +47,13 @@ from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
+from core.util.threads import resolved_torch_threads
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     """TF32, cuDNN benchmark and torch threads; returns notes for the event log."""
     rt = cfg.runtime
     notes = []
-    if rt.torch_threads:
-        th.set_num_threads(rt.torch_threads)
     th.backends.cuda.matmul.allow_tf32 = rt.tf32
     th.backends.cudnn.allow_tf32 = rt.tf32
     th.backends.cudnn.benchmark = rt.cudnn_benchmark
@@ -62,7 +61,9 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads"
+    th.set_num_threads(resolved_torch_threads(rt.torch_threads, rt.n_envs, rt.vec_env != "dummy", device))
+    auto = "" if rt.torch_threads else " (auto)"
+    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
     if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
         note += f", TF32 {'on' if rt.tf32 else 'off'}"
     notes.append(note)
