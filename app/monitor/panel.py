@@ -39,12 +39,12 @@ from app.theme import ALERT_COLOR
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.toolbar import STRETCH, panel_toolbar
 from core.fit.result import FitEstimate
-from core.run.eta import SpeedEstimate, eta_text
+from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
-SPEED_RECORDS = 600  # progress records that still weigh in the averaged speed (~10 minutes)
+SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
 
 
@@ -235,14 +235,14 @@ class MonitorPanel(QWidget):
         if done > total:
             tip.append(f"{done:,} steps were taken, past the {total:,} planned: SB3 finishes the update that crosses "
                        "the budget")
-        rate = self._speed.rate
+        rate = running_rate(self._speed, self.run_state)
         if self.run_state == "running":
-            eta = eta_text(total - done, rate, time.time()) if unit == "steps" else None
+            eta = time_left(self._speed, total - done, self.run_state, time.time()) if unit == "steps" else None
             text += f" · {eta}" if eta else ""
         elif self.run_state in TERMINAL or self.run_state == "paused":
             text += f" · {self.run_state}"
         if rate:
-            tip.append(f"{rate:,.0f} steps/s, averaged over the last minutes")
+            tip.append(f"{rate:,.0f} steps/s over the last minute")
         self.progress.setFormat(text)
         self.progress.setMinimumWidth(min(600, max(300, self.progress.fontMetrics().horizontalAdvance(text) + 30)))
         self.progress.setToolTip("\n".join(tip))

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.add_argument("--format", choices=FORMATS, help="table format (default: from -o's suffix, else md)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE (needed for xlsx); text formats go to stdout without it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing FILE")
+    p.add_argument("--raw", action="store_true",
+                   help="CSV: every float at full precision (default: 6 significant digits, e.g. 7.07018)")
     p.set_defaults(func=run)
 
 
@@ -88,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     if not dirs and baseline is None:
         raise CliError(f"no runs match in {store.root}; list them with: rlpanel runs")
     rows = results(dirs, baseline=baseline, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh))
-    content = export(rows, fmt, output)
+    content = export(rows, fmt, output, raw=args.raw)
     if args.json:
         print(json.dumps([r.to_json() for r in rows], indent=2, default=str))
     elif output is None:

@@ -2,12 +2,15 @@
 
 Each module in ``COMMANDS`` has ``register(subparsers, common)`` that adds its subparser(s)
 and sets ``func(args) -> int``. ``--json`` makes a command print one JSON document and nothing
-else on stdout; errors are one line on stderr naming the problem and the fix.
+else on stdout; errors are one line on stderr naming the problem and the fix. A reader that
+closes the pipe early (``rlpanel runs | head``) ends the command quietly with 141 (128 + SIGPIPE,
+as a shell reports ``yes | head``), the recipe of Python's signal documentation.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -69,7 +72,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE
+
+
 def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespace], int] | None = None) -> int:
+    try:
+        code = _main(argv, open_window)
+        sys.stdout.flush()  # inside the try: what is still buffered meets the closed pipe here
+    except BrokenPipeError:
+        # stdout points at devnull so the interpreter's own flush at exit finds no closed pipe to complain about
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE_EXIT
+    return code
+
+
+def _main(argv: list[str] | None, open_window: Callable[[argparse.Namespace], int] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -92,6 +110,8 @@ def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespac
         if len(exc.issues) > SHOWN_ISSUES:
             print(f"rlpanel {args.command}: and {len(exc.issues) - SHOWN_ISSUES:,} more config errors", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        raise  # the reader of stdout went away: main ends quietly
     except OSError as exc:  # a full disk, a folder that cannot be written: one line, not a traceback
         print(f"rlpanel {args.command}: {describe_os_error(exc)}", file=sys.stderr)
         return 1

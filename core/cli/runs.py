@@ -4,6 +4,7 @@ summary, a run's display name, tags and note, and moving runs to the system's tr
 from __future__ import annotations
 
 import argparse
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ from core.run.layout import RunDir
 from core.run.store import RunInfo, RunStore
 from core.telemetry.summary import memory_lines
 from core.util.files import read_json
-from core.util.text import format_age
+from core.util.text import format_age, format_bytes, format_duration, format_number
 
 SHOWN_BROKEN = 10
 
@@ -115,12 +116,40 @@ def run_delete(args: argparse.Namespace) -> int:
     return 0
 
 
+HEAD_KEYS = ("id", "display_name", "tags", "note", "state", "algo", "env", "steps", "total", "mean_reward", "path")
+STATUS_TIMES = (("created_at", "created"), ("started_at", "started"), ("ended_at", "ended"))
+
+
+def value_text(key: str, value: Any) -> str | None:
+    """A value of the status or summary as a reader wants it: numbers to 4 significant digits or with thousands
+    separators, ``_bytes`` as sizes, ``_s`` as durations, ``_at`` as local times; None for nothing to say (a
+    missing figure, an empty list)."""
+    if value is None or value == "" or value == [] or value == {}:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float):
+        if key.endswith("_bytes"):
+            return format_bytes(value, gib_digits=2)
+        if key.endswith("_s") and not key.endswith("_per_s"):
+            return format_duration(value)
+        if key.endswith("_at"):
+            return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(value))
+        return format_number(value)
+    if isinstance(value, list | tuple):
+        return ", ".join(filter(None, (value_text("", v) for v in value))) or None
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {text}" for k, v in value.items() if (text := value_text(str(k), v)) is not None) or None
+    return str(value)[:200]
+
+
 def _details(data: dict[str, Any]) -> str:
-    lines = [f"{k}: {data[k]}" for k in ("id", "display_name", "tags", "note", "state", "algo", "env", "steps", "total",
-                                          "mean_reward", "path") if k in data and (data[k] or k not in ("display_name", "note"))]
+    head = {**data, "total": data.get("total") or None}  # a baseline plans no steps: no total, not "0"
+    lines = [f"{k}: {text}" for k in HEAD_KEYS if (text := value_text(k, head.get(k))) is not None]
     if data.get("broken"):
         lines.append(f"broken: {data['broken']}")
     status = data["status"]
+    lines += [f"{word}: {text}" for key, word in STATUS_TIMES if (text := value_text(key, status.get(key))) is not None]
     if status.get("problems"):
         lines.append(f"status.json problems (ignored): {', '.join(status['problems'])}")
     if status.get("exit_reason"):
@@ -128,7 +157,7 @@ def _details(data: dict[str, Any]) -> str:
     if status.get("state") == "paused" and status.get("pause_reason"):
         lines.append(f"paused: {status['pause_reason']}")
     if status.get("paused_s"):
-        lines.append(f"paused for {status['paused_s']:,.0f} s in all")
+        lines.append(f"paused for {format_duration(status['paused_s'])} in all")
     lines += [f"note: {note}" for note in (status.get("notes") or [])[:10]]
     if status.get("error"):
         lines.append(f"error: {status['error'].get('message')}")
@@ -136,5 +165,6 @@ def _details(data: dict[str, Any]) -> str:
             lines.append(status["error"]["traceback"])
     if data.get("summary"):
         lines += memory_lines(data["summary"])  # which figure each peak is, the run's own first
-        lines += [f"summary.{k}: {str(v)[:200]}" for k, v in list(data["summary"].items())[:50]]
+        lines += [f"summary.{k}: {text}" for k, v in list(data["summary"].items())[:50]
+                  if (text := value_text(k, v)) is not None]
     return "\n".join(lines)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 
 from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
+from core.cli.follow import follow
 from core.config.errors import ConfigError
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
@@ -25,14 +25,9 @@ from core.run.control import (
     resume_run,
     stop_run,
 )
-from core.run.episodes import REWARD_WINDOW, EpisodeGroup, group_of, last_window, weighted_mean
-from core.run.eta import SpeedEstimate, eta_text
 from core.run.layout import RunDir
-from core.run.records import well_formed_only
-from core.run.states import TERMINAL
 from core.run.status import read_status
 from core.run.store import RunStore, load_run_config
-from core.util.jsonl import JsonlReader
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -159,64 +154,3 @@ def run_stop(args: argparse.Namespace) -> int:
     state = read_status(run_dir).get("state")
     emit(args, {"id": run_dir.name, "stop": how, "state": state}, f"{run_dir.name}: stop {how}; state {state}")
     return 0
-
-
-# --- following a run in the terminal ---------------------------------------------------------
-
-def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str]:
-    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop. ``total``: the steps the run
-    trains, until its progress records say it."""
-    reader = JsonlReader(RunDir(run_dir).metrics)
-    tty = sys.stderr.isatty()
-    step = 0
-    fps = 0.0
-    speed = SpeedEstimate()
-    groups: list[EpisodeGroup] = []  # the newest episode records, single or aggregated
-    episodes = 0
-    last_print = 0.0
-    interrupted = False
-    unit = "steps"
-    printed_step = -1
-    while True:
-        try:
-            for rec in well_formed_only(reader.read_new()):
-                kind = rec.get("kind")
-                if kind == "progress":
-                    step, fps = rec["step"], rec.get("fps", fps)
-                    total = rec.get("total") or total
-                    speed.update(step, rec.get("t") or time.time())
-                    if rec.get("episodes_total"):  # a baseline counts episodes, not steps
-                        step, total, unit = rec["episodes"], rec["episodes_total"], "episodes"
-                elif (group := group_of(rec)) is not None:
-                    groups.append(group)
-                    episodes += group.count
-                elif kind == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
-                    print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
-            status = read_status(run_dir)
-            state = status.get("state", "unknown")
-            now = time.monotonic()
-            if step and (tty or (now - last_print >= 5 and step != printed_step)):
-                del groups[:-REWARD_WINDOW]  # each holds at least one of the last REWARD_WINDOW episodes
-                mean = weighted_mean(last_window(groups, REWARD_WINDOW))
-                mean = float("nan") if mean is None else mean
-                eta = (eta_text(total - step, speed.rate, time.time()) if unit == "steps" else None) or "-"
-                eta = "PAUSED (GPU guard)" if state == "paused" else eta
-                shown = max(step, total)  # an update ending with episodes (ARS) passes the total: never "x/fewer"
-                frac = step / shown if shown else 0.0
-                bar = "#" * int(frac * 24) + "." * (24 - int(frac * 24))
-                line = f"[{bar}] {step:,}/{shown:,} {unit}  {fps:,.0f} steps/s  {eta}  reward {mean:.2f} ({episodes:,} ep)"
-                print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
-                last_print, printed_step = now, step
-            if state in TERMINAL:
-                if tty:
-                    print(file=sys.stderr)
-                err = (status.get("error") or {}).get("message")
-                return state, status.get("exit_reason") or err or state
-            time.sleep(poll_s)
-        except KeyboardInterrupt:
-            if interrupted:
-                print(f"\nleaving {run_dir.name} running; stop it with: rlpanel stop {run_dir.name}", file=sys.stderr)
-                return "running", "detached by a second Ctrl-C"
-            interrupted = True
-            request_stop(run_dir, "Ctrl-C")
-            print("\nstopping gracefully (checkpoint first); Ctrl-C again leaves the run going", file=sys.stderr)

@@ -203,7 +203,8 @@ class RuntimeParams(Section):
     tf32: bool = hp(False, "TF32 matmul", "Allow TF32 on Ampere and newer (faster float32 matmuls, ~10-bit mantissa).")
     cudnn_benchmark: bool = hp(False, "cuDNN benchmark", "Let cuDNN pick the fastest kernels (helps CNN policies).")
     torch_threads: int | None = hp(None, "Torch threads",
-                                   "CPU threads torch may use in the worker (empty: torch's default).", "threads", ge=1, le=256)
+                                   "CPU threads torch may use in the worker (empty: auto, 1 on 2 cores or fewer or on a "
+                                   "GPU, else the cores the env processes leave free, at most 8).", "threads", ge=1, le=256)
     seed: int | None = hp(None, "Seed", "Random seed (empty: random).", "", ge=0, le=2**32 - 1)
     normalize: NormalizeParams = Field(default_factory=NormalizeParams, title="VecNormalize")
     telemetry_hz: float = hp(5.0, "Telemetry rate", "GPU samples per second recorded by the worker (0: off).", "Hz", ge=0, le=50)

@@ -1,6 +1,6 @@
 """Export result rows as CSV, Markdown, XLSX, LaTeX (booktabs) or HTML.
 
-CSV and XLSX are data: full precision, typed numbers, empty cells where a run has no number.
+CSV and XLSX are data: typed numbers, empty cells where a run has no number.
 Markdown, LaTeX and HTML are for reading: numbers rounded per column, deltas signed
 (``+12.30`` / ``+4.5 %``), and runs that did not finish marked with a dagger explained in a legend
 under the table. The State column is in every format.
@@ -8,9 +8,12 @@ under the table. The State column is in every format.
 CSV files are written as UTF-8 *with* a byte-order mark: Excel on Windows (our users' platform)
 reads a BOM-less CSV in the local ANSI code page and garbles the Δ and ° of the headers and any
 non-ASCII run name; Python (``encoding="utf-8-sig"``), pandas and LibreOffice all accept the BOM.
-Text returned for stdout has no BOM (it would end up in pipes). CSV floats are exact (Python's
-shortest round-trip repr); XLSX cells hold 16 significant digits (openpyxl writes ``%.16g``), one
-more than Excel itself computes and shows with.
+Text returned for stdout has no BOM (it would end up in pipes). CSV floats are measured figures
+rounded to ``CSV_DIGITS`` significant digits (``7.07018``, not ``7.070183873139369``: a timer or a
+memory reading is not that precise, and a reader's eye slides over 16 digits); ``raw=True``
+(``rlpanel export --raw``) writes them exact (Python's shortest round-trip repr). Settings are
+written as configured, never rounded. XLSX cells hold 16 significant digits (openpyxl writes
+``%.16g``, one more than Excel itself computes with) and show the column's rounding.
 """
 
 from __future__ import annotations
@@ -27,10 +30,12 @@ from typing import Any
 from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
 from core.util.files import replace_retrying
+from core.util.text import significant
 
 FORMATS = ("md", "csv", "xlsx", "tex", "html")
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
 EMPTY = "–"  # an en dash where a run has no such number (md, tex, html)
+CSV_DIGITS = 6  # significant digits of a measured float in CSV unless raw
 
 
 class ExportError(ValueError):
@@ -50,12 +55,13 @@ def format_for(fmt: str | None, path: Path | str | None) -> str:
     raise ExportError(f"no format given and {str(path)!r} has no known suffix; use one of {', '.join('.' + f for f in FORMATS)}")
 
 
-def export(rows: list[ResultRow], format: str | None = None, path: Path | str | None = None) -> str | bytes:  # noqa: A002
+def export(rows: list[ResultRow], format: str | None = None, path: Path | str | None = None,  # noqa: A002
+           raw: bool = False) -> str | bytes:
     """The table of ``rows`` in ``format`` (or the format of ``path``'s suffix); written to
-    ``path`` when given. Returns the text (bytes for xlsx)."""
+    ``path`` when given. Returns the text (bytes for xlsx). ``raw``: CSV floats at full precision."""
     fmt = format_for(format, path)
     writers: dict[str, Callable[[list[ResultRow]], str | bytes]] = {
-        "md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
+        "md": to_markdown, "csv": lambda r: to_csv(r, raw=raw), "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
     content = writers[fmt](rows)
     if path is not None:
         data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
@@ -131,20 +137,24 @@ def to_markdown(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
 
 # --- CSV ----------------------------------------------------------------------------------------
 
-def csv_value(col: Column, row: ResultRow) -> Any:
+def csv_value(col: Column, row: ResultRow, raw: bool = True) -> Any:
+    """A cell as data: ``raw`` floats print as repr (they read back exactly), else measured floats are rounded
+    to ``CSV_DIGITS`` significant digits; settings stay as configured."""
     value = row.value(col.key)
     if col.kind == "setting" and value is not None and not isinstance(value, int | float | str):
         return setting_text(value)  # a list or null as the config file writes it
-    return "" if value is None else value  # floats print as repr: they read back exactly
+    if not raw and col.kind != "setting" and isinstance(value, float):
+        return significant(value, CSV_DIGITS)
+    return "" if value is None else value
 
 
-def to_csv(rows: list[ResultRow]) -> str:
+def to_csv(rows: list[ResultRow], raw: bool = False) -> str:
     cols = columns_for(rows)
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow([c.title for c in cols])
     for r in rows:
-        writer.writerow([csv_value(c, r) for c in cols])
+        writer.writerow([csv_value(c, r, raw) for c in cols])
     return buf.getvalue()
 
 

@@ -13,17 +13,27 @@ from core.util.yaml_reader import read_yaml_mapping
 
 # what a run's row shows in its own columns, or what never tells runs apart
 SHOWN_PATHS = {"schema_version", "name", "description", "algo", "env.id", "env.entry_point"}
+# what a baseline (a fixed policy playing episodes) never uses: it has no training budget and no network
+TRAINING_ONLY = ("budget.", "policy.")
+BASELINE_USES = {"budget.episodes"}
 
 def run_settings(run_dir: Path) -> dict[str, Any]:
-    """A run's config as dotted paths, without the sections of the algorithms it does not use and
-    without what its row shows in other columns (``{}`` when there is no readable config)."""
+    """A run's config as dotted paths, without the sections of the algorithms it does not use, a baseline's
+    without what only training uses (its cells are empty, not ``total_timesteps 100000``), and without what
+    its row shows in other columns (``{}`` when there is no readable config)."""
     try:
         raw = read_yaml_mapping(RunDir(run_dir).config)
     except (OSError, ValueError):
         return {}
     own = str(raw.get("algo", "")).lower()
     others = {a.lower() for a in ALGOS} - {own}
-    return {p: v for p, v in leaves(raw).items() if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others}
+    baseline = own in BASELINES
+
+    def unused(path: str) -> bool:
+        return baseline and path.startswith(TRAINING_ONLY) and path not in BASELINE_USES
+
+    return {p: v for p, v in leaves(raw).items()
+            if p not in SHOWN_PATHS and p.split(".", 1)[0] not in others and not unused(p)}
 
 
 def _trained(runs: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | None]:

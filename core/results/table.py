@@ -226,6 +226,8 @@ def result_row(run_dir: Path) -> ResultRow:
     evaluation = (summary.get("last_eval_mean_reward"), summary.get("last_eval_std_reward"), summary.get("last_eval_episodes"))
     if info.algo in BASELINES and episodes:  # a fixed policy: every episode it played evaluates it
         evaluation = (summary.get("all_mean_reward"), summary.get("all_std_reward"), episodes)
+    if info.algo in BASELINES:  # it plays episodes, it does not train: no training time, no training speed
+        wall = steps_per_s = None
     return ResultRow(
         run_id=info.id, name=info.display_name or info.name, algo=info.algo, env=info.env, preset=info.preset,
         state=info.state, timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s, episodes=episodes,

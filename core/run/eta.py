@@ -1,60 +1,66 @@
-"""Time left: a run's speed averaged over the last minutes, and "4:26 left, done at 03:12".
+"""Time left: a run's speed over its last minute, and "4:26 left, done at 03:12".
 
-The speed of the last second jumps (an evaluation, a checkpoint, a rollout's update, another
-program on the machine), and an ETA from it jumps with it. ``SpeedEstimate`` averages the speed
-measured between progress records exponentially over time (the weight of a second falls by
-``e`` every ``horizon_s``) and starts unbiased: the first minutes are not pulled towards zero.
-A long silence (a stop, a suspended laptop) or steps going backwards (a resume from an earlier
-checkpoint, a restart) starts the average again instead of averaging the pause in. The window's
-progress bar and ``rlpanel train``'s progress line both use it.
+A progress record's own ``fps`` is the speed of the last interval: 8 to 1,960 steps/s in one PPO
+run (a rollout, an update, an evaluation, another program on the machine), and an ETA from it
+jumps with it; an average weighted from the first interval on said "37:08 left" of a run that
+ended 75 s later. ``SpeedEstimate`` keeps the ``(t, step)`` points of the last ``window_s`` and
+its rate is the steps made over that window's time. A run's first seconds (env processes
+starting, torch's first update) say little of its speed: there is no rate until the points span
+``min_span_s`` (``time_left`` says ``MEASURING``). A long silence (a stop, a suspended laptop) or
+steps going backwards (a resume from an earlier checkpoint, a restart) starts over instead of
+averaging the pause in. A run that is not running (stopping, paused, ended) has no rate and no
+time left to show. The window's progress bar and ``rlpanel train``'s progress line both use it.
 """
 
 from __future__ import annotations
 
 import math
+from collections import deque
 from datetime import datetime
 
 from core.util.text import clock
 
-HORIZON_S = 120.0
+WINDOW_S = 60.0
+MIN_SPAN_S = 15.0  # the first rollout and update of a small PPO run take ~5-10 s on a busy 2-core machine
 GAP_S = 30.0  # progress comes about once a second; this long without any is a pause, not a slow run
+MEASURING = "measuring speed..."
 
 
 class SpeedEstimate:
-    """Steps per second from ``(step, t)`` pairs; ``rate`` is None until two of them are known."""
+    """Steps per second over the last ``window_s`` of ``(step, t)`` points; ``rate`` is None until they span
+    ``min_span_s``."""
 
-    def __init__(self, horizon_s: float = HORIZON_S, gap_s: float = GAP_S):
-        self.horizon_s = horizon_s
+    def __init__(self, window_s: float = WINDOW_S, min_span_s: float = MIN_SPAN_S, gap_s: float = GAP_S):
+        self.window_s = window_s
+        self.min_span_s = min(min_span_s, window_s)
         self.gap_s = gap_s
-        self._anchor: tuple[float, float] | None = None
-        self._num = 0.0
-        self._den = 0.0
+        self._points: deque[tuple[float, float]] = deque()
 
     @property
     def rate(self) -> float | None:
-        return self._num / self._den if self._den > 0 else None
+        if len(self._points) < 2:
+            return None
+        (t0, step0), (t1, step1) = self._points[0], self._points[-1]
+        if t1 - t0 < self.min_span_s:
+            return None
+        return (step1 - step0) / (t1 - t0)
 
     def reset(self) -> None:
         """Start over (a new attempt of the run)."""
-        self._anchor = None
-        self._num = self._den = 0.0
+        self._points.clear()
 
     def update(self, step: float, t: float) -> float | None:
-        """Take a progress record's step and time; returns the averaged rate."""
-        if self._anchor is None:
-            self._anchor = (step, t)
-            return self.rate
-        step0, t0 = self._anchor
-        dt = t - t0
-        if dt <= 0:
-            return self.rate
-        self._anchor = (step, t)
-        if step < step0 or dt > self.gap_s:
-            self._num = self._den = 0.0  # restarted from an earlier step, or paused: measure afresh
-            return self.rate
-        keep = math.exp(-dt / self.horizon_s)
-        self._num = self._num * keep + (1 - keep) * (step - step0) / dt
-        self._den = self._den * keep + (1 - keep)
+        """Take a progress record's step and time; returns the rate over the window."""
+        if self._points:
+            t_last, step_last = self._points[-1]
+            if t <= t_last:
+                return self.rate
+            if step < step_last or t - t_last > self.gap_s:
+                self._points.clear()  # restarted from an earlier step, or paused: measure afresh
+        self._points.append((t, step))
+        # keep one point at or before the window's start, so the window spans window_s once it can
+        while len(self._points) > 2 and self._points[1][0] <= t - self.window_s:
+            self._points.popleft()
         return self.rate
 
 
@@ -68,3 +74,18 @@ def eta_text(remaining: float, rate: float | None, now: float) -> str | None:
     done = datetime.fromtimestamp(now + seconds)
     when = done.strftime("%H:%M") if done.date() == datetime.fromtimestamp(now).date() else done.strftime("%a %H:%M")
     return f"{clock(seconds)} left, done at {when}"
+
+
+def running_rate(speed: SpeedEstimate, state: str | None) -> float | None:
+    """The speed to show: None unless the run is running and has measured itself."""
+    return speed.rate if state == "running" else None
+
+
+def time_left(speed: SpeedEstimate, remaining: float, state: str | None, now: float) -> str | None:
+    """What follows the steps on a progress line: the time left while the run runs, ``MEASURING`` until it has
+    measured its speed, None when it is not running (the caller names its state) or has nothing left."""
+    if state != "running":
+        return None
+    if speed.rate is None:
+        return MEASURING
+    return eta_text(remaining, speed.rate, now)

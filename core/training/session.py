@@ -47,14 +47,13 @@ from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
+from core.util.threads import resolved_torch_threads
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     """TF32, cuDNN benchmark and torch threads; returns notes for the event log."""
     rt = cfg.runtime
     notes = []
-    if rt.torch_threads:
-        th.set_num_threads(rt.torch_threads)
     th.backends.cuda.matmul.allow_tf32 = rt.tf32
     th.backends.cudnn.allow_tf32 = rt.tf32
     th.backends.cudnn.benchmark = rt.cudnn_benchmark
@@ -62,7 +61,9 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads"
+    th.set_num_threads(resolved_torch_threads(rt.torch_threads, rt.n_envs, rt.vec_env != "dummy", device))
+    auto = "" if rt.torch_threads else " (auto)"
+    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
     if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
         note += f", TF32 {'on' if rt.tf32 else 'off'}"
     notes.append(note)
@@ -102,6 +103,17 @@ class TrainingSession:
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
         print(f"worker: {level}: {message}", flush=True)
+
+    def _awake_note(self, out: JsonlWriter, awake: KeepAwake) -> None:
+        """Keep awake's note: a failure is warned once per run (status ``keep_awake_warned``), not on each attempt;
+        another failure is warned again."""
+        if awake.active:
+            self._event(out, awake.note)
+            return
+        if clean_status(read_json(self.layout.status, default=None)).get("keep_awake_warned") == awake.note:
+            return  # an earlier attempt of this run said it
+        write_status(self.run_dir, keep_awake_warned=awake.note)
+        self._event(out, awake.note, "warning")
 
     def run(self) -> tuple[str, str]:
         status = clean_status(read_json(self.layout.status, default=None))
@@ -239,7 +251,7 @@ class TrainingSession:
                                    notify=partial(notify_guard_event, self.run_dir))
             recorder.on_second = handler
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
-        self._event(out, awake.note, "info" if awake.active else "warning")
+        self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:

@@ -26,10 +26,12 @@ from core.run.status import read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import describe_os_error
 from core.util.procs import process_identity
+from core.util.threads import resolved_torch_threads
 
 
 def set_thread_env(torch_threads: int | None, subproc: bool) -> None:
-    """OMP/MKL thread counts for this process and the env processes it starts."""
+    """OMP/MKL thread counts for this process and the env processes it starts (the worker passes the resolved
+    count: ``core.util.threads``)."""
     if torch_threads:
         os.environ["OMP_NUM_THREADS"] = os.environ["MKL_NUM_THREADS"] = str(torch_threads)
     elif subproc:
@@ -66,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"worker: pid {os.getpid()} attempt {attempt} {'resuming' if args.resume else 'starting'} {run_dir.name}", flush=True)
     try:
         cfg = load_run_config(run_dir)
-        set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env != "dummy")
+        rt = cfg.runtime
+        subproc = rt.vec_env != "dummy"
+        set_thread_env(resolved_torch_threads(rt.torch_threads, rt.n_envs, subproc, rt.device), subproc)
         from core.training.session import TrainingSession  # torch loads here, after the env vars
 
         state, reason = TrainingSession(run_dir, cfg, resume=args.resume).run()

@@ -8,7 +8,8 @@
 - macOS: ``caffeinate -i -w WORKER``, which ends with the worker too.
 
 Nothing here raises: a machine that cannot be kept awake trains anyway, and ``KeepAwake.note``
-says why, for the run's event log. The lid-close action is not covered by any of these: only
+says why and what it means (the machine may sleep), for the run's event log; the worker warns once
+per run and failure, not on each attempt (``core.training.session``). The lid-close action is not covered by any of these: only
 the power plan decides it (``core.util.powercfg`` reads it on Windows).
 """
 
@@ -23,6 +24,13 @@ from typing import Any
 ES_CONTINUOUS = 0x80000000
 ES_SYSTEM_REQUIRED = 0x00000001
 INHIBITOR_START_S = 1.0  # an inhibitor that has not failed by then holds its lock
+SLEEP_RISK = ("the machine may go to sleep during the run, which pauses the training until it wakes; to prevent it, "
+              "turn off automatic sleep in the system's power settings while it trains")
+
+
+def cannot(detail: str) -> str:
+    """The warning of a machine that cannot be kept awake: what failed, and what it means for the run."""
+    return f"could not keep the machine awake ({detail}): {SLEEP_RISK}"
 
 
 def inhibitor_command(platform: str, pid: int, why: str, which: Any = shutil.which) -> list[str] | None:
@@ -57,7 +65,7 @@ class KeepAwake:
             try:
                 self._start()
             except OSError as exc:
-                self.note = f"could not keep the machine awake: {exc}"
+                self.note = cannot(str(exc))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -67,7 +75,7 @@ class KeepAwake:
         if self.platform.startswith("win"):
             kernel32 = self._kernel32 or _windows_kernel32()
             if kernel32.SetThreadExecutionState(ES_CONTINUOUS | ES_SYSTEM_REQUIRED) == 0:
-                self.note = "could not keep the machine awake: SetThreadExecutionState failed"
+                self.note = cannot("SetThreadExecutionState failed")
                 return
             self._kernel32, self.active = kernel32, True
             self.note = "keeping the machine awake while the run trains (SetThreadExecutionState)"
@@ -75,7 +83,7 @@ class KeepAwake:
         cmd = inhibitor_command(self.platform, os.getpid(), self.why, self._which)
         if cmd is None:
             tool = "caffeinate" if self.platform == "darwin" else "systemd-inhibit"
-            self.note = f"could not keep the machine awake: {tool} is not installed; check the power settings"
+            self.note = cannot(f"{tool} is not installed")
             return
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         try:
@@ -86,7 +94,7 @@ class KeepAwake:
             return
         err = (proc.stderr.read().decode(errors="replace").strip().splitlines() or [f"exit {proc.returncode}"])[-1] \
             if proc.stderr else f"exit {proc.returncode}"
-        self.note = f"could not keep the machine awake: {os.path.basename(cmd[0])}: {err}"
+        self.note = cannot(f"{os.path.basename(cmd[0])}: {err}")
 
     def release(self) -> None:
         if not self.active:

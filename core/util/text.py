@@ -5,6 +5,7 @@ One formatter per kind of number, shared by the CLI, the queue and the window.
 
 from __future__ import annotations
 
+import math
 import re
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
@@ -64,3 +65,29 @@ def safe_name(text: str, max_len: int = 48) -> str:
 def na(value: object, fmt: str = "{}") -> str:
     """``value`` through ``fmt``, or ``n/a`` when it is ``None`` (a reading the device does not give)."""
     return "n/a" if value is None else fmt.format(value)
+
+
+def significant(value: float, digits: int = 6) -> float:
+    """``value`` rounded to ``digits`` significant digits (``7.070183873139369`` -> ``7.07018``); nan and inf as
+    they are."""
+    if not math.isfinite(value) or value == 0:
+        return value
+    return float(f"{value:.{digits}g}")
+
+
+def format_number(value: float, digits: int = 4) -> str:
+    """A number as people read it: whole numbers with thousands separators (``328,389,632``), others to
+    ``digits`` significant digits (``11.47``, ``0.0003``), those of ``digits`` whole digits or more to the unit
+    (``1,687``)."""
+    if isinstance(value, int) or (math.isfinite(value) and value == int(value) and abs(value) >= 1):
+        return f"{int(value):,}"
+    if not math.isfinite(value) or abs(value) < 10 ** (digits - 1):
+        return f"{value:.{digits}g}"
+    return f"{value:,.0f}"
+
+
+def format_duration(seconds: float) -> str:
+    """A duration: ``0.3 s``, ``45 s`` under a minute, then as a clock (``1:05``, ``2:03:04``)."""
+    if seconds < 10:
+        return f"{seconds:.1f} s"
+    return f"{seconds:.0f} s" if seconds < 60 else clock(seconds)

@@ -15,4 +15,4 @@ def test_runs_details_name_the_pause(runs_dir):
                  **process_identity())  # this test is its worker: alive, so it reads as paused
     out = cli("runs", run.name, "--runs-dir", str(runs_dir))
     assert out.returncode == 0, out.stderr
-    assert "state: paused" in out.stdout and "paused: GPU 0 at 90 C" in out.stdout and "paused for 125 s in all" in out.stdout
+    assert "state: paused" in out.stdout and "paused: GPU 0 at 90 C" in out.stdout and "paused for 2:05 in all" in out.stdout

@@ -13,9 +13,10 @@ from html.parser import HTMLParser
 import openpyxl
 import pytest
 
-from core.results.export import EMPTY, ExportError, display, export, format_for
+from core.results.export import CSV_DIGITS, EMPTY, ExportError, display, export, format_for
 from core.results.settings_diff import setting_text
 from core.results.table import MARK, columns_for, results
+from core.util.text import significant
 from tests.conftest import REPO
 from tests.results_helpers import make_result_run
 
@@ -59,14 +60,19 @@ def assert_rounded(cells: list[list[str]], rows) -> None:
                     assert cell[0] in "+-"
 
 
-def test_csv_is_full_precision_with_a_bom_for_excel(rows, tmp_path):
+def read_csv(path) -> list[list[str]]:
+    with open(path, encoding="utf-8-sig", newline="") as fh:
+        return list(csv.reader(fh))
+
+
+def test_csv_rounds_measured_floats_to_6_significant_digits_with_a_bom_for_excel(rows, tmp_path):
     path = tmp_path / "night.csv"
     export(rows, path=path)
     assert path.read_bytes().startswith(b"\xef\xbb\xbf")
-    with open(path, encoding="utf-8-sig", newline="") as fh:
-        table = list(csv.reader(fh))
+    table = read_csv(path)
     cols = columns_for(rows)
     assert table[0] == [c.title for c in cols] and len(table) == len(rows) + 1
+    long_floats = 0
     for row, line in zip(rows, table[1:], strict=True):
         for col, cell in zip(cols, line, strict=True):
             value = row.value(col.key)
@@ -74,8 +80,19 @@ def test_csv_is_full_precision_with_a_bom_for_excel(rows, tmp_path):
                 assert cell == ""
             elif col.kind == "text":
                 assert cell == value
+            elif isinstance(value, float):
+                assert float(cell) == significant(value, CSV_DIGITS) and len(cell.strip("-0.").replace(".", "")) <= 6, cell
+                long_floats += len(repr(value)) > 10
             else:
-                assert float(cell) == value  # exactly: no rounding in data formats
+                assert float(cell) == value
+    assert long_floats  # the rows hold floats like 12.166666666666666: rounding is what made them short
+    raw = tmp_path / "raw.csv"
+    export(rows, path=raw, raw=True)
+    for row, line in zip(rows, read_csv(raw)[1:], strict=True):  # --raw: every float exactly, as it reads back
+        for col, cell in zip(cols, line, strict=True):
+            value = row.value(col.key)
+            if isinstance(value, float):
+                assert float(cell) == value
     assert table[2][0:2] == [rows[1].run_id, ODD_NAME] and table[3][5] == "crashed"
     assert not export(rows, "csv").startswith("\ufeff")  # text for stdout has no BOM
 
@@ -224,6 +241,17 @@ def test_cli_xlsx_needs_a_file_and_writes_it_with_all_since(runs_dir, tmp_path):
     assert [ws.cell(row=i, column=1).value for i in (2, 3)] == [r.name for r in recent] and ws.max_row == 3
     again = rlpanel("export", "--runs-dir", str(runs_dir), "--all", "-o", str(out))
     assert again.returncode == 2 and "--overwrite" in again.stderr
+
+
+def test_cli_csv_rounds_floats_and_raw_keeps_them(runs_dir):
+    make_result_run(runs_dir, "thirds", [1 / 3, 2 / 3, 1.0])  # a mean reward of 0.6666666666666666
+    rounded = rlpanel("export", "--runs-dir", str(runs_dir), "--all", "--format", "csv")
+    raw = rlpanel("export", "--runs-dir", str(runs_dir), "--all", "--format", "csv", "--raw")
+    assert rounded.returncode == raw.returncode == 0, rounded.stderr + raw.stderr
+    [row] = csv.DictReader(rounded.stdout.splitlines())
+    [raw_row] = csv.DictReader(raw.stdout.splitlines())
+    reward = next(k for k in row if k.startswith("Final mean reward"))
+    assert (row[reward], raw_row[reward]) == ("0.666667", "0.6666666666666666")
 
 
 def test_cli_json_rows_and_a_bad_run_id(runs_dir):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import shutil
 import time
@@ -46,6 +48,9 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.timesteps == summary["timesteps"] and row.episodes == summary["episodes"] > 0
         assert row.final_mean_reward == summary["final_mean_reward"]
         assert row.best_mean_reward == summary["best_mean_reward"]
+        if row is base:  # it played episodes, it did not train: no training time or speed
+            assert row.wall_time_s is None and row.steps_per_s is None
+            continue
         # wall time in ms
         assert row.wall_time_s > 0 and row.steps_per_s == pytest.approx(row.timesteps / row.wall_time_s, rel=0.05)
     assert one.timesteps >= 600 and two.timesteps >= 600
@@ -173,6 +178,27 @@ def test_the_table_names_the_settings_in_which_the_runs_differ(runs_dir):
     same = results([slow, make_result_run(runs_dir, "again", [1.0], settings={"a2c.learning_rate": 0.0001, "runtime.seed": 1})])
     assert [r.differs for r in same] == ["", ""] and not [c for c in columns_for(same) if c.kind == "setting"]
     assert "settings" not in same[0].to_json()
+
+
+def test_a_baseline_row_has_no_training_budget_or_training_time(runs_dir):
+    from core.results.export import EMPTY, to_csv, to_markdown
+
+    short = make_result_run(runs_dir, "short", [1.0], settings={"budget.total_timesteps": 5_000})
+    long = make_result_run(runs_dir, "long", [2.0], settings={"budget.total_timesteps": 50_000})
+    base = make_result_run(runs_dir, "base", [0.5], algo="random", settings={"budget.total_timesteps": 100_000})
+    rows = results([short, long], baseline=base)
+    cols = {c.key: c for c in columns_for(rows)}
+    budget = cols["setting:budget.total_timesteps"]
+    assert [r.value(budget.key) for r in rows] == [None, 5_000, 50_000]  # not "100000": a baseline trains no steps
+    assert rows[0].wall_time_s is None and rows[0].steps_per_s is None  # not "0.0": it did not train
+    assert rows[0].timesteps == 20 and rows[0].episodes == 1  # the steps it played are its own
+    csv_rows = list(csv.DictReader(io.StringIO(to_csv(rows))))
+    assert [r[budget.title] for r in csv_rows] == ["", "5000", "50000"]
+    assert (csv_rows[0]["Wall time (s)"], csv_rows[0]["Steps/s"]) == ("", "")
+    base_line = to_markdown(rows).splitlines()[2].split(" | ")
+    titles = [c.title for c in columns_for(rows)]
+    for title in (budget.title, "Wall time (s)", "Steps/s"):
+        assert base_line[titles.index(title)].strip(" |") == EMPTY
 
 
 def test_the_delta_compares_evaluations_when_both_runs_have_them(runs_dir):

@@ -1,0 +1,116 @@
+"""Following a run in the terminal: the progress line of ``rlpanel train``, ``resume`` and ``restart``.
+
+The steps shown are those of the newest record of any kind (episodes and training records come
+between progress records, which are written at most once a second), the speed and time left come
+from ``core.run.eta`` (over the last minute, none before the run has measured itself, none once it
+is not running: "stopping", "finished" take their place), and the line is printed once more when
+the run ends, so the last line says where it ended.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from core.run.control import request_stop
+from core.run.episodes import REWARD_WINDOW, EpisodeGroup, group_of, last_window, weighted_mean
+from core.run.eta import SpeedEstimate, running_rate, time_left
+from core.run.layout import RunDir
+from core.run.records import well_formed_only
+from core.run.states import TERMINAL
+from core.run.status import read_status
+from core.util.jsonl import JsonlReader
+
+BAR_WIDTH = 24
+
+
+@dataclass
+class RunProgress:
+    """What the records read so far say: the newest step, the total, the speed, the last episodes."""
+
+    total: int = 0
+    step: int = 0
+    unit: str = "steps"
+    episodes: int = 0
+    speed: SpeedEstimate = field(default_factory=SpeedEstimate)
+    groups: list[EpisodeGroup] = field(default_factory=list)  # the newest episode records, single or aggregated
+
+    def add(self, rec: dict[str, Any]) -> None:
+        kind = rec.get("kind")
+        if kind == "attempt":  # a resume from a checkpoint: its step, and a speed measured afresh
+            self.step = rec.get("step") or 0
+            self.speed.reset()
+            return
+        if kind == "progress":
+            self.total = rec.get("total") or self.total
+            self.speed.update(rec["step"], rec.get("t") or time.time())
+            if rec.get("episodes_total"):  # a baseline counts episodes, not steps
+                self.step, self.total, self.unit = rec["episodes"], rec["episodes_total"], "episodes"
+                return
+        elif (group := group_of(rec)) is not None:
+            self.groups.append(group)
+            self.episodes += group.count
+            del self.groups[:-REWARD_WINDOW]  # each holds at least one of the last REWARD_WINDOW episodes
+        if self.unit == "steps" and isinstance(rec.get("step"), int):
+            self.step = max(self.step, rec["step"])
+
+    def line(self, state: str, now: float) -> str:
+        """``[####....] 16,384/20,480 steps  1,234 steps/s  0:03 left, done at 02:04  reward 21.50 (80 ep)``."""
+        mean = weighted_mean(last_window(self.groups, REWARD_WINDOW))
+        shown = max(self.step, self.total)  # an update ending with episodes (ARS) passes the total: never "x/fewer"
+        filled = int(BAR_WIDTH * self.step / shown) if shown else 0
+        parts = [f"[{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {self.step:,}/{shown:,} {self.unit}"]
+        steps = self.unit == "steps"
+        rate = running_rate(self.speed, state) if steps else None
+        if rate is not None:
+            parts.append(f"{rate:,.0f} steps/s")
+        left = time_left(self.speed, self.total - self.step, state, now) if steps else None
+        if state == "paused":
+            left = "PAUSED (GPU guard)"
+        parts.append(left or state)
+        parts.append(f"reward {'-' if mean is None else f'{mean:.2f}'} ({self.episodes:,} ep)")
+        return "  ".join(parts)
+
+
+def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str]:
+    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop. ``total``: the steps the run
+    trains, until its progress records say it."""
+    reader = JsonlReader(RunDir(run_dir).metrics)
+    tty = sys.stderr.isatty()
+    progress = RunProgress(total=total)
+    last_print = 0.0
+    interrupted = False
+    printed = ""
+    while True:
+        try:
+            for rec in well_formed_only(reader.read_new()):
+                progress.add(rec)
+                if rec.get("kind") == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
+                    print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
+            status = read_status(run_dir)
+            state = status.get("state", "unknown")
+            if interrupted and state == "running":  # the stop is asked for: its speed and time left are not
+                state = "stopping"
+            now = time.monotonic()
+            ended = state in TERMINAL
+            if progress.step and (tty or ended or now - last_print >= 5):
+                line = progress.line(state, time.time())
+                if line != printed:
+                    print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
+                    last_print, printed = now, line
+            if ended:
+                if tty:
+                    print(file=sys.stderr)
+                err = (status.get("error") or {}).get("message")
+                return state, status.get("exit_reason") or err or state
+            time.sleep(poll_s)
+        except KeyboardInterrupt:
+            if interrupted:
+                print(f"\nleaving {run_dir.name} running; stop it with: rlpanel stop {run_dir.name}", file=sys.stderr)
+                return "running", "detached by a second Ctrl-C"
+            interrupted = True
+            request_stop(run_dir, "Ctrl-C")
+            print("\nstopping gracefully (checkpoint first); Ctrl-C again leaves the run going", file=sys.stderr)

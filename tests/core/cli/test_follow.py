@@ -1,0 +1,61 @@
+"""``rlpanel train``'s progress line: the newest record's step, the speed over the last minute once measured, and
+neither speed nor time left once the run is not running."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from core.cli.follow import follow
+from core.run.layout import RunDir
+from core.run.status import write_status
+from tests.training_helpers import cli, make_run
+
+
+def append(run_dir, records: list[dict]) -> None:
+    with open(RunDir(run_dir).metrics, "a", encoding="utf-8") as f:
+        f.writelines(json.dumps(r) + "\n" for r in records)
+
+
+def test_the_last_line_shows_the_newest_record_and_no_speed_once_the_run_ended(runs_dir, capsys):
+    run_dir = make_run(runs_dir, {"algo": "PPO", "env": {"id": "CartPole-v1"}, "budget": {"total_timesteps": 20_480}})
+    progress = [{"kind": "progress", "step": 1024 * i, "t": 1e9 + i, "fps": 8.0 if i % 2 else 1960.0, "total": 20_480}
+                for i in range(15)]
+    # episodes and training come between progress records (at most one a second): the newest says 16,384
+    later = [{"kind": "episode", "step": 15_000, "t": 1e9 + 15, "reward": 20.0, "length": 20},
+             {"kind": "train", "step": 16_384, "t": 1e9 + 15.5, "train/value_loss": 1.0}]
+    append(run_dir, progress + later)
+    write_status(run_dir, state="finished", exit_reason="reached its budget")
+    assert follow(run_dir, poll_s=0.01) == ("finished", "reached its budget")
+    [line] = capsys.readouterr().err.splitlines()
+    assert "] 16,384/20,480 steps  finished  reward 20.00 (1 ep)" in line, line
+    assert "steps/s" not in line and "left" not in line
+
+
+def test_a_running_run_is_measuring_before_its_first_seconds_then_shows_its_speed(runs_dir):
+    from core.cli.follow import RunProgress
+
+    progress = RunProgress(total=100_000)
+    progress.add({"kind": "progress", "step": 0, "t": 1e9, "fps": 0.0, "total": 100_000})
+    progress.add({"kind": "progress", "step": 8, "t": 1e9 + 1, "fps": 8.0, "total": 100_000})
+    assert "measuring speed..." in progress.line("running", 1e9 + 1) and "steps/s" not in progress.line("running", 1e9)
+    for s in range(2, 62):
+        progress.add({"kind": "progress", "step": 8 + 1000 * (s - 1), "t": 1e9 + s, "fps": 1960.0, "total": 100_000})
+    line = progress.line("running", 1e9 + 61)
+    assert re.search(r"  1,000 steps/s  0:39 left, done at ", line), line  # the minute's rate, not the last record's fps
+    assert "steps/s" not in progress.line("stopping", 1e9 + 61) and "stopping" in progress.line("stopping", 1e9 + 61)
+
+
+@pytest.mark.training
+def test_train_ends_on_a_line_with_the_steps_it_trained(runs_dir):
+    tiny = ["--algo", "PPO", "--env", "CartPole-v1", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64",
+            "--set", "ppo.n_epochs=1", "--set", "runtime.n_envs=2", "--set", "policy.net_arch=[8]"]
+    done = cli("train", *tiny, "--timesteps", "1024", "--json", "--runs-dir", str(runs_dir))
+    assert done.returncode == 0, done.stderr
+    run_id = json.loads(done.stdout)["id"]
+    lines = [line for line in done.stderr.splitlines() if line.startswith("[")]
+    assert re.search(r"\] 1,024/1,024 steps  finished  reward", lines[-1]), done.stderr
+    steps = [r["step"] for r in map(json.loads, RunDir(runs_dir / run_id).metrics.read_text().splitlines()) if "step" in r]
+    assert max(steps) == 1024
