@@ -139,7 +139,8 @@ def test_layout_and_axis_choice_persist(qtbot, make_window):
     window.close()
     # The offscreen screen (800x800) is smaller than the window, so Qt clamps a restored
     # geometry; check what was stored instead of the clamped size.
-    assert get_setting("window/geometry", QByteArray()) == geometry
+    avail = window.screen().availableGeometry()
+    assert get_setting(f"window/geometry/{avail.width()}x{avail.height()}", QByteArray()) == geometry  # this screen's
     again = make_window()
     assert get_setting("window/splitter", QByteArray()) == splitter
     assert again.tabs.currentIndex() == 2
