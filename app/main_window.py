@@ -97,7 +97,7 @@ class MainWindow(QMainWindow):
         self.follower.records.connect(self._on_records)
         self.follower.telemetry.connect(self.monitor.add_telemetry_batch)
         self.follower.status.connect(self._on_status)
-        self.follower.log_lines.connect(self.log.append_lines)
+        self.follower.log_lines.connect(self.log.add_log_lines)
         self.follower.loading.connect(self._on_loading)
         self.follower.stop_finished.connect(self._on_stop_finished)
         self.tensorboard = TensorBoardLauncher(self)

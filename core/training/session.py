@@ -101,7 +101,7 @@ class TrainingSession:
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
-        print(f"worker: {level}: {message}", flush=True)
+        print(records.event_echo(level, message), flush=True)
 
     def run(self) -> tuple[str, str]:
         status = clean_status(read_json(self.layout.status, default=None))
