@@ -39,6 +39,7 @@ from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, is_cluster_run, launch_worker, restart_run, resume_run
 from core.run.layout import RunDir
+from core.run.names import read_run_label
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
@@ -97,7 +98,7 @@ class MainWindow(QMainWindow):
         self.follower.records.connect(self._on_records)
         self.follower.telemetry.connect(self.monitor.add_telemetry_batch)
         self.follower.status.connect(self._on_status)
-        self.follower.log_lines.connect(self.log.append_lines)
+        self.follower.log_lines.connect(self.log.add_log_lines)
         self.follower.loading.connect(self._on_loading)
         self.follower.stop_finished.connect(self._on_stop_finished)
         self.tensorboard = TensorBoardLauncher(self)
@@ -318,8 +319,8 @@ class MainWindow(QMainWindow):
         if self.run_dir is None:
             return IDLE_TITLE
         info = self.runs.infos.get(self.run_dir.name)
-        label = info.display_name if info is not None and info.display_name else None
-        name = f"{label}  ({self.run_dir.name})" if label else self.run_dir.name
+        label = info.label if info is not None else read_run_label(self.run_dir)
+        name = f"{label}  ({self.run_dir.name})" if label != self.run_dir.name else self.run_dir.name
         if not self.run_state:
             return name
         return f"{name}  [{self.run_state}, on {self._device}]" if self._device else f"{name}  [{self.run_state}]"

@@ -1,6 +1,11 @@
 """The window's state across starts: its size fitted to the screen (a laptop's compact layout), the
 splitters, the tab, the plots' axis and Configure's preset and edits, in the app's settings.
 
+The geometry is kept per screen, keyed by the screen's available size (``window/geometry/1366x728``):
+a window closed on a desktop monitor opens on the laptop's own screen at the laptop's size, not
+at a size saved elsewhere that happens to squeeze in; a saved geometry that does not fit the
+screen it was saved for (the screen's scale changed) is not restored either.
+
 Functions of the ``MainWindow`` (``self``), kept apart from the window's wiring.
 """
 
@@ -9,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QByteArray
+from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication
 
 from app.settings import get_setting, set_setting
@@ -26,7 +31,8 @@ TABS_MIN_HEIGHT = 420
 
 def restore_window(self: MainWindow) -> None:
     """Geometry, splitters, tab, axis and Configure's edits as the window last closed (sized to the screen)."""
-    geometry = get_setting("window/geometry", QByteArray())
+    avail = available(self)
+    geometry = get_setting(geometry_key(avail), QByteArray()) if avail is not None else QByteArray()
     restored = not geometry.isEmpty() and self.restoreGeometry(geometry)
     fit_screen(self, restored)
     splitter = get_setting("window/splitter", QByteArray())
@@ -39,16 +45,26 @@ def restore_window(self: MainWindow) -> None:
     if not monitor_split.isEmpty():
         self.monitor.splitter.restoreState(monitor_split)
 
+def available(self: MainWindow) -> QRect | None:
+    """The available geometry of the window's screen (the primary one before it is shown); None without a screen."""
+    screen = self.screen() or QGuiApplication.primaryScreen()
+    return screen.availableGeometry() if screen is not None else None
+
+
+def geometry_key(avail: QRect) -> str:
+    """The setting holding the geometry saved on a screen of this available size."""
+    return f"window/geometry/{avail.width()}x{avail.height()}"
+
+
 def fit_screen(self: MainWindow, restored: bool = False) -> None:
     """First start: sized to the available screen, never larger; a restored size only if it fits.
 
     On a laptop-sized screen (under 900 logical pixels high: 1366x768, or 1920x1080 at 150 %)
     the Configure panel folds its preset list away so the forms keep their rows.
     """
-    screen = self.screen() or QGuiApplication.primaryScreen()
-    if screen is None:
+    avail = available(self)
+    if avail is None:
         return
-    avail = screen.availableGeometry()
     frame = FRAME_ALLOWANCE
     if not restored or self.width() > avail.width() or self.height() + frame > avail.height():
         self.resize(min(DEFAULT_SIZE[0], avail.width()), min(DEFAULT_SIZE[1], avail.height() - frame))
@@ -86,7 +102,9 @@ def save_window(self: MainWindow) -> None:
     """What ``restore_window`` reads back, written when the window closes."""
     state = self.config.state
     set_setting("configure/state", json.dumps({"preset": state.preset, "overrides": state.overrides}, default=str))
-    set_setting("window/geometry", self.saveGeometry())
+    avail = available(self)
+    if avail is not None:
+        set_setting(geometry_key(avail), self.saveGeometry())
     set_setting("window/splitter", self.splitter.saveState())
     set_setting("window/tab", self.tabs.currentIndex())
     set_setting("monitor/x_mode", self.monitor.x_mode.currentData())

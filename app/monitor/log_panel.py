@@ -1,4 +1,9 @@
-"""The Log tab: the followed run's ``worker.log`` and its ``event`` records, tail-following."""
+"""The Log tab: the followed run's ``worker.log`` and its ``event`` records, tail-following.
+
+Each message once: the worker prints its events to worker.log as well (``core.run.records.event_echo``),
+so those lines are dropped here and the event record, with its time, is shown. Long lines wrap at the
+pane's width: following the newest line never scrolls the pane sideways to a line's far end.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +11,8 @@ from datetime import datetime
 
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+from core.run.records import is_event_echo
 
 MAX_LINES = 20000
 MAX_NOTICES = 50
@@ -26,7 +33,7 @@ class LogPanel(QWidget):
         self.text = QPlainTextEdit()
         self.text.setReadOnly(True)
         self.text.setMaximumBlockCount(MAX_LINES)  # old lines drop off: a long run cannot eat memory
-        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.text.setLineWrapMode(QPlainTextEdit.LineWrapMode.WidgetWidth)
         self.text.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
@@ -54,8 +61,15 @@ class LogPanel(QWidget):
             return
         self.text.appendPlainText("\n".join(lines))
         if self.follow_box.isChecked():
+            # the start of the last line, not its end: the view follows down, never to the right
             self.text.moveCursor(QTextCursor.MoveOperation.End)
+            self.text.moveCursor(QTextCursor.MoveOperation.StartOfBlock)
             self.text.verticalScrollBar().setValue(self.text.verticalScrollBar().maximum())
+        self.text.horizontalScrollBar().setValue(0)
+
+    def add_log_lines(self, lines: list[str]) -> None:
+        """Show worker.log's new lines, but for the echoes of event records (``add_events`` shows those)."""
+        self.append_lines([line for line in lines if not is_event_echo(line)])
 
     def add_events(self, events: list[dict]) -> None:
         """Show the ``event`` records of a metrics batch."""

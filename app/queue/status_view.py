@@ -26,6 +26,8 @@ from app.widgets.toolbar import panel_toolbar
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
+from core.run.layout import RunDir
+from core.run.names import read_run_label
 from core.util.text import clock
 
 POLL_MS = 1000
@@ -59,6 +61,7 @@ class QueueStatusView(QWidget):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
         self.state: dict[str, Any] | None = None
+        self._labels: dict[str, tuple[int, str]] = {}  # run id -> (annotations.json's mtime, its name)
         self.header = QLabel()
         self.header.setWordWrap(True)
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -171,7 +174,7 @@ class QueueStatusView(QWidget):
             if job.get("started_at"):
                 elapsed = clock((job.get("ended_at") or now) - job["started_at"])
             node = job.get("node") or ("cluster" if state.get("ray") and job.get("run_id") else "")
-            values = [job["name"], job["status"], job.get("run_id") or "", node, elapsed, job_reason(state, job)]
+            values = [job["name"], job["status"], self._run_label(job.get("run_id")), node, elapsed, job_reason(state, job)]
             for col, value in enumerate(values):
                 if item.text(col) != value:
                     grew |= col != COLUMNS.index("Elapsed")
@@ -179,8 +182,25 @@ class QueueStatusView(QWidget):
             item.setForeground(1, status_color(self, job["status"]))
             item.setData(0, Qt.ItemDataRole.UserRole, job.get("run_id"))
             item.setToolTip(COLUMNS.index("Reason"), values[-1])
+            item.setToolTip(COLUMNS.index("Run"), job.get("run_id") or "")
         if grew:
             fit_columns(self.tree)
+
+    def _run_label(self, run_id: str | None) -> str:
+        """The run's name as every list shows it (core.run.names), read again only when its annotations change."""
+        if not run_id:
+            return ""
+        run_dir = self.runs_dir / run_id
+        try:
+            stamp = RunDir(run_dir).annotations.stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        cached = self._labels.get(run_id)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, read_run_label(run_dir))
+            if cached[1] != run_id:  # the id alone: its config may not be written yet, read it again next time
+                self._labels[run_id] = cached
+        return cached[1]
 
     def _activated(self, item: QTreeWidgetItem, _column: int) -> None:
         run_id = item.data(0, Qt.ItemDataRole.UserRole)

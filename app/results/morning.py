@@ -2,13 +2,15 @@
 
 A dialog from the Results tab: the time the night began (``18:00`` by default), the baselines the
 user names (run ids, one per env; empty: each env's newest finished random or constant run), the
-report drawn from its Markdown, and Save as md, html or xlsx. The report is read off the GUI thread.
+report drawn from its Markdown (words wrapped whole: a header never breaks mid-word), and Save as md,
+html or xlsx. The report is read off the GUI thread.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
@@ -24,8 +26,9 @@ from PySide6.QtWidgets import (
 from app.background import run_in_background
 from app.settings import GRID_SETTING, get_setting
 from core.queue.state import read_queue
-from core.results.report import MorningReport, morning_report, render, since_time
+from core.results.report import REWARD_LEGEND, MorningReport, morning_report, render, since_time
 from core.run.store import RunStore
+from core.sweep.control import sweeps_since
 from core.util.files import write_bytes_atomic
 
 FILTERS = {"Markdown (*.md)": "md", "HTML (*.html)": "html", "Excel (*.xlsx)": "xlsx"}
@@ -51,6 +54,10 @@ class MorningReportDialog(QDialog):
         self.save_button = QPushButton("Save…")
         self.save_button.clicked.connect(self.save)
         self.view = QTextBrowser()
+        # QTextEdit's default wrap breaks a word anywhere once a column is narrower than it ("Algorith m"):
+        # words whole, a table wider than the view scrolls
+        self.view.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self.view.setToolTip(REWARD_LEGEND)
         self.status = QLabel()
         top = QHBoxLayout()
         top.addWidget(QLabel("Runs since"))
@@ -83,7 +90,8 @@ class MorningReportDialog(QDialog):
             return
         self._asked += 1
         asked = self._asked  # a report asked for earlier that ends later is not shown over this one
-        run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=read_queue(root)),
+        run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=read_queue(root),
+                                                 sweeps=sweeps_since(root, since)),
                           lambda report: self._show(report, asked), lambda message: self._failed(message, asked))
 
     def _failed(self, message: str, asked: int) -> None:

@@ -64,7 +64,7 @@ def run_label(info: RunInfo) -> str:
     """``11-22 04:48  night-ppo · PPO CartPole-v1`` (and the state when the run did not finish)."""
     when = info.started_at or info.created_at
     stamp = datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
-    text = f"{stamp}  {info.name or info.id}  ·  {info.algo} {info.env}"
+    text = f"{stamp}  {info.label}  ·  {info.algo} {info.env}"
     return text if info.state == "finished" else f"{text}  ({info.state})"
 
 

@@ -97,7 +97,7 @@ def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> R
     reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
     steps = info.steps_text()
     started = info.started_at or info.created_at or now
-    label = info.display_name or info.id
+    label = info.label  # the one rule (core.run.names): display name, else config name, else id
     item = RunItem([label, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),
                     format_age(now - started), " ".join(info.tags)])
     item.setData(0, ID_ROLE, info.id)

@@ -11,6 +11,7 @@ from core.cli.export import grid_intensity
 from core.queue.state import read_queue
 from core.results.report import REPORT_FORMATS, morning_report, render, since_time
 from core.run.store import RunStore
+from core.sweep.control import sweeps_since
 from core.util.files import write_bytes_atomic
 
 SUFFIXES = {".md": "md", ".html": "html", ".htm": "html", ".xlsx": "xlsx"}
@@ -18,9 +19,10 @@ SUFFIXES = {".md": "md", ".html": "html", ".htm": "html", ".xlsx": "xlsx"}
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("report", parents=[common], help="the morning report: every run and queue job since a time",
-                       description="Every run started since --since (and the night's queue jobs): state and why, wall "
-                                   "time, best and final reward, the env's measures against a baseline, energy, peak "
-                                   "temperature, time paused or throttled; failed runs with the end of their log.")
+                       description="Every run started since --since (and the night's sweeps and queue jobs): state and "
+                                   "why, resumed or restarted, wall time, best and final reward, the reward and the "
+                                   "env's measures against a baseline, energy, peak temperature, time paused or "
+                                   "throttled; failed runs with the end of their log.")
     p.add_argument("--since", default="18:00", metavar="HH:MM",
                    help="the last such time before now (default 18:00), or YYYY-MM-DD HH:MM")
     p.add_argument("--baseline", metavar="RUN", action="append",
@@ -51,12 +53,14 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise CliError(f"--baseline {exc.args[0]}; list the runs with: rlpanel runs") from None
     try:
-        report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh), read_queue(root))
+        report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh), read_queue(root),
+                                sweeps_since(root, since))
     except ValueError as exc:
         raise CliError(f"--baseline: {exc}", 2) from None
     if args.json:
         print(json.dumps({"since": report.since, "baselines": report.baselines, "rows": [r.to_json() for r in report.rows],
-                          "queue": report.queue, "queue_state": report.queue_state, "failures": report.failures},
+                          "queue": report.queue, "queue_state": report.queue_state, "failures": report.failures,
+                          "sweeps": report.sweeps},
                          indent=2, default=str))
         if output is None:
             return 0

@@ -44,12 +44,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def table(infos: list[RunInfo]) -> str:
     if not infos:
         return "no runs"
-    named, tagged = any(i.display_name for i in infos), any(i.tags for i in infos)
+    named, tagged = any(i.label != i.id for i in infos), any(i.tags for i in infos)
     rows = [("ID", *(["NAME"] if named else []), "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE", *(["TAGS"] if tagged else []))]
     for i in infos:
         steps = i.steps_text("/")
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
-        rows.append((i.id, *([i.display_name or ""] if named else []), i.state, i.algo, i.env, steps, reward,
+        rows.append((i.id, *([i.label if i.label != i.id else ""] if named else []), i.state, i.algo, i.env, steps, reward,
                      format_age(i.age_s), *([" ".join(i.tags)] if tagged else [])))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]

@@ -6,10 +6,14 @@ the env's own measures against a baseline of the same env (``env_baselines``: th
 named for that env, else the newest finished random or constant run of that env id; the row names
 the baseline it was compared with, or says its env has none), GPU energy (and CO2 at the grid
 intensity given), peak temperature, and the time it was paused by the GPU guard or its clocks
-were slowed. Rows come grouped by env, each env's baseline first. Then the
-queue's jobs (their state and reason) when a queue ran that night, and for each failed or crashed
-run the last lines of its ``worker.log``. The queue's state is passed in (``core.queue`` reads it:
-the results package does not import the queue's).
+were slowed. Each row's reward against its env's baseline (Reward vs baseline: the difference of
+the mean rewards, "–" for an env without a baseline; ``REWARD_LEGEND`` says which figures) and,
+for a run whose worker started more than once, how it came back (resumed after a stop or a crash,
+or restarted). Rows come grouped by env, each env's baseline first. Then the sweeps that ran
+that night (name, state, trials done, best value), the queue's jobs (their state and reason)
+when a queue ran that night, and for each failed or crashed run the last lines of its
+``worker.log``. The queue's state and the sweeps are passed in (``core.queue`` and ``core.sweep``
+read them: the results package imports neither).
 """
 
 from __future__ import annotations
@@ -30,11 +34,17 @@ from core.run.store import RunInfo, RunStore, run_info
 from core.util.files import tail_lines
 
 LOG_LINES = 15
-KEPT = ("run_id", "name", "algo", "env", "state", "why", "wall_time_s", "best_mean_reward", "final_mean_reward",
-        "energy_kwh", "co2_kg", "peak_temperature_c", "paused_s", "throttled_s", "baseline_run")
-EXTRA = {"why": Column("exit_reason", "Why"), "paused_s": Column("paused_s", "Paused", "s", "float", 0),
+KEPT = ("run_id", "name", "algo", "env", "state", "why", "resumed", "wall_time_s", "best_mean_reward",
+        "final_mean_reward", "delta_reward", "energy_kwh", "co2_kg", "peak_temperature_c", "paused_s", "throttled_s",
+        "baseline_run")
+REWARD_VS_BASE = Column("delta_reward", "Reward vs baseline", "", "delta", 2)
+EXTRA = {"why": Column("exit_reason", "Why"), "resumed": Column("resumed", "Attempts"),
+         "delta_reward": REWARD_VS_BASE, "paused_s": Column("paused_s", "Paused", "s", "float", 0),
          "throttled_s": Column("throttled_s", "Clocks slowed", "s", "float", 0),
          "baseline_run": Column("baseline_run", "Baseline")}
+REWARD_LEGEND = ("Reward vs baseline: the run's mean reward minus its env's baseline run's (their evaluations when "
+                 "both have one, else the means of their last training episodes); – where the night has no "
+                 "baseline for that env.")
 REPORT_FORMATS = ("md", "html", "xlsx")
 
 
@@ -47,6 +57,7 @@ class MorningReport:
     queue: list[dict[str, Any]] = field(default_factory=list)  # the night's queue jobs: name, status, run_id, reason
     queue_state: str | None = None
     failures: dict[str, list[str]] = field(default_factory=dict)  # run id -> the last lines of its worker.log
+    sweeps: list[dict[str, Any]] = field(default_factory=list)  # the night's sweeps (core.sweep.control.sweeps_since)
 
 
 def since_time(text: str, now: datetime | None = None) -> float:
@@ -71,7 +82,8 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
     cols = []
     for key in KEPT:
         if key in EXTRA:
-            if key == "baseline_run" and not any(r.baseline_run for r in rows):
+            if (key == "baseline_run" and not any(r.baseline_run for r in rows)) or \
+                    (key == "resumed" and not any(r.resumed for r in rows)):
                 continue
             if key != "paused_s" or any(r.paused_s for r in rows):
                 if key != "throttled_s" or any(r.throttled_s is not None for r in rows):
@@ -104,9 +116,11 @@ def env_baselines(every: list[RunInfo], envs: list[str], named: list[Path] | Non
 
 
 def morning_report(store: RunStore, since: float, baselines: list[Path] | None = None,
-                   grid_g_per_kwh: float | None = None, queue: dict[str, Any] | None = None) -> MorningReport:
+                   grid_g_per_kwh: float | None = None, queue: dict[str, Any] | None = None,
+                   sweeps: list[dict[str, Any]] | None = None) -> MorningReport:
     """The report of every run started at or after ``since`` in ``store``, each compared with its env's
-    baseline (``baselines``: runs the user named, one per env; ``queue``: the queue's state, if any)."""
+    baseline (``baselines``: runs the user named, one per env; ``queue``: the queue's state, if any;
+    ``sweeps``: the sweeps that ran since then, ``core.sweep.control.sweeps_since``)."""
     every = store.list()  # read once: the night's runs and the baselines from before it
     infos = sorted((i for i in every if (i.started_at or i.created_at or 0) >= since and not i.broken),
                    key=lambda i: i.started_at or i.created_at or 0)
@@ -127,7 +141,7 @@ def morning_report(store: RunStore, since: float, baselines: list[Path] | None =
     if queue and float(queue.get("created_at") or 0) >= since - 12 * 3600:  # the night's queue (made before it started)
         jobs = [j for j in queue.get("jobs") or [] if isinstance(j, dict)]
     return MorningReport(since, rows, report_columns(rows), {env: p.name if p else None for env, p in chosen.items()},
-                         jobs, str(queue.get("state")) if jobs and queue else None, failures)
+                         jobs, str(queue.get("state")) if jobs and queue else None, failures, list(sweeps or []))
 
 
 def _title(report: MorningReport) -> str:
@@ -145,13 +159,43 @@ def _queue_lines(report: MorningReport) -> list[list[str]]:
         for j in report.queue]
 
 
+def _sweep_lines(report: MorningReport) -> list[list[str]]:
+    def best(sweep: dict[str, Any]) -> str:
+        value = sweep.get("best_value")
+        if not isinstance(value, int | float):
+            return "–"
+        run = f" ({sweep['best_run']})" if sweep.get("best_run") else ""
+        return f"{value:,.2f}{run}"
+
+    def done(sweep: dict[str, Any]) -> str:
+        return "–" if sweep.get("trials_done") is None else f"{sweep['trials_done']} of {sweep.get('n_trials')}"
+
+    return [["Sweep", "State", "Trials done", "Best value"]] + [
+        [str(s.get("name") or ""), str(s.get("state") or ""), done(s),
+         best(s) + (f" ({s['direction']} {s['metric']})" if s.get("metric") and best(s) != "–" else "")]
+        for s in report.sweeps]
+
+
+def _md_table(lines: list[list[str]]) -> list[str]:
+    out = ["| " + " | ".join(lines[0]) + " |", "|" + "---|" * len(lines[0])]
+    return out + ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in lines[1:]]
+
+
+def _html_table(lines: list[list[str]]) -> str:
+    esc = html.escape
+    head = "<tr>" + "".join(f"<th>{esc(c)}</th>" for c in lines[0]) + "</tr>"
+    return "<table>" + head + "".join("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in line) + "</tr>"
+                                      for line in lines[1:]) + "</table>"
+
+
 def to_report_markdown(report: MorningReport) -> str:
     out = [f"# {_title(report)}", "", to_markdown(report.rows, report.columns) if report.rows else "No runs.\n"]
+    if report.rows:
+        out += [REWARD_LEGEND, ""]
+    if report.sweeps:
+        out += ["## Sweeps", "", *_md_table(_sweep_lines(report)), ""]
     if report.queue:
-        lines = _queue_lines(report)
-        out += [f"## Queue ({report.queue_state})", "", "| " + " | ".join(lines[0]) + " |", "|---|---|---|---|"]
-        out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in line) + " |" for line in lines[1:]]
-        out.append("")
+        out += [f"## Queue ({report.queue_state})", "", *_md_table(_queue_lines(report)), ""]
     for run_id, log in report.failures.items():
         out += [f"## {run_id}: the end of worker.log", "", "```", *log, "```", ""]
     return "\n".join(out)
@@ -160,12 +204,12 @@ def to_report_markdown(report: MorningReport) -> str:
 def to_report_html(report: MorningReport) -> str:
     esc = html.escape
     out = [f"<h1>{esc(_title(report))}</h1>", to_html(report.rows, report.columns) if report.rows else "<p>No runs.</p>"]
+    if report.rows:
+        out.append(f"<p>{esc(REWARD_LEGEND)}</p>")
+    if report.sweeps:
+        out += ["<h2>Sweeps</h2>", _html_table(_sweep_lines(report))]
     if report.queue:
-        lines = _queue_lines(report)
-        out.append(f"<h2>Queue ({esc(str(report.queue_state))})</h2><table><tr>"
-                   + "".join(f"<th>{esc(c)}</th>" for c in lines[0]) + "</tr>")
-        out += ["<tr>" + "".join(f"<td>{esc(c)}</td>" for c in line) + "</tr>" for line in lines[1:]]
-        out.append("</table>")
+        out += [f"<h2>Queue ({esc(str(report.queue_state))})</h2>", _html_table(_queue_lines(report))]
     for run_id, log in report.failures.items():
         out.append(f"<h2>{esc(run_id)}: the end of worker.log</h2><pre>{esc(chr(10).join(log))}</pre>")
     return "\n".join(out) + "\n"
@@ -173,6 +217,10 @@ def to_report_html(report: MorningReport) -> str:
 
 def to_report_xlsx(report: MorningReport) -> bytes:
     sheets: dict[str, list[list[Any]]] = {}
+    if report.sweeps:
+        sheets["Sweeps"] = [["Sweep", "State", "Trials done", "Trials planned", "Best value", "Objective", "Best run"]] + [
+            [s.get("name"), s.get("state"), s.get("trials_done"), s.get("n_trials"), s.get("best_value"),
+             f"{s.get('direction') or ''} {s.get('metric') or ''}".strip(), s.get("best_run")] for s in report.sweeps]
     if report.queue:
         sheets["Queue"] = [list(line) for line in _queue_lines(report)]
     if report.failures:

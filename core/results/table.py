@@ -130,6 +130,8 @@ class ResultRow:
     path: str = ""
     settings: dict[str, Any] = field(default_factory=dict, repr=False)  # run_settings(), to compare runs
     exit_reason: str = ""  # why it ended (or why it is paused): the morning report's "Why"
+    attempts: int = 1  # times its worker started (status.json's attempt): more than one, it was resumed or restarted
+    resumed: str = ""  # "resumed after it was stopped, 2 attempts": what the morning report flags; "" for one attempt
     paused_s: float | None = None  # time the GPU guard held it paused
     throttled_s: float | None = None  # time NVML said the GPU's clocks were slowed
     measures: dict[str, float] = field(default_factory=dict)  # the env's own measures (env.info_keys), mean per episode
@@ -243,7 +245,8 @@ def result_row(run_dir: Path) -> ResultRow:
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
         # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
         measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
-        exit_reason=_why(info.status), paused_s=_num(info.status.get("paused_s")), throttled_s=_num(summary.get("throttled_s")),
+        exit_reason=_why(info.status), attempts=max(1, _whole(info.status.get("attempt"))), resumed=_resumed(info.status),
+        paused_s=_num(info.status.get("paused_s")), throttled_s=_num(summary.get("throttled_s")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
 
 
@@ -256,6 +259,22 @@ def _why(status: dict[str, Any]) -> str:
         if isinstance(value, str) and value:
             return value
     return ""
+
+
+def _resumed(status: dict[str, Any]) -> str:
+    """How a run that ran more than once came back (the worker counts its starts in status.json's
+    ``attempt``; a resume keeps the state it resumed from, a restart its time); "" for one attempt."""
+    attempts = _whole(status.get("attempt"))
+    if attempts < 2:
+        return ""
+    resumed_from = status.get("resumed_from")
+    if isinstance(resumed_from, str) and resumed_from:
+        how = f"resumed after it was {resumed_from}"
+    elif status.get("restarted_at"):
+        how = "restarted from step 0"
+    else:
+        how = "resumed"
+    return f"{how}, {attempts} attempts"
 
 
 def _measures(raw: Any) -> dict[str, float]:

@@ -11,7 +11,8 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>} (at most once a second: faster dumps merged)
 - eval     {step, t, mean_reward, std_reward, episodes}
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
-  for what a program may act on: thermal_pause, thermal_resume, gpu_memory)
+  for what a program may act on: thermal_pause, thermal_resume, gpu_memory); the worker also prints
+  most to worker.log (``event_echo``), which the Log tab, showing both, drops (``is_event_echo``)
 - attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a
   restart): the run did not run between the records before it and those after it, so plots break
   their lines there
@@ -87,6 +88,20 @@ def train(step: int, values: dict[str, float | None]) -> dict[str, Any]:
 def evaluation(step: int, mean_reward: float, std_reward: float, episodes: int) -> dict[str, Any]:
     return {"kind": EVAL, "step": int(step), "t": time.time(), "mean_reward": float(mean_reward),
             "std_reward": float(std_reward), "episodes": int(episodes)}
+
+
+EVENT_LEVELS = ("info", "warning", "error")
+ECHO_PREFIXES = tuple(f"worker: {level}: " for level in EVENT_LEVELS)
+
+
+def event_echo(level: str, message: str) -> str:
+    """The worker.log line the worker prints beside an event record (a reader of the log alone sees it)."""
+    return f"worker: {level}: {message}"
+
+
+def is_event_echo(line: str) -> bool:
+    """Whether a worker.log line is an event record's echo: a view showing both the log and the events drops it."""
+    return line.startswith(ECHO_PREFIXES)
 
 
 def event(message: str, level: str = "info", step: int | None = None, code: str | None = None) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from core.config.validate import validate_config
 from core.run.annotations import read_annotations
 from core.run.episodes import REWARD_WINDOW, episode_groups, last_window, weighted_mean
 from core.run.layout import RunDir
+from core.run.names import run_label
 from core.run.records import STEP_KINDS, well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
 from core.run.status import read_status
@@ -77,7 +78,7 @@ class RunInfo:
     @property
     def label(self) -> str:
         """What lists call the run: the display name the user gave it, else its config name, else its id."""
-        return self.display_name or self.name or self.id
+        return run_label(self.id, self.display_name, self.name)
 
     @property
     def shown_total(self) -> int:
@@ -98,6 +99,7 @@ class RunInfo:
         out.pop("status")
         out["path"] = str(self.path)
         out["tags"] = list(self.tags)
+        out["label"] = self.label
         return out
 
 

@@ -137,3 +137,44 @@ def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[s
             "best": best_row(spec, study) if study else None, "trials": trials, "error": state.get("error"),
             "runner_log": str(folder.runner_log), "ray": state.get("ray"), "space": {p: d.kind for p, d in spec.space.items()},
             **({"importances": param_importances(study) if study else {}} if importances else {})}
+
+
+DONE_TRIALS = ("complete", "pruned", "fail")
+
+
+def sweeps_since(runs_dir: Path, since: float) -> list[dict[str, Any]]:
+    """The sweeps that ran at some time since ``since`` (launched before now and not ended before it), each as the
+    morning report lists it: ``{name, state, trials_done, n_trials, best_value, metric, direction, best_run}``.
+    A sweep whose files cannot be read is listed with its state and the error as its state's reason."""
+    out: list[dict[str, Any]] = []
+    for name in sweep_names(runs_dir):
+        state = read_state(SweepFolder(runs_dir, name))
+        if not state or float(state.get("launched_at") or state.get("created_at") or 0) <= 0:
+            continue
+        ended = state.get("ended_at")
+        if isinstance(ended, int | float) and ended < since:
+            continue
+        try:
+            status = sweep_status(runs_dir, name)
+        except (ConfigError, SweepError, OSError, ValueError) as exc:  # a damaged sweep is listed, not a failed report
+            out.append({"name": name, "state": f"{state.get('state')}: {exc}", "trials_done": None, "n_trials": None,
+                        "best_value": None, "metric": "", "direction": "", "best_run": None})
+            continue
+        if state["state"] == "crashed" and not _trial_ran_since(runs_dir, status["trials"], since):
+            continue  # its runner is gone with no end written: it ran tonight only if one of its trials did
+        best = status.get("best") or {}
+        out.append({"name": name, "state": status["state"], "n_trials": status["n_trials"],
+                    "trials_done": sum(1 for t in status["trials"] if t["state"] in DONE_TRIALS),
+                    "best_value": best.get("value"), "metric": status["metric"], "direction": status["direction"],
+                    "best_run": best.get("run_id")})
+    return out
+
+
+def _trial_ran_since(runs_dir: Path, trials: list[dict[str, Any]], since: float) -> bool:
+    for trial in trials:
+        if trial.get("run_id"):
+            status = read_status(Path(runs_dir) / str(trial["run_id"]))
+            times = [status.get(k) for k in ("started_at", "ended_at", "updated_at")]
+            if any(isinstance(t, int | float) and t >= since for t in times):
+                return True
+    return False

@@ -61,7 +61,7 @@ class GuardHandler:
     def write_events(self) -> None:
         for ev in self.guard.take_events():
             self.out.write([records.event(ev.message, ev.level, self.step(), code=ev.code)])
-            print(f"worker: {ev.level}: {ev.message}", flush=True)
+            print(records.event_echo(ev.level, ev.message), flush=True)
             if self.notify is not None:
                 try:
                     self.notify(ev)

@@ -102,7 +102,7 @@ class TrainingSession:
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
-        print(f"worker: {level}: {message}", flush=True)
+        print(records.event_echo(level, message), flush=True)
 
     def _awake_note(self, out: JsonlWriter, awake: KeepAwake) -> None:
         """Keep awake's note: a failure is warned once per run (status ``keep_awake_warned``), not on each attempt;

@@ -14,8 +14,9 @@ from tests.conftest import REPO
 
 
 def app_env(home, **extra: str) -> dict[str, str]:
-    """The app's environment: offscreen, its own user folder, and its own QSettings folder
-    (XDG_CONFIG_HOME), so the user's saved window state is neither read nor overwritten."""
+    """The app's environment: offscreen and its own user folder, which holds its QSettings too
+    (``RLPANEL_HOME/rlpanel.ini``); XDG_CONFIG_HOME elsewhere all the same, so a settings write that
+    missed RLPANEL_HOME shows there instead of reading or overwriting the user's saved window state."""
     return {**os.environ, "QT_QPA_PLATFORM": "offscreen", "RLPANEL_HOME": str(home),
             "XDG_CONFIG_HOME": str(home / "config"), **extra}
 
@@ -26,7 +27,8 @@ def test_python_m_app_starts_and_quits(tmp_path):
     assert out.returncode == 0, out.stderr
     assert (tmp_path / "shown").is_file()  # the window was shown
     assert (tmp_path / "runs").is_dir()
-    assert "geometry" in (tmp_path / "config" / "rlpanel" / "rlpanel.ini").read_text()  # window state saved on quit
+    assert "geometry" in (tmp_path / "rlpanel.ini").read_text()  # window state saved on quit, in RLPANEL_HOME
+    assert not (tmp_path / "config" / "rlpanel").exists()
 
 
 @pytest.mark.skipif(sys.platform.startswith("win"), reason="SIGTERM is not a signal a Windows process can catch")
@@ -45,7 +47,7 @@ def test_sigterm_closes_the_window_as_its_close_button_does(tmp_path):
         if proc.poll() is None:
             proc.kill()
     assert proc.returncode == 0, err
-    assert "geometry" in (tmp_path / "config" / "rlpanel" / "rlpanel.ini").read_text()  # its state was saved
+    assert "geometry" in (tmp_path / "rlpanel.ini").read_text()  # its state was saved
 
 
 def test_runs_dir_option_opens_the_window_on_that_folder(tmp_path):

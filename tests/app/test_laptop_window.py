@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QPointF, Qt
@@ -144,3 +145,50 @@ def test_a_window_made_short_folds_the_preset_list_so_the_forms_keep_their_rows(
     window.resize(1300, 1010)
     qtbot.wait(100)
     assert not panel.presets_box.isVisible()
+
+
+RESIZE_SCRIPT = r"""
+import json, os, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.main_window import MainWindow
+window = MainWindow(Path(sys.argv[1]), confirm_close=False)
+window.show()
+app.processEvents()
+opened = [window.width(), window.height()]
+window.resize(int(sys.argv[2]), int(sys.argv[3]))
+app.processEvents()
+window.close()
+print(json.dumps({"opened": opened}), flush=True)
+os._exit(0)
+"""
+
+
+def open_on_screen(tmp_path, runs_dir, screen: tuple[int, int], resize_to: tuple[int, int]) -> list[int]:
+    """Open the window on a screen of this size, resize it and close it: the size it opened at."""
+    config = tmp_path / f"screen-{screen[0]}x{screen[1]}.json"
+    config.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": screen[0], "height": screen[1],
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    # HOME and XDG_CONFIG_HOME elsewhere too: a settings write that missed RLPANEL_HOME would land there
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}", "HOME": str(tmp_path / "home"),
+           "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
+    done = subprocess.run([sys.executable, "-c", RESIZE_SCRIPT, str(runs_dir), *map(str, resize_to)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])["opened"]
+
+
+def test_the_window_size_is_kept_per_screen_in_rlpanel_home(tmp_path, runs_dir, user_home):
+    from app.settings import qsettings
+
+    assert Path(qsettings().fileName()) == user_home / "rlpanel.ini"  # every test's window: its own RLPANEL_HOME
+    desktop, smaller = (1920, 1200), (1600, 900)
+    assert open_on_screen(tmp_path, runs_dir, desktop, (1400, 820)) == [1500, 920]  # first start: the default
+    # a size saved on the desktop is not restored on the smaller screen, though it would fit: that screen's default
+    assert open_on_screen(tmp_path, runs_dir, smaller, (1450, 850)) == [1500, 900 - FRAME]
+    assert open_on_screen(tmp_path, runs_dir, desktop, (1500, 920)) == [1400, 820]  # each screen its own
+    assert open_on_screen(tmp_path, runs_dir, smaller, (1450, 850)) == [1450, 850]
+    ini = (user_home / "rlpanel.ini").read_text()
+    assert "1920x1200" in ini and "1600x900" in ini
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / "home" / ".config").exists()  # never the system's folder

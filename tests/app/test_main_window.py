@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
+from app.runs.panel import ID_ROLE
 from app.settings import get_setting
 from core.run.layout import RunDir
 from core.run.status import read_status
@@ -75,8 +76,10 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
     make_fake_run(runs_dir, state="finished", name="done")
     window = make_window()
     qtbot.waitUntil(lambda: window.runs.tree.topLevelItemCount() == 2, timeout=5000)
-    states = {window.runs.tree.topLevelItem(i).text(0): window.runs.tree.topLevelItem(i).text(1) for i in range(2)}
+    items = [window.runs.tree.topLevelItem(i) for i in range(2)]
+    states = {item.data(0, ID_ROLE): item.text(1) for item in items}
     assert states[crashed.name] == "crashed"
+    assert sorted(item.text(0) for item in items) == ["boom", "done"]  # listed by the names they were given
     window.runs.select(crashed.name)
     text = window.runs.details.toPlainText()
     assert "CUDA out of memory" in text and "line 39" in text and "line 20" not in text
@@ -101,7 +104,7 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
         QDesktopServices.unsetUrlHandler("file")
     assert opened.urls == [runs_dir / finished]
     # Double-click opens the run in Monitor + Log.
-    item = window.runs.tree.findItems(crashed.name, Qt.MatchFlag.MatchExactly)[0]
+    item = window.runs.tree.findItems("boom", Qt.MatchFlag.MatchExactly)[0]
     window.runs.tree.itemDoubleClicked.emit(item, 0)
     assert window.run_dir == crashed and window.tabs.currentWidget() is window.monitor
     qtbot.waitUntil(lambda: "line 39" in window.log.plain_text(), timeout=5000)
@@ -139,7 +142,8 @@ def test_layout_and_axis_choice_persist(qtbot, make_window):
     window.close()
     # The offscreen screen (800x800) is smaller than the window, so Qt clamps a restored
     # geometry; check what was stored instead of the clamped size.
-    assert get_setting("window/geometry", QByteArray()) == geometry
+    avail = window.screen().availableGeometry()
+    assert get_setting(f"window/geometry/{avail.width()}x{avail.height()}", QByteArray()) == geometry  # this screen's
     again = make_window()
     assert get_setting("window/splitter", QByteArray()) == splitter
     assert again.tabs.currentIndex() == 2

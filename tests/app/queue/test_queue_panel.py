@@ -12,6 +12,7 @@ from app.queue.panel import QueuePanel
 from core.queue.control import start_queue
 from core.queue.plan import PlanJob, parse_plan
 from core.queue.state import new_state, read_queue, write_queue
+from core.run.names import read_run_label
 from tests.app.configure.helpers import new_panel, wait_settled
 from tests.training_helpers import TEST_VEC_ENV, lean_jobs
 
@@ -158,7 +159,9 @@ def test_a_plan_built_in_the_panel_runs_to_the_end(qtbot, runs_dir, configure):
     item = panel.status_view.tree.topLevelItem(1)
     with qtbot.waitSignal(panel.run_activated) as opened:
         panel.status_view.tree.itemDoubleClicked.emit(item, 0)
-    assert opened.args[0] == runs_dir / shown["a2c-CartPole-v1"]["Run"] and opened.args[0].is_dir()
+    run_id = panel.state["jobs"][1]["run_id"]
+    assert opened.args[0] == runs_dir / run_id and opened.args[0].is_dir()
+    assert shown["a2c-CartPole-v1"]["Run"] == read_run_label(runs_dir / run_id)  # the name every view shows
 
 
 @pytest.mark.training

@@ -80,3 +80,39 @@ def test_a_report_asked_for_earlier_that_ends_later_is_not_shown_over_the_newer_
     qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
     qtbot.wait(3000)  # the first ask has ended by now too
     assert len(dialog.report.rows) == 4 and dialog.status.text().startswith("4 runs")
+
+
+def header_lines(document) -> list[str]:
+    """The lines each header cell of the document's first table is laid out in."""
+    from PySide6.QtGui import QTextTable
+
+    frame = next(f for f in document.rootFrame().childFrames() if isinstance(f, QTextTable))
+    out = []
+    for column in range(frame.columns()):
+        block = frame.cellAt(0, column).firstCursorPosition().block()
+        text, layout = block.text(), block.layout()
+        out.append([text[layout.lineAt(i).textStart():][:layout.lineAt(i).textLength()]
+                    for i in range(layout.lineCount())])
+    return out
+
+
+def test_the_report_headers_break_only_between_words_and_show_the_reward_against_the_baseline(qtbot, runs_dir):
+    from app.results.morning import MorningReportDialog
+
+    _now, _base, agent, _failed, _queue = night(runs_dir)
+    dialog = MorningReportDialog(runs_dir)
+    qtbot.addWidget(dialog)
+    dialog.resize(640, 500)  # narrower than the table: a column is as narrow as Qt may make it
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.since_edit.setText("2000-01-01 00:00")
+    dialog.refresh()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
+    qtbot.wait(50)
+    headers = header_lines(dialog.view.document())
+    assert any(len(lines) > 1 for lines in headers)  # some headers do wrap, at their spaces
+    for lines in headers:
+        for line in lines[:-1]:
+            assert line.endswith((" ", "-", "/")), f"header cut mid-word: {lines}"
+    assert "Reward vs baseline" in [" ".join(part.strip() for part in lines) for lines in headers]
+    assert "Reward vs baseline" in dialog.view.toolTip()

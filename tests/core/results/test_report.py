@@ -153,3 +153,70 @@ def test_rlpanel_report_takes_a_baseline_per_env(runs_dir):
     assert same.returncode == 2 and "both baselines of CartPole-v1" in same.stderr and "--baseline" in same.stderr
     missing = cli("report", "--runs-dir", str(runs_dir), "--baseline", "nosuchrun")
     assert missing.returncode != 0 and "--baseline" in missing.stderr and "rlpanel runs" in missing.stderr
+
+
+def finished_sweep(runs_dir, name: str, values: list[float], launched_at: float, ended_at: float | None):
+    """A sweep folder as the runner leaves it: sweep.yaml, a study with ``values`` told, and state.json."""
+    from core.sweep.folder import SweepFolder, save_spec_data, write_state
+    from core.sweep.spec import parse_sweep, spec_data
+    from core.sweep.study import open_study
+    from tests.core.sweep.helpers import SMALL_SWEEP
+
+    spec = parse_sweep({**SMALL_SWEEP, "name": name}, "sweep.yaml")
+    folder = SweepFolder(runs_dir, name)
+    save_spec_data(folder, spec_data(spec))
+    study = open_study(spec, folder)
+    for n, value in enumerate(values):
+        trial = study.ask()
+        trial.set_user_attr("run_id", f"{name}-run-{n}")
+        study.tell(trial, value)
+    study.ask()  # one still running: not done
+    write_state(folder, {"name": name, "state": "finished" if ended_at else "running", "launched_at": launched_at,
+                         "created_at": launched_at, "ended_at": ended_at})
+    return folder
+
+
+def test_the_report_shows_reward_against_the_baseline_resumed_runs_and_the_nights_sweeps(runs_dir):
+    from core.sweep.control import sweeps_since
+
+    now, base, agent, failed, queue = night(runs_dir)
+    status = read_json(agent / "status.json")
+    write_json_atomic(agent / "status.json", {**status, "attempt": 2, "resumed_from": "stopped"})
+    other = make_result_run(runs_dir, "acro", [-80.0], env="Acrobot-v1", started_at=now - 1800)
+    finished_sweep(runs_dir, "tonight", [120.0, 480.5], launched_at=now - 5 * 3600, ended_at=now - 600)
+    finished_sweep(runs_dir, "last-week", [7.0], launched_at=now - 8 * 86400, ended_at=now - 7 * 86400)
+    since = now - 86400
+    sweeps = sweeps_since(runs_dir, since)
+    assert [s["name"] for s in sweeps] == ["tonight"]  # last week's sweep ended before the night
+    assert sweeps[0]["trials_done"] == 2 and sweeps[0]["n_trials"] == 6 and sweeps[0]["best_value"] == 480.5
+    assert sweeps[0]["best_run"] == "tonight-run-1"
+
+    report = morning_report(RunStore(runs_dir), since, queue=queue, sweeps=sweeps)
+    rows = {r.name: r for r in report.rows}
+    assert rows["agent"].delta_reward == pytest.approx(2.0 - 0.5)  # its mean reward over the baseline's
+    assert rows["agent"].resumed == "resumed after it was stopped, 2 attempts" and rows["broke"].resumed == ""
+    md = render(report, "md")
+    header = next(line for line in md.splitlines() if line.startswith("| Run |"))
+    assert "| Reward vs baseline |" in header and "| Attempts |" in header
+    agent_line = next(line for line in md.splitlines() if f"| {agent.name} |" in line)
+    acro_line = next(line for line in md.splitlines() if f"| {other.name} |" in line)
+    assert "| +1.50 |" in agent_line and "resumed after it was stopped, 2 attempts" in agent_line
+    assert "| – |" in acro_line  # Acrobot has no baseline tonight
+    assert "Reward vs baseline: the run's mean reward minus its env's baseline" in md
+    assert "## Sweeps" in md and "| tonight | finished | 2 of 6 | 480.50 (tonight-run-1) (maximize eval_mean_reward) |" in md
+    assert "last-week |" not in md.split("## Sweeps")[1]
+    html = render(report, "html")
+    assert "<h2>Sweeps</h2>" in html and "<td>2 of 6</td>" in html and "Reward vs baseline" in html
+    from openpyxl import load_workbook
+
+    book = load_workbook(io.BytesIO(render(report, "xlsx")))
+    assert [c.value for c in book["Sweeps"][2]][:5] == ["tonight", "finished", 2, 6, 480.5]
+
+    out = cli("report", "--since", datetime.fromtimestamp(since).strftime("%Y-%m-%d %H:%M"), "--runs-dir",
+              str(runs_dir), "--json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [s["name"] for s in data["sweeps"]] == ["tonight"]
+    assert next(r for r in data["rows"] if r["name"] == "agent")["resumed"].startswith("resumed")
+    text = cli("report", "--since", datetime.fromtimestamp(since).strftime("%Y-%m-%d %H:%M"), "--runs-dir", str(runs_dir))
+    assert "## Sweeps" in text.stdout and "| Reward vs baseline |" in text.stdout

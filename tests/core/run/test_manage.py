@@ -87,6 +87,21 @@ def test_cli_annotate_filter_by_tag_and_delete_to_the_trash(runs_dir, tmp_path, 
     assert [i.id for i in RunStore(runs_dir).list()] == [keep.name]
 
 
+def test_rlpanel_runs_names_each_run_as_the_window_does(runs_dir):
+    from core.run.names import read_run_label
+
+    named = make_result_run(runs_dir, "night-ppo", [1.0])  # named in Configure or a queue job: no annotation
+    trial = make_result_run(runs_dir, "base", [1.0])
+    annotate(trial, name="lr-sweep #3")
+    listed = {r["id"]: r for r in json.loads(cli("runs", "--json", "--runs-dir", str(runs_dir)).stdout)}
+    assert listed[named.name]["label"] == "night-ppo" == read_run_label(named)
+    assert listed[trial.name]["label"] == "lr-sweep #3" == read_run_label(trial)
+    table = cli("runs", "--runs-dir", str(runs_dir)).stdout.splitlines()
+    assert "NAME" in table[0]
+    assert "night-ppo" in next(line for line in table if line.startswith(named.name)).removeprefix(named.name)
+    assert "lr-sweep #3" in next(line for line in table if line.startswith(trial.name))
+
+
 def test_delete_refuses_a_running_run_and_a_folder_that_is_not_a_run(runs_dir, tmp_path, monkeypatch):
     from tests.app.fake_runs import make_fake_run
 

@@ -1,0 +1,47 @@
+"""The Log tab: each message once (worker.log's echo of an event is dropped, the event shown), and it
+opens at the left edge with long lines wrapped, following new text down, never sideways."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from app.monitor.log_panel import LogPanel
+from core.run.records import event, event_echo
+from tests.app.fake_runs import make_fake_run
+
+LONG = "gym warning: " + "the observation space is not normalised " * 20  # ~800 characters
+
+
+def test_a_long_line_wraps_and_the_pane_stays_at_its_left_edge(qtbot):
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    panel.resize(420, 300)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.set_run("a run")
+    panel.add_log_lines(["worker: pid 1 attempt 1 starting", LONG] + [f"line {i}" for i in range(3)] + [LONG])
+    bar = panel.text.horizontalScrollBar()
+    assert bar.value() == 0 and bar.maximum() == 0  # wrapped: nothing to scroll sideways to
+    panel.add_log_lines([LONG])
+    assert bar.value() == 0
+    assert panel.text.verticalScrollBar().value() == panel.text.verticalScrollBar().maximum()  # still following
+
+
+def test_each_message_appears_once_in_the_window(qtbot, make_window, runs_dir):
+    run = make_fake_run(runs_dir, state="finished", name="once")
+    message = "resumed from the checkpoint at step 2,048"
+    record = event(message, "info")
+    lines = ["worker: pid 1 attempt 2 resuming", event_echo("info", message), event_echo("warning", "GPU at 88 C"),
+             "last line of the log"]
+    (run / "worker.log").write_text("\n".join(lines) + "\n")
+    (run / "metrics.jsonl").write_text(json.dumps(record) + "\n" + json.dumps(
+        {**event("GPU at 88 C", "warning"), "t": time.time()}) + "\n")
+    window = make_window()
+    window.follow_run(run)
+    qtbot.waitUntil(lambda: "last line of the log" in window.log.plain_text() and "GPU at 88 C" in window.log.plain_text(),
+                    timeout=10_000)
+    text = window.log.plain_text()
+    assert text.count(message) == 1 and text.count("GPU at 88 C") == 1
+    assert f"event INFO: {message}" in text  # shown as the event, with its time
+    assert "worker: pid 1 attempt 2 resuming" in text  # the log's own lines stay
