@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 DEFAULT_SIZE = (1500, 920)
 FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
-COMPACT_BELOW = 900    # logical pixels of available height under which Configure folds its preset list
+COMPACT_BELOW = 1000   # logical pixels of available height under which Configure folds its preset list (1600x900 too)
 TABS_MIN_WIDTH = 660
 TABS_MIN_HEIGHT = 420
 
@@ -59,7 +59,7 @@ def geometry_key(avail: QRect) -> str:
 def fit_screen(self: MainWindow, restored: bool = False) -> None:
     """First start: sized to the available screen, never larger; a restored size only if it fits.
 
-    On a laptop-sized screen (under 900 logical pixels high: 1366x768, or 1920x1080 at 150 %)
+    On a laptop-sized screen (under 1000 logical pixels high: 1600x900, 1366x768, or 1920x1080 at 150 %)
     the Configure panel folds its preset list away so the forms keep their rows.
     """
     avail = available(self)

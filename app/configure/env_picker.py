@@ -74,15 +74,15 @@ class EnvPicker(QGroupBox):
         self.entry_edit.setToolTip("A custom env class; only the training worker imports it "
                                    "(its spaces are read in a subprocess)")
         self.kwargs_edit = QPlainTextEdit()
-        self.kwargs_edit.setPlaceholderText("kwargs as YAML or JSON, e.g. {max_episode_steps: 500}")
+        self.kwargs_edit.setPlaceholderText("none; e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")
         self.kwargs_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 10)
         self.wrappers_edit = QPlainTextEdit()
-        self.wrappers_edit.setPlaceholderText("wrappers as YAML, e.g. [{TimeLimit: {max_episode_steps: 500}}]")
+        self.wrappers_edit.setPlaceholderText("none; e.g. [{TimeLimit: {max_episode_steps: 500}}]")
         self.wrappers_edit.setToolTip("Gymnasium wrappers around each env, innermost first: dotted class names "
                                       "(gymnasium.wrappers.TimeLimit, stable_baselines3.common.atari_wrappers.AtariWrapper "
                                       "or your own module) with kwargs; only the training worker imports them")
-        self.wrappers_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 2 + 10)
+        self.wrappers_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 10)
         self.frame_stack_edit = QLineEdit()
         self.frame_stack_edit.setPlaceholderText("none")
         self.frame_stack_edit.setToolTip("Stack this many last observations (VecFrameStack); empty: none")

@@ -223,6 +223,7 @@ class ConfigurePanel(QWidget):
         self.body.setDirection(QBoxLayout.Direction.LeftToRight if compact else QBoxLayout.Direction.TopToBottom)
         self.side.setFixedWidth(SIDE_WIDTH if compact else QWIDGETSIZE_MAX)
         self.side.setMinimumWidth(SIDE_WIDTH if compact else 0)
+        self.presets_box.fill_column(compact)
         self._show_presets(self.presets_toggle.isChecked())
         # the layouts take the folded list out of their minimum width now, not at the next event loop turn: a window
         # sized before that would be made wider than a laptop screen by the list's width

@@ -77,13 +77,14 @@ class PresetsBox(QGroupBox):
         self.list = QListWidget()
         rows = self.list.fontMetrics().lineSpacing() + 4
         self.list.setMinimumHeight(rows * 4)
-        self.list.setMaximumHeight(rows * 8)
+        self._list_max = rows * 8
+        self.list.setMaximumHeight(self._list_max)
         self.list.currentItemChanged.connect(self._current_changed)
         self.description = QLabel()
         self.description.setWordWrap(True)
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons: dict[str, QToolButton] = {}
-        row = QGridLayout()  # two rows of buttons keep the panel narrow
+        row = QGridLayout()  # rows of two buttons keep the panel as narrow as the forms it shares a column with
         for index, (key, text, tip, slot) in enumerate((
                 ("save", "Save as\u2026", "Save the current settings as a user preset", self.ask_save),
                 ("duplicate", "Duplicate", "Copy the selected preset to a new user preset", self.ask_duplicate),
@@ -96,14 +97,18 @@ class PresetsBox(QGroupBox):
             button.setText(text)
             button.setToolTip(tip)
             button.clicked.connect(slot)
-            row.addWidget(button, index // 3, index % 3)
+            row.addWidget(button, index // 2, index % 2)
             self.buttons[key] = button
-        row.setColumnStretch(3, 1)
+        row.setColumnStretch(2, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(self.list, 1)
         layout.addWidget(self.description)
         layout.addLayout(row)
         self.reload()
+
+    def fill_column(self, fill: bool) -> None:
+        """On a laptop screen the list has the forms' column to itself: it grows; above the forms it stays short."""
+        self.list.setMaximumHeight((1 << 24) - 1 if fill else self._list_max)
 
     # --- listing ---------------------------------------------------------------------------
 

@@ -200,6 +200,8 @@ class LivePlot(pg.PlotWidget):
                 self.remove_series(key)
         self.clear_data()
         self._headroom.follow(None, None)
+        self._headroom.follow_y(None, None)
+        self.getPlotItem().getAxis("bottom").setStyle(showValues=False)
 
     def mark_break(self) -> None:
         """The run did not run from here: the next points of every series start a new segment."""
@@ -276,6 +278,7 @@ class LivePlot(pg.PlotWidget):
     def _apply_x_axis(self) -> None:
         item = self.getPlotItem()
         axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else pg.AxisItem("bottom")
+        axis.setStyle(showValues=any(s.buf.size for s in getattr(self, "_series", {}).values()))  # none while empty
         item.setAxisItems({"bottom": axis})
         item.setLabel("bottom", X_LABELS[self.x_mode])
         # An axis draws its grid lines too; replaying them costs ~10 ms per plot per frame in
@@ -333,6 +336,18 @@ class LivePlot(pg.PlotWidget):
             self._headroom.follow(first, max(last, first + MIN_SPAN[self.x_mode]))
         else:
             self._headroom.follow(None, None)
+        self._headroom.follow_y(*self._y_extent())
+        # an empty plot shows no tick values (a time axis over 0..1 s read "00.500")
+        self.getPlotItem().getAxis("bottom").setStyle(showValues=bool(xs))
+
+    def _y_extent(self) -> tuple[float | None, float | None]:
+        lows, highs = [], []
+        for series in self._series.values():
+            values = series.buf.values
+            if len(values) and not np.isnan(values).all():
+                lows.append(float(np.nanmin(values)))
+                highs.append(float(np.nanmax(values)))
+        return (min(lows), max(highs)) if lows else (None, None)
 
     def _in_view(self, x: np.ndarray) -> tuple[int, int]:
         """The index range of ``x`` in view, one point wider each side (all of it while autoscaling)."""

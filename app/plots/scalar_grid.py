@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QResizeEvent
 from PySide6.QtWidgets import QGridLayout, QMenu, QScrollArea, QToolButton, QVBoxLayout, QWidget
 
 from app.plots.live_plot import LivePlot
@@ -21,6 +21,8 @@ from app.settings import get_setting, set_setting
 from app.theme import SERIES_COLORS
 
 COLUMNS = 3
+ROW = 140     # a chart row's height where there is room (LivePlot's own minimum)
+MIN_ROW = 100  # the least: a title, three ticks and the axis labels
 ENV_PREFIX = "env/"  # charts of the env's own measures (env.info_keys), from the episode records
 SPEED = "speed"  # the speed chart's key in the menu and the settings
 
@@ -115,10 +117,21 @@ class ScalarGrid(QWidget):
             plot.setVisible(plot in shown)
         for i, plot in enumerate(shown):
             self._grid.addWidget(plot, i // COLUMNS, i % COLUMNS)
-        rows = max(1, -(-len(shown) // COLUMNS))
-        for r in range(rows):
-            self._grid.setRowMinimumHeight(r, 130)
+        self._fit_rows()
         self.layout_changed.emit()
+
+    def _fit_rows(self) -> None:
+        """A row of charts is as tall as the view when the view is shorter than a chart (a laptop screen):
+        a whole row in view, its axis labels included, never the top of one cut off; the rest scroll."""
+        row = max(MIN_ROW, min(ROW, self.scroll.viewport().height()))
+        for plot in self.plots():
+            plot.setMinimumHeight(row)
+        for r in range(max(1, -(-len(self.shown_plots()) // COLUMNS))):
+            self._grid.setRowMinimumHeight(r, row)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        self._fit_rows()
 
     # --- data ----------------------------------------------------------------------------------
 

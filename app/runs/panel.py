@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QHBoxLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QMessageBox,
     QPlainTextEdit,
@@ -33,6 +32,7 @@ from app.background import run_in_background
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
+from app.widgets.elided_label import ElidedLabel
 from core.cluster.jobs import settle_cluster_run
 from core.run.control import delete_run
 from core.run.layout import RunDir
@@ -147,8 +147,7 @@ class RunsPanel(QWidget):
         self._settling = False
         self._settled_at = float("-inf")
 
-        self.folder_label = QLabel(f"Runs in {runs_dir}")
-        self.folder_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.folder_label = ElidedLabel(f"Runs in {runs_dir}")  # a long path: its middle gives way, whole on hover
         self.filter_edit = QLineEdit()
         self.filter_edit.setPlaceholderText("Filter: name, id, algo, env, tag…")
         self.filter_edit.setClearButtonEnabled(True)
@@ -256,7 +255,7 @@ class RunsPanel(QWidget):
 
     def _list_failed(self, message: str) -> None:
         self._busy = False
-        self.folder_label.setText(f"Runs in {self.store.root} (could not list them: {message})")
+        self.folder_label.setText(f"Could not list the runs ({message}) in {self.store.root}")
 
     def _show(self, listing: tuple[list[RunInfo], dict[str, list[str]]]) -> None:
         infos, logs = listing

@@ -45,6 +45,7 @@ class SystemPanel(QWidget):
         self.runs_dir = Path(runs_dir)
         self._busy = False
         self.state = QLabel("Not checked yet")
+        self.state.setWordWrap(True)
         self.refresh_button = QPushButton("Check again")
         self.refresh_button.clicked.connect(self.refresh)
         self.calibrate_button = QPushButton("Calibrate GPU")

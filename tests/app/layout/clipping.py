@@ -110,7 +110,7 @@ def _text_problem(widget: QWidget) -> str | None:
     elif isinstance(widget, QAbstractButton):
         if not widget.icon().isNull():
             need += widget.iconSize().width() + 4
-        need += 2 * BUTTON_PAD + (8 if isinstance(widget, QToolButton) and widget.menu() else 0)
+        need += 2 * BUTTON_PAD + (4 if isinstance(widget, QToolButton) and widget.menu() else 0)
     elif isinstance(widget, QComboBox):
         need += COMBO_ROOM
     elif isinstance(widget, QAbstractSpinBox):
@@ -202,7 +202,7 @@ def _scroll_problem(widget: QWidget) -> str | None:
     if not isinstance(widget, QScrollArea) or widget.widget() is None:
         return None
     content, view = widget.widget(), widget.viewport()
-    need = max(content.minimumSizeHint().width(), content.width() if not widget.widgetResizable() else 0)
+    need = max(content.minimumSizeHint().width(), content.minimumWidth(), content.width() if not widget.widgetResizable() else 0)
     if need > view.width() + SLACK:
         return f"{_name(widget)}: its content needs {need} px, its view has {view.width()} px (a sideways scroll)"
     if widget.horizontalScrollBar().maximum() > 0:

@@ -1,0 +1,37 @@
+"""Every word readable on the screens our users have: the real window opened at 1280x720 logical (1920x1080 at
+150 %), 1366x768 and 1600x900, every tab and dialog visited (a run live, runs ticked in Results, the preset list
+open), and not one button, tab, combo, label or field narrower than its text, nor a form wider than its view."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.gui
+
+SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1"), (1600, 900, "1")]
+VIEWS = {"monitor", "runs", "results", "queue", "sweeps", "log", "system", "results-ticked", "configure-presets",
+         "configure-laptop-preset", "tune", "morning-report", "notifications", "diff"}
+
+
+@pytest.mark.parametrize("width, height, scale", SCREENS)
+def test_no_word_is_cut_in_any_tab_or_dialog(tmp_path, runs_dir, width, height, scale):
+    screen = tmp_path / "screen.json"
+    screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
+                                               "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
+    env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
+    done = subprocess.run([sys.executable, "-m", "tests.app.layout.tour", str(runs_dir)], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    assert set(data["views"]) == VIEWS  # every tab and dialog was visited
+    found = [f"{view}: {line}" for view, lines in data["views"].items() for line in lines]
+    print(f"{width}x{height} at {scale}: window {data['window']}, {len(found)} cut", *found, sep="\n")
+    assert not found, "\n".join(found)
