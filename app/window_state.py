@@ -26,6 +26,8 @@ DEFAULT_SIZE = (1500, 920)
 FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
 COMPACT_BELOW = 1000   # logical pixels of available height under which Configure folds its preset list (1600x900 too)
 TABS_MIN_WIDTH = 660
+TABS_PREFERRED_WIDTH = 690  # the tabs' width at 1280 logical pixels: a wider screen gives Configure the rest...
+CONFIGURE_EXTRA = 120       # ...up to this much past its minimum
 TABS_MIN_HEIGHT = 420
 
 
@@ -75,18 +77,25 @@ def fit_screen(self: MainWindow, restored: bool = False) -> None:
     # never outgrows a 1280-pixel-wide screen
     self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
     self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
-    if compact and not restored:  # the forms and the launch column side by side, as narrow as they read; the tabs beside
-        self.splitter.setSizes([1, self.width()])  # the splitter keeps Configure at its minimum width, no less
+    self.fit_splitter = compact and not restored  # fit_shown sizes Configure once the layouts know their widths
 
 def fit_shown(self: MainWindow) -> None:
     """After the first show, when every layout knows its real minimum width: a window a layout made wider than
-    the screen on the way (a preset list folded after it was measured) is narrowed to the screen, Configure to
-    its minimum and the tabs to the rest."""
-    screen = self.screen() or QGuiApplication.primaryScreen()
-    if screen is None or self.width() <= screen.availableGeometry().width():
+    the screen on the way (a preset list folded after it was measured) is narrowed to the screen; on a laptop
+    screen Configure gets its minimum width and what the tabs do not need up to ``CONFIGURE_EXTRA`` more
+    (its forms then put more labels beside their fields), the tabs the rest."""
+    avail = available(self)
+    if avail is None:
         return
-    self.resize(screen.availableGeometry().width(), self.height())
-    self.splitter.setSizes([1, self.width()])
+    if self.width() > avail.width():
+        self.resize(avail.width(), self.height())
+        self.fit_splitter = True
+    if not getattr(self, "fit_splitter", False):
+        return
+    least = self.configure.minimumSizeHint().width()
+    width = self.splitter.width() - self.splitter.handleWidth()
+    configure = min(least + CONFIGURE_EXTRA, max(least, width - TABS_PREFERRED_WIDTH))
+    self.splitter.setSizes([configure, width - configure])
 
 
 def restore_configure(self: MainWindow) -> None:

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPlainTextEdit,
     QRadioButton,
+    QToolButton,
     QWidget,
 )
 
@@ -74,11 +75,11 @@ class EnvPicker(QGroupBox):
         self.entry_edit.setToolTip("A custom env class; only the training worker imports it "
                                    "(its spaces are read in a subprocess)")
         self.kwargs_edit = QPlainTextEdit()
-        self.kwargs_edit.setPlaceholderText("none; e.g. {max_episode_steps: 500}")
+        self.kwargs_edit.setPlaceholderText("e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")
         self.kwargs_edit.setFixedHeight(self.fontMetrics().lineSpacing() * 3 + 10)
         self.wrappers_edit = QPlainTextEdit()
-        self.wrappers_edit.setPlaceholderText("none; e.g. [{TimeLimit: {max_episode_steps: 500}}]")
+        self.wrappers_edit.setPlaceholderText("e.g. [ClipAction, {TimeLimit: {max_episode_steps: 500}}]")
         self.wrappers_edit.setToolTip("Gymnasium wrappers around each env, innermost first: dotted class names "
                                       "(gymnasium.wrappers.TimeLimit, stable_baselines3.common.atari_wrappers.AtariWrapper "
                                       "or your own module) with kwargs; only the training worker imports them")
@@ -110,8 +111,16 @@ class EnvPicker(QGroupBox):
         self.entry_label = QLabel("Entry point")
         form.addRow(self.id_label, self.id_combo)
         form.addRow(self.entry_label, self.entry_edit)
+        # kwargs, wrappers and frame stack fold under one line (a row each, side by side made the column too wide
+        # for a laptop screen): the hyperparameters keep their rows; they unfold when a config sets one
+        self.options_toggle = QToolButton()
+        self.options_toggle.setCheckable(True)
+        self.options_toggle.setAutoRaise(True)
+        self.options_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
+        self.options_toggle.setToolTip("Env kwargs, wrappers and frame stack")
+        self.options_toggle.toggled.connect(self._show_options)
+        form.addRow(self.options_toggle)
         form.addRow("Env kwargs", self.kwargs_edit)
-        # a row each: two fields side by side made the column too wide for a laptop screen's window
         form.addRow("Wrappers", self.wrappers_edit)
         form.addRow("Frame stack", self.frame_stack_edit)
         form.addRow("", self.spaces_label)
@@ -121,6 +130,7 @@ class EnvPicker(QGroupBox):
         form.addRow("Measures", self.measures_edit)
         self._form = form
         self._show_kind()
+        self._show_options(False)
 
         self.gym_radio.toggled.connect(self._kind_toggled)
         self.id_combo.lineEdit().textEdited.connect(lambda _t: self._emit_env())
@@ -168,6 +178,22 @@ class EnvPicker(QGroupBox):
     def _kwargs_changed(self) -> None:
         if not self._loading:
             self._emit_env()
+
+    def _show_options(self, shown: bool) -> None:
+        for editor in (self.kwargs_edit, self.wrappers_edit, self.frame_stack_edit):
+            self._form.setRowVisible(editor, shown)
+        self.options_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
+        self._options_title()
+
+    def _options_title(self) -> None:
+        """Folded, the line says what is set: "Env options: kwargs, wrappers, frame stack 4" (or "none")."""
+        if self.options_toggle.isChecked():
+            self.options_toggle.setText("Env options")
+            return
+        stack = self.frame_stack_edit.text().strip()
+        parts = [name for name, edit in (("kwargs", self.kwargs_edit), ("wrappers", self.wrappers_edit))
+                 if edit.toPlainText().strip()] + ([f"frame stack {stack}"] if stack else [])
+        self.options_toggle.setText(f"Env options: {', '.join(parts) or 'none'}")
 
     def env_raw(self) -> dict[str, Any]:
         """The env section as the user set it; unparsable kwargs are passed on for the schema to reject."""
@@ -221,6 +247,9 @@ class EnvPicker(QGroupBox):
             stack = format_value(env.get("frame_stack"))
             if self.frame_stack_edit.text().strip() != stack:
                 self.frame_stack_edit.setText(stack)
+            if env.get("kwargs") or env.get("wrappers") or env.get("frame_stack"):
+                self.options_toggle.setChecked(True)  # a config that sets one shows them
+            self._options_title()
         finally:
             self._loading = False
 

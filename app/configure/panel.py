@@ -16,8 +16,8 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
     QBoxLayout,
+    QFrame,
     QLabel,
-    QListWidget,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
@@ -40,6 +40,7 @@ from app.configure.steps_hint import PlannedStepsHint
 from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
+from app.widgets.fit_list import FitList
 from core.config.algorithms import ALGORITHMS
 from core.config.dotted import get_path
 from core.config.errors import FieldIssue
@@ -94,8 +95,7 @@ class ConfigurePanel(QWidget):
         self.fit_box.set_targets(target_choices(), "auto")
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
         self.fit_box.suggestion_clicked.connect(self.apply_suggestion)
-        self.errors_list = QListWidget()
-        self.errors_list.setWordWrap(True)
+        self.errors_list = FitList()
         self.errors_list.itemActivated.connect(self._focus_issue)
         self.errors_list.itemClicked.connect(self._focus_issue)
         self.errors_list.hide()
@@ -143,17 +143,28 @@ class ConfigurePanel(QWidget):
         left.addWidget(self.presets_box, 0)
         left.addWidget(self.scroll, 1)
         # what a launch is decided by: below the forms, or beside them on a laptop screen (set_compact)
+        decided = QWidget()
+        box = QVBoxLayout(decided)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.setSpacing(4)
+        box.addWidget(self.run_form, 0)
+        box.addWidget(self.budget_form, 0)  # the budget stays in view: what a night's run is set by
+        box.addWidget(self.fit_box, 0)
+        box.addWidget(self.errors_list, 0)
+        box.addWidget(self.hints_box, 0)
+        box.addWidget(self.warnings_label, 0)
+        box.addStretch(1)
+        # a long verdict with errors and hints on a short screen scrolls rather than being cut; Launch stays below
+        self.side_scroll = QScrollArea()
+        self.side_scroll.setWidgetResizable(True)
+        self.side_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.side_scroll.setWidget(decided)
         self.side = QWidget()
         side = QVBoxLayout(self.side)
         side.setContentsMargins(0, 0, 0, 0)
         side.setSpacing(4)
-        side.addWidget(self.run_form, 0)
-        side.addWidget(self.budget_form, 0)  # the budget stays in view: what a night's run is set by
-        side.addWidget(self.fit_box, 0)
-        side.addWidget(self.errors_list, 0)
-        side.addWidget(self.hints_box, 0)
-        side.addWidget(self.warnings_label, 0)
-        side.addStretch(1)
+        side.addWidget(self.side_scroll, 1)
         side.addWidget(self.tune_button, 0)
         side.addWidget(self.launch_button, 0)
         self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
@@ -194,10 +205,11 @@ class ConfigurePanel(QWidget):
             title = f"{info.title} hyperparameters" if name in ALGO_SECTIONS else info.title
             self._add_form(box, SectionForm(info.annotation, name, title), name)
         box.addStretch(1)
-        width = max(row.unit_label.sizeHint().width() for row in self.rows.values())
-        for row in self.rows.values():
-            # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
-            row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
+        for form in self.forms.values():  # a form's unit slots as wide as its own longest unit: its editors line up
+            width = max((row.unit_label.sizeHint().width() for row in form.rows.values()), default=0)
+            for row in form.rows.values():
+                # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
+                row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
         return container
 
     def round_budget(self, steps: int) -> None:
@@ -221,8 +233,11 @@ class ConfigurePanel(QWidget):
         self.compact = compact
         self.presets_toggle.setChecked(not compact)
         self.body.setDirection(QBoxLayout.Direction.LeftToRight if compact else QBoxLayout.Direction.TopToBottom)
-        self.side.setFixedWidth(SIDE_WIDTH if compact else QWIDGETSIZE_MAX)
-        self.side.setMinimumWidth(SIDE_WIDTH if compact else 0)
+        # as wide as its widest row with the scroll bar beside it: nothing in it is ever squeezed under another
+        width = max(SIDE_WIDTH, self.side_scroll.widget().minimumSizeHint().width()
+                    + self.side_scroll.verticalScrollBar().sizeHint().width())
+        self.side.setFixedWidth(width if compact else QWIDGETSIZE_MAX)
+        self.side.setMinimumWidth(width if compact else 0)
         self.presets_box.fill_column(compact)
         self._show_presets(self.presets_toggle.isChecked())
         # the layouts take the folded list out of their minimum width now, not at the next event loop turn: a window
@@ -405,9 +420,7 @@ class ConfigurePanel(QWidget):
             item.setForeground(color)
             self.errors_list.addItem(item)
         self.errors_list.setVisible(bool(issues))
-        if issues:  # as tall as its lines, up to a limit: the forms keep the space
-            height = sum(self.errors_list.sizeHintForRow(i) for i in range(len(issues))) + 6
-            self.errors_list.setFixedHeight(min(height, 120))
+        self.errors_list.fit_height()  # as tall as its lines, up to a limit: the forms keep the space
         hints = self.model.hints()
         self.hints_box.show_hints(hints, {path: row.label.text() for path, row in self.rows.items()})
         hinted = {str(h) for h in hints}

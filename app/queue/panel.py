@@ -9,13 +9,14 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from app.cluster_field import ClusterField
 from app.configure.model import ConfigModel
 from app.queue.plan_editor import PlanEditor
 from app.queue.status_view import QueueStatusView
 from app.theme import error_color
+from app.widgets.fit_list import FitList
 from core.cluster.client import ClusterError
 from core.config.errors import ConfigError
 from core.queue.control import QueueBusy, start_queue
@@ -48,8 +49,7 @@ class QueuePanel(QWidget):
         self.start_button.clicked.connect(self.start)
         self.start_note = QLabel()
         self.start_note.setWordWrap(True)
-        self.errors_list = QListWidget()
-        self.errors_list.setWordWrap(True)
+        self.errors_list = FitList(max_height=160)  # as tall as its lines (up to about five)
         self.errors_list.hide()
         self.cluster = ClusterField()
 
@@ -126,9 +126,7 @@ class QueuePanel(QWidget):
         for i in range(self.errors_list.count()):
             self.errors_list.item(i).setForeground(color)
         self.errors_list.setVisible(bool(lines))
-        if lines:  # as tall as its lines (up to five), not a fixed block of empty space
-            rows = sum(self.errors_list.sizeHintForRow(i) for i in range(min(5, len(lines))))
-            self.errors_list.setFixedHeight(rows + 2 * self.errors_list.frameWidth() + 4)
+        self.errors_list.fit_height()
         if lines:
             self.start_note.setText("")
 

@@ -172,7 +172,10 @@ class SweepsPanel(QWidget):
         if not name:
             self.report = None
             self._show({"name": "", "state": "", "trials": [], "space": {}, "importances": {}})
-            self.state_label.setText("No sweep in this runs folder yet: run a sweep file (see configs/sweeps/).")
+            example = configs_dir() / "sweeps"  # shipped with rlpanel, in the installed package for a pip user
+            self.state_label.setText(f"No sweep in this runs folder yet. Run sweep file… opens the example sweeps in "
+                                     f"{example} (ppo-cartpole-lr.yaml: PPO's learning rate on CartPole); copy one to "
+                                     "change it, or run it with: rlpanel sweep run FILE")
             return
         if self._loading:
             return

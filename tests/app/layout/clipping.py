@@ -43,7 +43,7 @@ def findings(root: QWidget) -> list[str]:
     for widget in [root, *root.findChildren(QWidget)]:
         if not widget.isVisible() or widget.width() <= 0 or widget.window().isHidden() or _inside(widget, cut):
             continue
-        problem = _text_problem(widget) or _cut_problem(widget) or _scroll_problem(widget)
+        problem = _text_problem(widget) or _cut_problem(widget) or _overlap_problem(widget) or _scroll_problem(widget)
         if problem:
             cut.add(widget)
             found.append(f"{problem} ({_where(widget)})")
@@ -190,6 +190,24 @@ def _cut_problem(widget: QWidget) -> str | None:
         if parent.isWindow():
             return None
         parent = parent.parentWidget()
+    return None
+
+
+def _overlap_problem(widget: QWidget) -> str | None:
+    """A widget drawn over a sibling with text (a unit label under a squeezed field, two fit bar rows on top of
+    each other)."""
+    parent = widget.parentWidget()
+    if not _checked(widget) or parent is None or widget.isWindow():
+        return None
+    rect = widget.geometry()
+    for sibling in parent.children():
+        if sibling is widget or not isinstance(sibling, QWidget) or sibling.isWindow() or not sibling.isVisible():
+            continue
+        if not _checked(sibling) or sibling.geometry().isEmpty():
+            continue
+        both = rect.intersected(sibling.geometry())
+        if both.width() > SLACK + 1 and both.height() > SLACK + 1:
+            return f"{_name(widget)} overlaps {_name(sibling)} by {both.width()}x{both.height()} px"
     return None
 
 

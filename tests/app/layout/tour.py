@@ -24,12 +24,15 @@ from tests.app.layout.clipping import findings
 
 def make_runs(runs_dir: Path) -> Path:
     """Three ended runs and a baseline with curves, and one running run (this process is its worker)."""
+    from core.util.files import write_json_atomic
     from tests.app.fake_runs import append_jsonl, gpu_lines, make_fake_run
 
     now = time.time()
     for name, reward in (("ppo-long-night-cartpole-with-a-long-name", 1.0), ("a2c-short", 0.5), ("ppo-seed-2", 0.8)):
-        run = make_fake_run(runs_dir, state="finished", name=name, ended_at=now, steps=10000, device="cpu",
+        run = make_fake_run(runs_dir, state="finished", name=name, ended_at=now - 60, steps=10000, device="cpu",
                             best_mean_reward=400 * reward)
+        status = json.loads((run / "status.json").read_text())
+        write_json_atomic(run / "status.json", {**status, "started_at": now - 660})  # ten minutes of training
         append_jsonl(run / "metrics.jsonl", [
             {"kind": "episode", "step": 200 * i, "t": now - 600 + i, "reward": reward * i * 4, "length": 20 + i}
             for i in range(50)])
