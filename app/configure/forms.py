@@ -169,6 +169,11 @@ class FieldRow(QWidget):
         finally:
             editor.blockSignals(False)
 
+    def set_placeholder(self, text: str) -> None:
+        """What the empty editor shows (a line edit's; other editors have none)."""
+        if isinstance(self.editor, QLineEdit):
+            self.editor.setPlaceholderText(text)
+
     def set_changed(self, changed: bool) -> None:
         font = self.label.font()
         font.setBold(changed)

@@ -37,6 +37,7 @@ from app.configure.model import ConfigModel
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
 from app.configure.steps_hint import PlannedStepsHint
+from app.configure.threads_hint import TorchThreadsHint, threads_here
 from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
@@ -204,6 +205,8 @@ class ConfigurePanel(QWidget):
                 continue
             title = f"{info.title} hyperparameters" if name in ALGO_SECTIONS else info.title
             self._add_form(box, SectionForm(info.annotation, name, title), name)
+            if name == "runtime":  # what "auto" comes to here, under Torch threads
+                self.threads_hint = TorchThreadsHint.under(self.forms[name], self.rows["runtime.torch_threads"])
         box.addStretch(1)
         for form in self.forms.values():  # a form's unit slots as wide as its own longest unit: its editors line up
             width = max((row.unit_label.sizeHint().width() for row in form.rows.values()), default=0)
@@ -396,6 +399,7 @@ class ConfigurePanel(QWidget):
         self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         self.steps_hint.show_plan(model.validation.config)
+        self.threads_hint.show_threads(threads_here(model.validation.config, model.estimate))
         if model.estimate is not None:
             self.fit_box.show_estimate(model.estimate, model.host_total)
         else:

@@ -56,6 +56,8 @@ def _mib(n: int) -> str:
 def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: PlannedSteps | None = None) -> str:
     where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
     lines = [f"{algo} on {env}, trains here on {result.train_device or 'n/a'}".strip(", ")]
+    if result.torch_threads is not None:  # what "auto" comes to on this machine, as the worker will resolve it
+        lines.append(f"torch threads: {result.torch_threads.text()}")
     if result.this_machine is not None:
         lines.append(f"the terms below are planned for {where} (the target, not this machine)")
     elif result.on_gpu:

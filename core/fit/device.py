@@ -23,6 +23,7 @@ from core.fit.families.family import policy_kind
 from core.fit.gpus import GpuProfile
 from core.util.files import read_json, write_json_atomic
 from core.util.paths import CODE_ROOT, user_home
+from core.util.threads import TorchThreads, torch_threads
 
 PROBE_MODULE = "core.training.probe"
 CUDA_TORCH_FIX = ("install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cu126, "
@@ -124,6 +125,12 @@ def train_device(cfg: RunConfig, gpu_index: int | None, facts: dict[str, Any] | 
         return "cpu", [f"trains on the CPU: this torch build ({_torch_name(facts)}) has no CUDA, though a GPU is "
                        f"present; {CUDA_TORCH_FIX}, or set runtime.device to cpu to train on the CPU on purpose"]
     return "cpu", []
+
+
+def worker_threads(cfg: RunConfig, device: str, cores: int | None = None) -> TorchThreads:
+    """The torch threads a worker (or a tune's probe) of ``cfg`` uses on ``device`` here (``core.util.threads``)."""
+    rt = cfg.runtime
+    return torch_threads(rt.torch_threads, rt.n_envs, rt.vec_env != "dummy", device, cores)
 
 
 def device_issue(cfg: RunConfig, facts: dict[str, Any] | None) -> FieldIssue | None:

@@ -14,7 +14,7 @@ from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.steps import planned_steps
 from core.fit.compute import compute
-from core.fit.device import device_reason, policy_warnings, train_device
+from core.fit.device import device_reason, policy_warnings, train_device, worker_threads
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
 from core.fit.result import FITS, MIB, FitEstimate
 from core.fit.suggest import suggest_fix
@@ -66,6 +66,9 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
     result.advice = policy_warnings(cfg, spaces, device, result.parameter_count)
     result.warnings = warnings + result.advice
     result.planned_timesteps = plan.steps if (plan := planned_steps(cfg)) else None
+    result.torch_threads = worker_threads(cfg, device)  # the worker's threads here, as train_device is its device
+    if result.this_machine is not None:
+        result.this_machine.torch_threads = result.torch_threads
     return result
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.util.threads import TorchThreads
+
 MIB = 1 << 20
 FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
 FIT_BELOW = 0.80   # below this share of capacity: fits
@@ -65,6 +67,7 @@ class FitEstimate:
     train_device_reason: str = ""   # this machine's device and why: "cpu - torch 2.13.0+cpu has no CUDA"
     gpu_history: str = ""           # how the last runs on the card compared: "last 5 runs: 0.94-1.03 of estimate"
     planned_timesteps: int | None = None  # the steps SB3 trains: whole rollouts (core.config.steps); None: a baseline
+    torch_threads: TorchThreads | None = None  # the worker's torch threads here: configured or "auto" resolved
 
     @property
     def usage(self) -> float:
@@ -121,6 +124,7 @@ class FitEstimate:
             "gpu_history": self.gpu_history, "train_device_reason": self.train_device_reason,
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
             "planned_timesteps": self.planned_timesteps,
+            "torch_threads": self.torch_threads.to_json() if self.torch_threads is not None else None,
         }
 
 

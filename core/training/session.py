@@ -21,6 +21,7 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.config.steps import planned_steps
+from core.fit.device import worker_threads
 from core.run import records
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
@@ -47,7 +48,6 @@ from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
-from core.util.threads import resolved_torch_threads
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:
@@ -61,7 +61,7 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    th.set_num_threads(resolved_torch_threads(rt.torch_threads, rt.n_envs, rt.vec_env != "dummy", device))
+    th.set_num_threads(worker_threads(cfg, device).count)
     auto = "" if rt.torch_threads else " (auto)"
     note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
     if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there

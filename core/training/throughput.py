@@ -31,6 +31,7 @@ from typing import Any, TextIO
 
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
+from core.fit.device import worker_threads
 from core.telemetry.host import HostMemoryReader
 from core.training.worker import set_thread_env
 from core.util.files import write_json_atomic
@@ -148,7 +149,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     if clock.start is None or clock.last is None:
         return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
     return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device),
-            "learn_s": learn_s}
+            "learn_s": learn_s, "torch_threads": th.get_num_threads()}
 
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
@@ -165,7 +166,13 @@ def process_settings(cfg: RunConfig) -> dict[str, Any]:
     candidate's figure must not count. Subprocess envs keep their forkserver for the rest of the process:
     a dummy candidate after them would count it."""
     rt = cfg.runtime
-    return {"device": rt.device, "vec_env": rt.vec_env, "torch_threads": rt.torch_threads}
+    return {"device": rt.device, "vec_env": rt.vec_env, "torch_threads": probe_threads(cfg)}
+
+
+def probe_threads(cfg: RunConfig) -> int:
+    """The torch threads the real run of ``cfg`` uses here, "auto" resolved as the worker does: what the probe
+    measures with (an empty ``torch_threads`` is not torch's own default in a run, so not in its probe either)."""
+    return worker_threads(cfg, cfg.runtime.device).count
 
 
 class ProbeProcess:
@@ -180,7 +187,7 @@ class ProbeProcess:
             cfg = validate_config(read_yaml_mapping(config_path), source=str(config_path)).config
             wanted = process_settings(cfg)
             if self.settings is None:
-                set_thread_env(cfg.runtime.torch_threads, cfg.runtime.vec_env == "subproc")  # as the worker, before torch
+                set_thread_env(wanted["torch_threads"], cfg.runtime.vec_env != "dummy")  # as the worker, before torch
                 self.settings = wanted
             elif wanted != self.settings:
                 return {"error": f"this probe process was started for {self.settings}; {wanted} needs a fresh one"}

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from core.config.schema import RunConfig
+from core.fit.device import worker_threads
 from core.util.files import read_json, write_atomic
 from core.util.paths import CODE_ROOT
 from core.util.procs import terminate_tree
@@ -69,7 +70,7 @@ def env_folder(cfg: RunConfig) -> str:
 def process_key(cfg: RunConfig) -> tuple[Any, ...]:
     """Candidates with the same key share a child: ``process_settings`` of the child, and its folder."""
     rt = cfg.runtime
-    return rt.device, rt.vec_env, rt.torch_threads, env_folder(cfg)
+    return rt.device, rt.vec_env, worker_threads(cfg, rt.device).count, env_folder(cfg)
 
 
 class ProbeServer:

@@ -30,7 +30,7 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.config.validate import validate_config
-from core.fit.device import torch_facts
+from core.fit.device import torch_facts, worker_threads
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile
 from core.fit.result import MIB, NO_FIT
@@ -138,7 +138,8 @@ class Tuner:
         base = self._best_settings() or ({**self.user, "runtime.device": runnable[0]} if runnable else None)
         if base is None:  # the user's config runs on no device here (each device's row says why)
             return
-        if base.get("runtime.torch_threads") != 1:  # torch's own threads fight the envs' on a busy CPU
+        base_cfg = self.config_for(base)  # one thread, unless "auto" is one here already (the same process, the same run)
+        if base_cfg is not None and worker_threads(base_cfg, base_cfg.runtime.device).count != 1:
             self._try({**base, "runtime.torch_threads": 1})
         base = self._best_settings() or base
         for vec in ("dummy", "subproc"):

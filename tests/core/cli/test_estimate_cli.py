@@ -100,6 +100,23 @@ def test_cli_estimate_does_not_fit_exit_3():
     assert data["verdict"] == "does not fit" and data["suggestion"]["path"] == "policy.net_arch"
 
 
+def test_cli_estimate_says_the_torch_threads_auto_comes_to_here():
+    from core.util.threads import torch_threads
+
+    args = ("estimate", "--algo", "PPO", "--env", "CartPole-v1", "--set", "runtime.device=cpu",
+            "--set", "runtime.vec_env=subproc", "--set", "runtime.n_envs=4")
+    here = torch_threads(None, n_envs=4, subproc=True, device="cpu")  # the worker's rule on this machine's cores
+    done = run_cli(*args)
+    assert done.returncode == 0, done.stderr
+    assert f"torch threads: {here.text()}\n" in done.stdout
+    assert f"auto: {here.count} thread" in done.stdout and "4 subprocess envs)" in done.stdout
+    data = json.loads(run_cli(*args, "--json").stdout)["torch_threads"]
+    assert data == {"count": here.count, "auto": True, "cores": here.cores, "env_processes": 4, "gpu": False,
+                    "text": here.text()}
+    mine = run_cli(*args, "--set", "runtime.torch_threads=3")  # the user's own count is kept, and said so
+    assert "torch threads: 3 threads (set)" in mine.stdout
+
+
 def test_cli_bad_inputs_are_one_line():
     bad_gpu = run_cli("estimate", "--gpu", "RTX 9999")
     assert bad_gpu.returncode == 2 and "unknown GPU 'RTX 9999'" in bad_gpu.stderr

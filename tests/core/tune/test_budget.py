@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import core.tune.search as search
+import core.util.threads
 from core.config.validate import validate_config
 from core.tune.probe import ProbeResult, process_key
 from core.tune.search import TuneOptions, Tuner
@@ -60,7 +61,9 @@ def clock(monkeypatch):
     return clock
 
 
-def test_a_slow_first_candidate_does_not_end_the_tune_and_no_probe_outlasts_the_budget(clock):
+def test_a_slow_first_candidate_does_not_end_the_tune_and_no_probe_outlasts_the_budget(clock, monkeypatch):
+    # 8 cores: "auto" is 8 threads, slow here, and the tune tries one (on <= 2 cores auto is one already: no such probe)
+    monkeypatch.setattr(core.util.threads, "usable_cores", lambda: 8)
     cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}, "runtime": {"device": "cpu"}}).config
     prober = ScriptedProber(clock)
     result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH), prober=prober).run()
@@ -68,6 +71,13 @@ def test_a_slow_first_candidate_does_not_end_the_tune_and_no_probe_outlasts_the_
     assert len(prober.probed) >= 5, prober.probed  # a mean of the walls so far stopped the old tune here, after 1
     assert result.stopped == "budget" and prober.probed[-1][1] - 1000.0 <= 120.0
     assert result.picked is not None and result.picked.settings["runtime.torch_threads"] == 1
+
+
+def test_no_one_thread_candidate_where_auto_is_one_thread_already(clock, monkeypatch):
+    monkeypatch.setattr(core.util.threads, "usable_cores", lambda: 2)  # auto: 1 thread, the candidate's own run
+    cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}, "runtime": {"device": "cpu"}}).config
+    result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH), prober=ScriptedProber(clock)).run()
+    assert len(result.rows) >= 2 and all(r.settings["runtime.torch_threads"] is None for r in result.rows)
 
 
 def test_the_next_probe_is_expected_to_cost_a_start_only_when_it_needs_one(clock):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.util.threads import MAX_AUTO, auto_torch_threads, resolved_torch_threads, usable_cores
+from core.util.threads import MAX_AUTO, auto_torch_threads, resolved_torch_threads, torch_threads, usable_cores
 
 
 def test_auto_does_not_fight_the_env_processes():
@@ -19,3 +19,15 @@ def test_a_configured_count_is_kept_and_auto_counts_only_subprocess_envs():
     assert resolved_torch_threads(None, n_envs=4, subproc=False, device="cpu", cores=8) == 8
     assert resolved_torch_threads(None, n_envs=1, subproc=False, device="cuda:0", cores=8) == 1
     assert 1 <= usable_cores()
+
+
+def test_the_count_is_said_with_why_as_the_form_and_estimate_show_it():
+    assert torch_threads(None, n_envs=4, subproc=True, device="cpu", cores=2).text() == \
+        "auto: 1 thread here (2 cores, 4 subprocess envs)"
+    assert torch_threads(None, n_envs=4, subproc=False, device="cpu", cores=6).text() == "auto: 6 threads here (6 cores)"
+    assert torch_threads(None, n_envs=2, subproc=True, device="cpu", cores=32).text() == \
+        "auto: 8 threads here (32 cores, 2 subprocess envs, at most 8)"
+    assert torch_threads(None, n_envs=8, subproc=True, device="cuda:0", cores=32).text() == \
+        "auto: 1 thread here (training on a GPU)"
+    configured = torch_threads(3, n_envs=8, subproc=True, device="cpu", cores=2)
+    assert configured.text() == "3 threads (set)" and not configured.auto and configured.count == 3
