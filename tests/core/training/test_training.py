@@ -43,7 +43,7 @@ def test_worker_trains_and_writes_the_run_folder(runs_dir, algo):
     assert status["device"] == "cpu"  # the device the worker really trained on (the Monitor title shows it)
     awake = [r["message"] for r in records(run, "event") if "awake" in r["message"]]
     assert len(awake) == 1 and (awake[0].startswith("keeping the machine awake") or
-                                awake[0].startswith("could not keep the machine awake: "))
+                                awake[0].startswith("could not keep the machine awake ("))
     for name in ("config.yaml", "status.json", "metrics.jsonl", "telemetry.jsonl", "summary.json", "worker.log"):
         assert (run / name).is_file(), name
     latest = read_json(run / "checkpoints" / "latest.json")
