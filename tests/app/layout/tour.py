@@ -11,39 +11,55 @@ point at a scratch folder: the window's settings and the fake runs go there.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtWidgets import QApplication, QWidget
 
 from tests.app.layout.clipping import findings
 
 
 def make_runs(runs_dir: Path) -> Path:
-    """Three ended runs and a baseline with curves, and one running run (this process is its worker)."""
+    """Three ended runs and a baseline with curves, and one running run (this process is its worker): rewards
+    that rise with noise, SB3's scalars, ten minutes of GPU and host readings."""
     from core.util.files import write_json_atomic
-    from tests.app.fake_runs import append_jsonl, gpu_lines, make_fake_run
+    from tests.app.fake_runs import append_jsonl, make_fake_run
 
-    now = time.time()
+    now, noise = time.time(), np.random.default_rng(0)
     for name, reward in (("ppo-long-night-cartpole-with-a-long-name", 1.0), ("a2c-short", 0.5), ("ppo-seed-2", 0.8)):
         run = make_fake_run(runs_dir, state="finished", name=name, ended_at=now - 60, steps=10000, device="cpu",
                             best_mean_reward=400 * reward)
         status = json.loads((run / "status.json").read_text())
         write_json_atomic(run / "status.json", {**status, "started_at": now - 660})  # ten minutes of training
         append_jsonl(run / "metrics.jsonl", [
-            {"kind": "episode", "step": 200 * i, "t": now - 600 + i, "reward": reward * i * 4, "length": 20 + i}
-            for i in range(50)])
+            {"kind": "episode", "step": 40 * i, "t": now - 660 + 2 * i, "reward": _reward(i, reward, noise),
+             "length": 20 + i // 5} for i in range(250)])
     live = make_fake_run(runs_dir, state="running", name="night-ppo-live-run-with-a-long-name", device="cpu")
-    append_jsonl(live / "metrics.jsonl", [
-        {"kind": "episode", "step": 200 * i, "t": now - 100 + i, "reward": float(i), "length": 20} for i in range(40)]
-        + [{"kind": "progress", "step": 8000, "t": now, "fps": 950.0, "total": 100000},
-           {"kind": "train", "step": 8000, "t": now, "train/learning_rate": 3e-4, "train/loss": 0.12,
-            "train/entropy_loss": -0.6, "train/clip_fraction": 0.1}])
-    append_jsonl(live / "telemetry.jsonl", gpu_lines(30, t0=now - 6))
+    steps = [256 * i for i in range(1, 160)]
+    append_jsonl(live / "metrics.jsonl",
+                 [{"kind": "episode", "step": 160 * i, "t": now - 600 + 2.4 * i, "reward": _reward(i, 1.2, noise),
+                   "length": 20} for i in range(250)]
+                 + [{"kind": "progress", "step": step, "t": now - 600 + 15 * i, "fps": 950.0 + 40 * noise.standard_normal(),
+                     "total": 100000} for i, step in enumerate(steps[::4])]
+                 + [{"kind": "train", "step": step, "t": now - 600 + 3.75 * i, "train/learning_rate": 3e-4,
+                     "train/loss": 0.5 * math.exp(-i / 60) + 0.05 * noise.random(),
+                     "train/entropy_loss": -0.69 + i / 800, "train/clip_fraction": 0.1 + 0.05 * noise.random()}
+                    for i, step in enumerate(steps)])
+    append_jsonl(live / "telemetry.jsonl", [
+        {"t": now - 600 + 2 * i, "gpu": 0, "memory_used_bytes": int((2.1 + 0.05 * noise.random()) * 2**30),
+         "memory_total_bytes": 8 * 2**30, "temperature_c": 55 + i // 20, "utilization_pct": 40 + 20 * noise.random(),
+         "power_w": 35 + 10 * noise.random(), "process_memory_bytes": 2**30, "rss_bytes": int(0.6 * 2**30),
+         "process_cpu_pct": 90 + 15 * noise.random()} for i in range(300)])
     return live
+
+
+def _reward(i: int, scale: float, noise: np.random.Generator) -> float:
+    return float(scale * (200 * (1 - math.exp(-i / 120)) + 25 * noise.standard_normal()))
 
 
 def settle(app: QApplication, seconds: float = 0.4) -> None:
