@@ -16,7 +16,7 @@ from tests.conftest import REPO
 pytestmark = pytest.mark.gui
 
 SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1"), (1600, 900, "1")]
-VIEWS = {"monitor", "runs", "results", "queue", "sweeps", "log", "system", "results-ticked", "configure-presets",
+VIEWS = {"monitor-idle", "monitor", "runs", "results", "queue", "sweeps", "log", "system", "results-ticked", "configure-presets",
          "configure-laptop-preset", "tune", "morning-report", "notifications", "diff"}
 
 

@@ -92,6 +92,9 @@ def tour(runs_dir: Path, shots: Path | None) -> dict:
     def tab(name: str) -> Callable[[], None]:
         return lambda: window.tabs.setCurrentIndex([window.tabs.tabText(i) for i in range(window.tabs.count())].index(name))
 
+    window.follow_run(None)  # the window re-attached to the live run: back to the idle GPU monitor first
+    settle(app, 1.0)
+    look("monitor-idle", window)  # no run followed: the live GPU monitor, or why it has no data
     window.open_run(live)
     settle(app, 1.5)
     look("monitor", window)
