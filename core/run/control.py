@@ -112,7 +112,10 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     run_dir = Path(run_dir)
     RunDir(run_dir).stop_request.unlink(missing_ok=True)
     folder = _import_folder(run_dir)
-    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time())
+    # a resume records the state it continues from here, before "starting" hides it (the morning report says
+    # "resumed after it was stopped")
+    previous = {"resumed_from": read_status(run_dir).get("state")} if resume else {}
+    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time(), **previous)
     if is_cluster_run(run_dir):
         return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
     return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,

@@ -34,4 +34,7 @@ def test_the_keep_awake_warning_is_said_once_per_run(runs_dir, tmp_path, monkeyp
                       "directory): the machine may go to sleep during the run, which pauses the training until it "
                       "wakes; to prevent it, turn off automatic sleep in the system's power settings while it trains"]
     assert len([r for r in records(run, "attempt")]) == 2
+    from core.run.status import read_status
+
+    assert read_status(run)["resumed_from"] == "finished"  # the state it continued from, not the launch's "starting"
     assert (run / "worker.log").read_text().count("keep the machine awake") == 1
