@@ -56,8 +56,6 @@ def _mib(n: int) -> str:
 def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: PlannedSteps | None = None) -> str:
     where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
     lines = [f"{algo} on {env}, trains here on {result.train_device or 'n/a'}".strip(", ")]
-    if result.torch_threads is not None:  # what "auto" comes to on this machine, as the worker will resolve it
-        lines.append(f"torch threads: {result.torch_threads.text()}")
     if result.this_machine is not None:
         lines.append(f"the terms below are planned for {where} (the target, not this machine)")
     elif result.on_gpu:
@@ -66,6 +64,8 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: Pl
         lines.append(f"GPU fixed costs: {result.gpu_source}" + (f"; {result.gpu_history}" if result.gpu_history else ""))
     if plan is not None and plan.differs:  # SB3 trains whole rollouts: 33,000 asked may be 36,864 trained
         lines.append(f"{plan.text()}, for a budget of {plan.budget:,}")
+    if result.torch_threads is not None:  # what "auto" comes to on this machine, as the worker will resolve it
+        lines.append(f"torch threads: {result.torch_threads.text()}")
     lines += [f"warning: {w}" for w in result.warnings] + [""]
     lines.append(f"{'term':<18} {'where':<5} {'MiB':>11} {'share':>6}  note")
     for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):

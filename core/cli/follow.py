@@ -37,16 +37,20 @@ class RunProgress:
     episodes: int = 0
     speed: SpeedEstimate = field(default_factory=SpeedEstimate)
     groups: list[EpisodeGroup] = field(default_factory=list)  # the newest episode records, single or aggregated
+    span: list[tuple[int, float]] = field(default_factory=list)  # this attempt's first and last progress (step, t)
 
     def add(self, rec: dict[str, Any]) -> None:
         kind = rec.get("kind")
         if kind == "attempt":  # a resume from a checkpoint: its step, and a speed measured afresh
             self.step = rec.get("step") or 0
             self.speed.reset()
+            self.span.clear()
             return
         if kind == "progress":
             self.total = rec.get("total") or self.total
-            self.speed.update(rec["step"], rec.get("t") or time.time())
+            point = (rec["step"], rec.get("t") or time.time())
+            self.speed.update(*point)
+            self.span = [self.span[0], point] if self.span else [point]
             if rec.get("episodes_total"):  # a baseline counts episodes, not steps
                 self.step, self.total, self.unit = rec["episodes"], rec["episodes_total"], "episodes"
                 return
@@ -56,6 +60,13 @@ class RunProgress:
             del self.groups[:-REWARD_WINDOW]  # each holds at least one of the last REWARD_WINDOW episodes
         if self.unit == "steps" and isinstance(rec.get("step"), int):
             self.step = max(self.step, rec["step"])
+
+    def average(self) -> float | None:
+        """This attempt's steps per second from its first to its last progress record (None: fewer than two)."""
+        if len(self.span) < 2 or self.span[1][1] <= self.span[0][1]:
+            return None
+        (step0, t0), (step1, t1) = self.span
+        return (step1 - step0) / (t1 - t0)
 
     def line(self, state: str, now: float) -> str:
         """``[####....] 16,384/20,480 steps  1,234 steps/s  0:03 left, done at 02:04  reward 21.50 (80 ep)``."""
@@ -67,6 +78,8 @@ class RunProgress:
         rate = running_rate(self.speed, state) if steps else None
         if rate is not None:
             parts.append(f"{rate:,.0f} steps/s")
+        elif steps and state in TERMINAL and (average := self.average()) is not None:
+            parts.append(f"{average:,.0f} steps/s on average")  # a run too short to measure itself says its mean
         left = time_left(self.speed, self.total - self.step, state, now) if steps else None
         if state == "paused":
             left = "PAUSED (GPU guard)"

@@ -119,7 +119,9 @@ def test_stop_through_STOP_then_resume_on_the_cluster(runs_dir, ray_head):
     assert stop_run(run, timeout=0.01, term_grace_s=120) in ("graceful", "terminated")
     assert read_status(run)["state"] == "stopped"
     wait_for(lambda: job_view(ray_head.address, again["job_id"]).ended, timeout=60, what="the job to end")
-    assert job_view(ray_head.address, again["job_id"]).status == "STOPPED"
+    # Ray's stop, or (a race on a loaded machine: the worker read STOP before Ray's SIGTERM came) its own; never a
+    # failed job: either way the run stopped gracefully and resumes
+    assert job_view(ray_head.address, again["job_id"]).status in ("STOPPED", "SUCCEEDED")
 
 
 def _run_processes(run):
