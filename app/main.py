@@ -16,9 +16,9 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from PySide6.QtCore import QCoreApplication, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
+    from app.threads.main_thread_gc import MainThreadGc
     from core.util.paths import absolute, default_runs_dir
 
     QCoreApplication.setOrganizationName("rlpanel")

@@ -15,13 +15,13 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 
-from app.background import run_in_background
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel, LaunchRequest
 from app.monitor.follower import RunFollower
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
 from app.monitor.panel import IDLE_TITLE, MonitorPanel
+from app.monitor.tensorboard import TensorBoardLauncher
 from app.notify.notifier import WindowNotifier
 from app.queue.panel import QueuePanel
 from app.results.panel import ResultsPanel
@@ -29,8 +29,8 @@ from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.sweeps.panel import SweepsPanel
 from app.system.panel import SystemPanel
-from app.tensorboard import TensorBoardLauncher
 from app.theme import apply_theme, plot_colors
+from app.threads.background import run_in_background
 from app.window_state import fit_shown, restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.spaces import probe_spaces

@@ -120,9 +120,9 @@ def main() -> int:
     from PySide6.QtCore import QSettings
     from PySide6.QtWidgets import QApplication
 
-    from app.main_thread_gc import MainThreadGc
     from app.main_window import MainWindow
     from app.theme import apply_theme
+    from app.threads.main_thread_gc import MainThreadGc
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLPANEL_HOME"] = tmp

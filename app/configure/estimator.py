@@ -14,7 +14,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-from app.background import run_in_background, wait_for_background
+from app.threads.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, probe_spaces

@@ -1,6 +1,6 @@
 """Tune...: the throughput tune of the config in the forms (``core.tune``), its table filling in as probes end.
 
-The tune runs on a pool thread (``app.background``); its rows and progress cross to the GUI
+The tune runs on a pool thread (``app.threads.background``); its rows and progress cross to the GUI
 thread through this dialog's signals. Cancel ends the running probe (and its process tree);
 "Use this" hands the pick's settings to the Configure panel (``pick_chosen``). The pick is also
 saved as the preset ``tuned-<algo>-<env>``, as ``rlpanel tune`` does. The line above the table
@@ -27,8 +27,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import run_in_background
 from app.theme import error_color
+from app.threads.background import run_in_background
 from core.config.schema import RunConfig
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner

@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import run_in_background
 from app.theme import error_color, zoo_import_color
+from app.threads.background import run_in_background
 from core.util.yaml_reader import read_yaml_mapping
 from core.zoo.importer import ImportResult, import_zoo_file, installed_zoo_files, summary_line, zoo_algo_of
 from core.zoo.translate import ZOO_ALGOS

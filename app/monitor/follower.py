@@ -10,7 +10,7 @@ still queued from the previous run never lands in the new run's plots.
 Opening a long run never blocks the GUI thread: the history is read in chunks, and the next chunk
 is read only when the window has taken the previous one (``ack``), so batches never pile up in
 the GUI thread's queue; meanwhile ``loading`` says how much is read. Stopping runs
-``core.run.control.stop_run`` in the background (``app.background``), because it blocks for up
+``core.run.control.stop_run`` in the background (``app.threads.background``), because it blocks for up
 to its timeout and following must go on meanwhile.
 """
 
@@ -20,8 +20,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.background import WorkerThread, run_in_background
 from app.monitor.batches import metrics_batch, telemetry_batch
+from app.threads.background import WorkerThread, run_in_background
 from core.run.control import stop_run
 from core.run.layout import RunDir
 from core.run.records import well_formed_only

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.background import WorkerThread
+from app.threads.background import WorkerThread
 from core.telemetry.nvml import GpuSampler, nvml_status
 
 IDLE_POLL_MS = 500

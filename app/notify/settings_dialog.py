@@ -26,9 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import run_in_background
 from app.settings import get_setting, set_setting
 from app.theme import error_color
+from app.threads.background import run_in_background
 from core.notify.events import EVENT_TITLES, EVENTS
 from core.notify.run_events import send_test
 from core.notify.send import SendResult, apprise_accepts

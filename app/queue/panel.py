@@ -11,11 +11,11 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
-from app.cluster_field import ClusterField
 from app.configure.model import ConfigModel
 from app.queue.plan_editor import PlanEditor
 from app.queue.status_view import QueueStatusView
 from app.theme import error_color
+from app.widgets.cluster_field import ClusterField
 from app.widgets.fit_list import FitList
 from core.cluster.client import ClusterError
 from core.config.errors import ConfigError

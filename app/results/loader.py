@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, Signal, Slot
 
-from app.background import WorkerThread
+from app.threads.background import WorkerThread
 from core.results.curves import RewardCurve, reward_curve
 from core.results.table import ResultRow, result_row
 from core.run.states import ACTIVE

@@ -23,8 +23,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from app.background import run_in_background
 from app.settings import GRID_SETTING, get_setting
+from app.threads.background import run_in_background
 from core.queue.state import read_queue
 from core.results.report import REWARD_LEGEND, MorningReport, morning_report, render, since_time
 from core.run.store import RunStore

@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import run_in_background
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
+from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
 from core.cluster.jobs import settle_cluster_run
 from core.run.control import delete_run

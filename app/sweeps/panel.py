@@ -2,7 +2,7 @@
 
 The sweep runs in a detached runner (``core.sweep.runner``), as with ``rlpanel sweep run``:
 closing the window does not stop it, and a new window shows it again. The study is read off the
-GUI thread (``app.background``) every two seconds while the sweep is active, importances included.
+GUI thread (``app.threads.background``) every two seconds while the sweep is active, importances included.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.background import run_in_background
-from app.cluster_field import ClusterField
 from app.sweeps.charts import ImportancePlot, ObjectivePlot, ParallelCoordinates
 from app.theme import MUTED, TRIAL_STATE_COLORS
+from app.threads.background import run_in_background
+from app.widgets.cluster_field import ClusterField
 from core.cluster.client import ClusterError
 from core.config.presets import save_user_preset
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, sweep_names

@@ -14,7 +14,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
-from app.background import run_in_background
+from app.threads.background import run_in_background
 from core.cli import doctor
 from core.cli.calibrate import describe
 from core.fit.calibration import Calibration, CalibrationError, run_calibration

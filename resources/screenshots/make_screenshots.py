@@ -268,9 +268,9 @@ def main() -> int:
         if not (only_paused or only_morning):
             long_run, resumed, results = twelve_hour_run(runs), resumed_run(runs), result_runs(runs)
 
-        from app.main_thread_gc import MainThreadGc
         from app.main_window import MainWindow
         from app.theme import apply_theme
+        from app.threads.main_thread_gc import MainThreadGc
 
         app = QApplication([])
         collector = MainThreadGc(app)

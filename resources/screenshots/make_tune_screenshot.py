@@ -77,9 +77,9 @@ def live(args: argparse.Namespace, out_dir: Path) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RLPANEL_HOME"] = tmp
         QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, tmp)
-        from app.main_thread_gc import MainThreadGc
         from app.main_window import MainWindow
         from app.theme import apply_theme
+        from app.threads.main_thread_gc import MainThreadGc
 
         app = QApplication([])
         collector = MainThreadGc(app)

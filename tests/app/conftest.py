@@ -21,7 +21,7 @@ def pytest_collection_modifyitems(config, items):
 def collect_while_qt_lives(qapp):
     """Garbage is collected in the GUI thread only, as in the app (``MainThreadGc``), and while Qt
     still runs: PySide6 can crash collecting widgets at exit."""
-    from app.main_thread_gc import MainThreadGc
+    from app.threads.main_thread_gc import MainThreadGc
 
     collector = MainThreadGc(qapp)
     yield

@@ -19,7 +19,7 @@ def test_garbage_is_collected_by_the_gui_thread_only(qapp):
     import threading
     import weakref
 
-    from app.main_thread_gc import MainThreadGc
+    from app.threads.main_thread_gc import MainThreadGc
 
     class Node:
         pass

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from PySide6.QtCore import Qt
 
-from app.background import wait_for_background
 from app.configure.tune_dialog import COLUMNS
+from app.threads.background import wait_for_background
 from core.config.presets import get_preset
 from tests.app.configure.helpers import new_panel, wait_settled
 

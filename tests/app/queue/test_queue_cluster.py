@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from app.cluster_field import ClusterField
 from app.sweeps.panel import SweepsPanel
+from app.widgets.cluster_field import ClusterField
 from core.queue.plan import PlanJob
 from core.queue.state import new_state, read_queue, write_queue
 from tests.app.queue.test_queue_panel import ended, make_panel, rows, tiny_plan

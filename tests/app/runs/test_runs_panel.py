@@ -164,7 +164,7 @@ def test_open_in_tensorboard_starts_it_on_localhost_and_the_window_stops_it(qtbo
 
 
 def test_open_in_tensorboard_says_why_not(qtbot, make_window, runs_dir, monkeypatch):
-    import app.tensorboard as launcher
+    import app.monitor.tensorboard as launcher
 
     baseline = make_fake_run(runs_dir, state="finished", name="no-logs")
     window = make_window()

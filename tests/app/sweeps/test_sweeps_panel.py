@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.background import wait_for_background
 from app.sweeps.panel import SweepsPanel
+from app.threads.background import wait_for_background
 from core.config.presets import resolve
 from tests.core.sweep.helpers import SMALL_SWEEP, sweep_file
 

@@ -9,7 +9,7 @@ Two shapes of work, both answering through Qt signals that arrive in the GUI thr
   with signals, end it with ``close()``.
 
 The GUI never waits on either. Python's garbage collector runs in the GUI thread only
-(``app.main_thread_gc``), so no Qt object is destroyed by these threads.
+(``app.threads.main_thread_gc``), so no Qt object is destroyed by these threads.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 
-from app.background import run_in_background
+from app.threads.background import run_in_background
 from core.run.tensorboard import TensorBoard, TensorBoardError, missing_reason
 
 
