@@ -32,7 +32,6 @@ from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
 from core.util.files import replace_retrying
 from core.util.text import significant
 
-FORMATS = ("md", "csv", "xlsx", "tex", "html")
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
 EMPTY = "–"  # an en dash where a run has no such number (md, tex, html)
 CSV_DIGITS = 6  # significant digits of a measured float in CSV unless raw
@@ -60,9 +59,7 @@ def export(rows: list[ResultRow], format: str | None = None, path: Path | str | 
     """The table of ``rows`` in ``format`` (or the format of ``path``'s suffix); written to
     ``path`` when given. Returns the text (bytes for xlsx). ``raw``: CSV floats at full precision."""
     fmt = format_for(format, path)
-    writers: dict[str, Callable[[list[ResultRow]], str | bytes]] = {
-        "md": to_markdown, "csv": lambda r: to_csv(r, raw=raw), "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
-    content = writers[fmt](rows)
+    content = to_csv(rows, raw=raw) if fmt == "csv" else WRITERS[fmt](rows)
     if path is not None:
         data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
         _write_bytes(Path(path), data)
@@ -253,3 +250,9 @@ def to_xlsx(rows: list[ResultRow], cols: list[Column] | None = None,
     buf = io.BytesIO()
     wb.save(buf)
     return buf.getvalue()
+
+
+# a format is its writer here (FORMATS follows) and its suffixes in SUFFIXES
+WRITERS: dict[str, Callable[[list[ResultRow]], str | bytes]] = {
+    "md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
+FORMATS = tuple(WRITERS)
