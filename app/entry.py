@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 
 
-def no_display_reason(platform: str = sys.platform, env: dict | None = None) -> str | None:
+def no_display_reason(platform: str = sys.platform, env: Mapping[str, str] | None = None) -> str | None:
     """Why no window can open here (Linux without a display), or None. Qt would abort instead."""
     env = os.environ if env is None else env
     if platform.startswith("linux") and not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM")):

@@ -24,7 +24,8 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     QCoreApplication.setOrganizationName("rlpanel")
     QCoreApplication.setApplicationName("rlpanel")
     set_app_user_model_id()
-    app = QApplication.instance() or QApplication(argv if argv is not None else sys.argv[:1])
+    existing = QApplication.instance()
+    app = existing if isinstance(existing, QApplication) else QApplication(argv if argv is not None else sys.argv[:1])
     app.setWindowIcon(app_icon())
     collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
     apply_theme(app)

@@ -80,7 +80,7 @@ class MainWindow(QMainWindow):
         for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
                              (self.sweeps, "Sweeps"), (self.log, "Log"), (self.system, "System")):
             self.tabs.addTab(widget, name)
-        self.tabs.currentChanged.connect(lambda _i: self.tabs.currentWidget() is self.results and self.results.refresh())
+        self.tabs.currentChanged.connect(self._tab_shown)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.configure)
@@ -123,10 +123,15 @@ class MainWindow(QMainWindow):
         self.monitor.apply_theme(*plot_colors())
         self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._shown = False
+        self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
         restore_window(self)
         self._update_actions()
 
     # --- construction ----------------------------------------------------------------------
+
+    def _tab_shown(self, _index: int) -> None:
+        if self.tabs.currentWidget() is self.results:  # the Results tab reads the runs folder again when shown
+            self.results.refresh()
 
     def _build_actions(self) -> None:
         bar = QToolBar("Run")
@@ -250,12 +255,15 @@ class MainWindow(QMainWindow):
         if info is not None and info.state in TERMINAL:
             self.restart_run(info.path)
 
+    def _failed(self, title: str, text: str) -> None:
+        QMessageBox.warning(self, title, text)
+
     def resume_run(self, run_dir: Path) -> None:
         run_dir = Path(run_dir)
         if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
             self.statusBar().showMessage(f"Submitting {run_dir.name} to its Ray cluster to resume...")
             run_in_background(lambda: resume_run(run_dir), lambda _: self._resumed(run_dir),
-                              lambda why: QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{why}"))
+                              lambda why: self._failed("Resume failed", f"The run could not be resumed:\n{why}"))
             return
         try:
             resume_run(run_dir)
@@ -391,7 +399,7 @@ class MainWindow(QMainWindow):
 
     def _on_color_scheme(self, _scheme=None) -> None:
         app = QApplication.instance()
-        if app is not None:
+        if isinstance(app, QApplication):
             apply_theme(app)
         self.monitor.apply_theme(*plot_colors())
 

@@ -49,7 +49,7 @@ def _convert(value: Any, default: T) -> T:
         return value if isinstance(value, QByteArray) else QByteArray(value)  # type: ignore[return-value]
     if isinstance(default, (int, float, str)):
         try:
-            return type(default)(value)  # type: ignore[return-value]
+            return type(default)(value)
         except (TypeError, ValueError):
             return default
     if isinstance(default, list):

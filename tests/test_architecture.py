@@ -107,12 +107,13 @@ def test_the_cycle_finder_finds_a_cycle():
     assert import_cycles(Graph(), {"a", "b", "c", "d"}) == [["a", "b", "c"]]
 
 
+@pytest.mark.timeout(600)  # ~1 min of CPU over core and app; a loaded machine stretches it
 def test_mypy_is_clean():
-    """core/ type-checks strictly (the [tool.mypy] section of pyproject.toml)."""
+    """core/ type-checks strictly, app/ with zero errors not yet strictly (the [tool.mypy] sections of pyproject.toml)."""
     exe = Path(sys.executable).with_name("mypy")
     if not exe.is_file():
         pytest.skip("mypy is not installed (pip install -e '.[test]')")
-    out = subprocess.run([str(exe)], capture_output=True, text=True, cwd=REPO, timeout=280)
+    out = subprocess.run([str(exe)], capture_output=True, text=True, cwd=REPO, timeout=580)
     assert out.returncode == 0, out.stdout + out.stderr
 
 

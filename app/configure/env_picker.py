@@ -133,7 +133,9 @@ class EnvPicker(QGroupBox):
         self._show_options(False)
 
         self.gym_radio.toggled.connect(self._kind_toggled)
-        self.id_combo.lineEdit().textEdited.connect(lambda _t: self._emit_env())
+        line = self.id_combo.lineEdit()
+        assert line is not None  # the combo is editable
+        line.textEdited.connect(lambda _t: self._emit_env())
         self.id_combo.activated.connect(lambda _i: self._emit_env())
         self.entry_edit.textEdited.connect(lambda _t: self._emit_env())
         self.kwargs_edit.textChanged.connect(self._kwargs_changed)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import types
 import typing
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 import annotated_types as at
 import yaml
@@ -47,7 +47,7 @@ def _parts(annotation: Any) -> list[Any]:
     return [annotation]
 
 
-def is_section(annotation: Any) -> bool:
+def is_section(annotation: Any) -> TypeGuard[type[BaseModel]]:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
-from PySide6.QtGui import QColor, QPainter, QPalette, QPen
+from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
 from app.theme import error_color, segment_color, verdict_color
@@ -151,8 +151,8 @@ class MemoryBar(QWidget):
         return None
 
     def event(self, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.ToolTip:
-            index = self.segment_at(event.position().x() if hasattr(event, "position") else event.pos().x())
+        if event.type() == QEvent.Type.ToolTip and isinstance(event, QHelpEvent):
+            index = self.segment_at(event.pos().x())
             if index is None:
                 QToolTip.showText(event.globalPos(), self.summary(), self)
             else:

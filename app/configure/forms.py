@@ -103,8 +103,8 @@ class FieldRow(QWidget):
             combo.setEditable(kind.editable)
             combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
             combo.setMinimumContentsLength(6)
-            if kind.editable:
-                combo.lineEdit().textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
+            if kind.editable and (line := combo.lineEdit()) is not None:
+                line.textEdited.connect(lambda text: self._user_edit(parse_text(text, kind)))
                 combo.activated.connect(lambda _i: self._user_edit(parse_text(combo.currentText(), kind)))
             else:
                 combo.activated.connect(lambda _i: self._user_edit(parse_text(combo.currentText(), kind)
@@ -131,6 +131,7 @@ class FieldRow(QWidget):
             return self.editor.text()
         if isinstance(self.editor, QComboBox):
             return self.editor.currentText()
+        assert isinstance(self.editor, QLineEdit)
         return self.editor.text()
 
     def set_text(self, text: str) -> None:
@@ -165,6 +166,7 @@ class FieldRow(QWidget):
                 elif editor.isEditable():
                     editor.setEditText(text)
             else:
+                assert isinstance(editor, QLineEdit)
                 editor.setText(text)
         finally:
             editor.blockSignals(False)

@@ -116,10 +116,10 @@ class ConfigurePanel(QWidget):
         self.tune_button.clicked.connect(self.open_tune)
         self.tune_dialog: TuneDialog | None = None
 
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        self.scroll.setWidget(forms_widget)
+        self.forms_area = QScrollArea()
+        self.forms_area.setWidgetResizable(True)
+        self.forms_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.forms_area.setWidget(forms_widget)
         # a laptop screen: the preset list folds away to this one line (MainWindow.set_compact)
         self.presets_toggle = QToolButton()
         self.presets_toggle.setCheckable(True)
@@ -142,7 +142,7 @@ class ConfigurePanel(QWidget):
         left.setSpacing(4)
         left.addWidget(self.presets_toggle, 0)
         left.addWidget(self.presets_box, 0)
-        left.addWidget(self.scroll, 1)
+        left.addWidget(self.forms_area, 1)
         # what a launch is decided by: below the forms, or beside them on a laptop screen (set_compact)
         decided = QWidget()
         box = QVBoxLayout(decided)
@@ -189,22 +189,25 @@ class ConfigurePanel(QWidget):
         box = QVBoxLayout(container)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.env_picker)
-        sections = {n: i for n, i in RunConfig.model_fields.items() if n not in SPECIAL_FIELDS and is_section(i.annotation)}
+        sections = {n: i.annotation for n, i in RunConfig.model_fields.items()
+                    if n not in SPECIAL_FIELDS and is_section(i.annotation)}
+        titles = {n: RunConfig.model_fields[n].title or n for n in sections}
         scalars = tuple(n for n in RunConfig.model_fields if n in SPECIAL_FIELDS or n in sections)
         self.run_form = SectionForm(RunConfig, "", "Run", exclude=scalars)  # with the budget, beside or below
         self._add_form(None, self.run_form, "run")
-        for name, info in sections.items():
+        for name, section in sections.items():
+            assert is_section(section)
             if name == "budget":  # pinned below the scroll area; the rest of the budget scrolls
-                self.budget_form = SectionForm(info.annotation, name, info.title, exclude=BUDGET_MORE)
+                self.budget_form = SectionForm(section, name, titles[name], exclude=BUDGET_MORE)
                 self._add_form(None, self.budget_form, name)
                 # the steps the run trains, under Timesteps (SB3 trains whole rollouts), with its round-to buttons
                 self.steps_hint = PlannedStepsHint.under(self.budget_form, self.rows["budget.total_timesteps"])
                 self.steps_hint.round_clicked.connect(self.round_budget)
-                pinned = tuple(n for n in info.annotation.model_fields if n not in BUDGET_MORE)
-                self._add_form(box, SectionForm(info.annotation, name, f"{info.title}: more", exclude=pinned), "budget_more")
+                pinned = tuple(n for n in section.model_fields if n not in BUDGET_MORE)
+                self._add_form(box, SectionForm(section, name, f"{titles[name]}: more", exclude=pinned), "budget_more")
                 continue
-            title = f"{info.title} hyperparameters" if name in ALGO_SECTIONS else info.title
-            self._add_form(box, SectionForm(info.annotation, name, title), name)
+            title = f"{titles[name]} hyperparameters" if name in ALGO_SECTIONS else titles[name]
+            self._add_form(box, SectionForm(section, name, title), name)
             if name == "runtime":  # what "auto" comes to here, under Torch threads
                 self.threads_hint = TorchThreadsHint.under(self.forms[name], self.rows["runtime.torch_threads"])
         box.addStretch(1)
@@ -237,8 +240,9 @@ class ConfigurePanel(QWidget):
         self.presets_toggle.setChecked(not compact)
         self.body.setDirection(QBoxLayout.Direction.LeftToRight if compact else QBoxLayout.Direction.TopToBottom)
         # as wide as its widest row with the scroll bar beside it: nothing in it is ever squeezed under another
-        width = max(SIDE_WIDTH, self.side_scroll.widget().minimumSizeHint().width()
-                    + self.side_scroll.verticalScrollBar().sizeHint().width())
+        decided = self.side_scroll.widget()
+        assert decided is not None
+        width = max(SIDE_WIDTH, decided.minimumSizeHint().width() + self.side_scroll.verticalScrollBar().sizeHint().width())
         self.side.setFixedWidth(width if compact else QWIDGETSIZE_MAX)
         self.side.setMinimumWidth(width if compact else 0)
         self.presets_box.fill_column(compact)
@@ -249,9 +253,11 @@ class ConfigurePanel(QWidget):
 
     def forms_min_width(self) -> int:
         """The forms' column as narrow as its widest row allows, with its scroll bar: never a sideways scroll."""
-        content = self.scroll.widget().minimumSizeHint().width()
-        bar = self.scroll.verticalScrollBar().sizeHint().width()
-        return content + bar + 2 * self.scroll.frameWidth()
+        forms = self.forms_area.widget()
+        assert forms is not None
+        content = forms.minimumSizeHint().width()
+        bar = self.forms_area.verticalScrollBar().sizeHint().width()
+        return content + bar + 2 * self.forms_area.frameWidth()
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)
@@ -264,7 +270,7 @@ class ConfigurePanel(QWidget):
     def _show_presets(self, shown: bool) -> None:
         self.presets_box.setVisible(shown)
         # beside the Run / Budget / Fit column the open list takes the forms' place rather than squeezing them
-        self.scroll.setVisible(not (shown and self.compact))
+        self.forms_area.setVisible(not (shown and self.compact))
         self.presets_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self._presets_title()
 
@@ -392,7 +398,7 @@ class ConfigurePanel(QWidget):
     def _show_algo_form(self, algo: str) -> None:
         for name in ALGO_SECTIONS:
             self.forms[name].setVisible(name == algo.lower())
-        self.scroll.setMinimumWidth(self.forms_min_width())  # the form shown sets how narrow the column may get
+        self.forms_area.setMinimumWidth(self.forms_min_width())  # the form shown sets how narrow the column may get
 
     def _show_validation(self) -> None:
         model = self.model
@@ -417,8 +423,8 @@ class ConfigurePanel(QWidget):
         self.errors_list.clear()
         color = error_color(self)
         for issue in issues:
-            row = self.rows.get(issue.path)
-            where = f"{row.label.text()} ({issue.path})" if row else (issue.path or "config")
+            field = self.rows.get(issue.path)
+            where = f"{field.label.text()} ({issue.path})" if field else (issue.path or "config")
             item = QListWidgetItem(f"{where}: {issue.message}")
             item.setData(Qt.ItemDataRole.UserRole, issue.path)
             item.setForeground(color)

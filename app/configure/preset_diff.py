@@ -63,7 +63,11 @@ class PresetDiffDialog(QDialog):
                 self.table.setItem(r, c, QTableWidgetItem(text))
 
     def rows(self) -> list[tuple[str, str, str]]:
-        return [tuple(self.table.item(r, c).text() for c in range(3)) for r in range(self.table.rowCount())]  # type: ignore[misc]
+        out = []
+        for r in range(self.table.rowCount()):
+            path, base, value = (cell.text() if (cell := self.table.item(r, c)) is not None else "" for c in range(3))
+            out.append((path, base, value))
+        return out
 
 
 def _show(value: Any) -> str:

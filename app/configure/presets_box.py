@@ -183,7 +183,7 @@ class PresetsBox(QGroupBox):
             self.description.setText((preset.description or "(no description)") + base)
         self.description.setStyleSheet(f"color: {error_color(self).name()};" if preset and preset.error else "")
         user = preset is not None and not preset.builtin
-        self.buttons["rename"].setEnabled(user and not preset.error)
+        self.buttons["rename"].setEnabled(preset is not None and not preset.builtin and not preset.error)
         self.buttons["delete"].setEnabled(user)
         self.buttons["duplicate"].setEnabled(preset is not None and not preset.error)
         self.buttons["diff"].setEnabled(preset is not None and not preset.error)

@@ -7,6 +7,8 @@ and offers the whole-cycle budget below and above in one click each.
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
@@ -42,7 +44,7 @@ class PlannedStepsHint(QWidget):
         """A hint placed in ``form``'s layout (a QFormLayout) on the line below field ``row``."""
         layout = form.layout()
         assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
-        index, _ = layout.getWidgetPosition(row)
+        index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
         hint = cls()
         layout.insertRow(index + 1, hint)
         return hint

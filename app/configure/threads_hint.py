@@ -8,6 +8,8 @@ where the field is set: the placeholder says the count, the line below why ("aut
 
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtWidgets import QFormLayout, QLabel, QWidget
 
 from app.configure.forms import FieldRow, empty_meaning
@@ -43,7 +45,7 @@ class TorchThreadsHint(QLabel):
         """A hint placed in ``form``'s layout (a QFormLayout) on the line below ``row``."""
         layout = form.layout()
         assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
-        index, _ = layout.getWidgetPosition(row)
+        index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
         hint = cls(row)
         layout.insertRow(index + 1, hint)
         return hint

@@ -51,7 +51,7 @@ class TuneDialog(QDialog):
         self.setWindowTitle(f"Tune throughput: {config.algo} on {config.env.label}")
         self.probe_s: float | None = None  # seconds per probe (None: from the budget)
         self.tuner: Tuner | None = None
-        self.result: TuneResult | None = None
+        self.tune_result: TuneResult | None = None
         self.error: str | None = None
         self.budget = QSpinBox()
         self.budget.setRange(10, 3600)
@@ -128,7 +128,7 @@ class TuneDialog(QDialog):
         if self.running:
             return
         self.table.setRowCount(0)
-        self.result, self.error = None, None
+        self.tune_result, self.error = None, None
         self.use_button.setEnabled(False)
         options = TuneOptions(budget_s=float(self.budget.value()), allow_learning_changes=self.allow_learning.isChecked(),
                               probe_s=self.probe_s)
@@ -156,8 +156,8 @@ class TuneDialog(QDialog):
             self.cancel_button.setEnabled(False)
 
     def use_pick(self) -> None:
-        if self.result is not None and self.result.picked is not None:
-            self.pick_chosen.emit(dict(self.result.picked.settings))
+        if self.tune_result is not None and self.tune_result.picked is not None:
+            self.pick_chosen.emit(dict(self.tune_result.picked.settings))
             self.accept()
 
     def reject(self) -> None:
@@ -190,7 +190,7 @@ class TuneDialog(QDialog):
         self.status.setText(text)
 
     def _finished(self, result: TuneResult) -> None:
-        self.tuner, self.result = None, result
+        self.tuner, self.tune_result = None, result
         self._idle()
         self.progress.setValue(100)
         picked = result.picked

@@ -24,7 +24,7 @@ class GpuPoller(QObject):
         super().__init__()
         self.poll_ms = poll_ms
         self._timer: QTimer | None = None
-        self._sampler = None
+        self._sampler: GpuSampler | None = None
 
     @Slot()
     def start(self) -> None:
@@ -44,11 +44,14 @@ class GpuPoller(QObject):
 
     @Slot()
     def poll(self) -> None:
+        if self._sampler is None:
+            return
         try:
             rows = [s._asdict() for s in self._sampler.sample()]
         except Exception as exc:  # noqa: BLE001
             self.unavailable.emit(f"GPU sampling failed: {exc}")
-            self._timer.stop()
+            if self._timer is not None:
+                self._timer.stop()
             return
         for row in rows:
             row["gpu"] = row.pop("index")

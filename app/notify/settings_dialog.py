@@ -195,8 +195,11 @@ class NotifySettingsDialog(QDialog):
             return
         self.test_button.setEnabled(False)
         self.say(f"sending a test to {len(urls)} URL{'s' if len(urls) != 1 else ''}...")
-        run_in_background(lambda: send_test(urls, log=lambda _line: None), self._tested,
-                          lambda message: self._tested([]) or self.say(f"the test could not be sent: {message}", error=True))
+        run_in_background(lambda: send_test(urls, log=lambda _line: None), self._tested, self._test_failed)
+
+    def _test_failed(self, message: str) -> None:
+        self._tested([])
+        self.say(f"the test could not be sent: {message}", error=True)
 
     def _tested(self, results: list[SendResult]) -> None:
         self.test_button.setEnabled(self.problem is None)

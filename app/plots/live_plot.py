@@ -70,7 +70,7 @@ class LivePlot(pg.PlotWidget):
         self._drawn: dict[str, tuple] = {}
         # key -> (source key, fn(values, start) -> derived values[start:]); a derived series has
         # its own buffer, extended by the source's new points only.
-        self._derived: dict[str, tuple[str, object]] = {}
+        self._derived: dict[str, tuple[str, Callable[..., np.ndarray]]] = {}
         self._warn_level: float | None = None
         self._y_span: tuple[float, float] | None = None  # a fixed y axis (grows only to fit the data)
         self.smoothing = 0.0

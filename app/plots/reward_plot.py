@@ -53,6 +53,7 @@ class RewardPlot(LivePlot):
         """``(steps, times, values)`` arrays of episode rewards and of eval means; ``weights``: the
         episodes each reward point stands for (None: one each)."""
         if episodes is not None:
-            self.buffer("episode").extend(*episodes, weights)
+            steps, times, values = episodes
+            self.buffer("episode").extend(steps, times, values, weights)
         if evals is not None:
             self.buffer("eval").extend(*evals)

@@ -57,12 +57,12 @@ class ScalarGrid(QWidget):
         self._grid = QGridLayout(self._inner)
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setSpacing(4)
-        self.scroll = QScrollArea()
-        self.scroll.setWidgetResizable(True)
-        self.scroll.setWidget(self._inner)
+        self.charts_area = QScrollArea()
+        self.charts_area.setWidgetResizable(True)
+        self.charts_area.setWidget(self._inner)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.scroll)
+        layout.addWidget(self.charts_area)
         self._relayout()
 
     # --- what is shown -------------------------------------------------------------------------
@@ -123,7 +123,7 @@ class ScalarGrid(QWidget):
     def _fit_rows(self) -> None:
         """A row of charts is as tall as the view when the view is shorter than a chart (a laptop screen):
         a whole row in view, its axis labels included, never the top of one cut off; the rest scroll."""
-        row = max(MIN_ROW, min(ROW, self.scroll.viewport().height()))
+        row = max(MIN_ROW, min(ROW, self.charts_area.viewport().height()))
         for plot in self.plots():
             plot.setMinimumHeight(row)
         for r in range(max(1, -(-len(self.shown_plots()) // COLUMNS))):

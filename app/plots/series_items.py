@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtGui import QPen
 
 from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer, envelope_indices
@@ -27,7 +28,7 @@ class Series:
     curve: pg.PlotDataItem
     points: bool  # drawn as symbols (one per episode), else as a line
     keep: bool  # part of the plot itself; dynamic series go when the plot is reset for another run
-    pen: object = None
+    pen: QPen | None = None
     levels: SegmentLevels | None = None
     band: BandItem | None = None
     dots: pg.PlotDataItem | None = None  # the points a line cannot show

@@ -86,8 +86,7 @@ class QueuePanel(QWidget):
     def start(self) -> bool:
         """Validate the plan (errors listed by job and field) and start it; returns whether it started."""
         self.status_view.refresh()
-        if self.status_view.is_running():
-            state = self.status_view.state
+        if (state := self.status_view.state) is not None and self.status_view.is_running():
             self._show_errors([f"Queue {state['id']} is still running ({summary_line(state)}): "
                                "cancel it or wait for it to end before starting another"])
             return False
@@ -135,7 +134,7 @@ class QueuePanel(QWidget):
             self._show_errors([])  # the listed errors were about the plan as it was
 
     def _queue_changed(self, state: dict | None) -> None:
-        running = bool(state) and state["state"] in ("running", "cancelling")
+        running = state is not None and state["state"] in ("running", "cancelling")
         self.start_button.setToolTip("A queue is running in this runs folder: cancel it or wait for it to end"
                                      if running else "Check the plan and start it in a detached queue runner")
         self.state_changed.emit(state)

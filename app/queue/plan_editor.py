@@ -29,6 +29,7 @@ from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, jo
 from app.queue.status_view import fit_columns
 from app.theme import error_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
+from app.widgets.tree import top_items
 from core.config.schema import BudgetParams, RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 from core.util.yaml_reader import read_yaml
@@ -317,7 +318,7 @@ class PlanEditor(QWidget):
                                          job.preset or "-", job_changes(job), ", ".join(job.after)])
         fit_columns(self.table)
         if keep is not None and 0 <= keep < len(self.jobs):
-            self.table.setCurrentItem(self.table.topLevelItem(keep))
+            self.table.setCurrentItem(top_items(self.table)[keep])
         self._show_after()
 
     def _show_after(self) -> None:
@@ -350,5 +351,5 @@ class PlanEditor(QWidget):
         job = self.jobs[row]
         job.after = [j.name for j in self.jobs if j.name in ticked]
         # only the table's cell: rebuilding the list would delete the item whose signal this is
-        self.table.topLevelItem(row).setText(COLUMNS.index("After"), ", ".join(job.after))
+        top_items(self.table)[row].setText(COLUMNS.index("After"), ", ".join(job.after))
         self._edited()

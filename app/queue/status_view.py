@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from app.theme import QUEUE_STATUS_COLORS, status_color
 from app.widgets.toolbar import panel_toolbar
+from app.widgets.tree import top_items
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
@@ -140,9 +141,9 @@ class QueueStatusView(QWidget):
     # --- view ----------------------------------------------------------------------------------
 
     def _show(self, state: dict[str, Any] | None) -> None:
-        self.cancel_button.setEnabled(bool(state) and state["state"] in ("running", "crashed"))
+        self.cancel_button.setEnabled(state is not None and state["state"] in ("running", "crashed"))
         self.stop_running.setEnabled(self.cancel_button.isEnabled())
-        self.continue_button.setVisible(bool(state) and state["state"] == "crashed")
+        self.continue_button.setVisible(state is not None and state["state"] == "crashed")
         if not state:
             self.header.setText(f"No queue in {self.runs_dir} yet: build a plan above and press Start.")
             self.header.setStyleSheet("")
@@ -161,15 +162,13 @@ class QueueStatusView(QWidget):
         known = state["state"] in QUEUE_STATUS_COLORS
         self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if known else "")
         names = [j["name"] for j in state["jobs"]]
-        if [self.tree.topLevelItem(i).text(0) for i in range(self.tree.topLevelItemCount())] != names:
+        if [item.text(0) for item in top_items(self.tree)] != names:
             self.tree.clear()  # another queue: new rows (same queue: update in place, keeping the selection)
             for name in names:
-                QTreeWidgetItem(self.tree, [""] * len(COLUMNS))
-                self.tree.topLevelItem(self.tree.topLevelItemCount() - 1).setText(0, name)
+                QTreeWidgetItem(self.tree, [""] * len(COLUMNS)).setText(0, name)
         now = time.time()
         grew = False
-        for i, job in enumerate(state["jobs"]):
-            item = self.tree.topLevelItem(i)
+        for item, job in zip(top_items(self.tree), state["jobs"], strict=True):
             elapsed = ""
             if job.get("started_at"):
                 elapsed = clock((job.get("ended_at") or now) - job["started_at"])

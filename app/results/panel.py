@@ -105,7 +105,7 @@ class ResultsPanel(QWidget):
         self.group_combo = QComboBox()
         self.group_combo.addItems(list(GROUPS))
         self.group_combo.setToolTip("Group the runs (and the table's rows) by algorithm, env or preset")
-        self.group_combo.currentTextChanged.connect(lambda _t: (self._fill_list(), self.update_results()))
+        self.group_combo.currentTextChanged.connect(self._regroup)
         filters.addWidget(QLabel("Group by"), 3, 0)
         filters.addWidget(self.group_combo, 3, 1)
         left = QWidget()
@@ -114,10 +114,10 @@ class ResultsPanel(QWidget):
         lv.addLayout(filters)
         lv.addWidget(QLabel("Runs to compare"))
         lv.addWidget(self.run_list, 1)
-        row = QHBoxLayout()
+        buttons = QHBoxLayout()
         for b in (all_button, none_button, refresh_button):
-            row.addWidget(b)
-        lv.addLayout(row)
+            buttons.addWidget(b)
+        lv.addLayout(buttons)
 
         self.baseline_combo = QComboBox()
         self.baseline_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
@@ -126,7 +126,7 @@ class ResultsPanel(QWidget):
         self.x_combo = QComboBox()
         self.x_combo.addItem("Timesteps", "step")
         self.x_combo.addItem("Wall time", "time")
-        self.x_combo.currentIndexChanged.connect(lambda _i: self.plot.set_x_mode(self.x_combo.currentData()))
+        self.x_combo.currentIndexChanged.connect(self._x_mode_changed)
         self.grid_spin = QDoubleSpinBox()
         self.grid_spin.setRange(0, 2000)
         self.grid_spin.setDecimals(0)
@@ -183,6 +183,13 @@ class ResultsPanel(QWidget):
         self.refresh()
 
     # --- runs -------------------------------------------------------------------------------------
+
+    def _x_mode_changed(self, _index: int) -> None:
+        self.plot.set_x_mode(self.x_combo.currentData())
+
+    def _regroup(self, _group: str) -> None:
+        self._fill_list()
+        self.update_results()
 
     def checked_ids(self) -> list[str]:
         """The ticked runs the filters show (in the list's order)."""

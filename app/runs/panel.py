@@ -33,6 +33,7 @@ from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
 from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
+from app.widgets.tree import top_items
 from core.cluster.jobs import settle_cluster_run
 from core.run.control import delete_run
 from core.run.layout import RunDir
@@ -298,8 +299,7 @@ class RunsPanel(QWidget):
     def _apply_filter(self) -> None:
         words = self.filter_edit.text().lower().split()
         tag = self.tag_filter.currentText()
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in top_items(self.tree):
             info = self.infos.get(item.data(0, ID_ROLE))
             if info is None:
                 continue
@@ -309,16 +309,14 @@ class RunsPanel(QWidget):
 
     def visible_ids(self) -> list[str]:
         """The listed runs in their shown order (sorted, filtered)."""
-        items = (self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount()))
-        return [it.data(0, ID_ROLE) for it in items if not it.isHidden()]
+        return [it.data(0, ID_ROLE) for it in top_items(self.tree) if not it.isHidden()]
 
     def selected_info(self) -> RunInfo | None:
         items = self.tree.selectedItems()
         return self.infos.get(items[0].data(0, ID_ROLE)) if items else None
 
     def select(self, run_id: str) -> None:
-        for i in range(self.tree.topLevelItemCount()):
-            item = self.tree.topLevelItem(i)
+        for item in top_items(self.tree):
             item.setSelected(item.data(0, ID_ROLE) == run_id)
 
     def show_folder(self) -> bool:

@@ -30,7 +30,7 @@ def shown_value(row: dict[str, Any]) -> float | None:
     value = row.get("value")
     if not _finite(value) and row.get("state") == "pruned":
         value = row.get("last_value")
-    return float(value) if _finite(value) else None
+    return float(value) if value is not None and _finite(value) else None
 
 
 class ObjectivePlot(pg.PlotWidget):

@@ -46,7 +46,7 @@ def inside(widget):
     far = top_left + QPoint(widget.width() - 1, widget.height() - 1)
     return window.rect().contains(top_left) and window.rect().contains(far)
 
-viewport = panel.scroll.viewport()
+viewport = panel.forms_area.viewport()
 algo = panel.current_config().algo.lower()
 rows = 0
 for row in panel.forms[algo].rows.values():
@@ -93,7 +93,7 @@ def test_the_wheel_scrolls_the_form_and_never_changes_an_unfocused_combo(qtbot, 
     wait_settled(qtbot, panel)
     combo = next(row.editor for path, row in panel.rows.items() if isinstance(row.editor, QComboBox)
                  and row.editor.isVisibleTo(panel) and path.startswith("policy."))
-    before, bar = combo.currentText(), panel.scroll.verticalScrollBar()
+    before, bar = combo.currentText(), panel.forms_area.verticalScrollBar()
     bar.setValue(0)
     start = bar.value()
     window.activateWindow()
@@ -138,7 +138,7 @@ def test_a_window_made_short_folds_the_preset_list_so_the_forms_keep_their_rows(
     assert panel.presets_box.isVisible()
     window.resize(1300, 700)  # made short on that screen: the list folds to its one line
     qtbot.waitUntil(lambda: not panel.presets_box.isVisible(), timeout=TIMEOUT_MS)
-    qtbot.waitUntil(lambda: panel.scroll.height() > 150, timeout=TIMEOUT_MS)  # the forms got the list's room
+    qtbot.waitUntil(lambda: panel.forms_area.height() > 150, timeout=TIMEOUT_MS)  # the forms got the list's room
     window.resize(1300, 1000)
     qtbot.waitUntil(panel.presets_box.isVisible, timeout=TIMEOUT_MS)
     panel.presets_toggle.click()  # the user folds it: a fold the user chose is kept, whatever the height

@@ -40,7 +40,7 @@ def test_tune_dialog_fills_its_table_and_use_this_loads_the_pick(qtbot, panel):
     assert dialog.running and dialog.cancel_button.isEnabled() and not dialog.start_button.isEnabled()
     qtbot.waitUntil(lambda: not dialog.running, timeout=TUNE_MS)
     assert dialog.error is None, dialog.error
-    result = dialog.result
+    result = dialog.tune_result
     assert result is not None and result.picked is not None and result.picked.fits
     assert seen_rows and dialog.table.rowCount() == len(result.rows)  # rows came while it ran
     assert dialog.table.columnCount() == len(COLUMNS)
@@ -68,7 +68,7 @@ def test_cancel_ends_the_tune_and_its_probe(qtbot, panel):
     qtbot.waitUntil(lambda: "probing" in dialog.status.text(), timeout=TUNE_MS)
     qtbot.mouseClick(dialog.cancel_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: not dialog.running, timeout=120_000)  # the probe's process tree is ended, not waited out
-    assert dialog.result is not None and dialog.result.stopped == "cancelled"
+    assert dialog.tune_result is not None and dialog.tune_result.stopped == "cancelled"
     assert dialog.start_button.isEnabled() and not dialog.use_button.isEnabled()
     wait_for_background(10_000)
 

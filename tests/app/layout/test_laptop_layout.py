@@ -24,7 +24,7 @@ def test_the_open_preset_list_takes_the_forms_place_and_a_pick_folds_it(make_win
     side_height = panel.side.height()
     panel.presets_toggle.click()
     qtbot.waitUntil(lambda: panel.presets_box.isVisible())
-    assert not panel.scroll.isVisible() and panel.side.isVisible()  # the forms give way, not the Run/Budget/Fit column
+    assert not panel.forms_area.isVisible() and panel.side.isVisible()  # the forms give way, not the Run/Budget/Fit column
     assert panel.side.height() == side_height
     names = [panel.presets_box.list.item(i).text() for i in range(panel.presets_box.list.count())]
     row = next(i for i, name in enumerate(names) if name.startswith("fast"))
@@ -32,16 +32,16 @@ def test_the_open_preset_list_takes_the_forms_place_and_a_pick_folds_it(make_win
     qtbot.mouseClick(panel.presets_box.list.viewport(), Qt.MouseButton.LeftButton,
                      pos=panel.presets_box.list.visualItemRect(item).center())
     qtbot.waitUntil(lambda: not panel.presets_box.isVisible())
-    assert panel.scroll.isVisible() and panel.current_preset() == "fast"
+    assert panel.forms_area.isVisible() and panel.current_preset() == "fast"
     assert panel.presets_toggle.text() == "Preset: fast"
 
 
 def test_typing_in_a_field_never_scrolls_the_form_sideways(make_window, qtbot):
     window = laptop_window(make_window, qtbot)
     panel = window.configure
-    bar = panel.scroll.horizontalScrollBar()
+    bar = panel.forms_area.horizontalScrollBar()
     editor = panel.rows["ppo.batch_size"].editor
-    panel.scroll.ensureWidgetVisible(editor)
+    panel.forms_area.ensureWidgetVisible(editor)
     editor.setFocus()
     line = editor.lineEdit() if hasattr(editor, "lineEdit") and editor.lineEdit() else editor
     line.selectAll()
@@ -50,7 +50,7 @@ def test_typing_in_a_field_never_scrolls_the_form_sideways(make_window, qtbot):
     QApplication.processEvents()
     assert bar.maximum() == 0 and bar.value() == 0
     label = panel.rows["ppo.batch_size"].label
-    assert label.mapTo(panel.scroll.viewport(), QPoint(0, 0)).x() >= 0  # the labels stay in view
+    assert label.mapTo(panel.forms_area.viewport(), QPoint(0, 0)).x() >= 0  # the labels stay in view
 
 
 def test_a_flat_series_gets_room_around_its_value_and_an_empty_plot_no_tick_values(qtbot):
