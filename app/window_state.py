@@ -6,21 +6,42 @@ a window closed on a desktop monitor opens on the laptop's own screen at the lap
 at a size saved elsewhere that happens to squeeze in; a saved geometry that does not fit the
 screen it was saved for (the screen's scale changed) is not restored either.
 
-Functions of the ``MainWindow`` (``self``), kept apart from the window's wiring.
+Functions of the window (``self``: what ``StatefulWindow`` names, the main window), kept apart from its wiring.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from PySide6.QtCore import QByteArray, QRect
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QGuiApplication, QScreen
+from PySide6.QtWidgets import QSplitter, QTabWidget
 
+from app.configure.model import ConfigModel
+from app.configure.panel import ConfigurePanel
+from app.monitor.panel import MonitorPanel
 from app.settings import get_setting, set_setting
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
+
+class StatefulWindow(Protocol):
+    """What the window's state is read from and put back into (the main window is one)."""
+
+    configure: ConfigurePanel
+    config: ConfigModel
+    monitor: MonitorPanel
+    splitter: QSplitter
+    tabs: QTabWidget
+    fit_splitter: bool
+
+    def width(self) -> int: ...
+    def height(self) -> int: ...
+    def resize(self, w: int, h: int, /) -> None: ...
+    def move(self, x: int, y: int, /) -> None: ...
+    def screen(self) -> QScreen: ...
+    def saveGeometry(self) -> QByteArray: ...  # noqa: N802 (Qt's names)
+    def restoreGeometry(self, geometry: QByteArray, /) -> bool: ...  # noqa: N802
+
 
 DEFAULT_SIZE = (1500, 920)
 FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
@@ -31,7 +52,7 @@ CONFIGURE_EXTRA = 120       # ...up to this much past its minimum
 TABS_MIN_HEIGHT = 420
 
 
-def restore_window(self: MainWindow) -> None:
+def restore_window(self: StatefulWindow) -> None:
     """Geometry, splitters, tab, axis and Configure's edits as the window last closed (sized to the screen)."""
     avail = available(self)
     geometry = get_setting(geometry_key(avail), QByteArray()) if avail is not None else QByteArray()
@@ -47,7 +68,7 @@ def restore_window(self: MainWindow) -> None:
     if not monitor_split.isEmpty():
         self.monitor.splitter.restoreState(monitor_split)
 
-def available(self: MainWindow) -> QRect | None:
+def available(self: StatefulWindow) -> QRect | None:
     """The available geometry of the window's screen (the primary one before it is shown); None without a screen."""
     screen = self.screen() or QGuiApplication.primaryScreen()
     return screen.availableGeometry() if screen is not None else None
@@ -58,7 +79,7 @@ def geometry_key(avail: QRect) -> str:
     return f"window/geometry/{avail.width()}x{avail.height()}"
 
 
-def fit_screen(self: MainWindow, restored: bool = False) -> None:
+def fit_screen(self: StatefulWindow, restored: bool = False) -> None:
     """First start: sized to the available screen, never larger; a restored size only if it fits.
 
     On a laptop-sized screen (under 1000 logical pixels high: 1600x900, 1366x768, or 1920x1080 at 150 %)
@@ -79,7 +100,7 @@ def fit_screen(self: MainWindow, restored: bool = False) -> None:
     self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
     self.fit_splitter = compact and not restored  # fit_shown sizes Configure once the layouts know their widths
 
-def fit_shown(self: MainWindow) -> None:
+def fit_shown(self: StatefulWindow) -> None:
     """After the first show, when every layout knows its real minimum width: a window a layout made wider than
     the screen on the way (a preset list folded after it was measured) is narrowed to the screen; on a laptop
     screen Configure gets its minimum width and what the tabs do not need up to ``CONFIGURE_EXTRA`` more
@@ -98,7 +119,7 @@ def fit_shown(self: MainWindow) -> None:
     self.splitter.setSizes([configure, width - configure])
 
 
-def restore_configure(self: MainWindow) -> None:
+def restore_configure(self: StatefulWindow) -> None:
     """The preset and edits Configure held when the window closed (a bad value comes back as an error)."""
     try:
         saved = json.loads(get_setting("configure/state", "") or "{}")
@@ -107,7 +128,7 @@ def restore_configure(self: MainWindow) -> None:
     if isinstance(saved, dict) and (saved.get("preset") or saved.get("overrides")):
         self.config.load_edits(saved.get("preset"), saved.get("overrides") or {})
 
-def save_window(self: MainWindow) -> None:
+def save_window(self: StatefulWindow) -> None:
     """What ``restore_window`` reads back, written when the window closes."""
     state = self.config.state
     set_setting("configure/state", json.dumps({"preset": state.preset, "overrides": state.overrides}, default=str))

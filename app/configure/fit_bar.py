@@ -14,6 +14,7 @@ from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPalette, QPen
 from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
 from app.theme import error_color, segment_color, verdict_color
+from app.widgets.wrap_label import WrapLabel
 from core.fit.result import NO_FIT, TIGHT, FitEstimate, Suggestion
 from core.util import text
 
@@ -196,16 +197,12 @@ class FitBox(QGroupBox):
         font = self.verdict_label.font()
         font.setBold(True)
         self.verdict_label.setFont(font)
-        self.detail_label = QLabel()
-        self.detail_label.setWordWrap(True)
-        self.warning_label = QLabel()  # the device warning: a GPU here that this torch cannot use
-        self.warning_label.setWordWrap(True)
+        self.detail_label = WrapLabel()
+        self.warning_label = WrapLabel()  # the device warning: a GPU here that this torch cannot use
         self.warning_label.hide()
-        self.plan_label = QLabel()  # a target that is not this machine: both, side by side
-        self.plan_label.setWordWrap(True)
+        self.plan_label = WrapLabel()  # a target that is not this machine: both, side by side
         self.plan_label.hide()
-        self.source_label = QLabel()  # where the card's fixed costs come from, how its last runs compared
-        self.source_label.setWordWrap(True)
+        self.source_label = WrapLabel()  # where the card's fixed costs come from, how its last runs compared
         self.source_label.hide()
         self.suggestion_button = QPushButton()
         self.suggestion_button.hide()

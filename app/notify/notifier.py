@@ -5,28 +5,44 @@ the window. Push notifications are not sent from here: the runs send them (core/
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QStatusBar, QWidget
 
+from app.monitor.log_panel import LogPanel
 from app.notify.settings_dialog import KEEP_TRAY_KEY, NotifySettingsDialog
 from app.notify.tray import UNAVAILABLE_NOTE, TrayIcon
 from app.notify.watch import GOING, RunEventWatcher
+from app.runs.panel import RunsPanel
 from app.settings import get_setting
 from core.notify.messages import queue_message, run_message
 from core.queue.state import read_queue
 from core.run.control import request_stop
 
-if TYPE_CHECKING:
-    from app.main_window import MainWindow
-
 WARNING_EVENTS = ("failed", "crashed", "paused")
 
 
+class NotifiedWindow(Protocol):
+    """What the notifier needs of the window (the main window is one): its Log and Runs tabs, its folders, and
+    being shown, raised and closed."""
+
+    log: LogPanel
+    runs: RunsPanel
+    runs_dir: Path
+    run_dir: Path | None
+
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 (Qt's names)
+    def showNormal(self) -> None: ...  # noqa: N802
+    def raise_(self) -> None: ...
+    def activateWindow(self) -> None: ...  # noqa: N802
+    def close(self) -> bool: ...
+
+
 class WindowNotifier(QObject):
-    def __init__(self, window: MainWindow, tray_available: bool | None = None):
-        super().__init__(window)
+    def __init__(self, window: NotifiedWindow, tray_available: bool | None = None):
+        super().__init__(window if isinstance(window, QObject) else None)  # lives as long as the window
         self.window = window
         self.tray = TrayIcon(self, available=tray_available)
         self.watcher = RunEventWatcher()
@@ -103,7 +119,7 @@ class WindowNotifier(QObject):
                 app.quit()
 
     def open_settings(self) -> NotifySettingsDialog:
-        dialog = NotifySettingsDialog(self.window)
+        dialog = NotifySettingsDialog(self.window if isinstance(self.window, QWidget) else None)
         dialog.setModal(True)
         dialog.show()
         return dialog

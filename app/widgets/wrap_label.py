@@ -1,0 +1,31 @@
+"""A word-wrapped label that asks its layout for the height its lines need at its width.
+
+Qt's layouts do not always give a wrapped label the height ``heightForWidth`` says (a grid inside a group
+box inside a scroll area gave "SAC needs a continuous (Box) action space; ..." 46 px of its 56): this one
+sets that height as its minimum whenever its width or text changes.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QWidget
+
+
+class WrapLabel(QLabel):
+    def __init__(self, text: str = "", parent: QWidget | None = None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def setText(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        super().setText(text)
+        self._fit_height()
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self._fit_height()
+
+    def _fit_height(self) -> None:
+        need = self.heightForWidth(self.width()) if self.width() > 0 else -1
+        if need > 0 and need != self.minimumHeight():
+            self.setMinimumHeight(need)
