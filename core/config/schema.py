@@ -120,10 +120,16 @@ class EnvSpec(Section):
             raise ValueError(f"entry_point {v!r} is not 'package.module:Class'")
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _entry_point_without_id(cls, data: Any) -> Any:
+        """An entry point given without an id has no id (not the default CartPole-v1)."""
+        if isinstance(data, dict) and data.get("entry_point") and "id" not in data:
+            return {**data, "id": None}
+        return data
+
     @model_validator(mode="after")
     def _one_of(self) -> EnvSpec:
-        if self.entry_point and self.id == "CartPole-v1" and "id" not in self.model_fields_set:
-            object.__setattr__(self, "id", None)
         if bool(self.id) == bool(self.entry_point):
             raise ValueError("give exactly one of env.id (a gymnasium id) or env.entry_point ('module:Class')")
         return self
@@ -297,6 +303,23 @@ class RunConfig(Section):
 
     def to_yaml(self) -> str:
         return str(yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False))
+
+
+def resolved(cfg: RunConfig) -> RunConfig:
+    """``cfg`` with its algorithm's 'auto' values resolved (PPO's ``batch_size: auto``): a new config, ``cfg``
+    itself when nothing is 'auto'. ``validate_config`` returns it; the factory and the estimate call it too."""
+    spec = cfg.spec
+    if spec is None:
+        return cfg
+    params = getattr(cfg, spec.section)
+    new = spec.resolve(params, cfg.runtime)
+    return cfg if new is params else cfg.model_copy(update={spec.section: new})
+
+
+def return_gamma(cfg: RunConfig) -> float:
+    """The discount of the return VecNormalize scales rewards by: the algorithm's gamma (0.99 where it has none: ARS)."""
+    p = cfg.params
+    return 0.99 if p is None or isinstance(p, ARSParams) else float(p.gamma)
 
 
 def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:

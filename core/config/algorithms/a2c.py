@@ -21,7 +21,8 @@ class A2CParams(Section):
     """Advantage Actor-Critic (on-policy, one update per rollout)."""
 
     learning_rate: Schedule = learning_rate(7e-4)
-    n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000)
+    n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000,
+                      knob=True)
     gamma: float = gamma()
     gae_lambda: float = hp(1.0, "GAE lambda", "1.0 is the classic A2C return; lower trades bias for variance.", "", ge=0, le=1)
     ent_coef: float = entropy_coef()

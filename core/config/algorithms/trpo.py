@@ -17,7 +17,7 @@ class TRPOParams(Section):
     learning_rate: Schedule = learning_rate(1e-3)
     n_steps: int = field_of(PPOParams, "n_steps")
     batch_size: int = hp(128, "Critic minibatch size", "Transitions per gradient step of the value function.",
-                         "transitions", ge=2, le=10_000_000)
+                         "transitions", ge=2, le=10_000_000, knob=True)
     gamma: float = field_of(PPOParams, "gamma")
     cg_max_steps: int = hp(15, "Conjugate gradient steps", "Most steps of the conjugate gradient solve.", "steps", ge=1, le=1000)
     cg_damping: float = hp(0.1, "Conjugate gradient damping", "Damping of the Hessian-vector product.", "", ge=0, le=100)
