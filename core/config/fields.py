@@ -252,3 +252,11 @@ def value_coef() -> Any:
 
 def max_grad_norm(default: float) -> Any:
     return hp(default, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+
+
+class GsdeParams(Section):
+    """Generalized State-Dependent Exploration (Box actions): a mixin of the tables whose SB3 class takes it
+    (PPO, A2C, TRPO, RecurrentPPO, SAC, TQC, CrossQ)."""
+
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()

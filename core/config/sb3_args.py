@@ -13,7 +13,15 @@ from typing import Any
 from core.config.algorithms.off_policy import OffPolicyParams
 from core.config.algorithms.spec import AlgoSpec
 from core.config.fields import fields_where
-from core.config.schema import POLICY_OPTIONS, PolicyParams, RunConfig, resolved, resolved_activation, resolved_net_arch
+from core.config.schema import (
+    POLICY_OPTIONS,
+    PolicyParams,
+    RunConfig,
+    policy_switched,
+    resolved,
+    resolved_activation,
+    resolved_net_arch,
+)
 
 
 def require_spec(cfg: RunConfig) -> AlgoSpec:
@@ -40,12 +48,6 @@ def algo_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
     return out
 
 
-def linear_policy(cfg: RunConfig) -> bool:
-    """The section's switch to another SB3 policy is on (ARS's ``linear_policy`` -> ``LinearPolicy``)."""
-    switch = cfg.spec.policy_switch if cfg.spec is not None else None
-    return switch is not None and bool(getattr(cfg.params, switch[1]))  # the switch names a bool field of the section
-
-
 def policy_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` as data: ``activation_fn`` and ``optimizer_class`` are the schema's names
     (``relu``, ``adamw``) for the reader to turn into classes or text.
@@ -70,7 +72,7 @@ def policy_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
         value = getattr(params, name)
         if value is not None and not (changed_only and value == getattr(defaults, name)):
             out[name] = value
-    if linear_policy(cfg):
+    if policy_switched(cfg):
         return {k: v for k, v in out.items() if k in spec.policy_params}  # ARS's LinearPolicy takes no network settings
     policy_defaults = PolicyParams()
     for name in POLICY_OPTIONS:

@@ -8,7 +8,7 @@ single entry for user data and turns pydantic's errors into ``FieldIssue``s.
 from __future__ import annotations
 
 import re
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import yaml
 from pydantic import Field, field_validator, model_validator
@@ -28,9 +28,10 @@ from core.config.algorithms.td3 import TD3Params
 from core.config.algorithms.tqc import TQCParams
 from core.config.algorithms.trpo import TRPOParams
 from core.config.errors import CrossFieldError, FieldHint, FieldIssue
-from core.config.fields import Section, hp
+from core.config.fields import GsdeParams, Section, hp
 
 SCHEMA_VERSION: Final = 1
+S = TypeVar("S", bound=Section)
 RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "length")  # Monitor's and the record's own
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
@@ -46,6 +47,11 @@ WRAPPER_ALIASES = {
     "ResizeObservation": "gymnasium.wrappers.ResizeObservation",
     "AtariWrapper": "stable_baselines3.common.atari_wrappers.AtariWrapper",
 }
+
+
+# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read.
+AlgoParams = (PPOParams | A2CParams | SACParams | DQNParams | TD3Params | DDPGParams | TQCParams | TRPOParams | ARSParams
+              | RecurrentPPOParams | MaskablePPOParams | CrossQParams)
 
 
 class WrapperSpec(Section):
@@ -287,10 +293,13 @@ class RunConfig(Section):
         return ALGORITHMS.get(self.algo)
 
     @property
-    def params(self) -> Any:
-        """The hyperparameters of the chosen algorithm (``None`` for a baseline)."""
+    def params(self) -> AlgoParams:
+        """The hyperparameters of the chosen algorithm; a baseline has none (``ValueError``: ask ``spec`` first)."""
         spec = ALGORITHMS.get(self.algo)
-        return getattr(self, spec.section) if spec is not None else None
+        if spec is None:
+            raise ValueError(f"{self.algo} is a baseline: it has no hyperparameters")
+        params: AlgoParams = getattr(self, spec.section)  # the section the algorithm's table names
+        return params
 
     @property
     def is_baseline(self) -> bool:
@@ -316,9 +325,34 @@ def resolved(cfg: RunConfig) -> RunConfig:
     return cfg if new is params else cfg.model_copy(update={spec.section: new})
 
 
+def section_as(cfg: RunConfig, cls: type[S]) -> S:
+    """The chosen algorithm's section as ``cls``: a reader that serves some tables only (a network family) says
+    which once, and mypy checks its field reads; another table is a programming error (``TypeError``)."""
+    p = cfg.params
+    if not isinstance(p, cls):
+        raise TypeError(f"{cfg.algo}'s section is {type(p).__name__}, not {cls.__name__}")
+    return p
+
+
+def uses_sde(cfg: RunConfig) -> bool:
+    """The algorithm explores with gSDE (a table with ``GsdeParams``, ``use_sde`` on)."""
+    p = cfg.params if cfg.spec is not None else None
+    return isinstance(p, GsdeParams) and p.use_sde
+
+
+def policy_switched(cfg: RunConfig) -> bool:
+    """The section's yes/no field that picks another SB3 policy is on (``AlgoSpec.policy_switch``: ARS's
+    ``linear_policy`` -> ``LinearPolicy``). The one reader of the switch: the factory, the zoo export and the warnings."""
+    spec = cfg.spec
+    if spec is None or spec.policy_switch is None:
+        return False
+    value = cfg.params.model_dump()[spec.policy_switch[1]]  # the field the table names
+    return value is True
+
+
 def return_gamma(cfg: RunConfig) -> float:
     """The discount of the return VecNormalize scales rewards by: the algorithm's gamma (0.99 where it has none: ARS)."""
-    p = cfg.params
+    p = cfg.params if cfg.spec is not None else None
     return 0.99 if p is None or isinstance(p, ARSParams) else float(p.gamma)
 
 
@@ -366,7 +400,7 @@ def unused_policy_settings(cfg: RunConfig) -> list[str]:
     defaults = PolicyParams()
     out = []
     switch = spec.policy_switch
-    if switch is not None and getattr(cfg.params, switch[1]):  # ARS's LinearPolicy: no hidden layers, no activation
+    if switch is not None and policy_switched(cfg):  # ARS's LinearPolicy: no hidden layers, no activation
         out += [f"policy.{name}: {getattr(cfg.policy, name)!r} is not applied: {spec.name}'s {switch[0]} is one linear map"
                 for name in ("net_arch", "activation") if getattr(cfg.policy, name) != getattr(defaults, name)]
     for name in POLICY_OPTIONS:

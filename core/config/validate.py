@@ -165,8 +165,7 @@ LEARNING_RATE_CEILING = 0.1  # Adam trains these networks at 1e-5 .. 1e-2; above
 
 def advice(cfg: RunConfig) -> list[str]:
     """Values that are valid but almost surely a mistake: warned about at launch, recorded in the run."""
-    params = cfg.params
-    lr = getattr(params, "learning_rate", None)
+    lr = cfg.params.learning_rate if cfg.spec is not None else None
     if isinstance(lr, float) and lr > LEARNING_RATE_CEILING:
         section = cfg.algo.lower()
         return [f"{section}.learning_rate {lr:g} is far above what these networks train with (1e-5 to 1e-2): expect the "

@@ -29,7 +29,7 @@ from core.config.algorithms.contrib import contrib_installed, missing_text
 from core.config.algorithms.off_policy import ActionNoiseParams, OffPolicyParams, ReplayParams
 from core.config.fields import field_meta
 from core.config.sb3_args import require_spec
-from core.config.schema import EnvSpec, RunConfig, resolved, return_gamma
+from core.config.schema import EnvSpec, RunConfig, policy_switched, resolved, return_gamma
 from core.envproc.recipe import EnvRecipe
 from core.training.lean_vec_env import LeanSubprocVecEnv
 from core.util.imports import load_object
@@ -196,7 +196,7 @@ def action_noise(kind: str, std: float, env: VecEnv) -> Any:
 def policy_name(cfg: RunConfig, env: VecEnv) -> str:
     """The SB3 policy: the config's kind, or chosen from the observations (images: CnnPolicy; dicts: MultiInputPolicy)."""
     spec = require_spec(cfg)
-    if spec.policy_switch is not None and sb3_args.linear_policy(cfg):
+    if spec.policy_switch is not None and policy_switched(cfg):
         return spec.policy_switch[0]  # ARS's LinearPolicy
     return spec.sb3_policy(policy_kind(cfg, env))  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
 

@@ -19,7 +19,7 @@ from core.config.algorithms import ALGORITHMS
 from core.config.algorithms.off_policy import ActionNoiseParams, ReplayParams
 from core.config.errors import ConfigError
 from core.config.fields import field_meta
-from core.config.schema import RunConfig, return_gamma
+from core.config.schema import RunConfig, policy_switched, return_gamma
 from core.config.spaces import probe_spaces
 from core.zoo.translate import ACTIVATIONS, OPTIMIZERS, ZOO_ALGOS
 
@@ -92,7 +92,7 @@ def _auto_policy(cfg: RunConfig, notes: list[str]) -> str:
 def _policy_name(cfg: RunConfig, notes: list[str]) -> str:
     assert cfg.spec is not None
     switch = cfg.spec.policy_switch
-    if switch is not None and sb3_args.linear_policy(cfg):
+    if switch is not None and policy_switched(cfg):
         return switch[0]  # ARS: LinearPolicy
     kind = _auto_policy(cfg, notes) if cfg.policy.kind == "auto" else str(cfg.policy.kind)
     for name, mapped in cfg.spec.policy_names:  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy

@@ -10,17 +10,15 @@ from core.config.algorithms import off_policy
 from core.config.algorithms.sac import SACParams, check_ent_coef
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3Params
-from core.config.fields import Schedule, field_of, gsde, hp, learning_rate, sde_sample_freq
+from core.config.fields import GsdeParams, Schedule, field_of, hp, learning_rate
 
 
-class CrossQParams(off_policy.OffPolicyParams, off_policy.ActionNoiseParams):
+class CrossQParams(off_policy.OffPolicyParams, off_policy.ActionNoiseParams, GsdeParams):
     """CrossQ (sb3-contrib; SAC with batch-renormalised critics and no target networks)."""
 
     learning_rate: Schedule = learning_rate(1e-3)
     ent_coef: float | str = field_of(SACParams, "ent_coef")
     policy_delay: int = field_of(TD3Params, "policy_delay", 3, "Critic updates per actor update.")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     use_sde_at_warmup: bool = field_of(SACParams, "use_sde_at_warmup")
     batch_norm: bool = hp(True, "Batch renormalization", "BatchRenorm layers in the actor and critics (policy_kwargs).",
                           sb3="policy")

@@ -8,13 +8,14 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.ppo import PPOParams, batch_advice_for, batch_rule_for, check_batch_size, resolve_auto_batch
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
 from core.config.algorithms.spec import AlgoSpec, rollout_cycle
-from core.config.fields import Schedule, Section, field_of
+from core.config.fields import Schedule, field_of
 
 
-class MaskablePPOParams(Section):
+class MaskablePPOParams(MinibatchParams):
     """PPO with invalid-action masking (sb3-contrib; on-policy, rollout buffer with masks)."""
 
     learning_rate: Schedule = field_of(PPOParams, "learning_rate")

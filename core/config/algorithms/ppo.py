@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import field_validator
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import (
+    GsdeParams,
     Schedule,
-    Section,
     entropy_coef,
     gamma,
-    gsde,
     hp,
     learning_rate,
     max_grad_norm,
     schedule_hp,
-    sde_sample_freq,
     value_coef,
 )
 
@@ -29,16 +28,10 @@ def check_batch_size(v: int | str) -> int | str:
     return v
 
 
-class PPOParams(Section):
+class PPOParams(MinibatchParams, GsdeParams):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
     learning_rate: Schedule = learning_rate(3e-4)
-    n_steps: int = hp(2048, "Steps per env per rollout",
-                      "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000,
-                      knob=True)
-    batch_size: int | Literal["auto"] = hp(64, "Minibatch size",
-                                           "Transitions per gradient step; must divide n_envs x n_steps ('auto' picks the "
-                                           "largest divisor up to auto_batch_cap).", "transitions", knob=True)
     auto_batch_cap: int = hp(4096, "Auto batch cap", "Upper bound for batch_size: auto.", "transitions", ge=2, le=1_000_000,
                         sb3="none")
     n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
@@ -51,8 +44,6 @@ class PPOParams(Section):
     target_kl: float | None = hp(None, "Target KL",
                                  "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
 
     _batch_size = field_validator("batch_size")(check_batch_size)
 

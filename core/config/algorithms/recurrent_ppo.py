@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldIssue
-from core.config.fields import Schedule, Section, field_of, gsde, hp, sde_sample_freq
+from core.config.fields import GsdeParams, Schedule, field_of, hp
 
 
-class RecurrentPPOParams(Section):
+class RecurrentPPOParams(MinibatchParams, GsdeParams):
     """PPO with LSTM policies (sb3-contrib; on-policy, rollout buffer with hidden states)."""
 
     learning_rate: Schedule = field_of(PPOParams, "learning_rate")
@@ -29,8 +30,6 @@ class RecurrentPPOParams(Section):
     ent_coef: float = field_of(PPOParams, "ent_coef")
     vf_coef: float = field_of(PPOParams, "vf_coef")
     max_grad_norm: float = field_of(PPOParams, "max_grad_norm")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     target_kl: float | None = field_of(PPOParams, "target_kl")
     lstm_hidden_size: int = hp(256, "LSTM hidden size", "Units of each LSTM layer (policy_kwargs).", "units", ge=1, le=65536,
                                sb3="policy")

@@ -6,7 +6,7 @@ from pydantic import field_validator
 
 from core.config.algorithms import off_policy
 from core.config.algorithms.spec import AlgoSpec
-from core.config.fields import gsde, hp, sde_sample_freq
+from core.config.fields import GsdeParams, hp
 
 
 def check_ent_coef(v: float | str) -> float | str:
@@ -26,14 +26,12 @@ def check_ent_coef(v: float | str) -> float | str:
     return v
 
 
-class SACParams(off_policy.ReplayParams, off_policy.ActionNoiseParams):
+class SACParams(off_policy.ReplayParams, off_policy.ActionNoiseParams, GsdeParams):
     """Soft Actor-Critic (off-policy, continuous actions, replay buffer)."""
 
     ent_coef: float | str = hp("auto", "Entropy coefficient",
                                "A number, or 'auto' / 'auto_0.1' to learn it starting from 1.0 / 0.1.", "")
     target_update_interval: int = hp(1, "Target update interval", "Gradient steps between target-network updates.", "steps", ge=1)
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     use_sde_at_warmup: bool = hp(False, "gSDE during warm-up",
                                  "Use gSDE instead of uniform random actions before learning starts.")
 
