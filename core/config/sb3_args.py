@@ -65,7 +65,7 @@ def policy_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
             out["activation_fn"] = str(policy.activation)
     else:
         arch = resolved_net_arch(cfg, cnn=policy.kind == "CnnPolicy")
-        out["net_arch"] = arch["qf"] if spec.network in ("q_network", "qr_network", "ars") else arch
+        out["net_arch"] = arch if spec.net_keys else arch["qf"]  # DQN, QR-DQN, ARS: one plain list
         out["activation_fn"] = resolved_activation(cfg)
     defaults = spec.params()
     for name in spec.policy_params:  # settings of the algorithm's table its policy takes (LSTM sizes, quantiles)

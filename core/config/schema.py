@@ -21,6 +21,7 @@ from core.config.algorithms.ddpg import DDPGParams
 from core.config.algorithms.dqn import DQNParams
 from core.config.algorithms.maskable_ppo import MaskablePPOParams
 from core.config.algorithms.ppo import PPOParams
+from core.config.algorithms.qrdqn import QRDQNParams
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
@@ -51,7 +52,7 @@ WRAPPER_ALIASES = {
 
 # The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read.
 AlgoParams = (PPOParams | A2CParams | SACParams | DQNParams | TD3Params | DDPGParams | TQCParams | TRPOParams | ARSParams
-              | RecurrentPPOParams | MaskablePPOParams | CrossQParams)
+              | RecurrentPPOParams | MaskablePPOParams | CrossQParams | QRDQNParams)
 
 
 class WrapperSpec(Section):
@@ -261,7 +262,7 @@ class RunConfig(Section):
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
     algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
                                           "PPO, A2C, SAC, DQN, TD3 or DDPG; with sb3-contrib TQC, TRPO, ARS, "
-                                          "RecurrentPPO, MaskablePPO or CrossQ; or a baseline: random, "
+                                          "RecurrentPPO, MaskablePPO, CrossQ or QRDQN; or a baseline: random, "
                                           "constant (zero action).")
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
@@ -275,6 +276,7 @@ class RunConfig(Section):
     recurrentppo: RecurrentPPOParams = Field(default_factory=RecurrentPPOParams, title="RecurrentPPO")
     maskableppo: MaskablePPOParams = Field(default_factory=MaskablePPOParams, title="MaskablePPO")
     crossq: CrossQParams = Field(default_factory=CrossQParams, title="CrossQ")
+    qrdqn: QRDQNParams = Field(default_factory=QRDQNParams, title="QRDQN")
     policy: PolicyParams = Field(default_factory=PolicyParams, title="Policy network")
     runtime: RuntimeParams = Field(default_factory=RuntimeParams, title="Runtime")
     budget: BudgetParams = Field(default_factory=BudgetParams, title="Budget")

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import Section, fields_where
 
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
+# The network families of core/fit/families/ (FAMILIES' keys; a test checks they match): SB3's four, then sb3-contrib's.
+Network = Literal["actor_critic", "sac", "td3", "q_network", "trpo", "maskable_ppo", "recurrent", "tqc", "crossq", "ars",
+                  "qr_network"]
 # A rule between the algorithm's section and the run's runtime and budget sections.
 Rule = Callable[[Any, Any, Any], list[FieldIssue]]
 # Advice on a valid config (what SB3 accepts with a warning), with the value that fixes it.
@@ -48,15 +51,15 @@ class AlgoSpec:
     (a Q-network and its target); sb3-contrib adds ``trpo`` (an actor-critic whose optimizer steps
     the critic only), ``maskable_ppo`` (an actor-critic whose rollouts keep action masks),
     ``recurrent`` (RecurrentPPO: LSTMs before the pi and vf stacks), ``tqc`` (SAC with quantile
-    critics), ``crossq`` (SAC with batch-renormalised critics and no targets) and ``ars`` (one
-    policy network, no gradients).
+    critics), ``crossq`` (SAC with batch-renormalised critics and no targets), ``ars`` (one
+    policy network, no gradients) and ``qr_network`` (QR-DQN: a Q-network with n_quantiles per action).
     """
 
     name: str                      # the config's ``algo`` value, e.g. "PPO"
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: str                   # a key of core.fit.families.FAMILIES: "actor_critic" | "sac" | "td3" | "q_network" | ...
+    network: Network               # its family: a key of core.fit.families.FAMILIES
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
