@@ -16,6 +16,7 @@ from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.fields import FieldInfo
 
 # A decimal number as people type it: 100000, 1_000_000, 1e6, 2.5e5, 3.0
 _DECIMAL = re.compile(r"[+-]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -54,7 +55,12 @@ class FieldMeta:
 
 @cache
 def field_meta(model: type[BaseModel], name: str) -> FieldMeta:
-    extra = model.model_fields[name].json_schema_extra
+    return meta_of(model.model_fields[name])
+
+
+def meta_of(info: FieldInfo) -> FieldMeta:
+    """A field's ``FieldMeta`` from its pydantic ``FieldInfo`` (the forms hold the info, not the model)."""
+    extra = info.json_schema_extra
     data = extra if isinstance(extra, dict) else {}
     sb3 = data.get("sb3", "model")
     return FieldMeta(sb3="policy" if sb3 == "policy" else "none" if sb3 == "none" else "model",
