@@ -16,7 +16,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
-from core.config.fields import LinearSchedule
+from core.config.fields import meta_of
 from core.util.yaml_reader import load_yaml
 
 
@@ -58,7 +58,7 @@ def field_kind(info: FieldInfo) -> FieldKind:
     parts = [p for p in parts if p is not type(None)]
     literals = tuple(str(v) for p in parts if typing.get_origin(p) is Literal for v in typing.get_args(p))
     others = [p for p in parts if typing.get_origin(p) is not Literal]
-    if LinearSchedule in others:
+    if meta_of(info).schedule:  # schedule_hp: a constant or a schedule over the run
         return FieldKind("schedule", optional)
     if others == [bool]:
         return FieldKind("choice", True, options=("", "true", "false")) if optional else FieldKind("bool")

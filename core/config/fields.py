@@ -11,18 +11,73 @@ import copy
 import re
 import types
 import typing
+from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationInfo, field_validator
+from pydantic.fields import FieldInfo
 
 # A decimal number as people type it: 100000, 1_000_000, 1e6, 2.5e5, 3.0
 _DECIMAL = re.compile(r"[+-]?(\d[\d_]*(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
 
 
-def hp(default: Any, title: str, help: str, unit: str = "", **constraints: Any) -> Any:
-    """A hyperparameter field: default, title, one-line help, unit and range."""
-    return Field(default, title=title, description=help, json_schema_extra={"unit": unit}, **constraints)
+# Where SB3 takes an algorithm field: "model" (a keyword of the algorithm's constructor), "policy" (inside
+# policy_kwargs: RecurrentPPO's LSTM sizes, TQC's quantiles) or "none" (rlpanel's own: SB3 gets it some other way,
+# such as train_freq_unit inside train_freq, or not at all, such as auto_batch_cap).
+Sb3Target = Literal["model", "policy", "none"]
+
+
+def hp(default: Any, title: str, help: str, unit: str = "", *, sb3: Sb3Target = "model", knob: bool = False,
+       **constraints: Any) -> Any:
+    """A hyperparameter field: default, title, one-line help, unit and range.
+
+    ``sb3`` says where SB3 takes it (``Sb3Target``); ``knob`` marks a setting ``rlpanel tune`` varies
+    for speed although it changes what the algorithm learns from (the rollout, the batch, the ratio of
+    gradient steps to env steps): a tune keeps it unless allowed (``core.tune.knobs``).
+    """
+    extra: dict[str, Any] = {"unit": unit}
+    if sb3 != "model":
+        extra["sb3"] = sb3
+    if knob:
+        extra["knob"] = True
+    return Field(default, title=title, description=help, json_schema_extra=extra, **constraints)
+
+
+@dataclass(frozen=True)
+class FieldMeta:
+    """What a field says about itself beyond its value: read by the factory, the zoo export, the tune and the forms."""
+
+    sb3: Sb3Target     # where SB3 takes it
+    schedule: bool     # a ``Schedule``: a constant or a schedule over the run
+    knob: bool         # a tune knob that changes what is learned
+
+
+@cache
+def field_meta(model: type[BaseModel], name: str) -> FieldMeta:
+    return meta_of(model.model_fields[name])
+
+
+def meta_of(info: FieldInfo) -> FieldMeta:
+    """A field's ``FieldMeta`` from its pydantic ``FieldInfo`` (the forms hold the info, not the model)."""
+    extra = info.json_schema_extra
+    data = extra if isinstance(extra, dict) else {}
+    sb3 = data.get("sb3", "model")
+    return FieldMeta(sb3="policy" if sb3 == "policy" else "none" if sb3 == "none" else "model",
+                     schedule="schedule_range" in data, knob=bool(data.get("knob", False)))
+
+
+@cache
+def fields_where(model: type[BaseModel], sb3: Sb3Target | None = None, knob: bool | None = None,
+                 schedule: bool | None = None) -> tuple[str, ...]:
+    """The names of ``model``'s fields whose metadata match, in declaration order."""
+    out = []
+    for name in model.model_fields:
+        meta = field_meta(model, name)
+        if (sb3 is None or meta.sb3 == sb3) and (knob is None or meta.knob == knob) \
+                and (schedule is None or meta.schedule == schedule):
+            out.append(name)
+    return tuple(out)
 
 
 class Section(BaseModel):
@@ -141,7 +196,7 @@ Schedule = typing.Annotated[float | LinearSchedule, BeforeValidator(parse_schedu
 
 
 def schedule_hp(default: float, title: str, help: str, low: float, high: float) -> Any:
-    """A ``Schedule`` field: a constant or a schedule, each value in ``(low, high]``."""
+    """A ``Schedule`` field: a constant or a schedule, each value in ``(low, high]`` (``FieldMeta.schedule``)."""
     return Field(default, title=title, description=help + " A constant, lin_X (linear to 0) or a linear schedule.",
                  json_schema_extra={"unit": "", "schedule_range": [low, high]})
 
@@ -203,3 +258,11 @@ def value_coef() -> Any:
 
 def max_grad_norm(default: float) -> Any:
     return hp(default, "Max gradient norm", "Gradients are clipped to this norm.", "", gt=0, le=1000)
+
+
+class GsdeParams(Section):
+    """Generalized State-Dependent Exploration (Box actions): a mixin of the tables whose SB3 class takes it
+    (PPO, A2C, TRPO, RecurrentPPO, SAC, TQC, CrossQ)."""
+
+    use_sde: bool = gsde()
+    sde_sample_freq: int = sde_sample_freq()

@@ -8,7 +8,7 @@ single entry for user data and turns pydantic's errors into ``FieldIssue``s.
 from __future__ import annotations
 
 import re
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 import yaml
 from pydantic import Field, field_validator, model_validator
@@ -21,6 +21,7 @@ from core.config.algorithms.ddpg import DDPGParams
 from core.config.algorithms.dqn import DQNParams
 from core.config.algorithms.maskable_ppo import MaskablePPOParams
 from core.config.algorithms.ppo import PPOParams
+from core.config.algorithms.qrdqn import QRDQNParams
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
@@ -28,9 +29,10 @@ from core.config.algorithms.td3 import TD3Params
 from core.config.algorithms.tqc import TQCParams
 from core.config.algorithms.trpo import TRPOParams
 from core.config.errors import CrossFieldError, FieldHint, FieldIssue
-from core.config.fields import Section, hp
+from core.config.fields import GsdeParams, Section, hp
 
 SCHEMA_VERSION: Final = 1
+S = TypeVar("S", bound=Section)
 RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "length")  # Monitor's and the record's own
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
@@ -46,6 +48,11 @@ WRAPPER_ALIASES = {
     "ResizeObservation": "gymnasium.wrappers.ResizeObservation",
     "AtariWrapper": "stable_baselines3.common.atari_wrappers.AtariWrapper",
 }
+
+
+# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read.
+AlgoParams = (PPOParams | A2CParams | SACParams | DQNParams | TD3Params | DDPGParams | TQCParams | TRPOParams | ARSParams
+              | RecurrentPPOParams | MaskablePPOParams | CrossQParams | QRDQNParams)
 
 
 class WrapperSpec(Section):
@@ -120,10 +127,16 @@ class EnvSpec(Section):
             raise ValueError(f"entry_point {v!r} is not 'package.module:Class'")
         return v
 
+    @model_validator(mode="before")
+    @classmethod
+    def _entry_point_without_id(cls, data: Any) -> Any:
+        """An entry point given without an id has no id (not the default CartPole-v1)."""
+        if isinstance(data, dict) and data.get("entry_point") and "id" not in data:
+            return {**data, "id": None}
+        return data
+
     @model_validator(mode="after")
     def _one_of(self) -> EnvSpec:
-        if self.entry_point and self.id == "CartPole-v1" and "id" not in self.model_fields_set:
-            object.__setattr__(self, "id", None)
         if bool(self.id) == bool(self.entry_point):
             raise ValueError("give exactly one of env.id (a gymnasium id) or env.entry_point ('module:Class')")
         return self
@@ -249,7 +262,7 @@ class RunConfig(Section):
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
     algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
                                           "PPO, A2C, SAC, DQN, TD3 or DDPG; with sb3-contrib TQC, TRPO, ARS, "
-                                          "RecurrentPPO, MaskablePPO or CrossQ; or a baseline: random, "
+                                          "RecurrentPPO, MaskablePPO, CrossQ or QRDQN; or a baseline: random, "
                                           "constant (zero action).")
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
@@ -263,6 +276,7 @@ class RunConfig(Section):
     recurrentppo: RecurrentPPOParams = Field(default_factory=RecurrentPPOParams, title="RecurrentPPO")
     maskableppo: MaskablePPOParams = Field(default_factory=MaskablePPOParams, title="MaskablePPO")
     crossq: CrossQParams = Field(default_factory=CrossQParams, title="CrossQ")
+    qrdqn: QRDQNParams = Field(default_factory=QRDQNParams, title="QRDQN")
     policy: PolicyParams = Field(default_factory=PolicyParams, title="Policy network")
     runtime: RuntimeParams = Field(default_factory=RuntimeParams, title="Runtime")
     budget: BudgetParams = Field(default_factory=BudgetParams, title="Budget")
@@ -281,10 +295,13 @@ class RunConfig(Section):
         return ALGORITHMS.get(self.algo)
 
     @property
-    def params(self) -> Any:
-        """The hyperparameters of the chosen algorithm (``None`` for a baseline)."""
+    def params(self) -> AlgoParams:
+        """The hyperparameters of the chosen algorithm; a baseline has none (``ValueError``: ask ``spec`` first)."""
         spec = ALGORITHMS.get(self.algo)
-        return getattr(self, spec.section) if spec is not None else None
+        if spec is None:
+            raise ValueError(f"{self.algo} is a baseline: it has no hyperparameters")
+        params: AlgoParams = getattr(self, spec.section)  # the section the algorithm's table names
+        return params
 
     @property
     def is_baseline(self) -> bool:
@@ -297,6 +314,48 @@ class RunConfig(Section):
 
     def to_yaml(self) -> str:
         return str(yaml.safe_dump(self.model_dump(mode="json"), sort_keys=False))
+
+
+def resolved(cfg: RunConfig) -> RunConfig:
+    """``cfg`` with its algorithm's 'auto' values resolved (PPO's ``batch_size: auto``): a new config, ``cfg``
+    itself when nothing is 'auto'. ``validate_config`` returns it; the factory and the estimate call it too."""
+    spec = cfg.spec
+    if spec is None:
+        return cfg
+    params = getattr(cfg, spec.section)
+    new = spec.resolve(params, cfg.runtime)
+    return cfg if new is params else cfg.model_copy(update={spec.section: new})
+
+
+def section_as(cfg: RunConfig, cls: type[S]) -> S:
+    """The chosen algorithm's section as ``cls``: a reader that serves some tables only (a network family) says
+    which once, and mypy checks its field reads; another table is a programming error (``TypeError``)."""
+    p = cfg.params
+    if not isinstance(p, cls):
+        raise TypeError(f"{cfg.algo}'s section is {type(p).__name__}, not {cls.__name__}")
+    return p
+
+
+def uses_sde(cfg: RunConfig) -> bool:
+    """The algorithm explores with gSDE (a table with ``GsdeParams``, ``use_sde`` on)."""
+    p = cfg.params if cfg.spec is not None else None
+    return isinstance(p, GsdeParams) and p.use_sde
+
+
+def policy_switched(cfg: RunConfig) -> bool:
+    """The section's yes/no field that picks another SB3 policy is on (``AlgoSpec.policy_switch``: ARS's
+    ``linear_policy`` -> ``LinearPolicy``). The one reader of the switch: the factory, the zoo export and the warnings."""
+    spec = cfg.spec
+    if spec is None or spec.policy_switch is None:
+        return False
+    value = cfg.params.model_dump()[spec.policy_switch[1]]  # the field the table names
+    return value is True
+
+
+def return_gamma(cfg: RunConfig) -> float:
+    """The discount of the return VecNormalize scales rewards by: the algorithm's gamma (0.99 where it has none: ARS)."""
+    p = cfg.params if cfg.spec is not None else None
+    return 0.99 if p is None or isinstance(p, ARSParams) else float(p.gamma)
 
 
 def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
@@ -343,7 +402,7 @@ def unused_policy_settings(cfg: RunConfig) -> list[str]:
     defaults = PolicyParams()
     out = []
     switch = spec.policy_switch
-    if switch is not None and getattr(cfg.params, switch[1]):  # ARS's LinearPolicy: no hidden layers, no activation
+    if switch is not None and policy_switched(cfg):  # ARS's LinearPolicy: no hidden layers, no activation
         out += [f"policy.{name}: {getattr(cfg.policy, name)!r} is not applied: {spec.name}'s {switch[0]} is one linear map"
                 for name in ("net_arch", "activation") if getattr(cfg.policy, name) != getattr(defaults, name)]
     for name in POLICY_OPTIONS:

@@ -21,9 +21,10 @@ from typing import Any
 
 from core.config.algorithms import algorithms_for
 from core.config.algorithms.contrib import installed_algorithms, is_installed, missing_text
+from core.config.algorithms.off_policy import ReplayParams
 from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
-from core.config.schema import EnvSpec, RunConfig
+from core.config.schema import EnvSpec, RunConfig, uses_sde
 from core.config.trust import require_trusted
 from core.util.paths import CODE_ROOT
 
@@ -228,7 +229,7 @@ def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = No
         return [FieldIssue("algo", f"the constant baseline plays the zero action of a Box action space; {label} has a "
                                    f"{action_kind} one: use the random baseline")]
     issues: list[FieldIssue] = []
-    if spec is not None and getattr(cfg.params, "use_sde", False) and action_kind != "box":
+    if spec is not None and uses_sde(cfg) and action_kind != "box":
         issues.append(FieldIssue(f"{spec.section}.use_sde", f"gSDE needs continuous (Box) actions; {label} has {action_kind} "
                                                             "ones: turn use_sde off"))
     if spaces is not None and spec is not None:
@@ -284,7 +285,8 @@ def _observation_rules(cfg: RunConfig, spaces: EnvSpaces) -> list[FieldIssue]:
     if cfg.env.frame_stack and spaces.obs_kind not in ("box", "dict"):
         issues.append(FieldIssue("env.frame_stack", f"frame stacking needs Box observations; {label} has {spaces.obs_kind} "
                                                     "ones: leave frame_stack empty"))
-    if getattr(cfg.params, "replay_buffer", "default") == "her" and not goal_keys <= set(spaces.obs_keys):
+    her = cfg.spec is not None and isinstance(cfg.params, ReplayParams) and cfg.params.replay_buffer == "her"
+    if her and not goal_keys <= set(spaces.obs_keys):
         issues.append(FieldIssue(f"{cfg.spec.section}.replay_buffer", f"HER needs a goal env (dict observations with "
                                                                       f"{', '.join(sorted(goal_keys))}); {label} has none: "
                                                                       "use the default replay buffer"))

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 from core.config.dotted import merge
 from core.config.errors import ConfigError, CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import Section
-from core.config.schema import RunConfig, config_hints, unused_policy_settings
+from core.config.schema import RunConfig, config_hints, resolved, unused_policy_settings
 from core.util.yaml_reader import YamlLimitError, load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
@@ -150,7 +150,7 @@ def validate_config(raw: dict[str, Any], source: str = "") -> ValidatedConfig:
     for key in ("description", "base"):
         clean.pop(key, None)
     try:
-        config = RunConfig.model_validate(clean)
+        config = resolved(RunConfig.model_validate(clean))
     except ValidationError as exc:
         raise ConfigError(issues_from_validation(exc), source) from None
     except RecursionError:
@@ -165,8 +165,7 @@ LEARNING_RATE_CEILING = 0.1  # Adam trains these networks at 1e-5 .. 1e-2; above
 
 def advice(cfg: RunConfig) -> list[str]:
     """Values that are valid but almost surely a mistake: warned about at launch, recorded in the run."""
-    params = cfg.params
-    lr = getattr(params, "learning_rate", None)
+    lr = cfg.params.learning_rate if cfg.spec is not None else None
     if isinstance(lr, float) and lr > LEARNING_RATE_CEILING:
         section = cfg.algo.lower()
         return [f"{section}.learning_rate {lr:g} is far above what these networks train with (1e-5 to 1e-2): expect the "

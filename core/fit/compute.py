@@ -30,7 +30,9 @@ from __future__ import annotations
 import os
 import sys
 
-from core.config.schema import RunConfig
+from core.config.algorithms.off_policy import OffPolicyParams
+from core.config.algorithms.on_policy import RolloutParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit import buffers
 from core.fit.families import family_of, train_batch
@@ -145,12 +147,12 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
     elif cfg.spec is not None and not family_of(cfg).has_buffer:
         pass  # ARS plays each perturbation's episodes and keeps only their returns: no buffer
     elif cfg.spec is not None and cfg.spec.on_policy:
-        n_steps = cfg.params.n_steps
+        n_steps = section_as(cfg, RolloutParams).n_steps
         extra, what = family_of(cfg).rollout_extra_bytes(cfg, spaces)
         terms.append(Term("rollout_buffer", "host", buffers.rollout_buffer_bytes(n_steps, rt.n_envs, spaces) + extra,
                           f"{n_steps:,} steps x {rt.n_envs} envs in host RAM (numpy){what}, refilled every rollout"))
     else:
-        p = cfg.params
+        p = section_as(cfg, OffPolicyParams)
         full = buffers.replay_buffer_bytes(p.buffer_size, rt.n_envs, spaces, p.optimize_memory_usage)
         full_at = buffers.replay_rows(p.buffer_size, rt.n_envs)
         terms.append(Term("replay_buffer", "host", full,

@@ -11,7 +11,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from core.config.schema import RunConfig
+from core.config.algorithms.off_policy import OffPolicyParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit import buffers
 from core.fit.families import model_shape
@@ -28,7 +29,7 @@ def checkpoint_bytes(cfg: RunConfig, spaces: EnvSpaces) -> int:
     shape = model_shape(cfg, spaces)
     size = FLOAT * shape.param_count + shape.optimizer_bytes + ZIP_OVERHEAD
     if cfg.spec is not None and not cfg.spec.on_policy:
-        p = cfg.params
+        p = section_as(cfg, OffPolicyParams)
         size += buffers.replay_buffer_bytes(p.buffer_size, cfg.runtime.n_envs, spaces, p.optimize_memory_usage)
     if cfg.runtime.normalize.obs or cfg.runtime.normalize.reward:
         size += buffers.vecnormalize_bytes(cfg.runtime.n_envs, spaces)

@@ -14,9 +14,11 @@ import math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from core.config.algorithms.off_policy import OffPolicyParams
+from core.config.algorithms.on_policy import MinibatchParams, RolloutParams
 from core.config.dotted import get_path, set_path
 from core.config.errors import ConfigError
-from core.config.schema import RunConfig, resolved_net_arch
+from core.config.schema import RunConfig, resolved_net_arch, section_as
 from core.config.spaces import EnvSpaces
 from core.config.validate import validate_config
 from core.fit.compute import compute
@@ -103,7 +105,7 @@ def _knobs(cfg: RunConfig, term: str, side: str, result: FitEstimate) -> Iterato
         return
     if term == "replay_buffer":
         yield f"{section}.buffer_size", _smaller_buffers(cfg)
-        if not cfg.params.optimize_memory_usage:
+        if not section_as(cfg, OffPolicyParams).optimize_memory_usage:
             yield f"{section}.optimize_memory_usage", [True]
     elif term == "rollout_buffer":
         yield f"{section}.n_steps", _fewer_steps(cfg)
@@ -125,13 +127,13 @@ def _batch_knobs(cfg: RunConfig) -> Iterator[Knob]:
     knob = family_of(cfg).update_knob(cfg)
     if knob is not None:  # ARS: fewer perturbations per update
         yield f"{spec.section}.{knob[0]}", _halvings(knob[1])
-    elif spec.batch_divides_rollout:  # PPO: a smaller minibatch that still divides the rollout
+    elif isinstance(p, MinibatchParams) and spec.batch_divides_rollout:  # PPO: a smaller minibatch dividing the rollout
         rollout = cfg.runtime.n_envs * p.n_steps
         yield f"{spec.section}.batch_size", [d for d in _divisors(rollout) if 2 <= d < int(p.batch_size)]
-    elif spec.on_policy:  # A2C: the whole rollout is the batch
+    elif isinstance(p, RolloutParams):  # A2C: the whole rollout is the batch (TRPO, RecurrentPPO: n_steps too)
         yield f"{spec.section}.n_steps", _halvings(p.n_steps)
         yield "runtime.n_envs", _fewer_envs(cfg)
-    else:
+    elif isinstance(p, OffPolicyParams):
         yield f"{spec.section}.batch_size", _halvings(int(p.batch_size))
 
 
@@ -150,19 +152,21 @@ def _fewer_envs(cfg: RunConfig) -> list[int]:
     current = cfg.runtime.n_envs
     out = []
     for n in range(current - 1, 0, -1):
-        if cfg.spec is not None and cfg.spec.batch_divides_rollout:
-            rollout = n * cfg.params.n_steps
-            if rollout < max(2, int(cfg.params.batch_size)) or rollout % int(cfg.params.batch_size):
+        p = cfg.params if cfg.spec is not None and cfg.spec.batch_divides_rollout else None
+        if isinstance(p, MinibatchParams):
+            rollout = n * p.n_steps
+            if rollout < max(2, int(p.batch_size)) or rollout % int(p.batch_size):
                 continue
         out.append(n)
     return out
 
 
 def _fewer_steps(cfg: RunConfig) -> list[int]:
-    steps = cfg.params.n_steps
-    if cfg.spec is None or not cfg.spec.batch_divides_rollout:
+    p = section_as(cfg, RolloutParams)
+    steps = p.n_steps
+    if cfg.spec is None or not cfg.spec.batch_divides_rollout or not isinstance(p, MinibatchParams):
         return _halvings(steps)
-    batch, n_envs = int(cfg.params.batch_size), cfg.runtime.n_envs
+    batch, n_envs = int(p.batch_size), cfg.runtime.n_envs
     unit = batch // math.gcd(batch, n_envs)  # n_steps must be a multiple of this
     return [s for s in range(steps - steps % unit, 0, -unit) if s < steps][:200]
 
@@ -171,7 +175,8 @@ _NICE = (1, 1.5, 2, 2.5, 3, 4, 5, 6, 7.5, 8)
 
 
 def _smaller_buffers(cfg: RunConfig) -> list[int]:
-    current, floor = cfg.params.buffer_size, max(int(cfg.params.batch_size), 1)
+    p = section_as(cfg, OffPolicyParams)
+    current, floor = p.buffer_size, max(p.batch_size, 1)
     values = {int(m * 10 ** e) for e in range(0, 10) for m in _NICE}
     return sorted((v for v in values if floor <= v < current), reverse=True)
 

@@ -23,9 +23,13 @@ from stable_baselines3.common.sb2_compat.rmsprop_tf_like import RMSpropTFLike
 from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize
 
+from core.config import sb3_args
+from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.contrib import contrib_installed, missing_text
-from core.config.algorithms.spec import AlgoSpec
-from core.config.schema import POLICY_OPTIONS, EnvSpec, RunConfig, resolved_activation, resolved_net_arch
+from core.config.algorithms.off_policy import ActionNoiseParams, OffPolicyParams, ReplayParams
+from core.config.fields import field_meta
+from core.config.sb3_args import require_spec
+from core.config.schema import EnvSpec, RunConfig, policy_switched, resolved, return_gamma
 from core.envproc.recipe import EnvRecipe
 from core.training.lean_vec_env import LeanSubprocVecEnv
 from core.util.imports import load_object
@@ -134,7 +138,7 @@ def wrap_normalize(cfg: RunConfig, env: VecEnv, training: bool = True) -> VecEnv
     norm = cfg.runtime.normalize
     if not (norm.obs or norm.reward):
         return env
-    gamma = norm.gamma if norm.gamma is not None else getattr(cfg.params, "gamma", 0.99)
+    gamma = norm.gamma if norm.gamma is not None else return_gamma(cfg)
     return VecNormalize(env, norm_obs=norm.obs, norm_reward=norm.reward and training, training=training, gamma=gamma,
                         clip_obs=norm.clip_obs, clip_reward=norm.clip_reward, norm_obs_keys=norm.norm_obs_keys)
 
@@ -144,34 +148,15 @@ OPTIMIZERS: dict[str, Any] = {"adam": th.optim.Adam, "adamw": th.optim.AdamW, "r
 
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
-    """SB3's ``policy_kwargs``: the network, and the policy settings the algorithm's policy takes."""
-    spec = require_spec(cfg)
-    policy = cfg.policy
-    cnn = policy.kind == "CnnPolicy"
-    arch = resolved_net_arch(cfg, cnn=cnn)
-    net_arch: Any = arch["qf"] if spec.network in ("q_network", "ars") else arch
-    out: dict[str, Any] = {"net_arch": net_arch, "activation_fn": ACTIVATION_FNS[resolved_activation(cfg)]}
-    for name in spec.policy_params:  # settings of the algorithm's table its policy takes (LSTM sizes, quantiles)
-        if getattr(cfg.params, name) is not None:
-            out[name] = getattr(cfg.params, name)
-    if spec.policy_switch is not None and getattr(cfg.params, spec.policy_switch[1]):
-        return {k: v for k, v in out.items() if k in spec.policy_params}  # ARS's LinearPolicy takes no network settings
-    for name in POLICY_OPTIONS:
-        value = getattr(policy, name)
-        if name in spec.policy_keys and value is not None:
-            out[name] = value
-    if policy.optimizer != "auto":
-        out["optimizer_class"] = OPTIMIZERS[policy.optimizer]
-    optimizer_kwargs: dict[str, Any] = {}
-    if policy.optimizer_eps is not None:
-        optimizer_kwargs["eps"] = policy.optimizer_eps
-    if policy.weight_decay:
-        optimizer_kwargs["weight_decay"] = policy.weight_decay
-    if optimizer_kwargs:
-        if policy.optimizer == "auto" and getattr(cfg.params, "use_rms_prop", False):
-            out["optimizer_class"] = th.optim.RMSprop  # A2C builds its RMSprop only without optimizer_kwargs
-            optimizer_kwargs = {"alpha": 0.99, "eps": cfg.params.rms_prop_eps, **optimizer_kwargs}
-        out["optimizer_kwargs"] = optimizer_kwargs
+    """SB3's ``policy_kwargs`` (``core.config.sb3_args.policy_kwargs``) with the names made torch classes."""
+    out = sb3_args.policy_kwargs(cfg)
+    if "activation_fn" in out:  # not in ARS's LinearPolicy
+        out["activation_fn"] = ACTIVATION_FNS[out["activation_fn"]]
+    if "optimizer_class" in out:
+        out["optimizer_class"] = OPTIMIZERS[out["optimizer_class"]]
+    elif "optimizer_kwargs" in out and isinstance(cfg.params, A2CParams) and cfg.params.use_rms_prop:
+        out["optimizer_class"] = th.optim.RMSprop  # A2C builds its RMSprop only without optimizer_kwargs
+        out["optimizer_kwargs"] = {"alpha": 0.99, "eps": cfg.params.rms_prop_eps, **out["optimizer_kwargs"]}
     return out
 
 
@@ -183,28 +168,22 @@ def schedule(value: Any) -> Any:
 
 
 def model_kwargs(cfg: RunConfig, env: VecEnv | None = None) -> dict[str, Any]:
-    """The constructor arguments of the SB3 algorithm, from the chosen section of the config."""
+    """The constructor arguments of the SB3 algorithm (``core.config.sb3_args.algo_kwargs``: the fields SB3 takes,
+    schedules made SB3's), the policy's, and the replay buffer and action noise the section describes."""
     spec = require_spec(cfg)
-    params = cfg.params.model_dump()
-    for key in ("auto_batch_cap", "action_noise", "action_noise_std", "replay_buffer", "her_n_sampled_goal",
-                "her_goal_selection_strategy", "train_freq_unit", *spec.policy_params, *(spec.policy_switch or ())):
-        params.pop(key, None)
-    optimize = params.pop("optimize_memory_usage", False)
-    for key in ("learning_rate", "clip_range", "delta_std"):
-        if key in params:
-            params[key] = schedule(params[key])
-    p = cfg.params
-    if getattr(p, "train_freq_unit", "step") == "episode":
-        params["train_freq"] = (p.train_freq, "episode")
+    params = {name: schedule(value) if field_meta(spec.params, name).schedule else value
+              for name, value in sb3_args.algo_kwargs(cfg).items()}
+    if isinstance(params.get("train_freq"), list):
+        params["train_freq"] = tuple(params["train_freq"])  # (n, "episode")
     kwargs: dict[str, Any] = {**params, "policy_kwargs": policy_kwargs(cfg), "seed": cfg.runtime.seed}
-    if not spec.on_policy:
-        if optimize:  # SB3 cannot combine the memory-optimised buffer with timeout handling
-            kwargs.update(optimize_memory_usage=True, replay_buffer_kwargs={"handle_timeout_termination": False})
-        if getattr(p, "replay_buffer", "default") == "her":
-            kwargs.update(replay_buffer_class=HerReplayBuffer, replay_buffer_kwargs={
-                "n_sampled_goal": p.her_n_sampled_goal, "goal_selection_strategy": p.her_goal_selection_strategy})
-        if getattr(p, "action_noise", "none") != "none" and env is not None:
-            kwargs["action_noise"] = action_noise(p.action_noise, p.action_noise_std, env)
+    p = cfg.params
+    if isinstance(p, OffPolicyParams) and p.optimize_memory_usage:  # SB3 cannot combine it with timeout handling
+        kwargs["replay_buffer_kwargs"] = {"handle_timeout_termination": False}
+    if isinstance(p, ReplayParams) and p.replay_buffer == "her":
+        kwargs.update(replay_buffer_class=HerReplayBuffer, replay_buffer_kwargs={
+            "n_sampled_goal": p.her_n_sampled_goal, "goal_selection_strategy": p.her_goal_selection_strategy})
+    if isinstance(p, ActionNoiseParams) and p.action_noise != "none" and env is not None:
+        kwargs["action_noise"] = action_noise(p.action_noise, p.action_noise_std, env)
     return kwargs
 
 
@@ -217,7 +196,7 @@ def action_noise(kind: str, std: float, env: VecEnv) -> Any:
 def policy_name(cfg: RunConfig, env: VecEnv) -> str:
     """The SB3 policy: the config's kind, or chosen from the observations (images: CnnPolicy; dicts: MultiInputPolicy)."""
     spec = require_spec(cfg)
-    if spec.policy_switch is not None and getattr(cfg.params, spec.policy_switch[1]):
+    if spec.policy_switch is not None and policy_switched(cfg):
         return spec.policy_switch[0]  # ARS's LinearPolicy
     return spec.sb3_policy(policy_kind(cfg, env))  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
 
@@ -244,13 +223,6 @@ def device_label(device: str) -> str:
     if device == "cuda" and th.cuda.is_available():
         return f"cuda:{th.cuda.current_device()}"
     return device
-
-
-def require_spec(cfg: RunConfig) -> AlgoSpec:
-    """The algorithm's table; a baseline has no model to build."""
-    if cfg.spec is None:
-        raise ValueError(f"{cfg.algo} is a baseline: it has no model to build")
-    return cfg.spec
 
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
@@ -283,6 +255,7 @@ def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:
 
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
+    cfg = resolved(cfg)
     cls = algorithm_class(cfg)
     check_action_masks(cfg, env)
     kind = policy_name(cfg, env)

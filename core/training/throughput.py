@@ -29,6 +29,7 @@ import traceback
 from pathlib import Path
 from typing import Any, TextIO
 
+from core.config.algorithms.off_policy import OffPolicyParams
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
 from core.fit.device import worker_threads
@@ -96,7 +97,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     from core.training.session import apply_runtime_flags
 
     cfg = probe_config(cfg)
-    learning_starts = int(getattr(cfg.params, "learning_starts", 0) or 0)
+    learning_starts = cfg.params.learning_starts if isinstance(cfg.params, OffPolicyParams) else 0
 
     class CycleClock(BaseCallback):
         """Marks (time, steps) at every cycle start; stops at the cycle start nearest to ``seconds`` measured."""

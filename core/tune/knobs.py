@@ -12,7 +12,9 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
+from core.config.algorithms.off_policy import OffPolicyParams
 from core.config.algorithms.ppo import largest_divisor
+from core.config.fields import fields_where
 from core.config.schema import RunConfig
 
 Settings = dict[str, Any]
@@ -25,14 +27,11 @@ def knob_paths(cfg: RunConfig) -> list[str]:
     paths = ["runtime.n_envs", "runtime.vec_env", "runtime.device", "runtime.torch_threads"]
     if spec is None:
         return paths
-    section, params = spec.section, cfg.params
-    if spec.on_policy:
-        names = ["n_steps", "batch_size"]
-    elif getattr(params, "train_freq_unit", "step") == "step":
-        names = ["train_freq", "gradient_steps", "batch_size"]
-    else:
-        names = ["batch_size"]
-    return paths + [f"{section}.{n}" for n in names if hasattr(params, n)]
+    names = fields_where(spec.params, knob=True)  # hp(..., knob=True): the rollout, the batch, train_freq and gradient_steps
+    params = cfg.params
+    if isinstance(params, OffPolicyParams) and params.train_freq_unit == "episode":
+        names = tuple(n for n in names if n not in ("train_freq", "gradient_steps"))  # episodes: no step ratio to keep
+    return paths + [f"{spec.section}.{n}" for n in names]
 
 
 def settings_of(cfg: RunConfig, device: str) -> Settings:

@@ -14,17 +14,17 @@ from typing import Any
 
 import yaml
 
+from core.config import sb3_args
 from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.off_policy import ActionNoiseParams, ReplayParams
 from core.config.errors import ConfigError
-from core.config.schema import RunConfig
+from core.config.fields import field_meta
+from core.config.schema import RunConfig, policy_switched, return_gamma
 from core.config.spaces import probe_spaces
 from core.zoo.translate import ACTIVATIONS, OPTIMIZERS, ZOO_ALGOS
 
-RLPANEL_ONLY = {"auto_batch_cap", "action_noise", "action_noise_std", "replay_buffer", "her_n_sampled_goal",
-                "her_goal_selection_strategy", "train_freq_unit"}
 ACTIVATION_NAMES = {v: k for k, v in ACTIVATIONS.items()}
 OPTIMIZER_NAMES = {v: k for k, v in OPTIMIZERS.items()}
-SCHEDULED = ("learning_rate", "clip_range")
 
 
 def zoo_algo_name(algo: str) -> str:
@@ -65,17 +65,11 @@ def export_entry(cfg: RunConfig) -> tuple[dict[str, Any], list[str]]:
     if spec is None:
         raise ValueError(f"{cfg.algo} is a baseline: rl_zoo3 has no entry for it")
     notes: list[str] = []
-    data = cfg.model_dump(mode="json")
-    params = data[spec.section]
-    defaults = spec.params().model_dump(mode="json")
     entry: dict[str, Any] = {"n_timesteps": cfg.budget.total_timesteps, "policy": _policy_name(cfg, notes),
                              "n_envs": cfg.runtime.n_envs}
-    in_policy = {*spec.policy_params, *(spec.policy_switch or ())}  # written as the policy or its policy_kwargs
-    for key, value in params.items():
-        if key in RLPANEL_ONLY or key in in_policy or value == defaults.get(key):
-            continue
-        entry[key] = _schedule(value, key, notes) if key in SCHEDULED else value
-    _off_policy(cfg, params, entry)
+    for key, value in sb3_args.algo_kwargs(cfg, changed_only=True).items():  # the fields SB3's constructor takes
+        entry[key] = _schedule(value, key, notes) if field_meta(spec.params, key).schedule else value
+    _off_policy(cfg, entry)
     _env(cfg, entry, notes)
     policy_kwargs = _policy_kwargs(cfg)
     if policy_kwargs:
@@ -98,7 +92,7 @@ def _auto_policy(cfg: RunConfig, notes: list[str]) -> str:
 def _policy_name(cfg: RunConfig, notes: list[str]) -> str:
     assert cfg.spec is not None
     switch = cfg.spec.policy_switch
-    if switch is not None and getattr(cfg.params, switch[1]):
+    if switch is not None and policy_switched(cfg):
         return switch[0]  # ARS: LinearPolicy
     kind = _auto_policy(cfg, notes) if cfg.policy.kind == "auto" else str(cfg.policy.kind)
     for name, mapped in cfg.spec.policy_names:  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
@@ -107,16 +101,15 @@ def _policy_name(cfg: RunConfig, notes: list[str]) -> str:
     return kind
 
 
-def _off_policy(cfg: RunConfig, params: dict[str, Any], entry: dict[str, Any]) -> None:
-    if params.get("train_freq_unit") == "episode":
-        entry["train_freq"] = [params["train_freq"], "episode"]
-    if params.get("action_noise", "none") != "none":
-        entry["noise_type"] = params["action_noise"]
-        entry["noise_std"] = params["action_noise_std"]
-    if params.get("replay_buffer") == "her":
+def _off_policy(cfg: RunConfig, entry: dict[str, Any]) -> None:
+    p = cfg.params
+    if isinstance(p, ActionNoiseParams) and p.action_noise != "none":
+        entry["noise_type"] = p.action_noise
+        entry["noise_std"] = p.action_noise_std
+    if isinstance(p, ReplayParams) and p.replay_buffer == "her":
         entry["replay_buffer_class"] = "HerReplayBuffer"
-        entry["replay_buffer_kwargs"] = _python({"n_sampled_goal": params["her_n_sampled_goal"],
-                                                 "goal_selection_strategy": params["her_goal_selection_strategy"]})
+        entry["replay_buffer_kwargs"] = _python({"n_sampled_goal": p.her_n_sampled_goal,
+                                                 "goal_selection_strategy": p.her_goal_selection_strategy})
 
 
 def _env(cfg: RunConfig, entry: dict[str, Any], notes: list[str]) -> None:
@@ -129,7 +122,7 @@ def _env(cfg: RunConfig, entry: dict[str, Any], notes: list[str]) -> None:
             settings["clip_reward"] = norm.clip_reward
         if norm.norm_obs_keys is not None:
             settings["norm_obs_keys"] = list(norm.norm_obs_keys)
-        if norm.gamma is not None and norm.gamma != getattr(cfg.params, "gamma", 0.99):
+        if norm.gamma is not None and norm.gamma != return_gamma(cfg):
             notes.append(f"runtime.normalize.gamma: rl_zoo3 uses the algorithm's gamma for VecNormalize, not {norm.gamma}")
         entry["normalize"] = settings
     if cfg.env.wrappers:
@@ -144,33 +137,12 @@ def _env(cfg: RunConfig, entry: dict[str, Any], notes: list[str]) -> None:
 
 
 def _policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
-    assert cfg.spec is not None
-    policy = cfg.policy
-    out: dict[str, Any] = {}
-    if policy.net_arch is not None:
-        out["net_arch"] = policy.net_arch
-    if policy.activation != "auto":
-        out["activation_fn"] = _Code(ACTIVATION_NAMES[str(policy.activation)])
-    for name in ("log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor",
-                 "n_critics"):
-        value = getattr(policy, name)
-        default = type(policy).model_fields[name].default
-        if value != default and name in cfg.spec.policy_keys:
-            out[name] = value
-    if policy.optimizer != "auto":
-        out["optimizer_class"] = _Code(OPTIMIZER_NAMES[str(policy.optimizer)])
-    optimizer_kwargs: dict[str, Any] = {}
-    if policy.optimizer_eps is not None:
-        optimizer_kwargs["eps"] = policy.optimizer_eps
-    if policy.weight_decay:
-        optimizer_kwargs["weight_decay"] = policy.weight_decay
-    if optimizer_kwargs:
-        out["optimizer_kwargs"] = optimizer_kwargs
-    defaults = cfg.spec.params()
-    for name in cfg.spec.policy_params:  # settings its table holds that SB3 takes as policy_kwargs
-        value = getattr(cfg.params, name)
-        if value is not None and value != getattr(defaults, name):
-            out[name] = value
+    """The settings changed from their defaults (``core.config.sb3_args.policy_kwargs``), names as rl_zoo3's code."""
+    out = sb3_args.policy_kwargs(cfg, changed_only=True)
+    if "activation_fn" in out:
+        out["activation_fn"] = _Code(ACTIVATION_NAMES[out["activation_fn"]])
+    if "optimizer_class" in out:
+        out["optimizer_class"] = _Code(OPTIMIZER_NAMES[out["optimizer_class"]])
     return out
 
 

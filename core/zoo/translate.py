@@ -19,7 +19,8 @@ from core.zoo.pyexpr import Name, parse_python_value
 
 # rl_zoo3's file (and --algo) names -> rlpanel's algorithm names
 ZOO_ALGOS = {"ppo": "PPO", "a2c": "A2C", "sac": "SAC", "dqn": "DQN", "td3": "TD3", "ddpg": "DDPG", "tqc": "TQC",
-             "trpo": "TRPO", "ars": "ARS", "ppo_lstm": "RecurrentPPO", "ppo_mask": "MaskablePPO", "crossq": "CrossQ"}
+             "trpo": "TRPO", "ars": "ARS", "ppo_lstm": "RecurrentPPO", "ppo_mask": "MaskablePPO", "crossq": "CrossQ",
+             "qrdqn": "QRDQN"}
 ACTIVATIONS = {"nn.ReLU": "relu", "nn.Tanh": "tanh", "nn.ELU": "elu", "nn.LeakyReLU": "leaky_relu", "nn.GELU": "gelu",
                "nn.SiLU": "silu"}
 OPTIMIZERS = {"th.optim.Adam": "adam", "th.optim.AdamW": "adamw", "th.optim.RMSprop": "rmsprop", "th.optim.SGD": "sgd",
@@ -147,7 +148,7 @@ def _policy_kwargs(b: _Builder, kwargs: Any) -> None:
         b.drop("policy_kwargs", f"{kwargs!r} is not a dict")
         return
     spec = ALGORITHMS.get(b.out.algo)
-    extra_fields = spec.params.model_fields if spec is not None else {}
+    in_policy = spec.policy_params if spec is not None else ()  # its fields marked hp(..., sb3="policy")
     for name, value in kwargs.items():
         key = f"policy_kwargs.{name}"
         if name == "net_arch":
@@ -164,7 +165,7 @@ def _policy_kwargs(b: _Builder, kwargs: Any) -> None:
                     b.drop(f"{key}.{opt_key}", f"rlpanel sets only the optimizer's eps and weight_decay, not {opt_key}")
         elif name in POLICY_FIELDS:
             b.put(f"policy.{name}", value, key)
-        elif name in extra_fields:  # a policy setting the algorithm's table holds (RecurrentPPO's LSTM sizes)
+        elif name in in_policy:  # a policy setting the algorithm's table holds (RecurrentPPO's LSTM sizes, quantiles)
             b.put(f"{b.section}.{name}", value, key)
         else:
             b.drop(key, f"rlpanel's policy settings have no {name}")

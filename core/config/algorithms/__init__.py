@@ -13,6 +13,7 @@ from core.config.algorithms.ddpg import DDPG
 from core.config.algorithms.dqn import DQN
 from core.config.algorithms.maskable_ppo import MASKABLE_PPO
 from core.config.algorithms.ppo import PPO
+from core.config.algorithms.qrdqn import QRDQN
 from core.config.algorithms.recurrent_ppo import RECURRENT_PPO
 from core.config.algorithms.sac import SAC
 from core.config.algorithms.spec import AlgoSpec
@@ -22,7 +23,7 @@ from core.config.algorithms.trpo import TRPO
 
 # SB3's own, then sb3-contrib's (``contrib``: trained only where it is installed, core.config.algorithms.contrib)
 ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN, TD3, DDPG, TQC, TRPO, ARS, RECURRENT_PPO,
-                                                                MASKABLE_PPO, CROSSQ)}
+                                                                MASKABLE_PPO, CROSSQ, QRDQN)}
 ALGOS: tuple[str, ...] = tuple(ALGORITHMS)
 # Baselines play a fixed policy for budget.episodes episodes through the same worker and run
 # folder, so they sit in tables and plots like any run: random actions, or the zero action.

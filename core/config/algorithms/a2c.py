@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
+from core.config.algorithms.on_policy import RolloutParams
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.fields import (
+    GsdeParams,
     Schedule,
-    Section,
     entropy_coef,
     gamma,
-    gsde,
     hp,
     learning_rate,
     max_grad_norm,
-    sde_sample_freq,
     value_coef,
 )
 
 
-class A2CParams(Section):
+class A2CParams(RolloutParams, GsdeParams):
     """Advantage Actor-Critic (on-policy, one update per rollout)."""
 
     learning_rate: Schedule = learning_rate(7e-4)
-    n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000)
+    n_steps: int = hp(5, "Steps per env per rollout", "Rollout length per env before each update.", "steps", ge=1, le=1_000_000,
+                      knob=True)
     gamma: float = gamma()
     gae_lambda: float = hp(1.0, "GAE lambda", "1.0 is the classic A2C return; lower trades bias for variance.", "", ge=0, le=1)
     ent_coef: float = entropy_coef()
@@ -30,8 +30,6 @@ class A2CParams(Section):
     use_rms_prop: bool = hp(True, "Use RMSprop", "RMSprop (one state tensor) instead of Adam (two).")
     rms_prop_eps: float = hp(1e-5, "RMSprop epsilon", "Numerical stabiliser of RMSprop.", "", gt=0, le=1)
     normalize_advantage: bool = hp(False, "Normalize advantage", "Standardise advantages per update.")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
 
 
 A2C = AlgoSpec(

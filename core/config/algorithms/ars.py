@@ -26,9 +26,9 @@ class ARSParams(Section):
                                    ge=-1e6, le=1e6)
     n_eval_episodes: int = hp(1, "Episodes per candidate", "Episodes each perturbed policy plays.", "episodes", ge=1, le=10_000)
     linear_policy: bool = hp(False, "Linear policy", "ARS's LinearPolicy: one linear map from observations to actions "
-                                                     "(net_arch and activation unused).")
+                                                     "(net_arch and activation unused).", sb3="none")
     with_bias: bool | None = hp(None, "Bias", "The layers learn an additive bias (policy_kwargs; empty: SB3's, yes for "
-                                              "the MLP, no for the linear policy).")
+                                              "the MLP, no for the linear policy).", sb3="policy")
 
 
 def top_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
@@ -50,4 +50,4 @@ ARS = AlgoSpec(
     name="ARS", params=ARSParams, sb3_class="sb3_contrib:ARS", on_policy=True, network="ars",
     action_kinds=("box", "discrete"), action_need="a Box or Discrete action space", net_keys=frozenset(),
     default_net=(64, 64), default_activation="relu", train_batch=lambda p, n_envs: n_envs, cycle=ars_cycle, rules=(top_rule,),
-    contrib=True, policy_params=("with_bias",), policy_kinds=("MlpPolicy",), policy_switch=("LinearPolicy", "linear_policy"))
+    contrib=True, policy_kinds=("MlpPolicy",), policy_switch=("LinearPolicy", "linear_policy"))

@@ -4,45 +4,32 @@ batch-renormalise the current and next transitions in one joint pass. Defaults a
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import field_validator
 
 from core.config.algorithms import off_policy
 from core.config.algorithms.sac import SACParams, check_ent_coef
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3Params
-from core.config.fields import Schedule, Section, field_of, gsde, hp, learning_rate, sde_sample_freq
+from core.config.fields import GsdeParams, Schedule, field_of, hp, learning_rate
 
 
-class CrossQParams(Section):
+class CrossQParams(off_policy.OffPolicyParams, off_policy.ActionNoiseParams, GsdeParams):
     """CrossQ (sb3-contrib; SAC with batch-renormalised critics and no target networks)."""
 
     learning_rate: Schedule = learning_rate(1e-3)
-    buffer_size: int = off_policy.buffer_size()
-    learning_starts: int = off_policy.learning_starts()
-    batch_size: int = field_of(SACParams, "batch_size")
-    gamma: float = field_of(SACParams, "gamma")
-    train_freq: int = off_policy.train_freq(1)
-    train_freq_unit: Literal[off_policy.TRAIN_FREQ_UNITS] = off_policy.train_freq_unit()  # type: ignore[valid-type]
-    gradient_steps: int = off_policy.gradient_steps()
     ent_coef: float | str = field_of(SACParams, "ent_coef")
     policy_delay: int = field_of(TD3Params, "policy_delay", 3, "Critic updates per actor update.")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     use_sde_at_warmup: bool = field_of(SACParams, "use_sde_at_warmup")
-    action_noise: Literal[off_policy.NOISE_KINDS] = off_policy.action_noise()  # type: ignore[valid-type]
-    action_noise_std: float = off_policy.action_noise_std()
-    optimize_memory_usage: bool = off_policy.optimize_memory_usage()
-    batch_norm: bool = hp(True, "Batch renormalization", "BatchRenorm layers in the actor and critics (policy_kwargs).")
+    batch_norm: bool = hp(True, "Batch renormalization", "BatchRenorm layers in the actor and critics (policy_kwargs).",
+                          sb3="policy")
     batch_norm_momentum: float = hp(0.01, "Batch norm momentum", "Rate at which the running statistics follow the batches.",
-                                    "", gt=0, le=1)
-    batch_norm_eps: float = hp(0.001, "Batch norm epsilon", "Added to the variance before dividing by it.", "", gt=0, le=1)
+                                    "", gt=0, le=1, sb3="policy")
+    batch_norm_eps: float = hp(0.001, "Batch norm epsilon", "Added to the variance before dividing by it.", "", gt=0, le=1,
+                               sb3="policy")
     renorm_warmup_steps: int = hp(100_000, "Renorm warm-up", "Gradient steps before the running statistics are used.",
-                                  "steps", ge=0, le=10**9)
+                                  "steps", ge=0, le=10**9, sb3="policy")
 
     _ent_coef = field_validator("ent_coef")(check_ent_coef)
-    _gradient_steps = field_validator("gradient_steps")(off_policy.check_gradient_steps)
 
 
 CROSSQ = AlgoSpec(
@@ -51,5 +38,4 @@ CROSSQ = AlgoSpec(
     default_net=(256, 256), default_nets=(("qf", (1024, 1024)),), default_activation="relu",
     train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle, rules=(off_policy.replay_rules("crossq"),),
     policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}),
-    contrib=True, policy_params=("batch_norm", "batch_norm_momentum", "batch_norm_eps", "renorm_warmup_steps"),
-    policy_kinds=("MlpPolicy",))
+    contrib=True, policy_kinds=("MlpPolicy",))

@@ -3,35 +3,15 @@ one critic, no policy delay and no target-policy noise. Defaults are SB3 2.x's o
 
 from __future__ import annotations
 
-from typing import Literal
-
-from pydantic import field_validator
-
 from core.config.algorithms import off_policy
 from core.config.algorithms.spec import AlgoSpec
-from core.config.fields import Schedule, Section, gamma, hp, learning_rate
+from core.config.fields import Schedule, learning_rate
 
 
-class DDPGParams(Section):
+class DDPGParams(off_policy.ReplayParams, off_policy.ActionNoiseParams):
     """Deep Deterministic Policy Gradient (off-policy, continuous actions, replay buffer)."""
 
     learning_rate: Schedule = learning_rate(1e-3)
-    buffer_size: int = off_policy.buffer_size()
-    learning_starts: int = off_policy.learning_starts()
-    batch_size: int = hp(256, "Batch size", "Transitions sampled per gradient step.", "transitions", ge=1, le=10_000_000)
-    tau: float = hp(0.005, "Soft update (tau)", "Polyak coefficient of the target networks.", "", ge=0, le=1)
-    gamma: float = gamma()
-    train_freq: int = off_policy.train_freq(1)
-    train_freq_unit: Literal[off_policy.TRAIN_FREQ_UNITS] = off_policy.train_freq_unit()  # type: ignore[valid-type]
-    gradient_steps: int = off_policy.gradient_steps()
-    action_noise: Literal[off_policy.NOISE_KINDS] = off_policy.action_noise()  # type: ignore[valid-type]
-    action_noise_std: float = off_policy.action_noise_std()
-    replay_buffer: Literal[off_policy.REPLAY_BUFFERS] = off_policy.replay_buffer()  # type: ignore[valid-type]
-    her_n_sampled_goal: int = off_policy.her_n_sampled_goal()
-    her_goal_selection_strategy: Literal[off_policy.HER_STRATEGIES] = off_policy.her_goal_selection_strategy()  # type: ignore[valid-type]
-    optimize_memory_usage: bool = off_policy.optimize_memory_usage()
-
-    _gradient_steps = field_validator("gradient_steps")(off_policy.check_gradient_steps)
 
 
 DDPG = AlgoSpec(

@@ -8,13 +8,14 @@ from typing import Any, Literal
 
 from pydantic import field_validator
 
-from core.config.algorithms.ppo import PPOParams, batch_advice_for, batch_rule_for, check_batch_size
+from core.config.algorithms.on_policy import MinibatchParams
+from core.config.algorithms.ppo import PPOParams, batch_advice_for, batch_rule_for, check_batch_size, resolve_auto_batch
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
 from core.config.algorithms.spec import AlgoSpec, rollout_cycle
-from core.config.fields import Schedule, Section, field_of
+from core.config.fields import Schedule, field_of
 
 
-class MaskablePPOParams(Section):
+class MaskablePPOParams(MinibatchParams):
     """PPO with invalid-action masking (sb3-contrib; on-policy, rollout buffer with masks)."""
 
     learning_rate: Schedule = field_of(PPOParams, "learning_rate")
@@ -44,5 +45,6 @@ MASKABLE_PPO = AlgoSpec(
     network="maskable_ppo", action_kinds=("discrete", "multidiscrete", "multibinary"),
     action_need="a discrete action space (Discrete, MultiDiscrete or MultiBinary)", net_keys=frozenset({"pi", "vf"}),
     default_net=(64, 64), default_activation="tanh", train_batch=minibatch, cycle=rollout_cycle,
-    rules=(batch_rule_for("maskableppo"),), advice=(batch_advice_for("maskableppo"),), batch_divides_rollout=True,
+    rules=(batch_rule_for("maskableppo"),), resolve=resolve_auto_batch, advice=(batch_advice_for("maskableppo"),),
+    batch_divides_rollout=True,
     policy_keys=frozenset({"ortho_init", "share_features_extractor"}), contrib=True, needs_action_masks=True)

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import field_validator
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import (
+    GsdeParams,
     Schedule,
-    Section,
     entropy_coef,
     gamma,
-    gsde,
     hp,
     learning_rate,
     max_grad_norm,
     schedule_hp,
-    sde_sample_freq,
     value_coef,
 )
 
@@ -29,16 +28,12 @@ def check_batch_size(v: int | str) -> int | str:
     return v
 
 
-class PPOParams(Section):
+class PPOParams(MinibatchParams, GsdeParams):
     """Proximal Policy Optimization (on-policy, rollout buffer)."""
 
     learning_rate: Schedule = learning_rate(3e-4)
-    n_steps: int = hp(2048, "Steps per env per rollout",
-                      "Rollout length per env; a rollout holds n_envs x n_steps transitions.", "steps", ge=1, le=1_000_000)
-    batch_size: int | Literal["auto"] = hp(64, "Minibatch size",
-                                           "Transitions per gradient step; must divide n_envs x n_steps ('auto' picks the "
-                                           "largest divisor up to auto_batch_cap).", "transitions")
-    auto_batch_cap: int = hp(4096, "Auto batch cap", "Upper bound for batch_size: auto.", "transitions", ge=2, le=1_000_000)
+    auto_batch_cap: int = hp(4096, "Auto batch cap", "Upper bound for batch_size: auto.", "transitions", ge=2, le=1_000_000,
+                        sb3="none")
     n_epochs: int = hp(10, "Epochs per rollout", "Passes over each rollout during the update.", "epochs", ge=1, le=1000)
     gamma: float = gamma()
     gae_lambda: float = hp(0.95, "GAE lambda", "Bias/variance trade-off of the advantage estimate.", "", ge=0, le=1)
@@ -49,8 +44,6 @@ class PPOParams(Section):
     target_kl: float | None = hp(None, "Target KL",
                                  "Stop the epoch loop early when the KL divergence exceeds this (empty: never).", "", gt=0, le=10)
     normalize_advantage: bool = hp(True, "Normalize advantage", "Standardise advantages per minibatch.")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
 
     _batch_size = field_validator("batch_size")(check_batch_size)
 
@@ -64,17 +57,22 @@ def largest_divisor(n: int, cap: int) -> int:
 
 
 def batch_rule_for(section: str) -> Any:
-    """A rollout must hold two samples; ``batch_size: auto`` is resolved here (PPO, MaskablePPO)."""
+    """A rollout must hold two samples (PPO, MaskablePPO); ``batch_size: auto`` is resolved by ``resolve_auto_batch``."""
 
     def batch_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
-        rollout = runtime.n_envs * p.n_steps
-        if rollout < 2:
+        if runtime.n_envs * p.n_steps < 2:
             return [FieldIssue(f"{section}.n_steps", "n_envs x n_steps = 1 leaves nothing to batch: use n_steps >= 2")]
-        if p.batch_size == "auto":
-            object.__setattr__(p, "batch_size", largest_divisor(rollout, p.auto_batch_cap))
         return []
 
     return batch_rule
+
+
+def resolve_auto_batch(p: Any, runtime: Any) -> Any:
+    """The section with ``batch_size: auto`` as the largest divisor of the rollout up to ``auto_batch_cap``: a new
+    model, ``p`` itself when there is nothing to resolve (PPO, MaskablePPO; ``AlgoSpec.resolve``)."""
+    if p.batch_size != "auto":
+        return p
+    return p.model_copy(update={"batch_size": largest_divisor(runtime.n_envs * p.n_steps, p.auto_batch_cap)})
 
 
 def batch_advice_for(section: str, auto: bool = True) -> Any:
@@ -109,6 +107,6 @@ PPO = AlgoSpec(
     name="PPO", params=PPOParams, sb3_class="stable_baselines3:PPO", on_policy=True, network="actor_critic",
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
     default_activation="tanh", train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), cycle=rollout_cycle,
-    rules=(batch_rule,), advice=(batch_advice,),
+    rules=(batch_rule,), advice=(batch_advice,), resolve=resolve_auto_batch,
     batch_divides_rollout=True,
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))

@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
 from core.config.errors import FieldIssue
-from core.config.fields import Schedule, Section, field_of, gsde, hp, sde_sample_freq
+from core.config.fields import GsdeParams, Schedule, field_of, hp
 
 
-class RecurrentPPOParams(Section):
+class RecurrentPPOParams(MinibatchParams, GsdeParams):
     """PPO with LSTM policies (sb3-contrib; on-policy, rollout buffer with hidden states)."""
 
     learning_rate: Schedule = field_of(PPOParams, "learning_rate")
     n_steps: int = field_of(PPOParams, "n_steps", 128)
     batch_size: int = hp(128, "Minibatch size", "Transitions per gradient step, taken as whole sequences.", "transitions",
-                         ge=2, le=10_000_000)
+                         ge=2, le=10_000_000, knob=True)
     n_epochs: int = field_of(PPOParams, "n_epochs")
     gamma: float = field_of(PPOParams, "gamma")
     gae_lambda: float = field_of(PPOParams, "gae_lambda")
@@ -29,13 +30,12 @@ class RecurrentPPOParams(Section):
     ent_coef: float = field_of(PPOParams, "ent_coef")
     vf_coef: float = field_of(PPOParams, "vf_coef")
     max_grad_norm: float = field_of(PPOParams, "max_grad_norm")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     target_kl: float | None = field_of(PPOParams, "target_kl")
-    lstm_hidden_size: int = hp(256, "LSTM hidden size", "Units of each LSTM layer (policy_kwargs).", "units", ge=1, le=65536)
-    n_lstm_layers: int = hp(1, "LSTM layers", "Stacked LSTM layers (policy_kwargs).", "layers", ge=1, le=64)
-    shared_lstm: bool = hp(False, "Shared LSTM", "The critic uses the actor's LSTM (policy_kwargs).")
-    enable_critic_lstm: bool = hp(True, "Critic LSTM", "The critic has an LSTM of its own (policy_kwargs).")
+    lstm_hidden_size: int = hp(256, "LSTM hidden size", "Units of each LSTM layer (policy_kwargs).", "units", ge=1, le=65536,
+                               sb3="policy")
+    n_lstm_layers: int = hp(1, "LSTM layers", "Stacked LSTM layers (policy_kwargs).", "layers", ge=1, le=64, sb3="policy")
+    shared_lstm: bool = hp(False, "Shared LSTM", "The critic uses the actor's LSTM (policy_kwargs).", sb3="policy")
+    enable_critic_lstm: bool = hp(True, "Critic LSTM", "The critic has an LSTM of its own (policy_kwargs).", sb3="policy")
 
 
 def lstm_rule(p: Any, runtime: Any, budget: Any) -> list[FieldIssue]:
@@ -53,5 +53,4 @@ RECURRENT_PPO = AlgoSpec(
     train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), cycle=rollout_cycle, rules=(lstm_rule,),
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}),
     contrib=True,
-    policy_names=(("MlpLstmPolicy", "MlpPolicy"), ("CnnLstmPolicy", "CnnPolicy"), ("MultiInputLstmPolicy", "MultiInputPolicy")),
-    policy_params=("lstm_hidden_size", "n_lstm_layers", "shared_lstm", "enable_critic_lstm"))
+    policy_names=(("MlpLstmPolicy", "MlpPolicy"), ("CnnLstmPolicy", "CnnPolicy"), ("MultiInputLstmPolicy", "MultiInputPolicy")))

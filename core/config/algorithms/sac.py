@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import field_validator
 
 from core.config.algorithms import off_policy
 from core.config.algorithms.spec import AlgoSpec
-from core.config.fields import Schedule, Section, gamma, gsde, hp, learning_rate, sde_sample_freq
+from core.config.fields import GsdeParams, hp
 
 
 def check_ent_coef(v: float | str) -> float | str:
@@ -28,34 +26,16 @@ def check_ent_coef(v: float | str) -> float | str:
     return v
 
 
-class SACParams(Section):
+class SACParams(off_policy.ReplayParams, off_policy.ActionNoiseParams, GsdeParams):
     """Soft Actor-Critic (off-policy, continuous actions, replay buffer)."""
 
-    learning_rate: Schedule = learning_rate(3e-4)
-    buffer_size: int = off_policy.buffer_size()
-    learning_starts: int = off_policy.learning_starts()
-    batch_size: int = hp(256, "Batch size", "Transitions sampled per gradient step.", "transitions", ge=1, le=10_000_000)
-    tau: float = hp(0.005, "Soft update (tau)", "Polyak coefficient of the target networks.", "", ge=0, le=1)
-    gamma: float = gamma()
-    train_freq: int = off_policy.train_freq(1)
-    train_freq_unit: Literal[off_policy.TRAIN_FREQ_UNITS] = off_policy.train_freq_unit()  # type: ignore[valid-type]
-    gradient_steps: int = off_policy.gradient_steps()
     ent_coef: float | str = hp("auto", "Entropy coefficient",
                                "A number, or 'auto' / 'auto_0.1' to learn it starting from 1.0 / 0.1.", "")
     target_update_interval: int = hp(1, "Target update interval", "Gradient steps between target-network updates.", "steps", ge=1)
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     use_sde_at_warmup: bool = hp(False, "gSDE during warm-up",
                                  "Use gSDE instead of uniform random actions before learning starts.")
-    action_noise: Literal[off_policy.NOISE_KINDS] = off_policy.action_noise()  # type: ignore[valid-type]
-    action_noise_std: float = off_policy.action_noise_std()
-    replay_buffer: Literal[off_policy.REPLAY_BUFFERS] = off_policy.replay_buffer()  # type: ignore[valid-type]
-    her_n_sampled_goal: int = off_policy.her_n_sampled_goal()
-    her_goal_selection_strategy: Literal[off_policy.HER_STRATEGIES] = off_policy.her_goal_selection_strategy()  # type: ignore[valid-type]
-    optimize_memory_usage: bool = off_policy.optimize_memory_usage()
 
     _ent_coef = field_validator("ent_coef")(check_ent_coef)
-    _gradient_steps = field_validator("gradient_steps")(off_policy.check_gradient_steps)
 
 
 SAC = AlgoSpec(

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from core.config.errors import FieldHint, FieldIssue
-from core.config.fields import Section
+from core.config.fields import Section, fields_where
 
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
+# The network families of core/fit/families/ (FAMILIES' keys; a test checks they match): SB3's four, then sb3-contrib's.
+Network = Literal["actor_critic", "sac", "td3", "q_network", "trpo", "maskable_ppo", "recurrent", "tqc", "crossq", "ars",
+                  "qr_network"]
 # A rule between the algorithm's section and the run's runtime and budget sections.
 Rule = Callable[[Any, Any, Any], list[FieldIssue]]
 # Advice on a valid config (what SB3 accepts with a warning), with the value that fixes it.
@@ -48,15 +51,15 @@ class AlgoSpec:
     (a Q-network and its target); sb3-contrib adds ``trpo`` (an actor-critic whose optimizer steps
     the critic only), ``maskable_ppo`` (an actor-critic whose rollouts keep action masks),
     ``recurrent`` (RecurrentPPO: LSTMs before the pi and vf stacks), ``tqc`` (SAC with quantile
-    critics), ``crossq`` (SAC with batch-renormalised critics and no targets) and ``ars`` (one
-    policy network, no gradients).
+    critics), ``crossq`` (SAC with batch-renormalised critics and no targets), ``ars`` (one
+    policy network, no gradients) and ``qr_network`` (QR-DQN: a Q-network with n_quantiles per action).
     """
 
     name: str                      # the config's ``algo`` value, e.g. "PPO"
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: str                   # a key of core.fit.families.FAMILIES: "actor_critic" | "sac" | "td3" | "q_network" | ...
+    network: Network               # its family: a key of core.fit.families.FAMILIES
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)
@@ -64,7 +67,9 @@ class AlgoSpec:
     default_activation: str        # SB3's activation when activation is auto
     train_batch: Callable[[Any, int], int]  # samples in one gradient pass, from (params, n_envs)
     cycle: Callable[[Any, int], LearnCycle]  # what learn() runs between looks at the budget, from (params, n_envs)
-    rules: tuple[Rule, ...] = ()   # cross-field rules; may resolve 'auto' values in place
+    rules: tuple[Rule, ...] = ()   # cross-field rules: they return issues and change nothing
+    # the section with its 'auto' values resolved, from (params, runtime): a new model, never changed in place
+    resolve: Callable[[Any, Any], Any] = lambda p, runtime: p
     advice: tuple[Advice, ...] = ()  # warnings with a one-click fix, on a valid config
     batch_divides_rollout: bool = False  # PPO: batch_size must divide n_envs x n_steps
     policy_keys: frozenset[str] = frozenset()  # the ``policy`` settings its SB3 policy takes (beyond net and activation)
@@ -73,8 +78,6 @@ class AlgoSpec:
     contrib: bool = False          # from sb3-contrib (pip install "rlpanel[contrib]")
     # SB3 policy names -> policy.kind, where the algorithm's differ (RecurrentPPO's MlpLstmPolicy is "MlpPolicy")
     policy_names: tuple[tuple[str, str], ...] = ()
-    # fields of its section that SB3 takes inside policy_kwargs (RecurrentPPO's lstm_hidden_size)
-    policy_params: tuple[str, ...] = ()
     # hidden layers per net_arch key where they differ from default_net (CrossQ: pi 256x256, qf 1024x1024)
     default_nets: tuple[tuple[str, tuple[int, ...]], ...] = ()
     # the policy kinds its SB3 class has (CrossQ: MlpPolicy only)
@@ -87,6 +90,11 @@ class AlgoSpec:
     def section(self) -> str:
         """The config key of its hyperparameters: ``ppo``."""
         return self.name.lower()
+
+    @property
+    def policy_params(self) -> tuple[str, ...]:
+        """The fields of its section SB3 takes inside ``policy_kwargs`` (``hp(..., sb3="policy")``: LSTM sizes, quantiles)."""
+        return fields_where(self.params, sb3="policy")
 
     def sb3_policy(self, kind: str) -> str:
         """The SB3 policy name for a resolved ``policy.kind`` (RecurrentPPO: MlpPolicy -> MlpLstmPolicy)."""

@@ -15,7 +15,7 @@ class TQCParams(SACParams):
     """Truncated Quantile Critics (sb3-contrib; SAC with distributional critics)."""
 
     n_quantiles: int = hp(25, "Quantiles per critic", "Quantiles each critic network predicts (policy_kwargs).", "",
-                          ge=1, le=1000)
+                          ge=1, le=1000, sb3="policy")
     top_quantiles_to_drop_per_net: int = hp(2, "Top quantiles dropped per critic",
                                             "Quantiles dropped per critic from the pooled target (controls overestimation).",
                                             "", ge=0, le=1000)
@@ -35,4 +35,4 @@ TQC = AlgoSpec(
     default_net=(256, 256), default_activation="relu", train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle,
     rules=(off_policy.replay_rules("tqc"), quantile_rule),
     policy_keys=frozenset({"log_std_init", "use_expln", "share_features_extractor", "n_critics"}),
-    contrib=True, policy_params=("n_quantiles",))
+    contrib=True)

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.config.algorithms.on_policy import MinibatchParams
 from core.config.algorithms.ppo import PPOParams, batch_advice_for
 from core.config.algorithms.spec import SPACE_KINDS, AlgoSpec, rollout_cycle
-from core.config.fields import Schedule, Section, field_of, gsde, hp, learning_rate, sde_sample_freq
+from core.config.fields import GsdeParams, Schedule, field_of, hp, learning_rate
 
 
-class TRPOParams(Section):
+class TRPOParams(MinibatchParams, GsdeParams):
     """Trust Region Policy Optimization (sb3-contrib; on-policy, rollout buffer)."""
 
     learning_rate: Schedule = learning_rate(1e-3)
     n_steps: int = field_of(PPOParams, "n_steps")
     batch_size: int = hp(128, "Critic minibatch size", "Transitions per gradient step of the value function.",
-                         "transitions", ge=2, le=10_000_000)
+                         "transitions", ge=2, le=10_000_000, knob=True)
     gamma: float = field_of(PPOParams, "gamma")
     cg_max_steps: int = hp(15, "Conjugate gradient steps", "Most steps of the conjugate gradient solve.", "steps", ge=1, le=1000)
     cg_damping: float = hp(0.1, "Conjugate gradient damping", "Damping of the Hessian-vector product.", "", ge=0, le=100)
@@ -26,8 +27,6 @@ class TRPOParams(Section):
     line_search_max_iter: int = hp(10, "Line search tries", "Most tries of the line search.", "", ge=1, le=1000)
     n_critic_updates: int = hp(10, "Critic updates", "Passes of the value function over each rollout.", "epochs", ge=1, le=1000)
     gae_lambda: float = field_of(PPOParams, "gae_lambda")
-    use_sde: bool = gsde()
-    sde_sample_freq: int = sde_sample_freq()
     normalize_advantage: bool = field_of(PPOParams, "normalize_advantage")
     target_kl: float = hp(0.01, "Target KL", "Largest KL divergence of one policy step (the trust region).", "", gt=0, le=10)
     sub_sampling_factor: int = hp(1, "Sub-sampling factor", "Use every k-th sample of the rollout for the policy step.", "",

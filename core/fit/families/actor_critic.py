@@ -11,7 +11,8 @@ The rollout buffer is sampled in minibatches of ``train_batch`` rows.
 
 from __future__ import annotations
 
-from core.config.schema import RunConfig
+from core.config.algorithms.on_policy import RolloutParams
+from core.config.schema import RunConfig, section_as, uses_sde
 from core.config.spaces import EnvSpaces
 from core.fit.families.family import GradientFamily, PolicyInputs, observation_bytes, policy_inputs, stack_graph_floats
 from core.fit.networks import FLOAT, ModelShape, Optimizer, network
@@ -36,7 +37,7 @@ class ActorCritic(GradientFamily):
         latent = pi[-1] if pi else feats
         log_std = 0
         if box:  # gSDE: a (latent, action_dim) matrix (full_std) or (latent, 1); else one per action
-            log_std = (latent * (spaces.action_dim if cfg.policy.full_std else 1) if getattr(cfg.params, "use_sde", False)
+            log_std = (latent * (spaces.action_dim if cfg.policy.full_std else 1) if uses_sde(cfg)
                        else spaces.action_dim)
         cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
         # the mlp_extractor's pi stack and the action head are one chain for activations
@@ -59,5 +60,5 @@ class ActorCritic(GradientFamily):
         long_actions = 8 * spaces.action_dim if spaces.action_kind != "box" else 0
         per: int = observation_bytes(spaces) + FLOAT * spaces.action_dim + long_actions + 5 * FLOAT
         rows, _ = self.rollout_extra_bytes(cfg, spaces)
-        per += rows // max(cfg.params.n_steps * cfg.runtime.n_envs, 1)
+        per += rows // max(section_as(cfg, RolloutParams).n_steps * cfg.runtime.n_envs, 1)
         return per

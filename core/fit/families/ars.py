@@ -5,7 +5,8 @@ perturbation's episodes and keeps only their returns: no buffer, no sampled batc
 
 from __future__ import annotations
 
-from core.config.schema import RunConfig
+from core.config.algorithms.ars import ARSParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit.families.family import Family, observation_bytes, policy_inputs
 from core.fit.networks import FLOAT, ModelShape, Network
@@ -17,7 +18,7 @@ class Ars(Family):
 
     def shape(self, cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         """The policy network alone (no optimizer: it moves by random search)."""
-        p, inputs = cfg.params, policy_inputs(cfg, spaces)
+        p, inputs = section_as(cfg, ARSParams), policy_inputs(cfg, spaces)
         linear = bool(p.linear_policy)
         bias = p.with_bias if p.with_bias is not None else not linear
         sizes = ((inputs.features, spaces.action_logits) if linear
@@ -28,11 +29,11 @@ class Ars(Family):
 
     def activation_bytes(self, cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape) -> tuple[int, str]:
         """No gradients: weights, n_delta perturbations, 2 x n_delta candidates and a policy copy."""
-        n_delta = int(cfg.params.n_delta)
-        return FLOAT * shape.param_count * (3 * n_delta + 2), f"{cfg.params.n_delta} perturbations of the policy's weights"
+        n_delta = section_as(cfg, ARSParams).n_delta
+        return FLOAT * shape.param_count * (3 * n_delta + 2), f"{n_delta} perturbations of the policy's weights"
 
     def update_knob(self, cfg: RunConfig) -> tuple[str, int] | None:
-        return "n_delta", int(cfg.params.n_delta)
+        return "n_delta", section_as(cfg, ARSParams).n_delta
 
     def batch_copy_bytes(self, cfg: RunConfig, spaces: EnvSpaces) -> int:
         """No sampled batch: each step's observations only."""

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from core.config.schema import RunConfig
+from core.config.algorithms.crossq import CrossQParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit.families.sac import Sac
 from core.fit.networks import ModelShape, Network
@@ -21,7 +22,7 @@ class CrossQ(Sac):
         """SAC's shape without the critic target, with BatchRenorm parameters in the actor and critics."""
         base = super().shape(cfg, spaces)
         nets = []
-        bn = bool(cfg.params.batch_norm)
+        bn = section_as(cfg, CrossQParams).batch_norm
         for net in base.networks:
             if net.name == "critic_target":
                 continue

@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import ClassVar
 
+from core.config.algorithms.a2c import A2CParams
 from core.config.schema import RunConfig, resolved_activation, resolved_net_arch
 from core.config.spaces import EnvSpaces
 from core.fit.buffers import replay_action_itemsize
@@ -43,7 +44,8 @@ def policy_inputs(cfg: RunConfig, spaces: EnvSpaces) -> PolicyInputs:
     cnn = nature_cnn(spaces.image_chw) if policy_kind(cfg, spaces) == "CnnPolicy" and spaces.obs_image else None
     arch = resolved_net_arch(cfg, cnn=cnn is not None)
     chosen = str(cfg.policy.optimizer)
-    optimizer = chosen if chosen != "auto" else "rmsprop" if getattr(cfg.params, "use_rms_prop", False) else "adam"
+    rms_prop = isinstance(cfg.params, A2CParams) and cfg.params.use_rms_prop  # A2C's own optimizer
+    optimizer = chosen if chosen != "auto" else "rmsprop" if rms_prop else "adam"
     return PolicyInputs(cnn, arch, cnn.features if cnn else spaces.obs_features, optimizer)
 
 

@@ -3,7 +3,8 @@ action choice (n for Discrete, sum(nvec) for MultiDiscrete, 2n for MultiBinary).
 
 from __future__ import annotations
 
-from core.config.schema import RunConfig
+from core.config.algorithms.on_policy import RolloutParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit.families.actor_critic import ActorCritic
 from core.fit.networks import FLOAT
@@ -18,5 +19,5 @@ class MaskablePpo(ActorCritic):
     network = "maskable_ppo"
 
     def rollout_extra_bytes(self, cfg: RunConfig, spaces: EnvSpaces) -> tuple[int, str]:
-        rows = cfg.params.n_steps * cfg.runtime.n_envs
+        rows = section_as(cfg, RolloutParams).n_steps * cfg.runtime.n_envs
         return FLOAT * rows * mask_dims(spaces), ", with the action masks"

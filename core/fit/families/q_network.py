@@ -16,11 +16,15 @@ class QNetwork(GradientFamily):
     def shape(self, cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         inputs = policy_inputs(cfg, spaces)
         cnn = inputs.cnn
-        stack = (inputs.features, *inputs.arch.get("qf", []), spaces.action_logits)
+        stack = (inputs.features, *inputs.arch.get("qf", []), self.q_outputs(cfg, spaces))
         extra = (cnn.params, cnn.tensors) if cnn else (0, 0)
         q_net = network("q_net", [stack], extra_params=extra[0], extra_tensors=extra[1])
         target = network("q_net_target", [stack], trainable=False, extra_params=extra[0], extra_tensors=extra[1])
         return ModelShape((q_net, target), (Optimizer("q_net", inputs.optimizer, q_net.params, q_net.tensors),), cnn)
+
+    def q_outputs(self, cfg: RunConfig, spaces: EnvSpaces) -> int:
+        """The Q-network's outputs: one value per action (QR-DQN: n_quantiles per action)."""
+        return spaces.action_logits
 
     def graph_floats(self, cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape, saves_input: bool) -> int:
         return sum(stack_graph_floats(s, saves_input) for s in shape.network("q_net").stacks)

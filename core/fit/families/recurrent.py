@@ -9,7 +9,8 @@ keeps each step's hidden and cell states of both LSTMs: four float32 arrays of
 
 from __future__ import annotations
 
-from core.config.schema import RunConfig
+from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
+from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit.families.actor_critic import ActorCritic
 from core.fit.families.family import policy_inputs
@@ -28,7 +29,7 @@ class Recurrent(ActorCritic):
 
     def shape(self, cfg: RunConfig, spaces: EnvSpaces) -> ModelShape:
         """The actor-critic built on the LSTM's output size, with the LSTMs added to it and to its optimizer."""
-        p = cfg.params
+        p = section_as(cfg, RecurrentPPOParams)
         inputs = policy_inputs(cfg, spaces)
         base = self.actor_critic(cfg, spaces, inputs, p.lstm_hidden_size)
         hidden, layers = p.lstm_hidden_size, p.n_lstm_layers
@@ -44,10 +45,10 @@ class Recurrent(ActorCritic):
 
     def graph_floats(self, cfg: RunConfig, spaces: EnvSpaces, shape: ModelShape, saves_input: bool) -> int:
         """The stacks', plus what an LSTM's backward keeps: four gates, the cell and hidden state, per layer and LSTM."""
-        p = cfg.params
+        p = section_as(cfg, RecurrentPPOParams)
         lstms = 1 + (1 if p.enable_critic_lstm else 0)
         return super().graph_floats(cfg, spaces, shape, saves_input) + int(lstms * p.n_lstm_layers * 6 * p.lstm_hidden_size)
 
     def rollout_extra_bytes(self, cfg: RunConfig, spaces: EnvSpaces) -> tuple[int, str]:
-        rows = cfg.params.n_steps * cfg.runtime.n_envs
-        return 4 * FLOAT * rows * cfg.params.n_lstm_layers * cfg.params.lstm_hidden_size, ", with the LSTM states"
+        p = section_as(cfg, RecurrentPPOParams)
+        return 4 * FLOAT * p.n_steps * cfg.runtime.n_envs * p.n_lstm_layers * p.lstm_hidden_size, ", with the LSTM states"

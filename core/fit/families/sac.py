@@ -5,6 +5,8 @@ its own Adam) when ``ent_coef`` is ``auto``."""
 
 from __future__ import annotations
 
+from core.config.algorithms.crossq import CrossQParams
+from core.config.algorithms.sac import SACParams
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
 from core.fit.families.family import policy_inputs
@@ -22,7 +24,9 @@ class Sac(ActorQCritics):
         pi = tuple(inputs.arch.get("pi", []))
         latent = pi[-1] if pi else feats
         cnn_params, cnn_tensors = (cnn.params, cnn.tensors) if cnn else (0, 0)
-        if cfg.params.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
+        p = cfg.params
+        assert isinstance(p, SACParams | CrossQParams)  # SAC, TQC (SACParams) and CrossQ answer as this family
+        if p.use_sde:  # mu head + a (latent, action_dim) log_std parameter (full_std)
             actor = network("actor", [(feats, *pi, act)], extra_params=latent * act + cnn_params,
                             extra_tensors=1 + cnn_tensors)
         else:  # mu and log_std heads
@@ -31,7 +35,7 @@ class Sac(ActorQCritics):
         nets = [actor, critic, target]
         opts = [Optimizer("actor", inputs.optimizer, actor.params, actor.tensors),
                 Optimizer("critic", inputs.optimizer, critic.params, critic.tensors)]
-        if isinstance(cfg.params.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef (always Adam)
+        if isinstance(p.ent_coef, str):  # "auto" / "auto_0.1": a learned log_ent_coef (always Adam)
             nets.append(Network("log_ent_coef", 1, 1, True))
             opts.append(Optimizer("ent_coef", "adam", 1, 1))
         return ModelShape(tuple(nets), tuple(opts), cnn)

@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from core.config.schema import RunConfig
+from core.config.algorithms.tqc import TQCParams
+from core.config.schema import RunConfig, section_as
 from core.fit.families.sac import Sac
 
 
@@ -11,4 +12,4 @@ class Tqc(Sac):
     network = "tqc"
 
     def critic_outputs(self, cfg: RunConfig) -> int:
-        return int(cfg.params.n_quantiles)
+        return section_as(cfg, TQCParams).n_quantiles

@@ -37,6 +37,9 @@ CASES = {
     "recurrent-shared-lstm": {"algo": "RecurrentPPO", "env": {"id": "CartPole-v1"},
                               "recurrentppo": {"n_steps": 32, "batch_size": 32, "n_epochs": 1, "shared_lstm": True,
                                                "enable_critic_lstm": False}},
+    "qrdqn-default": {"algo": "QRDQN", "env": {"id": "CartPole-v1"}, "qrdqn": {"buffer_size": 1000, "learning_starts": 50}},
+    "qrdqn-7-quantiles": {"algo": "QRDQN", "env": {"id": "Acrobot-v1"}, "policy": {"net_arch": [32, 16]},
+                          "qrdqn": {"buffer_size": 1000, "learning_starts": 50, "n_quantiles": 7, "train_freq": 1}},
     "maskable": {"algo": "MaskablePPO", "env": {"entry_point": MASKED}, "maskableppo": {"n_steps": 64, "batch_size": 32}},
 }
 
@@ -94,3 +97,14 @@ def test_contrib_estimate_names_what_it_adds():
     assert "LSTM states" in estimate(lstm, probe_spaces(lstm.env), None, HOST).term("rollout_buffer").note
     mask = validate_config({"algo": "MaskablePPO", "env": {"entry_point": MASKED}}).config
     assert "action masks" in estimate(mask, spaces_of(mask), None, HOST).term("rollout_buffer").note
+
+
+def test_every_network_family_is_named_in_the_closed_type():
+    from typing import get_args
+
+    from core.config.algorithms import ALGORITHMS
+    from core.config.algorithms.spec import Network
+    from core.fit.families import FAMILIES
+
+    assert set(get_args(Network)) == set(FAMILIES)  # AlgoSpec.network is one of the families, checked by mypy
+    assert {spec.network for spec in ALGORITHMS.values()} == set(FAMILIES)

@@ -36,6 +36,7 @@ CASES = {
     "TQC": ({"env": {"id": "Pendulum-v1"}, "tqc": OFF, "runtime": {"n_envs": 2}, "budget": {"total_timesteps": 100}}, 50),
     "CrossQ": ({"env": {"id": "Pendulum-v1"}, "crossq": OFF, "runtime": {"n_envs": 2},
                 "budget": {"total_timesteps": 100}}, 50),
+    "QRDQN": ({"qrdqn": {**OFF, "n_quantiles": 5}, "runtime": {"n_envs": 3}, "budget": {"total_timesteps": 100}}, 51),
 }
 
 

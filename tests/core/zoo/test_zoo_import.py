@@ -141,7 +141,7 @@ def test_cli_import_prints_json_and_refuses_bad_sources():
         assert bad.returncode == 2 and words in bad.stderr, bad.stderr
 
 
-CONTRIB_FILES = ["tqc", "trpo", "ars", "ppo_lstm", "crossq"]  # sb3-contrib's, as the rl_zoo3 package ships them
+CONTRIB_FILES = ["tqc", "trpo", "ars", "ppo_lstm", "crossq", "qrdqn"]  # sb3-contrib's, as the rl_zoo3 package ships them
 
 
 @pytest.mark.parametrize("algo", CONTRIB_FILES)
@@ -169,10 +169,16 @@ def test_sb3_contrib_entries_carry_their_own_settings():
     assert cfg.recurrentppo.lstm_hidden_size == 64 and cfg.recurrentppo.enable_critic_lstm and not cfg.policy.ortho_init
     tqc = {r.env: r for r in import_zoo_file(installed_zoo_file("tqc"))}
     assert resolve(tqc["Hopper-v4"].preset).config.tqc.top_quantiles_to_drop_per_net == 5
+    qrdqn = {r.env: r for r in import_zoo_file(installed_zoo_file("qrdqn"))}
+    for env, (quantiles, train_freq, lr) in {"CartPole-v1": (10, 256, 2.3e-3), "MountainCar-v0": (25, 16, 4e-3)}.items():
+        cfg = resolve(qrdqn[env].preset).config  # policy_kwargs' n_quantiles lands in the qrdqn section
+        assert cfg.algo == "QRDQN" and qrdqn[env].dropped == []
+        assert (cfg.qrdqn.n_quantiles, cfg.qrdqn.train_freq, cfg.qrdqn.learning_rate) == (quantiles, train_freq, lr)
+        assert cfg.policy.net_arch == [256, 256]
 
 
 def test_a_file_of_an_algorithm_rlpanel_does_not_train_is_refused_whole():
-    done = cli("zoo", "import", str(installed_zoo_file("ppo").parent / "qrdqn.yml"))
+    done = cli("zoo", "import", str(installed_zoo_file("ppo").parent / "her.yml"))
     assert done.returncode == 2 and "cannot tell the algorithm" in done.stderr, done.stderr
 
 

@@ -19,7 +19,8 @@ CLASSIC = {"CartPole-v1", "MountainCar-v0", "MountainCarContinuous-v0", "Acrobot
 
 
 @pytest.mark.timeout(900)  # up to five workers side by side, each 400 steps with the zoo's gradient steps
-@pytest.mark.parametrize("algo", ["ppo", "a2c", "sac", "dqn", "td3", "ddpg", "tqc", "trpo", "ars", "ppo_lstm", "crossq"])
+@pytest.mark.parametrize("algo", ["ppo", "a2c", "sac", "dqn", "td3", "ddpg", "tqc", "trpo", "ars", "ppo_lstm", "crossq",
+                                  "qrdqn"])
 def test_classic_control_entries_train_to_finished(algo, runs_dir):
     path = installed_zoo_file(algo)
     envs = [e for e in read_yaml_mapping(path) if e in CLASSIC]
