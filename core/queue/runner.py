@@ -76,7 +76,7 @@ def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
         job["run_id"] = run.name
         save_state(runs_dir, state)
 
-    start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record)
+    start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False)
 
 
 def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:

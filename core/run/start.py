@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.fit.disk import free_space_problem
@@ -42,20 +43,29 @@ class StartedRun:
     notes: tuple[str, ...] = ()  # a refused breakaway on Windows: the window shows it beside "Launched"
 
 
-def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = None) -> str | None:
+def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = None, check_env: bool = True) -> str | None:
     """Why ``config`` must not start in the runs folder ``folder`` (too little free space), or None.
 
     ``spaces``: the env's, when the caller probed them already (a probe of an entry point is a subprocess).
+    An env whose spaces cannot be read raises ``ConfigError``, unless not ``check_env``: then the
+    check is skipped and the worker's failure says why (a queue's or sweep's job, whose estimate is advice too).
     """
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
-    return free_space_problem(folder, config, spaces or probe_spaces(config.env))
+    if spaces is None:
+        try:
+            spaces = probe_spaces(config.env)
+        except ConfigError:
+            if check_env:
+                raise
+            return None
+    return free_space_problem(folder, config, spaces)
 
 
 def start_run(store: RunStore, config: RunConfig, preset: str | None = None, warnings: Sequence[str] = (), *,
               spaces: EnvSpaces | None = None, import_folder: str | None = None,
               extra_status: dict[str, Any] | None = None, on_created: Callable[[Path], None] | None = None,
-              reap: bool = True) -> StartedRun:
+              check_env: bool = True, reap: bool = True) -> StartedRun:
     """Check, create the run folder and start its worker detached.
 
     ``import_folder``: where a custom env without ``env.path`` is imported from (the window and
@@ -63,7 +73,8 @@ def start_run(store: RunStore, config: RunConfig, preset: str | None = None, war
     resume imports from there too). ``extra_status``: fields the status starts with (a queue's or
     sweep's tag, ``ray``: the run is submitted to that cluster). ``on_created`` runs between the
     creation and the launch: the queue and sweep runners record the run id there, so a runner
-    started again adopts the run instead of launching it twice.
+    started again adopts the run instead of launching it twice. ``check_env``: see ``start_problem``
+    (the runners pass False: an untrusted or missing env fails its run, which the job reports, as before).
 
     Raises ``StartError`` (no folder created) when the disk cannot hold the run's checkpoints,
     ``ConfigError`` when the env cannot be probed, ``ClusterLaunchError`` when a Ray cluster did
@@ -71,7 +82,7 @@ def start_run(store: RunStore, config: RunConfig, preset: str | None = None, war
     """
     if import_folder is not None:
         config = config.with_import_folder(import_folder)
-    problem = start_problem(store.root, config, spaces)
+    problem = start_problem(store.root, config, spaces, check_env)
     if problem:
         raise StartError(problem)
     run_dir = store.create(config, preset=preset, warnings=list(warnings), extra_status=extra_status)
@@ -97,7 +108,7 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
     if state not in TERMINAL:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
     config = load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
-    problem = start_problem(run_dir.parent, config)
+    problem = start_problem(run_dir.parent, config, check_env=False)  # it ran before: its worker says what changed
     if problem:
         raise StartError(problem)
     repair_torn_tail(layout.metrics)

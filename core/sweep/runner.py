@@ -241,7 +241,8 @@ class SweepRunner:
                 pass  # the name is a convenience: the status tag is what the sweep reads
 
         try:
-            started = start_run(RunStore(self.folder.runs_dir), cfg, self.spec.base.preset, extra_status=tags, on_created=record)
+            started = start_run(RunStore(self.folder.runs_dir), cfg, self.spec.base.preset, extra_status=tags,
+                                on_created=record, check_env=False)
         except (ConfigError, StartError) as exc:  # refused before its run was created
             self.fail(frozen, str(exc))
             return
