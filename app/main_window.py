@@ -33,13 +33,12 @@ from app.theme import apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.window_state import fit_shown, restore_window, save_window
 from core.config.schema import RunConfig
-from core.config.spaces import probe_spaces
 from core.config.trust import code_module, is_trusted, trust
-from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
-from core.run.control import RunStateError, is_cluster_run, launch_worker, restart_run, resume_run
+from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
 from core.run.names import read_run_label
+from core.run.start import restart_run, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
@@ -187,17 +186,12 @@ class MainWindow(QMainWindow):
         """
         if not self.confirm_code(config, preset):
             return None
-        notes: list[str] = []
-        try:
-            problem = None if config.is_baseline else free_space_problem(self.store.root, config, probe_spaces(config.env))
-            if problem:
-                raise OSError(problem)
-            # a custom env is imported from the folder the window was started in, for a resume too
-            run_dir = self.store.create(config.with_import_folder(os.getcwd()), preset, list(warnings))
-            launch_worker(run_dir, notes=notes)
+        try:  # a custom env is imported from the folder the window was started in, for a resume too
+            started = start_run(self.store, config, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
             QMessageBox.warning(self, "Launch failed", f"The run could not be started:\n{exc}")
             return None
+        run_dir, notes = started.run_dir, started.notes
         self.follow_run(run_dir, estimate=estimate)
         self.statusBar().showMessage(f"Launched {run_dir.name}" + "".join(f"; warning: {n}" for n in notes),
                                      30000 if notes else 8000)

@@ -14,18 +14,16 @@ from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
 from core.fit.device import device_issue, torch_facts
-from core.fit.disk import free_space_problem
 from core.run.control import (
     ClusterLaunchError,
     ResumeError,
     RunStateError,
-    launch_worker,
     request_stop,
-    restart_run,
     resume_run,
     stop_run,
 )
 from core.run.layout import RunDir
+from core.run.start import StartError, restart_run, start_run
 from core.run.status import read_status
 from core.run.store import RunStore, load_run_config
 
@@ -73,14 +71,14 @@ def run_train(args: argparse.Namespace) -> int:
     for warning in validated.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     spaces = _check_spaces_early(validated)
-    store = RunStore(runs_dir(args))
-    problem = free_space_problem(store.root, validated.config, spaces)
-    if problem:
-        raise CliError(problem)
-    # a custom env is imported from the folder the command was started in, for a resume too
-    run_dir = store.create(validated.config.with_import_folder(os.getcwd()), preset=args.preset, warnings=validated.warnings)
-    launch_worker(run_dir, reap=not args.detach)
-    return _detach_or_follow(args, run_dir, planned_steps(validated.config))
+    try:  # a custom env is imported from the folder the command was started in, for a resume too
+        started = start_run(RunStore(runs_dir(args)), validated.config, args.preset, validated.warnings, spaces=spaces,
+                            import_folder=os.getcwd(), reap=not args.detach)
+    except (StartError, ClusterLaunchError) as exc:
+        raise CliError(str(exc)) from None
+    for note in started.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    return _detach_or_follow(args, started.run_dir, planned_steps(validated.config))
 
 
 def _detach_or_follow(args: argparse.Namespace, run_dir: Path, plan: PlannedSteps | None) -> int:
@@ -132,7 +130,7 @@ def run_restart(args: argparse.Namespace) -> int:
     run_dir = _find_run(args)
     try:
         attempt = restart_run(run_dir, reap=not args.detach)
-    except (RunStateError, ClusterLaunchError) as exc:
+    except (RunStateError, StartError, ClusterLaunchError) as exc:
         raise CliError(str(exc)) from None
     except ConfigError as exc:
         raise CliError(f"the run's config no longer validates: {exc}") from None

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,6 @@ from core.queue.plan import Plan, save_plan
 from core.queue.state import WAITING, QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
 from core.util.locks import LockBusy, held_briefly
 from core.util.paths import absolute
-from core.util.procs import spawn_detached
 
 RUNNER_MODULE = "core.queue.runner"
 # a queue in one of these states, started again with the same plan, continues: finished jobs stay
@@ -108,8 +106,7 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
 def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[bytes]:
     """Start the queue runner for ``runs_dir`` detached; its output goes to ``.queue/runner.log``."""
     folder = QueueFolder(runs_dir)
-    folder.path.mkdir(parents=True, exist_ok=True)
-    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(absolute(runs_dir))], folder.runner_log, reap=reap)
+    return folder.launch_runner(RUNNER_MODULE, str(folder.runs_dir), reap=reap)
 
 
 def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:

@@ -2,8 +2,9 @@
 
 Detached like a worker. Each pass (about once a second): bring job states up to date from
 their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
-fit next to the running ones. A job's run folder is created and recorded in the state before
-its worker starts, so a runner restarted after a crash adopts it instead of launching it again.
+fit next to the running ones (``core.run.start.start_run``, as the window and ``rlpanel train``).
+A job's run folder is created and recorded in the state before its worker starts, so a runner
+restarted after a crash adopts it instead of launching it again.
 A queue with a Ray cluster (``ray`` in its state) submits each job there (``launch_worker`` does,
 from the run's status) and asks Ray each pass which node runs it and whether its job ended unseen.
 """
@@ -36,6 +37,7 @@ from core.queue.state import (
     write_queue,
 )
 from core.run.control import ClusterLaunchError, launch_worker, request_stop
+from core.run.start import StartError, start_run
 from core.run.states import FAILED
 from core.run.status import SUPERVISOR_MODULE, read_status
 from core.run.store import RunStore
@@ -67,12 +69,14 @@ def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
     tags: dict[str, Any] = {"queue": {"id": state["id"], "job": job["name"]}}
     if state.get("ray"):
         tags["ray"] = state["ray"]  # launch_worker submits it to that cluster
-    run = RunStore(runs_dir).create(cfg, preset=spec.preset, extra_status=tags)
-    job["run_id"] = run.name
-    # the run id on disk before the worker starts; if that write fails, a restarted runner still
-    # finds the run by its queue tag (adopt_orphans)
-    save_state(runs_dir, state)
-    launch_worker(run)
+
+    def record(run: Path) -> None:
+        # the run id on disk before the worker starts; if that write fails, a restarted runner still
+        # finds the run by its queue tag (adopt_orphans)
+        job["run_id"] = run.name
+        save_state(runs_dir, state)
+
+    start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False)
 
 
 def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
@@ -179,7 +183,7 @@ def _launch_ready(runs_dir: Path, state: dict[str, Any], estimates: dict[str, di
                 return  # keep the plan's order: later jobs wait behind this one
         try:
             launch_job(runs_dir, state, job)
-        except (ConfigError, ClusterLaunchError) as exc:
+        except (ConfigError, StartError, ClusterLaunchError) as exc:
             job.update(status="failed", reason=str(exc), ended_at=time.time())
             continue
         active.append(job)

@@ -16,29 +16,22 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
-from core.run.lock import RunLock
+from core.run.runner_folder import RunnerFolder
 from core.run.states import LIVE, TERMINAL
 from core.run.status import read_status
-from core.util.files import read_json, write_json_atomic
-from core.util.procs import is_alive
 
 WAITING, LAUNCHING, RUNNING = "waiting", "launching", "running"
-RUNNER_START_GRACE_S = 60.0
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
 QUEUE_ACTIVE = ("running", "cancelling")
 
 
-class QueueFolder:
-    """Every file of ``<runs>/.queue`` in one place."""
+class QueueFolder(RunnerFolder):
+    """Every file of ``<runs>/.queue`` in one place (the state, the log and the locks: ``RunnerFolder``)."""
 
-    __slots__ = ("path",)
+    __slots__ = ()
 
     def __init__(self, runs_dir: Path | str):
-        self.path = Path(runs_dir) / ".queue"
-
-    @property
-    def state(self) -> Path:
-        return self.path / "state.json"
+        super().__init__(runs_dir, ".queue")
 
     @property
     def cancel_request(self) -> Path:
@@ -50,19 +43,6 @@ class QueueFolder:
         """Where a plan started from the window is written."""
         return self.path / "plan.yaml"
 
-    @property
-    def runner_log(self) -> Path:
-        return self.path / "runner.log"
-
-    @property
-    def start_lock(self) -> Path:
-        """Held for a moment by whoever starts a queue here (``core.util.locks``): two starts never race."""
-        return self.path / "start.lock"
-
-    def lock(self) -> RunLock:
-        """Held by the runner while it lives."""
-        return RunLock(self.path)
-
 
 def new_state(plan: Plan, plan_path: str) -> dict[str, Any]:
     return {"id": time.strftime("%Y%m%d-%H%M%S"), "plan_path": plan_path, "plan": plan.model_dump(mode="json"),
@@ -73,35 +53,16 @@ def new_state(plan: Plan, plan_path: str) -> dict[str, Any]:
 
 def load_queue(runs_dir: Path) -> dict[str, Any] | None:
     """The queue's state as stored (None when this runs folder never ran a queue)."""
-    stored = read_json(QueueFolder(runs_dir).state, default=None)
-    return stored if isinstance(stored, dict) else None
-
-
-def runner_alive(runs_dir: Path, state: dict[str, Any]) -> bool:
-    """Whether the queue's runner still runs (or was launched moments ago and has not locked yet).
-
-    The runner records its pid and start time in the state once it holds the queue's lock (an OS
-    lock, which names no holder).
-    """
-    runner = state.get("runner") or {}
-    if is_alive(runner.get("pid"), runner.get("pid_create_time")):
-        return True
-    return not runner and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
+    return QueueFolder(runs_dir).load_state()
 
 
 def read_queue(runs_dir: Path) -> dict[str, Any] | None:
     """The queue's state as a reader sees it: ``state`` reads ``crashed`` when its runner is gone."""
-    state = load_queue(runs_dir)
-    if state and state.get("state") in QUEUE_ACTIVE and not runner_alive(runs_dir, state):
-        state = {**state, "state": "crashed", "recorded_state": state["state"]}
-    return state
+    return QueueFolder(runs_dir).read_state(QUEUE_ACTIVE)
 
 
 def write_queue(runs_dir: Path, state: dict[str, Any]) -> None:
-    state["updated_at"] = time.time()
-    folder = QueueFolder(runs_dir)
-    folder.path.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(folder.state, state)
+    QueueFolder(runs_dir).write_state(state)
 
 
 def is_active(state: dict[str, Any] | None) -> bool:

@@ -1,18 +1,16 @@
-"""Start, stop, resume, restart and delete runs (ARCHITECTURE.md, "Processes").
+"""Launch, stop, resume and delete runs (ARCHITECTURE.md, "Processes"); a new run and a restart start in core.run.start.
 
 A worker outlives whoever started it: a new session on POSIX, a new process group with no
 console window on Windows. Stopping asks through the STOP file first (no POSIX signals, so the
 same path works on Windows), then sends SIGTERM (a graceful stop too, on POSIX), then kills the
 whole process tree and records that, naming the checkpoint it will resume from. Resume needs a
-checkpoint; a run without one is restarted: the same config from step 0, the old curve kept as
-superseded. Delete moves a run folder to the system's trash.
+checkpoint; a run without one is restarted (``core.run.start.restart_run``): the same config from
+step 0, the old curve kept as superseded. Delete moves a run folder to the system's trash.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
 import subprocess
 import sys
 import time
@@ -23,11 +21,10 @@ from core.config.errors import ConfigError
 from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, BROKEN, RESUMABLE, TERMINAL
+from core.run.states import ACTIVE, BROKEN, RESUMABLE
 from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, read_status, write_status
 from core.run.store import load_run_config
-from core.util.files import replace_retrying, write_atomic
-from core.util.jsonl import read_jsonl, repair_torn_tail
+from core.util.files import write_atomic
 from core.util.locks import held_briefly
 from core.util.paths import CODE_ROOT, absolute
 from core.util.procs import CREATE_NO_WINDOW, spawn_detached, terminate_tree
@@ -222,38 +219,6 @@ def _wait_until_ended(run_dir: Path, timeout: float, poll: float) -> bool:
             return True
         time.sleep(poll)
     return False
-
-
-def restart_run(run_dir: Path, reap: bool = True) -> int:
-    """Train an ended run again from step 0 with its config; returns the new attempt's number.
-
-    The old attempt's records move to ``metrics.superseded.jsonl`` (its curve is kept, not
-    drawn as this run's), its checkpoints to ``checkpoints.superseded/`` (a later resume must not
-    pick up the old weights), and its summary goes: it described the old attempt.
-    """
-    run_dir = Path(run_dir)
-    layout = RunDir(run_dir)
-    status = read_status(run_dir)
-    state = status.get("state")
-    if state not in TERMINAL:
-        raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
-    load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
-    repair_torn_tail(layout.metrics)
-    old = read_jsonl(layout.metrics)
-    if old:
-        with open(layout.superseded, "a", encoding="utf-8") as fh:
-            fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in old))
-    write_atomic(layout.metrics, "")
-    if layout.checkpoints.exists():
-        shutil.rmtree(layout.superseded_checkpoints, ignore_errors=True)  # an older restart's: superseded twice
-        replace_retrying(layout.checkpoints, layout.superseded_checkpoints)
-    layout.summary.unlink(missing_ok=True)
-    layout.stop_request.unlink(missing_ok=True)
-    attempt = int(status.get("attempt") or 1) + 1
-    write_status(run_dir, state="stopped", started_at=None, ended_at=None, train_time_s=0.0, resumed_from=None,
-                 restarted_at=time.time(), exit_reason=f"restarted from step 0 (attempt {attempt})", error=None)
-    launch_worker(run_dir, reap=reap)
-    return attempt
 
 
 def delete_run(run_dir: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state,
 from core.sweep.spec import SweepSpec, parse_sweep, spec_data
 from core.sweep.study import best_row, load_study, param_importances, storage_url, trial_row
 from core.util.locks import LockBusy, held_briefly
-from core.util.procs import spawn_detached
 from core.util.yaml_reader import read_yaml_mapping
 
 RUNNER_MODULE = "core.sweep.runner"
@@ -118,9 +116,7 @@ def read_spec(folder: SweepFolder) -> SweepSpec:
 
 
 def launch_runner(folder: SweepFolder, reap: bool = True) -> subprocess.Popen[bytes]:
-    folder.path.mkdir(parents=True, exist_ok=True)
-    return spawn_detached([sys.executable, "-m", RUNNER_MODULE, str(folder.runs_dir), folder.name], folder.runner_log,
-                          reap=reap)
+    return folder.launch_runner(RUNNER_MODULE, str(folder.runs_dir), folder.name, reap=reap)
 
 
 def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[str, Any]:

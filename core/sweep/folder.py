@@ -14,30 +14,26 @@ worker.lock    held by the runner while it lives (an OS lock); start.lock: held 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from core.run.lock import RunLock
-from core.util.files import read_json, write_atomic, write_json_atomic
+from core.run.runner_folder import RunnerFolder
+from core.util.files import write_atomic
 from core.util.paths import absolute
-from core.util.procs import is_alive
 
 SWEEP_ACTIVE = ("running", "stopping")
-RUNNER_START_GRACE_S = 60.0
 
 
-class SweepFolder:
-    """Every file of one sweep in one place."""
+class SweepFolder(RunnerFolder):
+    """Every file of one sweep in one place (the state, the log and the locks: ``RunnerFolder``)."""
 
-    __slots__ = ("path", "runs_dir", "name")
+    __slots__ = ("name",)
 
     def __init__(self, runs_dir: Path | str, name: str):
-        self.runs_dir = absolute(runs_dir)
+        super().__init__(runs_dir, ".sweeps", name)
         self.name = name
-        self.path = self.runs_dir / ".sweeps" / name
 
     @property
     def spec(self) -> Path:
@@ -48,23 +44,8 @@ class SweepFolder:
         return self.path / "study.db"
 
     @property
-    def state(self) -> Path:
-        return self.path / "state.json"
-
-    @property
     def stop_request(self) -> Path:
         return self.path / "STOP"
-
-    @property
-    def runner_log(self) -> Path:
-        return self.path / "runner.log"
-
-    @property
-    def start_lock(self) -> Path:
-        return self.path / "start.lock"
-
-    def lock(self) -> RunLock:
-        return RunLock(self.path)
 
     def local_storage(self) -> str:
         """The SQLite URL of the study file, as ``optuna.load_study(storage=...)`` takes it."""
@@ -86,27 +67,13 @@ def save_spec_data(folder: SweepFolder, data: dict[str, Any]) -> None:
 
 def load_state(folder: SweepFolder) -> dict[str, Any] | None:
     """The state as stored (None before the sweep was started)."""
-    stored = read_json(folder.state, default=None)
-    return stored if isinstance(stored, dict) else None
+    return folder.load_state()
 
 
 def write_state(folder: SweepFolder, state: dict[str, Any]) -> None:
-    state["updated_at"] = time.time()
-    folder.path.mkdir(parents=True, exist_ok=True)
-    write_json_atomic(folder.state, state)
-
-
-def runner_alive(state: dict[str, Any]) -> bool:
-    """Whether the sweep's runner lives (or was launched moments ago and has not said so yet)."""
-    runner = state.get("runner") or {}
-    if is_alive(runner.get("pid"), runner.get("pid_create_time")):
-        return True
-    return not runner and time.time() - float(state.get("launched_at") or 0) < RUNNER_START_GRACE_S
+    folder.write_state(state)
 
 
 def read_state(folder: SweepFolder) -> dict[str, Any] | None:
     """The state as a reader sees it: ``crashed`` when it says running and its runner is gone."""
-    state = load_state(folder)
-    if state and state.get("state") in SWEEP_ACTIVE and not runner_alive(state):
-        state = {**state, "state": "crashed", "recorded_state": state["state"]}
-    return state
+    return folder.read_state(SWEEP_ACTIVE)

@@ -36,8 +36,9 @@ from core.fit.result import NO_FIT
 from core.notify.run_events import notify_run_event
 from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
-from core.run.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, restart_run, resume_run
+from core.run.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, resume_run
 from core.run.layout import RunDir
+from core.run.start import StartError, restart_run, start_run
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.run.store import RunStore
@@ -231,21 +232,33 @@ class SweepRunner:
         tags: dict[str, Any] = {"sweep": {"name": self.spec.name, "study": self.spec.study_name(), "trial": frozen.number}}
         if self.cluster:
             tags["ray"] = self.cluster  # launch_worker submits it to that cluster
-        run = RunStore(self.folder.runs_dir).create(cfg, preset=self.spec.base.preset, extra_status=tags)
-        self.trial(frozen).set_user_attr("run_id", run.name)
-        try:
-            annotate(run, name=f"{self.spec.name} #{frozen.number}", add_tags=("sweep",))
-        except (AnnotationError, OSError):
-            pass  # the name is a convenience: the status tag is what the sweep reads
-        self._launch(run)
-        print(f"sweep runner: trial {frozen.number}: run {run.name} with {self.spec.decode(frozen.params)}", flush=True)
 
+        def record(run: Path) -> None:  # the run id before its worker starts: a runner started again adopts it
+            self.trial(frozen).set_user_attr("run_id", run.name)
+            try:
+                annotate(run, name=f"{self.spec.name} #{frozen.number}", add_tags=("sweep",))
+            except (AnnotationError, OSError):
+                pass  # the name is a convenience: the status tag is what the sweep reads
+
+        try:
+            started = start_run(RunStore(self.folder.runs_dir), cfg, self.spec.base.preset, extra_status=tags,
+                                on_created=record, check_env=False)
+        except (ConfigError, StartError) as exc:  # refused before its run was created
+            self.fail(frozen, str(exc))
+            return
+        except ClusterLaunchError as exc:  # the run says failed with the reason: the next pass fails its trial
+            _log(str(exc))
+            return
+        print(f"sweep runner: trial {frozen.number}: run {started.run_dir.name} with {self.spec.decode(frozen.params)}",
+              flush=True)
 
     def _launch(self, run_dir: Path) -> None:
+        """The worker of a run created and recorded before the runner died (its start's second half)."""
         try:
             launch_worker(run_dir)
         except ClusterLaunchError as exc:  # the run says failed with the reason: the next pass fails its trial
             _log(str(exc))
+
 
 
 def _log(line: str) -> None:

@@ -1,0 +1,129 @@
+"""The one launch path: start a new run, or train an ended one again from step 0 (ARCHITECTURE.md, "Processes").
+
+The window's Launch, ``rlpanel train``, the queue runner, the sweep runner and Restart all come
+through here, so the checks before a launch (the free space its checkpoints need, a custom env's
+import folder) are made once, the same way, with the same messages. ``launch_worker`` itself (the
+detached supervisor, or a Ray submission) stays in ``core.run.control``, which resume uses too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from core.config.errors import ConfigError
+from core.config.schema import RunConfig
+from core.config.spaces import EnvSpaces, probe_spaces
+from core.fit.disk import free_space_problem
+from core.run.control import RunStateError, launch_worker
+from core.run.layout import RunDir
+from core.run.states import TERMINAL
+from core.run.status import read_status, write_status
+from core.run.store import RunStore, load_run_config
+from core.util.files import replace_retrying, write_atomic
+from core.util.jsonl import read_jsonl, repair_torn_tail
+
+
+class StartError(OSError):
+    """A run refused before its folder was created (too little free space), with the reason and the fix."""
+
+
+@dataclass(frozen=True)
+class StartedRun:
+    """A run whose worker was started: its folder, the launched process and what the window should say."""
+
+    run_dir: Path
+    process: subprocess.Popen[bytes]
+    notes: tuple[str, ...] = ()  # a refused breakaway on Windows: the window shows it beside "Launched"
+
+
+def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = None, check_env: bool = True) -> str | None:
+    """Why ``config`` must not start in the runs folder ``folder`` (too little free space), or None.
+
+    ``spaces``: the env's, when the caller probed them already (a probe of an entry point is a subprocess).
+    An env whose spaces cannot be read raises ``ConfigError``, unless not ``check_env``: then the
+    check is skipped and the worker's failure says why (a queue's or sweep's job, whose estimate is advice too).
+    """
+    if config.is_baseline:  # a baseline writes no checkpoints
+        return None
+    if spaces is None:
+        try:
+            spaces = probe_spaces(config.env)
+        except ConfigError:
+            if check_env:
+                raise
+            return None
+    return free_space_problem(folder, config, spaces)
+
+
+def start_run(store: RunStore, config: RunConfig, preset: str | None = None, warnings: Sequence[str] = (), *,
+              spaces: EnvSpaces | None = None, import_folder: str | None = None,
+              extra_status: dict[str, Any] | None = None, on_created: Callable[[Path], None] | None = None,
+              check_env: bool = True, reap: bool = True) -> StartedRun:
+    """Check, create the run folder and start its worker detached.
+
+    ``import_folder``: where a custom env without ``env.path`` is imported from (the window and
+    ``rlpanel train`` pass the folder they were started in; it is recorded in the config, so a
+    resume imports from there too). ``extra_status``: fields the status starts with (a queue's or
+    sweep's tag, ``ray``: the run is submitted to that cluster). ``on_created`` runs between the
+    creation and the launch: the queue and sweep runners record the run id there, so a runner
+    started again adopts the run instead of launching it twice. ``check_env``: see ``start_problem``
+    (the runners pass False: an untrusted or missing env fails its run, which the job reports, as before).
+
+    Raises ``StartError`` (no folder created) when the disk cannot hold the run's checkpoints,
+    ``ConfigError`` when the env cannot be probed, ``ClusterLaunchError`` when a Ray cluster did
+    not take the run (the run is then recorded ``failed`` with the reason).
+    """
+    if import_folder is not None:
+        config = config.with_import_folder(import_folder)
+    problem = start_problem(store.root, config, spaces, check_env)
+    if problem:
+        raise StartError(problem)
+    run_dir = store.create(config, preset=preset, warnings=list(warnings), extra_status=extra_status)
+    if on_created is not None:
+        on_created(run_dir)
+    notes: list[str] = []
+    process = launch_worker(run_dir, reap=reap, notes=notes)
+    return StartedRun(run_dir, process, tuple(notes))
+
+
+def restart_run(run_dir: Path, reap: bool = True) -> int:
+    """Train an ended run again from step 0 with its config; returns the new attempt's number.
+
+    The old attempt's records move to ``metrics.superseded.jsonl`` (its curve is kept, not
+    drawn as this run's), its checkpoints to ``checkpoints.superseded/`` (a later resume must not
+    pick up the old weights), and its summary goes: it described the old attempt. A disk that
+    cannot hold the new attempt's checkpoints is refused first (``StartError``), the run left as it was.
+    """
+    run_dir = Path(run_dir)
+    layout = RunDir(run_dir)
+    status = read_status(run_dir)
+    state = status.get("state")
+    if state not in TERMINAL:
+        raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
+    config = load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
+    problem = start_problem(run_dir.parent, config, check_env=False)  # it ran before: its worker says what changed
+    if problem:
+        raise StartError(problem)
+    repair_torn_tail(layout.metrics)
+    old = read_jsonl(layout.metrics)
+    if old:
+        with open(layout.superseded, "a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in old))
+    write_atomic(layout.metrics, "")
+    if layout.checkpoints.exists():
+        shutil.rmtree(layout.superseded_checkpoints, ignore_errors=True)  # an older restart's: superseded twice
+        replace_retrying(layout.checkpoints, layout.superseded_checkpoints)
+    layout.summary.unlink(missing_ok=True)
+    layout.stop_request.unlink(missing_ok=True)
+    attempt = int(status.get("attempt") or 1) + 1
+    write_status(run_dir, state="stopped", started_at=None, ended_at=None, train_time_s=0.0, resumed_from=None,
+                 restarted_at=time.time(), exit_reason=f"restarted from step 0 (attempt {attempt})", error=None)
+    launch_worker(run_dir, reap=reap)
+    return attempt
