@@ -24,7 +24,7 @@ from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, BROKEN, RESUMABLE, TERMINAL
-from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, StatusFields, read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import replace_retrying, write_atomic
 from core.util.jsonl import read_jsonl, repair_torn_tail
@@ -61,8 +61,8 @@ def cluster_command(run_dir: Path, *flags: str) -> list[str]:
 
 def is_cluster_run(run_dir: Path) -> bool:
     """Whether the run's status names a Ray cluster (it launches, resumes and stops through Ray's job API)."""
-    ray = read_status(run_dir).get("ray")
-    return isinstance(ray, dict) and bool(ray.get("address"))
+    ray = read_status(run_dir).ray
+    return bool(ray and ray.get("address"))
 
 
 def _run_cluster_command(run_dir: Path, *flags: str, timeout: float = CLUSTER_CALL_S) -> subprocess.Popen[bytes]:
@@ -114,8 +114,11 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     folder = _import_folder(run_dir)
     # a resume records the state it continues from here, before "starting" hides it (the morning report says
     # "resumed after it was stopped")
-    previous = {"resumed_from": read_status(run_dir).get("state")} if resume else {}
-    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time(), **previous)
+    starting: StatusFields = {"state": "starting", "pid": None, "pid_create_time": None, "error": None,
+                              "launched_at": time.time()}
+    if resume:
+        starting["resumed_from"] = read_status(run_dir).state
+    write_status(run_dir, **starting)
     if is_cluster_run(run_dir):
         return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
     return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
@@ -151,9 +154,9 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
         raise ResumeError(f"more steps must be a whole number of at least 1, not {more_steps!r}: e.g. --timesteps 10000")
     with held_briefly(layout.control_lock, what=f"run {run_dir.name}"):
         status = read_status(run_dir)
-        state = status.get("state")
+        state = status.state
         if state == BROKEN:
-            raise ResumeError(f"run {run_dir.name} cannot be read ({status.get('broken')}); it cannot be resumed")
+            raise ResumeError(f"run {run_dir.name} cannot be read ({status.broken}); it cannot be resumed")
         if state not in RESUMABLE and not (state == "finished" and more_steps):
             hint = "; give more steps to train it further" if state == "finished" else ""
             raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
@@ -188,13 +191,12 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     A run on a Ray cluster is not a process here: past the STOP wait its job is stopped through Ray.
     """
     run_dir = Path(run_dir)
-    status = read_status(run_dir)
-    if status.get("state") not in ACTIVE:
+    if read_status(run_dir).state not in ACTIVE:
         return "not running"
     request_stop(run_dir)
     if _wait_until_ended(run_dir, timeout, poll):
         return "graceful"
-    pid = read_status(run_dir).get("pid")
+    pid = read_status(run_dir).pid
     if is_cluster_run(run_dir):  # Ray's stop: SIGTERM to the job's processes (a graceful stop), SIGKILL later
         try:
             _run_cluster_command(run_dir, "--stop")
@@ -205,7 +207,7 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     elif pid:
         terminate_tree(pid, grace_s=term_grace_s, root_first=True)
     after = read_status(run_dir)
-    if after.get("state") not in ACTIVE and "recorded_state" not in after:
+    if after.state not in ACTIVE and after.recorded_state is None:
         return "graceful"  # it saved and wrote its own end after SIGTERM
     ckpt = find_checkpoint(run_dir).checkpoint
     resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
@@ -218,7 +220,7 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
 def _wait_until_ended(run_dir: Path, timeout: float, poll: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if read_status(run_dir).get("state") not in ACTIVE:
+        if read_status(run_dir).state not in ACTIVE:
             return True
         time.sleep(poll)
     return False
@@ -234,7 +236,7 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     status = read_status(run_dir)
-    state = status.get("state")
+    state = status.state
     if state not in TERMINAL:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
     load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
@@ -249,7 +251,7 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
         replace_retrying(layout.checkpoints, layout.superseded_checkpoints)
     layout.summary.unlink(missing_ok=True)
     layout.stop_request.unlink(missing_ok=True)
-    attempt = int(status.get("attempt") or 1) + 1
+    attempt = (status.attempt or 1) + 1
     write_status(run_dir, state="stopped", started_at=None, ended_at=None, train_time_s=0.0, resumed_from=None,
                  restarted_at=time.time(), exit_reason=f"restarted from step 0 (attempt {attempt})", error=None)
     launch_worker(run_dir, reap=reap)
@@ -261,7 +263,7 @@ def delete_run(run_dir: Path) -> None:
     from send2trash import send2trash
 
     run_dir = Path(run_dir)
-    state = read_status(run_dir).get("state")
+    state = read_status(run_dir).state
     if state in ACTIVE:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then delete it")
     if not RunDir(run_dir).config.is_file():
