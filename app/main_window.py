@@ -40,6 +40,7 @@ from core.run.layout import RunDir
 from core.run.names import read_run_label
 from core.run.start import restart_run, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
+from core.run.status import RunStatus
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
@@ -334,22 +335,22 @@ class MainWindow(QMainWindow):
     def _on_loading(self, share: float) -> None:
         self.monitor.set_loading(f"Loading the run's history… {100 * share:.0f} %" if share >= 0 else None)
 
-    def _on_status(self, status: dict) -> None:
-        previous, self.run_state = self.run_state, status.get("state")
+    def _on_status(self, status: RunStatus) -> None:
+        previous, self.run_state = self.run_state, status.state
         name = self.run_dir.name if self.run_dir else ""
-        self._device = status.get("device")  # written by the worker: the device it really trains on
+        self._device = status.device  # written by the worker: the device it really trains on
         self.monitor.set_title(self._run_title())
-        self.monitor.set_run_state(self.run_state, status.get("pause_reason") if self.run_state == "paused" else None)
+        self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else None)
         if previous in ACTIVE and self.run_state in TERMINAL:
             # the stop's own result ("stopped gracefully (checkpoint saved)") says more than "stopped"
             stopped = self._stop_words.get(name) if self.run_state == "stopped" else None
             message = f"{name} {stopped or self.run_state}"
-            if self.run_state in FAILED and (status.get("error") or {}).get("message"):
-                message += f": {status['error']['message']}"
+            if self.run_state in FAILED and status.error_message:
+                message += f": {status.error_message}"
             self.statusBar().showMessage(message, 20000)
             self.runs.refresh()
-        if self.run_state in FAILED and status.get("error"):
-            self.log.append_lines([f"*** run {self.run_state}: {status['error'].get('message', '')}"])
+        if self.run_state in FAILED and status.error:
+            self.log.append_lines([f"*** run {self.run_state}: {status.error.get('message', '')}"])
         self._update_actions()
 
     def _on_runs_listed(self, infos: list) -> None:

@@ -80,7 +80,7 @@ def wait_for(predicate, timeout: float = 120, what: str = "condition", poll: flo
 
 
 def wait_state(run_dir: Path, states: tuple[str, ...], timeout: float = 180) -> str:
-    return wait_for(lambda: read_status(run_dir).get("state") in states and read_status(run_dir)["state"],
+    return wait_for(lambda: read_status(run_dir).state in states and read_status(run_dir).state,
                     timeout, f"state in {states}")
 
 
@@ -102,7 +102,7 @@ def train_template(folder: Path) -> Path:
     """A finished PPO run on CartPole with three checkpoints kept (256-step spacing)."""
     run = make_run(folder, TEMPLATE_CONFIG)
     assert run_worker(run) == 0, (run / "worker.log").read_text()
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     return run
 
 

@@ -26,7 +26,7 @@ from core.run.control import stop_run
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import ACTIVE
-from core.run.status import read_status
+from core.run.status import RunStatus, read_status
 from core.telemetry.summary import well_formed_sample
 from core.util.files import TextTail
 from core.util.jsonl import JsonlReader
@@ -57,7 +57,7 @@ class RunController(QObject):
         self.generation = 0
         self._timer: QTimer | None = None
         self._readers: tuple[JsonlReader, JsonlReader, TextTail] | None = None
-        self._last_status: dict | None = None
+        self._last_status: RunStatus | None = None
         self._unacked = 0  # batches emitted that the window has not taken yet
         self.most_unacked = 0  # the most there ever were (tests: never more than one tick's two)
         self._was_loading = False
@@ -104,7 +104,7 @@ class RunController(QObject):
         lines = log.read_new()
         if lines:
             self.log_lines.emit(gen, lines)
-        active = status.get("state") in ACTIVE
+        active = status.state in ACTIVE
         if self._unacked:  # the window has not taken the last batch yet: read on when it has
             self._set_interval(self.poll_ms)
             return
@@ -249,7 +249,7 @@ class RunFollower(QObject):
         if self._current(gen):
             self.loading.emit(share)
 
-    def _on_status(self, gen: int, status: dict) -> None:
+    def _on_status(self, gen: int, status: RunStatus) -> None:
         if self._current(gen):
             self.status.emit(status)
 

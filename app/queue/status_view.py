@@ -46,8 +46,8 @@ def job_reason(state: dict[str, Any], job: dict[str, Any]) -> str:
         return str(job["reason"])
     if job["status"] == WAITING and state["state"] in ("running", "cancelling"):
         after = next((j.get("after") or [] for j in state["plan"]["jobs"] if j["name"] == job["name"]), [])
-        status = {j["name"]: j["status"] for j in state["jobs"]}
-        pending = [a for a in after if status.get(a) not in JOB_ENDED]
+        job_states = {j["name"]: j["status"] for j in state["jobs"]}
+        pending = [a for a in after if job_states.get(a) not in JOB_ENDED]
         return f"waiting for {', '.join(pending)}" if pending else "waiting for a free slot"
     return ""
 

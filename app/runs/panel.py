@@ -243,7 +243,7 @@ class RunsPanel(QWidget):
     def _settle_cluster_runs(self, infos: list[RunInfo]) -> None:
         """Ask Ray about live runs on a cluster (every ``CLUSTER_CHECK_S``, off the GUI thread): a job that ended
         without its run saying so (a node lost) shows as crashed, as a local worker gone does."""
-        live = [i.path for i in infos if i.state in LIVE and i.status.get("ray")]
+        live = [i.path for i in infos if i.state in LIVE and i.status.ray]
         if not live or self._settling or time.monotonic() - self._settled_at < CLUSTER_CHECK_S:
             return
         self._settling = True

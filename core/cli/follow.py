@@ -104,7 +104,7 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
                 if rec.get("kind") == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
                     print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
             status = read_status(run_dir)
-            state = status.get("state", "unknown")
+            state = status.state
             if interrupted and state == "running":  # the stop is asked for: its speed and time left are not
                 state = "stopping"
             now = time.monotonic()
@@ -117,8 +117,7 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
             if ended:
                 if tty:
                     print(file=sys.stderr)
-                err = (status.get("error") or {}).get("message")
-                return state, status.get("exit_reason") or err or state
+                return state, status.exit_reason or status.error_message or state
             time.sleep(poll_s)
         except KeyboardInterrupt:
             if interrupted:

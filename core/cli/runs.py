@@ -12,6 +12,7 @@ from core.cli.common import CliError, emit, runs_dir
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
+from core.run.status import RunStatus
 from core.run.store import RunInfo, RunStore
 from core.telemetry.summary import memory_lines
 from core.util.files import read_json
@@ -74,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
 
         info = run_info(path)
         summary = read_json(RunDir(path).summary)
-        data = {**info.to_json(), "status": read_status(path), "summary": summary if isinstance(summary, dict) else None}
-        emit(args, data, lambda: _details(data))
+        status = read_status(path)
+        data = {**info.to_json(), "status": status.to_json(), "summary": summary if isinstance(summary, dict) else None}
+        emit(args, data, lambda: _details(data, status))
         return 0
     infos = [i for i in store.list() if (not args.state or i.state == args.state) and (not args.tag or args.tag in i.tags)]
     emit(args, [i.to_json() for i in infos], lambda: table(infos))
@@ -143,26 +145,26 @@ def value_text(key: str, value: Any) -> str | None:
     return str(value)[:200]
 
 
-def _details(data: dict[str, Any]) -> str:
+def _details(data: dict[str, Any], status: RunStatus) -> str:
     head = {**data, "total": data.get("total") or None}  # a baseline plans no steps: no total, not "0"
     lines = [f"{k}: {text}" for k in HEAD_KEYS if (text := value_text(k, head.get(k))) is not None]
     if data.get("broken"):
         lines.append(f"broken: {data['broken']}")
-    status = data["status"]
-    lines += [f"{word}: {text}" for key, word in STATUS_TIMES if (text := value_text(key, status.get(key))) is not None]
-    if status.get("problems"):
-        lines.append(f"status.json problems (ignored): {', '.join(status['problems'])}")
-    if status.get("exit_reason"):
-        lines.append(f"exit: {status['exit_reason']}")
-    if status.get("state") == "paused" and status.get("pause_reason"):
-        lines.append(f"paused: {status['pause_reason']}")
-    if status.get("paused_s"):
-        lines.append(f"paused for {format_duration(status['paused_s'])} in all")
-    lines += [f"note: {note}" for note in (status.get("notes") or [])[:10]]
-    if status.get("error"):
-        lines.append(f"error: {status['error'].get('message')}")
-        if status["error"].get("traceback"):
-            lines.append(status["error"]["traceback"])
+    times = {"created_at": status.created_at, "started_at": status.started_at, "ended_at": status.ended_at}
+    lines += [f"{word}: {text}" for key, word in STATUS_TIMES if (text := value_text(key, times[key])) is not None]
+    if status.problems:
+        lines.append(f"status.json problems (ignored): {', '.join(status.problems)}")
+    if status.exit_reason:
+        lines.append(f"exit: {status.exit_reason}")
+    if status.state == "paused" and status.pause_reason:
+        lines.append(f"paused: {status.pause_reason}")
+    if status.paused_s:
+        lines.append(f"paused for {format_duration(status.paused_s)} in all")
+    lines += [f"note: {note}" for note in status.notes[:10]]
+    if status.error:
+        lines.append(f"error: {status.error.get('message')}")
+        if status.error.get("traceback"):
+            lines.append(status.error["traceback"])
     if data.get("summary"):
         lines += memory_lines(data["summary"])  # which figure each peak is, the run's own first
         lines += [f"summary.{k}: {text}" for k, v in list(data["summary"].items())[:50]

@@ -149,6 +149,6 @@ def run_stop(args: argparse.Namespace) -> int:
             how = stop_run(run_dir, timeout=args.timeout)
         except RunStateError as exc:  # a cluster run whose job could not be stopped through Ray
             raise CliError(str(exc)) from None
-    state = read_status(run_dir).get("state")
+    state = read_status(run_dir).state
     emit(args, {"id": run_dir.name, "stop": how, "state": state}, f"{run_dir.name}: stop {how}; state {state}")
     return 0

@@ -72,13 +72,13 @@ def submit_run(run_dir: Path, resume: bool = False) -> str:
     """
     run_dir = Path(run_dir)
     status = read_status(run_dir)
-    target = ClusterTarget.from_json(status.get("ray"))
+    target = ClusterTarget.from_json(status.ray)
     if target is None:
         raise ClusterError(f"run {run_dir.name} names no Ray cluster in its status.json")
-    job_id = submission_id(run_dir.name, float(status.get("launched_at") or time.time()))
+    job_id = submission_id(run_dir.name, status.launched_at or time.time())
     try:
         resources, cut = run_resources(run_dir).fit_node(largest_node_cpus(target.address))
-        warnings = list(status.get("warnings") or [])
+        warnings = list(status.warnings)
         if cut and f"on the cluster: {cut}" not in warnings:  # the worker announces it as a warning event
             warnings.append(f"on the cluster: {cut}")
         node_dir = target.node_path(run_dir)
@@ -153,7 +153,7 @@ def job_view(address: str, job_id: str) -> JobView:
 
 def stop_job(run_dir: Path) -> bool:
     """Ask Ray to stop the run's job (SIGTERM to its processes, SIGKILL ``STOP_WAIT_S`` later); whether it was asked."""
-    ray = read_status(run_dir).get("ray") or {}
+    ray = read_status(run_dir).ray or {}
     if not ray.get("address") or not ray.get("job_id"):
         return False
     client = job_client(str(ray["address"]))
@@ -173,8 +173,8 @@ def settle_cluster_run(run_dir: Path, grace_s: float = SETTLE_GRACE_S) -> JobVie
     marked the run (the caller notifies: no supervisor is left to).
     """
     status = read_status(run_dir)
-    ray = status.get("ray") or {}
-    if status.get("state") not in LIVE or not ray.get("job_id"):
+    ray = status.ray or {}
+    if status.state not in LIVE or not ray.get("job_id"):
         return None
     try:
         view = job_view(str(ray["address"]), str(ray["job_id"]))

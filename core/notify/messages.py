@@ -53,7 +53,7 @@ def run_message(run_dir: Path, event: str, reason: str | None = None) -> tuple[s
     run_dir = Path(run_dir)
     status = read_status(run_dir)
     run_id = run_dir.name
-    reason = reason or status.get("exit_reason") or (status.get("error") or {}).get("message") or "no reason recorded"
+    reason = reason or status.exit_reason or status.error_message or "no reason recorded"
     reason = str(reason).strip().replace("\n", " ")[:MAX_REASON_CHARS]
     title = f"rlpanel: run {run_id} {EVENT_TITLES.get(event, event)}"
     lines = [f"Run {run_id} {EVENT_TITLES.get(event, event)}: {reason}"]
@@ -63,8 +63,8 @@ def run_message(run_dir: Path, event: str, reason: str | None = None) -> tuple[s
         step = last_step(run_dir)
         if step:
             lines.append(f"It got to step {step:,}.")
-    queue = status.get("queue")
-    if isinstance(queue, dict) and queue.get("id"):
+    queue = status.queue
+    if queue and queue.get("id"):
         lines.append(f"Queue {queue.get('id')}, job {queue.get('job')}.")
     return title, "\n".join(lines)
 

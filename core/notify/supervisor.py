@@ -41,8 +41,8 @@ from core.run.checkpoints import find_checkpoint
 from core.run.control import worker_command
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
-from core.run.status import WORKER_MODULE, write_status
-from core.util.files import read_json, replace_retrying
+from core.run.status import WORKER_MODULE, read_recorded_status, write_status
+from core.util.files import replace_retrying
 from core.util.locks import LockBusy, held_briefly
 from core.util.procs import CREATE_NO_WINDOW, module_running
 
@@ -112,36 +112,29 @@ def rotate_log(log: Path, max_bytes: int = LOG_MAX_BYTES) -> bool:
     return True
 
 
-def _raw_status(run_dir: Path) -> dict[str, object]:
-    raw = read_json(RunDir(run_dir).status, default=None)
-    return raw if isinstance(raw, dict) else {}
-
-
 def _wait_for_stop(run_dir: Path, timeout: float = STOP_WAIT_S) -> None:
     """A STOP file is there: the worker was ended by a stop, which records the run's end itself."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and RunDir(run_dir).stop_request.exists():
-        if _raw_status(run_dir).get("state") in TERMINAL:
+        if read_recorded_status(run_dir).state in TERMINAL:
             return
         time.sleep(0.2)
 
 
-def settle(run_dir: Path, launched_at: object, returncode: int) -> tuple[str, str | None] | None:
+def settle(run_dir: Path, launched_at: float | None, returncode: int) -> tuple[str, str | None] | None:
     """After the worker's end: ``(event, reason)`` to report, or None when it is not this attempt's to report.
 
     A worker that left its run active is marked ``crashed`` here (under the run's control lock,
     so a resume does not start between the check and the write).
     """
-    if _raw_status(run_dir).get("state") not in TERMINAL and RunDir(run_dir).stop_request.exists():
+    if read_recorded_status(run_dir).state not in TERMINAL and RunDir(run_dir).stop_request.exists():
         _wait_for_stop(run_dir)
     with held_briefly(RunDir(run_dir).control_lock, what=f"run {run_dir.name}"):
-        status = _raw_status(run_dir)
-        if status.get("launched_at") != launched_at:
+        status = read_recorded_status(run_dir)
+        if status.launched_at != launched_at:
             return None  # a newer attempt owns the run folder now
-        state = status.get("state")
-        if state in TERMINAL:
-            reason = status.get("exit_reason")
-            return str(state), str(reason) if reason else None
+        if status.state in TERMINAL:
+            return status.state, status.exit_reason or None
         if module_running(WORKER_MODULE, run_dir):
             return None  # our worker was refused by the run's lock: another worker writes this run
         reason = crash_reason(run_dir, returncode)
@@ -159,7 +152,7 @@ def start_worker(run_dir: Path, resume: bool, platform: str = sys.platform) -> s
 
 def supervise(run_dir: Path, resume: bool = False) -> int:
     run_dir = Path(run_dir).resolve()
-    launched_at = _raw_status(run_dir).get("launched_at")
+    launched_at = read_recorded_status(run_dir).launched_at
     worker = start_worker(run_dir, resume)
     if hasattr(signal, "SIGTERM"):  # a SIGTERM meant for the run (a stop): the worker takes it, this one waits
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # (set after the start: an ignored signal is inherited)

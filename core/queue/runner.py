@@ -39,7 +39,7 @@ from core.queue.state import (
 from core.run.control import ClusterLaunchError, launch_worker, request_stop
 from core.run.start import StartError, start_run
 from core.run.states import FAILED
-from core.run.status import SUPERVISOR_MODULE, read_status
+from core.run.status import SUPERVISOR_MODULE, StatusFields, read_status
 from core.run.store import RunStore
 from core.util.files import AtomicWriteError
 from core.util.procs import module_running, process_identity
@@ -52,7 +52,7 @@ def adopt_orphans(runs_dir: Path, state: dict[str, Any]) -> None:
     for job in state["jobs"]:
         if job["status"] == LAUNCHING and not job.get("run_id"):
             for info in RunStore(runs_dir).list():
-                tag = info.status.get("queue") or {}
+                tag = info.status.queue or {}
                 if tag.get("id") == state["id"] and tag.get("job") == job["name"]:
                     job["run_id"] = info.id
             if not job.get("run_id"):
@@ -66,7 +66,7 @@ def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
         job.update(status=WAITING, started_at=None)
         return
-    tags: dict[str, Any] = {"queue": {"id": state["id"], "job": job["name"]}}
+    tags: StatusFields = {"queue": {"id": state["id"], "job": job["name"]}}
     if state.get("ray"):
         tags["ray"] = state["ray"]  # launch_worker submits it to that cluster
 
@@ -132,8 +132,8 @@ def _notify_unattended_crashes(runs_dir: Path, state: dict[str, Any], before: di
             continue
         run_dir = runs_dir / run_id
         status = read_status(run_dir)
-        if "recorded_state" in status and not module_running(SUPERVISOR_MODULE, run_dir):
-            reason = (f"{(status.get('error') or {}).get('message', 'the worker ended without a word')} "
+        if status.recorded_state is not None and not module_running(SUPERVISOR_MODULE, run_dir):
+            reason = (f"{status.error_message or 'the worker ended without a word'} "
                       "(its supervisor ended too, so the queue runner reports it)")
             notify_run_event(run_dir, "crashed", reason, log=_log)
 
@@ -142,7 +142,7 @@ def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
     """A recorded run whose worker never started (the runner died in between) starts now."""
     for job in state["jobs"]:
         if job["status"] == LAUNCHING and job.get("run_id"):
-            if read_status(runs_dir / job["run_id"]).get("state") == "queued":
+            if read_status(runs_dir / job["run_id"]).state == "queued":
                 try:
                     launch_worker(runs_dir / job["run_id"])
                 except ClusterLaunchError as exc:  # the run says failed with the reason: reconcile takes it

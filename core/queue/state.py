@@ -76,13 +76,12 @@ def reconcile(runs_dir: Path, state: dict[str, Any]) -> None:
     for job in state["jobs"]:
         if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
             run_status = read_status(Path(runs_dir) / job["run_id"])
-            run_state = run_status.get("state")
+            run_state = run_status.state
             if run_state in TERMINAL:
                 job["status"] = run_state
                 job["ended_at"] = job.get("ended_at") or time.time()
                 if run_state != "finished":
-                    err = run_status.get("error") or {}
-                    job["reason"] = err.get("message") or run_state
+                    job["reason"] = run_status.error_message or run_state
             elif run_state in LIVE:
                 job["status"] = RUNNING
 

@@ -8,9 +8,8 @@ from pathlib import Path
 from core.run.episodes import REWARD_WINDOW, episode_groups, window_means
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
-from core.run.status import clean_status
+from core.run.status import read_recorded_status
 from core.run.store import run_info
-from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
 
@@ -37,9 +36,9 @@ def reward_curve(run_dir: Path, window: int = REWARD_WINDOW) -> RewardCurve:
     layout = RunDir(run_dir)
     records = well_formed_only(read_jsonl(layout.metrics))
     groups = episode_groups(records)  # an aggregate is one point, at the end of its episodes
-    status = clean_status(read_json(layout.status, default=None))
+    started_at = read_recorded_status(run_dir).started_at
     first_t = next((float(r["t"]) for r in records if isinstance(r.get("t"), int | float)), None)
-    starts = [t for t in (status.get("started_at"), first_t) if t is not None]
+    starts = [t for t in (started_at, first_t) if t is not None]
     t0 = min(starts) if starts else 0.0
     cfg_name = run_info(run_dir).name
     return RewardCurve(

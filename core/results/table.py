@@ -30,6 +30,7 @@ from core.results.settings_diff import differences, differing_paths, run_setting
 from core.run.episodes import REWARD_WINDOW
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
+from core.run.status import RunStatus
 from core.run.store import RunStore, run_info
 from core.run.summary import summarize
 from core.telemetry.energy import co2_kg
@@ -245,32 +246,26 @@ def result_row(run_dir: Path) -> ResultRow:
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
         # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
         measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
-        exit_reason=_why(info.status), attempts=max(1, _whole(info.status.get("attempt"))), resumed=_resumed(info.status),
-        paused_s=_num(info.status.get("paused_s")), throttled_s=_num(summary.get("throttled_s")),
+        exit_reason=_why(info.status), attempts=max(1, info.status.attempt or 0), resumed=_resumed(info.status),
+        paused_s=info.status.paused_s, throttled_s=_num(summary.get("throttled_s")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
 
 
-def _why(status: dict[str, Any]) -> str:
+def _why(status: RunStatus) -> str:
     """Why the run ended (its exit reason or error), or why it is paused; "" while it runs."""
-    raw = status.get("error")
-    error: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    for value in (status.get("pause_reason") if status.get("state") == "paused" else None, status.get("exit_reason"),
-                  error.get("message")):
-        if isinstance(value, str) and value:
-            return value
-    return ""
+    paused = status.pause_reason if status.state == "paused" else None
+    return paused or status.exit_reason or status.error_message or ""
 
 
-def _resumed(status: dict[str, Any]) -> str:
+def _resumed(status: RunStatus) -> str:
     """How a run that ran more than once came back (the worker counts its starts in status.json's
     ``attempt``; a resume keeps the state it resumed from, a restart its time); "" for one attempt."""
-    attempts = _whole(status.get("attempt"))
+    attempts = status.attempt or 0
     if attempts < 2:
         return ""
-    resumed_from = status.get("resumed_from")
-    if isinstance(resumed_from, str) and resumed_from:
-        how = f"resumed after it was {resumed_from}"
-    elif status.get("restarted_at"):
+    if status.resumed_from:
+        how = f"resumed after it was {status.resumed_from}"
+    elif status.restarted_at:
         how = "restarted from step 0"
     else:
         how = "resumed"

@@ -22,7 +22,7 @@ from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, BROKEN, RESUMABLE
-from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, StatusFields, read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import write_atomic
 from core.util.locks import held_briefly
@@ -58,8 +58,8 @@ def cluster_command(run_dir: Path, *flags: str) -> list[str]:
 
 def is_cluster_run(run_dir: Path) -> bool:
     """Whether the run's status names a Ray cluster (it launches, resumes and stops through Ray's job API)."""
-    ray = read_status(run_dir).get("ray")
-    return isinstance(ray, dict) and bool(ray.get("address"))
+    ray = read_status(run_dir).ray
+    return bool(ray and ray.get("address"))
 
 
 def _run_cluster_command(run_dir: Path, *flags: str, timeout: float = CLUSTER_CALL_S) -> subprocess.Popen[bytes]:
@@ -111,8 +111,11 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     folder = _import_folder(run_dir)
     # a resume records the state it continues from here, before "starting" hides it (the morning report says
     # "resumed after it was stopped")
-    previous = {"resumed_from": read_status(run_dir).get("state")} if resume else {}
-    write_status(run_dir, state="starting", pid=None, pid_create_time=None, error=None, launched_at=time.time(), **previous)
+    starting: StatusFields = {"state": "starting", "pid": None, "pid_create_time": None, "error": None,
+                              "launched_at": time.time()}
+    if resume:
+        starting["resumed_from"] = read_status(run_dir).state
+    write_status(run_dir, **starting)
     if is_cluster_run(run_dir):
         return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
     return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
@@ -148,9 +151,9 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
         raise ResumeError(f"more steps must be a whole number of at least 1, not {more_steps!r}: e.g. --timesteps 10000")
     with held_briefly(layout.control_lock, what=f"run {run_dir.name}"):
         status = read_status(run_dir)
-        state = status.get("state")
+        state = status.state
         if state == BROKEN:
-            raise ResumeError(f"run {run_dir.name} cannot be read ({status.get('broken')}); it cannot be resumed")
+            raise ResumeError(f"run {run_dir.name} cannot be read ({status.broken}); it cannot be resumed")
         if state not in RESUMABLE and not (state == "finished" and more_steps):
             hint = "; give more steps to train it further" if state == "finished" else ""
             raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
@@ -185,13 +188,12 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     A run on a Ray cluster is not a process here: past the STOP wait its job is stopped through Ray.
     """
     run_dir = Path(run_dir)
-    status = read_status(run_dir)
-    if status.get("state") not in ACTIVE:
+    if read_status(run_dir).state not in ACTIVE:
         return "not running"
     request_stop(run_dir)
     if _wait_until_ended(run_dir, timeout, poll):
         return "graceful"
-    pid = read_status(run_dir).get("pid")
+    pid = read_status(run_dir).pid
     if is_cluster_run(run_dir):  # Ray's stop: SIGTERM to the job's processes (a graceful stop), SIGKILL later
         try:
             _run_cluster_command(run_dir, "--stop")
@@ -202,7 +204,7 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     elif pid:
         terminate_tree(pid, grace_s=term_grace_s, root_first=True)
     after = read_status(run_dir)
-    if after.get("state") not in ACTIVE and "recorded_state" not in after:
+    if after.state not in ACTIVE and after.recorded_state is None:
         return "graceful"  # it saved and wrote its own end after SIGTERM
     ckpt = find_checkpoint(run_dir).checkpoint
     resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
@@ -215,7 +217,7 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
 def _wait_until_ended(run_dir: Path, timeout: float, poll: float) -> bool:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if read_status(run_dir).get("state") not in ACTIVE:
+        if read_status(run_dir).state not in ACTIVE:
             return True
         time.sleep(poll)
     return False
@@ -226,7 +228,7 @@ def delete_run(run_dir: Path) -> None:
     from send2trash import send2trash
 
     run_dir = Path(run_dir)
-    state = read_status(run_dir).get("state")
+    state = read_status(run_dir).state
     if state in ACTIVE:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then delete it")
     if not RunDir(run_dir).config.is_file():

@@ -104,7 +104,7 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     status = read_status(run_dir)
-    state = status.get("state")
+    state = status.state
     if state not in TERMINAL:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
     config = load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
@@ -122,7 +122,7 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
         replace_retrying(layout.checkpoints, layout.superseded_checkpoints)
     layout.summary.unlink(missing_ok=True)
     layout.stop_request.unlink(missing_ok=True)
-    attempt = int(status.get("attempt") or 1) + 1
+    attempt = (status.attempt or 1) + 1
     write_status(run_dir, state="stopped", started_at=None, ended_at=None, train_time_s=0.0, resumed_from=None,
                  restarted_at=time.time(), exit_reason=f"restarted from step 0 (attempt {attempt})", error=None)
     launch_worker(run_dir, reap=reap)

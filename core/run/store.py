@@ -26,7 +26,7 @@ from core.run.layout import RunDir
 from core.run.names import run_label
 from core.run.records import STEP_KINDS, well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
-from core.run.status import read_status
+from core.run.status import RunStatus, StatusFields, new_status, read_status
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
@@ -73,7 +73,7 @@ class RunInfo:
     has_checkpoint: bool = False  # a complete checkpoint to resume from
     energy_kwh: float | None = None  # the GPU energy of an ended run (summary.json)
     pause_reason: str | None = None  # why a paused run is paused (the GPU guard)
-    status: dict[str, Any] = field(default_factory=dict, repr=False)
+    status: RunStatus = field(default_factory=RunStatus, repr=False)
 
     @property
     def label(self) -> str:
@@ -110,7 +110,7 @@ class RunStore:
         self.root = absolute(root)
 
     def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
-               extra_status: dict[str, Any] | None = None) -> Path:
+               extra_status: StatusFields | None = None) -> Path:
         """A new run folder holding the resolved config and status ``queued``."""
         self.root.mkdir(parents=True, exist_ok=True)
         base = make_run_id(cfg)
@@ -128,10 +128,12 @@ class RunStore:
         try:
             write_atomic(layout.config, cfg.to_yaml())
             plan = planned_steps(cfg)  # the Runs tab's total until the worker says it (a resume's, from its checkpoint)
-            write_json_atomic(layout.status, {
-                "state": "queued", "id": run_id, "preset": preset, "created_at": time.time(), "updated_at": time.time(),
-                "warnings": list(warnings), "pid": None, "host": socket.gethostname(),
-                "planned_timesteps": plan.steps if plan else None, **(extra_status or {})})
+            now = time.time()
+            first: StatusFields = {"state": "queued", "id": run_id, "preset": preset, "created_at": now,
+                                   "warnings": list(warnings), "pid": None, "host": socket.gethostname(),
+                                   "planned_timesteps": plan.steps if plan else None}
+            first.update(extra_status or {})
+            write_json_atomic(layout.status, {**new_status(**first), "updated_at": now})
         except OSError:  # a full disk: no empty run folder is left behind
             shutil.rmtree(path, ignore_errors=True)
             raise
@@ -209,7 +211,7 @@ def run_info(run_dir: Path) -> RunInfo:
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
     status = read_status(run_dir)
-    broken = [status["broken"]] if status.get("broken") else []
+    broken = [status.broken] if status.broken else []
     try:
         raw = read_yaml_mapping(layout.config)
     except ValueError as exc:
@@ -219,16 +221,15 @@ def run_info(run_dir: Path) -> RunInfo:
     budget: dict[str, Any] = raw["budget"] if isinstance(raw.get("budget"), dict) else {}
     name = raw.get("name")
     info = RunInfo(
-        id=run_dir.name, path=run_dir, state=BROKEN if broken else str(status.get("state", "unknown")),
+        id=run_dir.name, path=run_dir, state=BROKEN if broken else status.state,
         algo=str(raw.get("algo", "")), env=str(env.get("id") or env.get("entry_point") or ""),
-        name=name if isinstance(name, str) else None, preset=status.get("preset"),
+        name=name if isinstance(name, str) else None, preset=status.preset,
         # the steps the run trains (whole rollouts: the worker's figure), else what its config asked (older runs)
-        total=0 if raw.get("algo") in BASELINES else _int(status.get("planned_timesteps")) or _int(budget.get("total_timesteps")),
-        created_at=status.get("created_at"),
-        started_at=status.get("started_at"), ended_at=status.get("ended_at"), pid=status.get("pid"),
-        error=status.get("error"), broken="; ".join(broken) or None, status=status,
+        total=0 if raw.get("algo") in BASELINES else status.planned_timesteps or _int(budget.get("total_timesteps")),
+        created_at=status.created_at, started_at=status.started_at, ended_at=status.ended_at, pid=status.pid,
+        error=status.error, broken="; ".join(broken) or None, status=status,
         has_checkpoint=layout.latest_checkpoint.is_file(),
-        pause_reason=str(status["pause_reason"]) if status.get("state") == "paused" and status.get("pause_reason") else None)
+        pause_reason=status.pause_reason if status.state == "paused" and status.pause_reason else None)
     notes = read_annotations(run_dir)
     info.display_name, info.tags, info.note = notes.display_name, notes.tags, notes.note
     summary = read_json(layout.summary, default=None)

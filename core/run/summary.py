@@ -17,9 +17,8 @@ from core.run.episodes import (
 )
 from core.run.layout import RunDir
 from core.run.records import EVAL, STEP_KINDS, well_formed_only
-from core.run.status import clean_status
+from core.run.status import read_recorded_status
 from core.telemetry.summary import telemetry_summary
-from core.util.files import read_json
 from core.util.jsonl import read_jsonl
 
 
@@ -60,17 +59,17 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     layout = RunDir(run_dir)
     records = well_formed_only(read_jsonl(layout.metrics))
     out = summarize_records(records)
-    status = clean_status(read_json(layout.status, default=None))
-    wall = float(status.get("train_time_s") or 0.0)
+    status = read_recorded_status(run_dir)
+    wall = status.train_time_s or 0.0
     if not wall:  # the worker died before it recorded its time: from its start to its last record
         times = [float(r["t"]) for r in records if isinstance(r.get("t"), int | float)]
-        start = status.get("started_at") or (times[0] if times else None)
+        start = status.started_at or (times[0] if times else None)
         wall = max(times) - start if times and start else 0.0
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
-    out["attempts"] = int(status.get("attempt", 1))
+    out["attempts"] = status.attempt or 1
     out.update(telemetry_summary(layout.telemetry))
-    out.update(_estimate_beside_peak(status.get("estimate_gpu"), out.get("peak_process_gpu_memory_bytes")))
+    out.update(_estimate_beside_peak(status.estimate_gpu, out.get("peak_process_gpu_memory_bytes")))
     return out
 
 

@@ -99,7 +99,7 @@ def _stop_orphan_runs(folder: SweepFolder) -> None:
         return
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         run_id = trial.user_attrs.get("run_id")
-        if run_id and read_status(folder.runs_dir / run_id).get("state") in LIVE:
+        if run_id and read_status(folder.runs_dir / run_id).state in LIVE:
             optuna.Trial(study, trial._trial_id).set_user_attr("stopped_by_sweep", True)
             request_stop(folder.runs_dir / run_id, f"the sweep {spec.name} was stopped")
 
@@ -151,17 +151,17 @@ def sweeps_since(runs_dir: Path, since: float) -> list[dict[str, Any]]:
         if isinstance(ended, int | float) and ended < since:
             continue
         try:
-            status = sweep_status(runs_dir, name)
+            sweep_now = sweep_status(runs_dir, name)
         except (ConfigError, SweepError, OSError, ValueError) as exc:  # a damaged sweep is listed, not a failed report
             out.append({"name": name, "state": f"{state.get('state')}: {exc}", "trials_done": None, "n_trials": None,
                         "best_value": None, "metric": "", "direction": "", "best_run": None})
             continue
-        if state["state"] == "crashed" and not _trial_ran_since(runs_dir, status["trials"], since):
+        if state["state"] == "crashed" and not _trial_ran_since(runs_dir, sweep_now["trials"], since):
             continue  # its runner is gone with no end written: it ran tonight only if one of its trials did
-        best = status.get("best") or {}
-        out.append({"name": name, "state": status["state"], "n_trials": status["n_trials"],
-                    "trials_done": sum(1 for t in status["trials"] if t["state"] in DONE_TRIALS),
-                    "best_value": best.get("value"), "metric": status["metric"], "direction": status["direction"],
+        best = sweep_now.get("best") or {}
+        out.append({"name": name, "state": sweep_now["state"], "n_trials": sweep_now["n_trials"],
+                    "trials_done": sum(1 for t in sweep_now["trials"] if t["state"] in DONE_TRIALS),
+                    "best_value": best.get("value"), "metric": sweep_now["metric"], "direction": sweep_now["direction"],
                     "best_run": best.get("run_id")})
     return out
 
@@ -170,7 +170,7 @@ def _trial_ran_since(runs_dir: Path, trials: list[dict[str, Any]], since: float)
     for trial in trials:
         if trial.get("run_id"):
             status = read_status(Path(runs_dir) / str(trial["run_id"]))
-            times = [status.get(k) for k in ("started_at", "ended_at", "updated_at")]
+            times = [status.started_at, status.ended_at, status.updated_at]
             if any(isinstance(t, int | float) and t >= since for t in times):
                 return True
     return False

@@ -40,7 +40,7 @@ from core.run.control import ClusterLaunchError, RunStateError, launch_worker, r
 from core.run.layout import RunDir
 from core.run.start import StartError, restart_run, start_run
 from core.run.states import LIVE
-from core.run.status import read_status
+from core.run.status import StatusFields, read_status
 from core.run.store import RunStore
 from core.sweep.folder import SweepFolder, load_state, write_state
 from core.sweep.spec import SweepSpec, parse_sweep
@@ -81,7 +81,7 @@ class SweepRunner:
         if not missing:
             return
         for info in RunStore(self.folder.runs_dir).list():
-            tag = info.status.get("sweep") or {}
+            tag = info.status.sweep or {}
             if tag.get("name") == self.spec.name and tag.get("trial") in missing:
                 self.trial(missing[tag["trial"]]).set_user_attr("run_id", info.id)
 
@@ -101,7 +101,7 @@ class SweepRunner:
 
     def _live(self, frozen: FrozenTrial) -> bool:
         run_id = frozen.user_attrs.get("run_id")
-        return bool(run_id) and read_status(self.folder.runs_dir / str(run_id)).get("state") in LIVE
+        return bool(run_id) and read_status(self.folder.runs_dir / str(run_id)).state in LIVE
 
     def follow(self, frozen: FrozenTrial, stopping: bool) -> None:
         """Bring one RUNNING trial up to date from its run folder."""
@@ -115,7 +115,7 @@ class SweepRunner:
             view = settle_cluster_run(run_dir)  # a job Ray ended without the run saying so: crashed (resumed below)
             if view is not None and view.crashed:
                 notify_run_event(run_dir, "crashed", view.crashed, log=_log)
-        state = read_status(run_dir).get("state")
+        state = read_status(run_dir).state
         if state == "queued":  # created, but the runner died before its worker started
             if not stopping:
                 self._launch(run_dir)
@@ -146,8 +146,8 @@ class SweepRunner:
                 self.study.tell(frozen.number, value)
                 print(f"sweep runner: trial {frozen.number} finished: {value:g}", flush=True)
         elif state == "failed":
-            error = read_status(run_dir).get("error") or {}
-            self.fail(frozen, f"run {run_dir.name} failed: {error.get('message') or 'see its worker.log'}")
+            error = read_status(run_dir).error_message
+            self.fail(frozen, f"run {run_dir.name} failed: {error or 'see its worker.log'}")
         elif stopping:
             return  # stopped or crashed while the sweep stops: a resume continues it
         elif state == "crashed" or (state == "stopped" and attrs.get("stopped_by_sweep")):
@@ -229,7 +229,7 @@ class SweepRunner:
             if not ok:
                 self.trial(frozen).set_user_attr("waiting", why)
                 return
-        tags: dict[str, Any] = {"sweep": {"name": self.spec.name, "study": self.spec.study_name(), "trial": frozen.number}}
+        tags: StatusFields = {"sweep": {"name": self.spec.name, "study": self.spec.study_name(), "trial": frozen.number}}
         if self.cluster:
             tags["ray"] = self.cluster  # launch_worker submits it to that cluster
 

@@ -40,9 +40,10 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
             util_sum += r["utilization_pct"] * weight
             util_n += weight
     # rss is the same host figure on every GPU's line of a tick: the peak is unaffected.
-    status = next((r for r in records if r.get("kind") == "status"), None)
+    # the telemetry "status" line: whether NVML answered (not the run's status.json)
+    nvml_line = next((r for r in records if r.get("kind") == "status"), None)
     energy = run_energy(records)
-    throttled = _throttled(gpu_rows, status.get("hz") if status else None)
+    throttled = _throttled(gpu_rows, nvml_line.get("hz") if nvml_line else None)
     own_gpu, own_gpu_row = _peak_row(gpu_rows, "process_memory_bytes")
     host = _host_peak(samples)
     return {
@@ -56,7 +57,7 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
         "peak_rss_bytes": peak(samples, "rss_bytes"),
         "telemetry_samples": sum(r.get("n", 1) if r.get("kind") == "agg" and _is_number(r.get("n", 1)) else 1
                                  for r in samples),
-        "nvml_reason": status.get("reason") if status else None,
+        "nvml_reason": nvml_line.get("reason") if nvml_line else None,
         "energy_kwh": float(f"{energy.kwh:.6g}") if energy else None,  # 6 significant digits: a short run is a few mWh
         "energy_source": energy.source if energy else None,
         "throttled_s": throttled[0],

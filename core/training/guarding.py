@@ -17,12 +17,10 @@ from pathlib import Path
 from core.config.schema import RunConfig
 from core.notify.run_events import notify_run_event
 from core.run import records
-from core.run.layout import RunDir
-from core.run.status import write_status
+from core.run.status import read_recorded_status, write_status
 from core.telemetry.devices import GpuMatch
 from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
 from core.telemetry.nvml import nvml_status, slowdown_threshold
-from core.util.files import read_json
 from core.util.jsonl import JsonlWriter
 
 WAIT_S = 0.5
@@ -53,9 +51,7 @@ class GuardHandler:
         self.step = step
         self.before_pause = before_pause
         self.notify = notify  # told of each event after its record is written (notifications hook in here)
-        prior = read_json(RunDir(run_dir).status, default=None)
-        prior_s = prior.get("paused_s") if isinstance(prior, dict) else None
-        self.paused_s = float(prior_s) if isinstance(prior_s, int | float) and not isinstance(prior_s, bool) else 0.0
+        self.paused_s = read_recorded_status(run_dir).paused_s or 0.0
         self.pauses = 0
 
     def write_events(self) -> None:

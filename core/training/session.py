@@ -26,7 +26,7 @@ from core.run import records
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import well_formed
-from core.run.status import clean_status, write_status
+from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
 from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
@@ -46,7 +46,7 @@ from core.training.fit_record import record_estimate
 from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.util.awake import KeepAwake
-from core.util.files import read_json, write_atomic, write_json_atomic
+from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 
 
@@ -110,14 +110,14 @@ class TrainingSession:
         if awake.active:
             self._event(out, awake.note)
             return
-        if clean_status(read_json(self.layout.status, default=None)).get("keep_awake_warned") == awake.note:
+        if read_recorded_status(self.run_dir).keep_awake_warned == awake.note:
             return  # an earlier attempt of this run said it
         write_status(self.run_dir, keep_awake_warned=awake.note)
         self._event(out, awake.note, "warning")
 
     def run(self) -> tuple[str, str]:
-        status = clean_status(read_json(self.layout.status, default=None))
-        attempt = int(status.get("attempt") or 1)
+        status = read_recorded_status(self.run_dir)
+        attempt = status.attempt or 1
         if self.cfg.is_baseline:  # nothing to restore: a resumed baseline plays its episodes again
             from core.training.baseline import run_baseline
 
@@ -140,7 +140,7 @@ class TrainingSession:
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
         model.set_logger(self._logger(out, attempt=attempt, health=health))
-        state, reason = self._learn(out, model, env, health, prior_time=float(status.get("train_time_s") or 0.0))
+        state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0)
         if health.notes:
             write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
@@ -152,9 +152,9 @@ class TrainingSession:
 
     # --- the steps of run() ---------------------------------------------------------------
 
-    def _announce(self, out: JsonlWriter, status: dict[str, Any], ckpt: Checkpoint | None, moved: int) -> None:
+    def _announce(self, out: JsonlWriter, status: RunStatus, ckpt: Checkpoint | None, moved: int) -> None:
         """The launch warnings, what a resume moved aside, and the runtime flags, as events."""
-        for warning in status.get("warnings") or []:
+        for warning in status.warnings:
             self._event(out, warning, "warning")
         if moved and ckpt:
             self._event(out, f"{moved} records after step {ckpt.step:,} from the interrupted attempt moved to "

@@ -60,11 +60,11 @@ def main(argv: list[str] | None = None) -> int:
         print(f"worker: {exc}", file=sys.stderr)
         return 2
     previous = read_status(run_dir)
-    attempt = int(previous.get("attempt", 0)) + 1
+    attempt = (previous.attempt or 0) + 1
     write_status(run_dir, state="starting", **process_identity(), attempt=attempt, error=None, exit_reason=None,
-                 ended_at=None, started_at=previous.get("started_at") or time.time(), notes=None,
-                 resumed_from=previous.get("resumed_from") if not args.resume or previous.get("state") == "starting"
-                 else previous.get("state"))  # launched by core.run.control, which recorded it before "starting"
+                 ended_at=None, started_at=previous.started_at or time.time(), notes=None,
+                 resumed_from=previous.resumed_from if not args.resume or previous.state == "starting"
+                 else previous.state)  # launched by core.run.control, which recorded it before "starting"
     reserve_space(layout.space_reserve)
     print(f"worker: pid {os.getpid()} attempt {attempt} {'resuming' if args.resume else 'starting'} {run_dir.name}", flush=True)
     try:

@@ -46,7 +46,7 @@ def test_a_new_window_reattaches_to_a_running_run_and_shows_its_history(qtbot, m
     append_jsonl(run_dir / "metrics.jsonl", episodes(500, 10))
     again = make_window()
     qtbot.waitUntil(lambda: again.monitor.reward_plot.buffer("episode").size == 510, timeout=5000)
-    assert read_status(run_dir)["state"] == "running"  # closing never stopped it
+    assert read_status(run_dir).state == "running"  # closing never stopped it
     assert not (run_dir / "STOP").exists()
 
 
@@ -56,7 +56,7 @@ def test_closing_with_a_running_run_says_it_keeps_going(qtbot, make_window, runs
     qtbot.waitUntil(lambda: window.run_state == "running", timeout=5000)
     window.close()
     assert "keep training" in capsys.readouterr().err
-    assert read_status(run_dir)["state"] == "running"
+    assert read_status(run_dir).state == "running"
 
 
 class UrlCatcher(QObject):

@@ -53,7 +53,7 @@ def test_a_new_window_reattaches_to_a_running_run_and_stop_saves_a_checkpoint(qt
     with qtbot.waitSignal(second.follower.stop_finished, timeout=90_000) as blocker:
         second.stop_action.trigger()
     assert blocker.args == ["graceful"]
-    assert read_status(run_dir)["state"] == "stopped"
+    assert read_status(run_dir).state == "stopped"
     latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
     assert latest
     qtbot.waitUntil(lambda: second.resume_action.isEnabled(), timeout=5000)

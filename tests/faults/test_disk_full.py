@@ -57,8 +57,8 @@ def test_a_disk_that_fills_mid_run_ends_failed_with_the_reason_and_resumes_later
     fill(small_disk)
     wait_state(run, ("failed",), timeout=240)
     status = read_status(run)
-    assert status["exit_reason"].startswith("no space left on device"), status
-    assert "resumes from its last checkpoint once there is space" in status["exit_reason"]
+    assert status.exit_reason.startswith("no space left on device"), status
+    assert "resumes from its last checkpoint once there is space" in status.exit_reason
     assert not [p for p in RunDir(run).checkpoints.iterdir() if p.name.startswith(CHECKPOINT_TEMP_PREFIX)]
     good = find_checkpoint(run).checkpoint
     assert good is not None

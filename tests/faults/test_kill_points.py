@@ -47,7 +47,7 @@ def kill_9(run: Path) -> None:
 
 def wait_crashed(run: Path) -> None:
     def gone() -> bool:
-        return not worker_procs(run) and read_status(run)["state"] == "crashed"
+        return not worker_procs(run) and read_status(run).state == "crashed"
     wait_for(gone, timeout=60, what="the killed worker to read as crashed", poll=0.1)
 
 
@@ -71,7 +71,7 @@ def kill_at(run: Path, point: str, rng: random.Random) -> str:
         # the worker is its supervisor's child: it exists a moment after the launch (then loads for seconds)
         wait_for(lambda: worker_procs(run), timeout=60, what="the worker process", poll=0.01)
         time.sleep(rng.uniform(0.0, 1.0))
-        hit = "starting" if read_status(run)["state"] == "starting" else "running"
+        hit = "starting" if read_status(run).state == "starting" else "running"
         kill_9(run)
         return hit
     wait_state(run, ("running",), timeout=180)

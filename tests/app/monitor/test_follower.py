@@ -6,6 +6,7 @@ import json
 
 from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch
 from app.monitor.follower import RunFollower
+from core.run.status import RunStatus
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 
 
@@ -17,7 +18,7 @@ class Collected:
         self.records: list[float] = []
         self.telemetry: list = []
         self.lines: list[str] = []
-        self.statuses: list[dict] = []
+        self.statuses: list[RunStatus] = []
         self.batches = 0
         follower.records.connect(self._records)
         follower.telemetry.connect(self._telemetry)
@@ -46,7 +47,7 @@ def test_follower_emits_every_record_in_batches_and_waits_for_a_torn_line(qtbot,
         got = Collected(follower)
         follower.follow(run_dir)
         qtbot.waitUntil(lambda: len(got.records) == 50, timeout=5000)
-        assert got.statuses and got.statuses[-1]["state"] == "running"
+        assert got.statuses and got.statuses[-1].state == "running"
         assert got.batches == 1  # what was already there arrives as one batch
 
         # A record half written: it must not appear, nor be lost once completed.
@@ -96,7 +97,7 @@ def test_status_change_and_crash_are_reported(qtbot, runs_dir):
         status = json.loads((run_dir / "status.json").read_text())
         status.update(pid=2**22 + 7, pid_create_time=1.0)  # a worker that no longer exists
         (run_dir / "status.json").write_text(json.dumps(status))
-        qtbot.waitUntil(lambda: got.statuses[-1]["state"] == "crashed", timeout=5000)
+        qtbot.waitUntil(lambda: got.statuses[-1].state == "crashed", timeout=5000)
     finally:
         follower.close()
 

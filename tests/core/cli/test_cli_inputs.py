@@ -46,7 +46,7 @@ def test_resume_refuses_a_step_count_below_one(trained_run, runs_dir, capsys, st
     assert code == 2
     assert "--timesteps" in capsys.readouterr().err
     assert (run / "config.yaml").read_text() == before, "the run's total is untouched"
-    assert read_status(run)["state"] == "stopped", "no attempt was launched"
+    assert read_status(run).state == "stopped", "no attempt was launched"
 
 
 def test_resume_run_refuses_more_steps_below_one(trained_run, runs_dir):  # point 7, the library call the window makes
@@ -55,7 +55,7 @@ def test_resume_run_refuses_more_steps_below_one(trained_run, runs_dir):  # poin
     run = copy_run(trained_run, runs_dir, state="stopped")
     with pytest.raises(ResumeError, match="at least 1"):
         resume_run(run, -5)
-    assert read_status(run)["state"] == "stopped"
+    assert read_status(run).state == "stopped"
 
 
 @pytest.mark.parametrize("value", [".nan", ".inf", "-.inf"])

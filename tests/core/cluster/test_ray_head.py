@@ -58,9 +58,9 @@ jobs:
     for job in state["jobs"]:
         run_dir = runs_dir / job["run_id"]
         status = read_status(run_dir)
-        assert status["state"] == "finished" and (run_dir / "summary.json").is_file()
-        assert status["ray"]["job_id"].startswith("rlpanel-") and status["ray"]["address"] == ray_head.address
-        job_id = status["ray"]["job_id"]
+        assert status.state == "finished" and (run_dir / "summary.json").is_file()
+        assert status.ray["job_id"].startswith("rlpanel-") and status.ray["address"] == ray_head.address
+        job_id = status.ray["job_id"]
         wait_for(lambda job_id=job_id: job_view(ray_head.address, job_id).status == "SUCCEEDED", timeout=60,
                  what="Ray to report the job succeeded")  # Ray ran it, not this machine
         assert job.get("node"), job  # the node the queue saw it on
@@ -90,8 +90,8 @@ def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_hea
     assert [t["state"] for t in report["trials"]] == ["complete", "complete"], report["trials"]
     for trial in report["trials"]:
         status = read_status(runs_dir / trial["run_id"])
-        assert status["state"] == "finished" and status["ray"]["python"] == sys.executable
-        assert status["sweep"]["name"] == "ray-lr"
+        assert status.state == "finished" and status.ray["python"] == sys.executable
+        assert status.sweep["name"] == "ray-lr"
 
 
 def test_stop_through_STOP_then_resume_on_the_cluster(runs_dir, ray_head):
@@ -100,24 +100,24 @@ def test_stop_through_STOP_then_resume_on_the_cluster(runs_dir, ray_head):
     run = cluster_run(runs_dir, ray_head, 1_000_000, n_envs=2, vec_env="subproc")
     launch_worker(run)
     # 1 + 2 env processes ask for 3 CPUs; the head has 2: the job asks for 2 (else it would wait forever)
-    assert read_status(run)["ray"]["resources"]["num_cpus"] == 2.0
-    assert any("largest node has 2" in w for w in read_status(run)["warnings"])
+    assert read_status(run).ray["resources"]["num_cpus"] == 2.0
+    assert any("largest node has 2" in w for w in read_status(run).warnings)
     wait_for(lambda: (run / "checkpoints" / "latest.json").is_file(), timeout=180, what="a first checkpoint")
     assert stop_run(run, timeout=120) == "graceful"
     status = read_status(run)
-    assert status["state"] == "stopped"
-    first_job = status["ray"]["job_id"]
+    assert status.state == "stopped"
+    first_job = status.ray["job_id"]
     wait_for(lambda: job_view(ray_head.address, first_job).ended, timeout=60, what="the job to end")
     assert job_view(ray_head.address, first_job).status == "SUCCEEDED"  # the worker stopped itself: no Ray stop
 
     step, _ = resume_run(run)  # submits again, to the same cluster
     assert step > 0
     wait_state(run, ("running",), timeout=180)
-    again = read_status(run)["ray"]
+    again = read_status(run).ray
     assert again["job_id"] != first_job and again["address"] == ray_head.address
     # a STOP the worker does not get to within the wait: Ray's stop (SIGTERM: the worker's graceful stop too)
     assert stop_run(run, timeout=0.01, term_grace_s=120) in ("graceful", "terminated")
-    assert read_status(run)["state"] == "stopped"
+    assert read_status(run).state == "stopped"
     wait_for(lambda: job_view(ray_head.address, again["job_id"]).ended, timeout=60, what="the job to end")
     # Ray's stop, or (a race on a loaded machine: the worker read STOP before Ray's SIGTERM came) its own; never a
     # failed job: either way the run stopped gracefully and resumes
@@ -138,7 +138,7 @@ def test_a_job_killed_on_the_cluster_reads_as_crashed_with_rays_reason(runs_dir,
     run = cluster_run(runs_dir, ray_head, 1_000_000)
     launch_worker(run)
     wait_state(run, ("running",), timeout=180)
-    job_id = read_status(run)["ray"]["job_id"]
+    job_id = read_status(run).ray["job_id"]
     procs = _run_processes(run)
     assert len(procs) >= 2
     for proc in sorted(procs, key=lambda p: "supervisor" not in " ".join(p.cmdline())):
@@ -147,12 +147,12 @@ def test_a_job_killed_on_the_cluster_reads_as_crashed_with_rays_reason(runs_dir,
     wait_for(lambda: job_view(ray_head.address, job_id).ended, timeout=60, what="Ray to see the job end")
     # as seen from a laptop: the worker ran on another node, so no pid here to check
     write_status(run, host="another-node")
-    assert read_status(run)["state"] == "running"
+    assert read_status(run).state == "running"
     view = settle_cluster_run(run, grace_s=0)
     assert view is not None and view.status == "FAILED" and view.crashed
     status = read_status(run)
-    assert status["state"] == "crashed"
-    assert f"its Ray job {job_id} ended FAILED" in status["exit_reason"] and "resume" in status["exit_reason"]
+    assert status.state == "crashed"
+    assert f"its Ray job {job_id} ended FAILED" in status.exit_reason and "resume" in status.exit_reason
 
 
 def test_doctor_against_the_head_and_a_dead_address(runs_dir, ray_head):

@@ -46,7 +46,7 @@ def test_a_finished_run_is_notified_with_its_reward_and_no_url_lands_in_the_fold
         msg = sink.wait(lambda m: "finished" in m["title"])
     assert run.name in msg["title"] and run.name in msg["message"]
     status = read_status(run)
-    assert status["state"] == "finished" and status["exit_reason"] in msg["message"]
+    assert status.state == "finished" and status.exit_reason in msg["message"]
     assert "Final reward" in msg["message"] and "mean of the last" in msg["message"]
     assert len(sink.received) == 1, "one notification per end: the worker under a supervisor does not send too"
     assert_no_secret_under(run, user_home)
@@ -69,7 +69,7 @@ def test_a_worker_killed_with_sigkill_is_marked_crashed_and_notified_within_a_mi
         supervisor = launch_worker(run, reap=False)
         wait_state(run, ("running",))
         wait_for(lambda: last_step(run) > 600, what="training progress")
-        worker = read_status(run)["pid"]
+        worker = read_status(run).pid
         assert worker != supervisor.pid, "status.json names the worker, not its supervisor"
         os.kill(worker, signal.SIGKILL)
         killed = time.monotonic()
@@ -77,8 +77,8 @@ def test_a_worker_killed_with_sigkill_is_marked_crashed_and_notified_within_a_mi
         assert time.monotonic() - killed < 60
         assert supervisor.wait(30) == 128 + signal.SIGKILL
     status = read_status(run)
-    assert status["state"] == "crashed" and "recorded_state" not in status, "written by the supervisor"
-    assert "SIGKILL" in status["exit_reason"] and "resumes from the checkpoint at step" in status["exit_reason"]
+    assert status.state == "crashed" and status.recorded_state is None, "written by the supervisor"
+    assert "SIGKILL" in status.exit_reason and "resumes from the checkpoint at step" in status.exit_reason
     assert run.name in msg["title"] and "SIGKILL" in msg["message"] and "It got to step" in msg["message"]
     assert not psutil.pid_exists(worker) or psutil.Process(worker).status() == psutil.STATUS_ZOMBIE
     # the crashed run resumes as before, under a new supervisor
@@ -86,7 +86,7 @@ def test_a_worker_killed_with_sigkill_is_marked_crashed_and_notified_within_a_mi
         configure(sink, ("stopped",))
         resume_run(run, more_steps=256)
         wait_state(run, ("finished",), timeout=240)
-        assert read_status(run)["state"] == "finished"
+        assert read_status(run).state == "finished"
     assert_no_secret_under(run)
 
 
@@ -97,11 +97,11 @@ def test_a_stop_that_terminates_the_worker_is_reported_as_stopped_not_crashed(ru
         supervisor = launch_worker(run, reap=False)
         wait_state(run, ("running",))
         wait_for(lambda: last_step(run) > 0, what="training progress")
-        os.kill(read_status(run)["pid"], signal.SIGSTOP)  # frozen: only a kill of its tree ends it
+        os.kill(read_status(run).pid, signal.SIGSTOP)  # frozen: only a kill of its tree ends it
         assert stop_run(run, timeout=1, poll=0.1, term_grace_s=1) == "terminated"
         msg = sink.wait(lambda m: "stopped" in m["title"], timeout=90)
         supervisor.wait(60)
-    assert read_status(run)["state"] == "stopped"
+    assert read_status(run).state == "stopped"
     assert "terminated: no graceful stop" in msg["message"]
     assert not [m for m in sink.received if "crashed" in m["title"]]
 
@@ -149,7 +149,7 @@ def test_a_queue_job_killed_with_its_supervisor_is_reported_by_the_queue_runner(
         assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
         run = wait_for(lambda: next((i.path for i in RunStore(runs_dir).list()), None), timeout=120, what="the job's run")
         wait_state(run, ("running",))
-        worker = psutil.Process(read_status(run)["pid"])
+        worker = psutil.Process(read_status(run).pid)
         supervisor = worker.parent()
         assert "core.notify.supervisor" in supervisor.cmdline()
         for proc in (supervisor, worker):  # the whole group at once, as a killed process group dies

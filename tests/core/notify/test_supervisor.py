@@ -22,23 +22,23 @@ def test_a_worker_that_left_its_run_running_is_marked_crashed_with_the_signal(ru
     run = ended_worker_run(runs_dir)
     event, reason = settle(run, 1234.5, -signal.SIGKILL)
     status = read_status(run)
-    assert event == "crashed" and status["state"] == "crashed" and "recorded_state" not in status
+    assert event == "crashed" and status.state == "crashed" and status.recorded_state is None
     assert "SIGKILL" in reason and "no checkpoint to resume from" in reason
-    assert status["error"]["message"] == reason == status["exit_reason"]
+    assert status.error["message"] == reason == status.exit_reason
 
 
 def test_an_end_the_worker_recorded_is_reported_as_recorded(runs_dir):
     run = ended_worker_run(runs_dir, "failed")
     write_status(run, exit_reason="ValueError: boom")
     assert settle(run, 1234.5, 1) == ("failed", "ValueError: boom")
-    assert read_status(run)["state"] == "failed"
+    assert read_status(run).state == "failed"
 
 
 def test_a_newer_attempt_is_never_touched(runs_dir):
     run = ended_worker_run(runs_dir)
     write_status(run, state="starting", pid=None, launched_at=9999.0)  # a resume launched meanwhile
     assert settle(run, 1234.5, -signal.SIGKILL) is None
-    assert read_status(run)["state"] in ("starting", "crashed")  # untouched on disk
+    assert read_status(run).state in ("starting", "crashed")  # untouched on disk
     assert '"starting"' in RunDir(run).status.read_text()
 
 

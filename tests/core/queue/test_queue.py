@@ -49,7 +49,7 @@ def test_fit_next_to_running_jobs():
 def job_runs(runs_dir) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for info in RunStore(runs_dir).list():
-        tag = info.status.get("queue") or {}
+        tag = info.status.queue or {}
         out.setdefault(tag.get("job"), []).append(info.id)
     return out
 
@@ -71,9 +71,9 @@ jobs:
     assert all(j["status"] == "finished" for j in jobs.values())
     runs = job_runs(runs_dir)
     assert sorted(runs) == ["a2c", "base", "late"] and all(len(v) == 1 for v in runs.values())
-    late_started = read_status(runs_dir / jobs["late"]["run_id"])["started_at"]
+    late_started = read_status(runs_dir / jobs["late"]["run_id"]).started_at
     for dep in ("base", "a2c"):
-        assert late_started >= read_status(runs_dir / jobs[dep]["run_id"])["ended_at"]
+        assert late_started >= read_status(runs_dir / jobs[dep]["run_id"]).ended_at
     out = cli("queue", "status", "--json", "--runs-dir", str(runs_dir))
     assert json.loads(out.stdout)["state"] == "finished"
 

@@ -83,15 +83,15 @@ def test_a_damaged_file_never_hides_the_other_runs(two_runs, runs_dir, capsys, c
 
     code, out, err = run_cli(capsys, "resume", bad.name, "--runs-dir", str(runs_dir))
     assert code != 0 and len(err.strip().splitlines()) <= 6, err  # no checkpoint, broken or finished: one clear answer
-    assert read_status(good)["state"] == "finished"
+    assert read_status(good).state == "finished"
 
 
 def test_status_fields_of_the_wrong_type_are_dropped_and_named(two_runs):
     _, bad = two_runs
     (bad / "status.json").write_text(json.dumps({"state": "stopped", "pid": "x", "ended_at": "later"}))
     status = read_status(bad)
-    assert status["state"] == "stopped" and "pid" not in status and "ended_at" not in status
-    assert status["problems"] == ["pid is a str", "ended_at is a str"]
+    assert status.state == "stopped" and status.pid is None and status.ended_at is None
+    assert status.problems == ("pid is a str", "ended_at is a str")
 
 
 def test_a_folder_with_a_status_but_no_config_is_listed_as_broken(runs_dir, two_runs):

@@ -145,7 +145,7 @@ def test_restart_trains_again_from_step_zero_and_keeps_the_old_curve_as_supersed
     assert not (run / "checkpoints" / "latest.json").exists()  # a later resume cannot pick the old weights
     assert (run / "checkpoints.superseded" / "latest.json").is_file()
     status = read_status(run)
-    assert status["attempt"] == 2 and status["started_at"] > 1.0 and status["train_time_s"] < 500.0
+    assert status.attempt == 2 and status.started_at > 1.0 and status.train_time_s < 500.0
     assert read_json(run / "summary.json")["episodes"] == 4
 
 

@@ -65,9 +65,9 @@ def test_dead_worker_reads_as_crashed(runs_dir):
     dead.wait()
     write_status(run, state="running", pid=dead.pid, pid_create_time=0.0)
     status = read_status(run)
-    assert status["state"] == "crashed" and status["recorded_state"] == "running"
+    assert status.state == "crashed" and status.recorded_state == "running"
     write_status(run, state="running", pid=os.getpid(), pid_create_time=None)
-    assert read_status(run)["state"] == "running"
+    assert read_status(run).state == "running"
 
 
 def test_lock_admits_one_writer_and_the_os_frees_a_killed_holders(tmp_path):

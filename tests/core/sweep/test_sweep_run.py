@@ -24,7 +24,7 @@ def tagged_runs(runs_dir) -> dict[int, list[str]]:
     """Run folders by the trial number in their status tag: a trial run twice would show two."""
     out: dict[int, list[str]] = {}
     for info in RunStore(runs_dir).list():
-        tag = info.status.get("sweep") or {}
+        tag = info.status.sweep or {}
         if tag.get("name") == "cartpole-lr":
             out.setdefault(tag["trial"], []).append(info.id)
     return out
@@ -57,7 +57,7 @@ def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, run
     runs = tagged_runs(runs_dir)
     assert {n: ids for n, ids in runs.items()} == {t["number"]: [t["run_id"]] for t in report["trials"]}
     for row in report["trials"]:
-        run_state = read_status(runs_dir / row["run_id"])["state"]
+        run_state = read_status(runs_dir / row["run_id"]).state
         assert run_state == ("finished" if row["state"] == "complete" else "stopped"), (row, run_state)
     best = report["best"]
     assert best["params"]["ppo.learning_rate"] == 0.01 and best["value"] > 50
@@ -148,14 +148,14 @@ def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, 
     assert stopped.returncode == 0, stopped.stderr
     report = wait_for(lambda: (s := status(runs_dir, "stop-sweep"))["state"] == "stopped" and s, timeout=300,
                       what="the sweep to stop")
-    wait_for(lambda: all(read_status(runs_dir / r["run_id"])["state"] in ("stopped", "finished") for r in rows),
+    wait_for(lambda: all(read_status(runs_dir / r["run_id"]).state in ("stopped", "finished") for r in rows),
              timeout=300, what="the trials' runs to stop")
     # a trial told complete, or whose run reached its budget before the stop did (told on resume)
     ran_to_the_end = [r for r in report["trials"] if r["state"] == "complete"
-                      or read_status(runs_dir / r["run_id"])["state"] == "finished"]
+                      or read_status(runs_dir / r["run_id"]).state == "finished"]
     for row in report["trials"]:
         if row["state"] == "running" and row not in ran_to_the_end:  # stopped by the sweep: resumable, not told
-            assert read_status(runs_dir / row["run_id"])["state"] == "stopped"
+            assert read_status(runs_dir / row["run_id"]).state == "stopped"
     assert len(ran_to_the_end) < 2, "the stop came too late to test a resume: both trials had finished"
 
     resumed = cli("sweep", "resume", "stop-sweep", "--runs-dir", str(runs_dir), timeout=600)
@@ -165,4 +165,4 @@ def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, 
     assert [t["run_id"] for t in report["trials"]] == [r["run_id"] for r in rows]  # the same runs, continued
     for row in report["trials"]:
         if row["number"] not in {r["number"] for r in ran_to_the_end}:
-            assert read_status(runs_dir / row["run_id"]).get("resumed_from"), row
+            assert read_status(runs_dir / row["run_id"]).resumed_from, row

@@ -27,7 +27,7 @@ def test_worker_records_telemetry_at_the_configured_rate(fake_nvml, runs_dir):
                          capture_output=True, text=True, timeout=300)
     log = (run / "worker.log").read_text() if (run / "worker.log").exists() else ""
     assert out.returncode == 0, out.stderr + log
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
 
     records = read_jsonl(run / "telemetry.jsonl")
     status = [r for r in records if r.get("kind") == "status"]

@@ -58,7 +58,7 @@ def test_each_contrib_algorithm_trains_to_finished_and_resumes_in_a_real_worker(
         run = runs[algo]
         assert proc.wait(600) == 0, (run / "worker.log").read_text()
         status = read_status(run)
-        assert status["state"] == "finished", (algo, status.get("error"), (run / "worker.log").read_text()[-3000:])
+        assert status.state == "finished", (algo, status.error, (run / "worker.log").read_text()[-3000:])
         assert last_step(run) >= 400, algo
         assert records(run, "episode"), f"{algo} recorded no episode"
         assert any(LOGGED[algo] in r for r in records(run, "train")), (algo, records(run, "train")[-1:])
@@ -68,7 +68,7 @@ def test_each_contrib_algorithm_trains_to_finished_and_resumes_in_a_real_worker(
     steps = {algo: resume_run(run, 200, reap=False)[0] for algo, run in runs.items()}
     for algo, run in runs.items():
         assert wait_state(run, ("finished", "failed", "crashed"), timeout=600) == "finished", (
-            algo, read_status(run).get("error"), (run / "worker.log").read_text()[-3000:])
+            algo, read_status(run).error, (run / "worker.log").read_text()[-3000:])
         assert any(e["message"].startswith(f"resumed from the checkpoint at step {steps[algo]:,}")
                    for e in records(run, "event")), algo
         assert last_step(run) >= steps[algo] + 200, algo
@@ -130,7 +130,7 @@ def test_a_worker_refuses_maskable_ppo_on_an_env_without_action_masks(runs_dir):
     run = make_run(runs_dir, {"algo": "MaskablePPO", "env": {"entry_point": UNMASKED}, **SMALL})
     assert run_worker(run) != 0
     status = read_status(run)
-    assert status["state"] == "failed" and "action_masks()" in status["error"]["message"], status
+    assert status.state == "failed" and "action_masks()" in status.error["message"], status
 
 
 @pytest.mark.timeout(600)  # a worker start, 400 steps, a stop and a resume, on a machine shared under load
@@ -141,13 +141,13 @@ def test_tqc_on_pendulum_trains_stops_resumes_and_appears_in_results(runs_dir):
     launch_worker(run)
     wait_for(lambda: last_step(run) >= 400, timeout=300, what="training progress")  # how long to wait, not a check
     assert stop_run(run, timeout=60) == "graceful"
-    assert read_status(run)["state"] == "stopped"
+    assert read_status(run).state == "stopped"
     step = read_json(run / "checkpoints" / "latest.json")["step"]
     assert read_json(run / "checkpoints" / "latest.json").get("replay_buffer") or any(
         p.name.endswith("_replay.pkl") for p in (run / "checkpoints").iterdir())
     done = cli("resume", run.name, "--timesteps", "300", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     assert any(e["message"].startswith(f"resumed from the checkpoint at step {step:,}") for e in records(run, "event"))
     assert any("with" in e["message"] and "replay buffer" in e["message"] for e in records(run, "event"))
     assert any(k.startswith("train/critic_loss") for r in records(run, "train") for k in r)
@@ -168,7 +168,7 @@ def test_ars_stops_gracefully_and_resumes(runs_dir):
     assert records(run, "episode")
     done = cli("resume", run.name, "--timesteps", "1000", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
 
 
 BLOCK_CONTRIB = "import sys; sys.modules['sb3_contrib'] = None; from core.cli.main import main; sys.exit(main(sys.argv[1:]))"
@@ -199,7 +199,7 @@ def test_ars_records_each_episode_once(runs_dir):
 
     run = make_run(runs_dir, {"algo": "ARS", "env": {"id": "CartPole-v1"}, "ars": {"n_delta": 2},
                               "policy": {"net_arch": [16]}, "budget": {"total_timesteps": 3000}})
-    assert run_worker(run) == 0 and read_status(run)["state"] == "finished"
+    assert run_worker(run) == 0 and read_status(run).state == "finished"
     played = 0
     for path in (run / "monitor").glob("*.monitor.csv"):
         with open(path, encoding="utf-8") as fh:

@@ -49,7 +49,7 @@ def test_a_hot_gpu_pauses_training_and_it_resumes_below_the_limit_and_stop_works
         wait_state(run, ("paused",), timeout=120)
         assert time.monotonic() - hot_at >= 9  # at or above the limit for 10 s first
         status = read_status(run)
-        assert "88 C" in status["pause_reason"] and "85 C" in status["pause_reason"]
+        assert "88 C" in status.pause_reason and "85 C" in status.pause_reason
         assert [e["level"] for e in events(run, "thermal_pause")] == ["warning"]
         memory = events(run, "gpu_memory")
         assert len(memory) == 1 and "99 %" in memory[0]["message"] and "Windows" in memory[0]["message"]
@@ -60,10 +60,10 @@ def test_a_hot_gpu_pauses_training_and_it_resumes_below_the_limit_and_stop_works
 
         fake_nvml.configure(COOL, temperature=80, memory_used=int(7.9 * GIB))  # below 85, not below 75: still paused
         time.sleep(3)
-        assert read_status(run)["state"] == "paused"
+        assert read_status(run).state == "paused"
         fake_nvml.configure(COOL, temperature=70)
         wait_state(run, ("running",), timeout=60)
-        assert read_status(run).get("pause_reason") is None and read_status(run)["paused_s"] >= 3
+        assert read_status(run).pause_reason is None and read_status(run).paused_s >= 3
         resumed = events(run, "thermal_resume")
         assert len(resumed) == 1 and "70 C" in resumed[0]["message"]
         wait_for(lambda: last_step(run) > step, 120, "training after the resume")
@@ -76,7 +76,7 @@ def test_a_hot_gpu_pauses_training_and_it_resumes_below_the_limit_and_stop_works
         if proc.poll() is None:
             proc.kill()
     status = read_status(run)
-    assert status["state"] == "stopped", status
+    assert status.state == "stopped", status
     assert len(events(run, "thermal_pause")) == 2 and len(events(run, "gpu_memory")) == 1
     assert (run / "checkpoints" / "latest.json").exists()  # a stop while paused saves as any stop does
 

@@ -82,11 +82,11 @@ def test_a_diverging_run_ends_failed_and_keeps_its_last_good_checkpoint(runs_dir
                               "budget": {"total_timesteps": 5000, "checkpoint_every": 128}})
     assert launch_worker(run, extra_env={"PYTHONPATH": str(REPO)}, reap=False).wait(240) == 0, (run / "worker.log").read_text()
     status = read_status(run)
-    assert status["state"] == "failed", status
-    reason = status["exit_reason"]
+    assert status.state == "failed", status
+    reason = status.exit_reason
     assert reason.startswith("the env returned a non-finite reward (nan) at step 301"), reason
     assert "nothing was saved over the last good checkpoint" in reason
-    assert status["error"]["message"] == reason
+    assert status.error["message"] == reason
     good = find_checkpoint(run).checkpoint
     assert good is not None and good.step <= 301
     assert any(e["level"] == "error" and e["message"] == reason for e in records(run, "event"))

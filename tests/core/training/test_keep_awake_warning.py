@@ -36,5 +36,5 @@ def test_the_keep_awake_warning_is_said_once_per_run(runs_dir, tmp_path, monkeyp
     assert len([r for r in records(run, "attempt")]) == 2
     from core.run.status import read_status
 
-    assert read_status(run)["resumed_from"] == "finished"  # the state it continued from, not the launch's "starting"
+    assert read_status(run).resumed_from == "finished"  # the state it continued from, not the launch's "starting"
     assert (run / "worker.log").read_text().count("keep the machine awake") == 1

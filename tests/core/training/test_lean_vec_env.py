@@ -248,9 +248,9 @@ def test_ppo_trains_through_the_worker_with_lean_env_processes(runs_dir, tmp_pat
     assert launch_worker(run, extra_env={"PYTHONPATH": str(REPO)}, reap=False).wait(300) == 0, (run / "worker.log").read_text()
     status = read_status(run)
     log = (run / "worker.log").read_text()
-    assert status["state"] == "finished", (status, log)
+    assert status.state == "finished", (status, log)
     assert "Warning" not in log, log  # the env processes re-import the worker's module quietly
-    worker_pid = status["pid"]
+    worker_pid = status.pid
     reports = {int(p.stem): json.loads(p.read_text()) for p in report.glob("*.json")}
     assert len(reports) >= 2 and worker_pid not in reports  # the two env processes (the spaces probe may add one)
     assert all(r["heavy"] == [] for r in reports.values()), reports
@@ -286,8 +286,8 @@ def test_an_env_error_in_a_real_run_ends_it_failed_naming_the_env(runs_dir):
                               "runtime": {"n_envs": 2, "vec_env": "subproc"}, "budget": {"total_timesteps": 5000}})
     launch_worker(run, extra_env={"PYTHONPATH": str(REPO)}, reap=False).wait(300)  # a failed run's worker exits 1
     status = read_status(run)
-    assert status["state"] == "failed", status
-    first_line = status["exit_reason"].splitlines()[0]
+    assert status.state == "failed", status
+    first_line = status.exit_reason.splitlines()[0]
     assert re.fullmatch(r"EnvProcessError: env 0 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed "
                         r"during step: RuntimeError: FailingEnv broke at step 50", first_line), first_line
 

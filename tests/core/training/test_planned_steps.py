@@ -105,11 +105,11 @@ def test_ars_and_episode_train_freq_train_at_least_the_budget():
 def test_the_worker_counts_progress_towards_the_planned_steps_and_says_why_it_passed_the_budget(runs_dir):
     run = make_run(runs_dir, {"ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1}, "runtime": {"n_envs": 2},
                               "policy": {"net_arch": [8]}, "budget": {"total_timesteps": 200, "checkpoint_every": 100}})
-    assert read_status(run)["planned_timesteps"] == 256  # from its creation: the Runs tab shows it while queued
+    assert read_status(run).planned_timesteps == 256  # from its creation: the Runs tab shows it while queued
     assert run_worker(run) == 0
     status = read_status(run)
-    assert status["state"] == "finished" and status["planned_timesteps"] == 256
-    assert status["exit_reason"] == "reached 256 steps, past the budget of 200 (whole rollouts of 2 x 64)"
+    assert status.state == "finished" and status.planned_timesteps == 256
+    assert status.exit_reason == "reached 256 steps, past the budget of 200 (whole rollouts of 2 x 64)"
     progress = records(run, "progress")
     assert {r["total"] for r in progress} == {256} and progress[-1]["step"] == 256
     assert read_json(run / "summary.json")["timesteps"] == 256
@@ -119,7 +119,7 @@ def test_the_worker_counts_progress_towards_the_planned_steps_and_says_why_it_pa
     assert wait_state(run, ("finished", "failed", "crashed"), timeout=240) == "finished"
     resumed = [r for r in records(run, "progress") if r["step"] > 256]
     assert resumed and {r["total"] for r in resumed} == {384} and resumed[-1]["step"] == 384
-    assert read_status(run)["planned_timesteps"] == 384
+    assert read_status(run).planned_timesteps == 384
 
 
 def test_the_worker_trains_an_off_policy_run_to_its_planned_steps(runs_dir):

@@ -84,7 +84,7 @@ def test_her_on_a_goal_env_trains_with_multi_input_policy(runs_dir):
                                       "buffer_size": 2000},
                               "budget": {"total_timesteps": 600}})
     assert run_worker(run) == 0, (run / "worker.log").read_text()
-    assert read_status(run)["state"] == "finished", (run / "worker.log").read_text()
+    assert read_status(run).state == "finished", (run / "worker.log").read_text()
     from stable_baselines3 import DQN
     from stable_baselines3.common.envs import BitFlippingEnv
 
@@ -104,11 +104,11 @@ def test_td3_and_ddpg_train_stop_resume_and_appear_in_results(runs_dir, algo):
     launch_worker(run)
     wait_for(lambda: last_step(run) >= 400, timeout=300, what="training progress")  # how long to wait, not a check
     assert stop_run(run, timeout=60) == "graceful"
-    assert read_status(run)["state"] == "stopped"
+    assert read_status(run).state == "stopped"
     step = read_json(run / "checkpoints" / "latest.json")["step"]
     done = cli("resume", run.name, "--timesteps", "300", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     assert any(e["message"].startswith(f"resumed from the checkpoint at step {step:,}") for e in records(run, "event"))
     assert any(k.startswith("train/actor_loss") for r in records(run, "train") for k in r)
     [row] = results([run])

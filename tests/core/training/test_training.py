@@ -39,8 +39,8 @@ def test_worker_trains_and_writes_the_run_folder(runs_dir, algo):
     run = make_run(runs_dir, CONFIGS[algo])
     assert run_worker(run) == 0, (run / "worker.log").read_text()
     status = read_status(run)
-    assert status["state"] == "finished" and status["ended_at"] >= status["started_at"]
-    assert status["device"] == "cpu"  # the device the worker really trained on (the Monitor title shows it)
+    assert status.state == "finished" and status.ended_at >= status.started_at
+    assert status.device == "cpu"  # the device the worker really trained on (the Monitor title shows it)
     awake = [r["message"] for r in records(run, "event") if "awake" in r["message"]]
     assert len(awake) == 1 and (awake[0].startswith("keeping the machine awake") or
                                 awake[0].startswith("could not keep the machine awake ("))
@@ -81,13 +81,13 @@ def test_stop_then_resume_continues_one_curve(runs_dir):
     wait_for(lambda: last_step(run) >= 1500, what="training progress")
     assert stop_run(run, timeout=60) == "graceful"
     status = read_status(run)
-    assert status["state"] == "stopped" and "STOP file" in status["exit_reason"]
+    assert status.state == "stopped" and "STOP file" in status.exit_reason
     stopped_at = read_json(run / "checkpoints" / "latest.json")["step"]
     assert stopped_at == last_step(run) > 0
 
     done = cli("resume", run.name, "--timesteps", "1500", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     progress = [r["step"] for r in records(run, "progress")]
     assert progress == sorted(progress) and progress[-1] >= stopped_at + 1500
     episodes = [r["step"] for r in records(run, "episode")]
@@ -119,22 +119,22 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
                               "budget": {"total_timesteps": 1_000_000, "checkpoint_every": 500}})
     launch_worker(run)
     wait_for(lambda: (read_json(run / "checkpoints" / "latest.json") or {}).get("step", 0) >= 1000, what="a checkpoint")
-    pid = read_status(run)["pid"]
+    pid = read_status(run).pid
     for proc in process_tree(pid):
         proc.kill()  # psutil: SIGKILL on POSIX, TerminateProcess on Windows
     wait_state(run, ("crashed",), timeout=30)
     # the run's supervisor records the crash with its reason (a reader alone says "ended without a word")
-    status = wait_for(lambda: (lambda s: s if "recorded_state" not in s else None)(read_status(run)), timeout=60,
+    status = wait_for(lambda: (lambda s: s if s.recorded_state is None else None)(read_status(run)), timeout=60,
                       what="the supervisor to record the crash")
-    assert status["state"] == "crashed" and "SIGKILL" in status["error"]["message"]
-    assert "resumes from the checkpoint at step" in status["exit_reason"]
+    assert status.state == "crashed" and "SIGKILL" in status.error["message"]
+    assert "resumes from the checkpoint at step" in status.exit_reason
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]
 
     out = cli("runs", "--json", "--runs-dir", str(runs_dir))
     assert '"state": "crashed"' in out.stdout
     done = cli("resume", run.name, "--timesteps", "500", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     steps = [r["step"] for r in records(run, "progress")]
     assert steps == sorted(steps), "records past the checkpoint from the killed attempt were set aside"
     assert steps[-1] >= checkpoint + 500
@@ -144,9 +144,9 @@ def test_a_failing_env_becomes_state_failed_with_the_reason(runs_dir):
     run = make_run(runs_dir, {"env": {"entry_point": "no_such_pkg.envs:Missing"}, "budget": {"total_timesteps": 100}})
     assert run_worker(run) == 1
     status = read_status(run)
-    assert status["state"] == "failed"
-    assert "No module named 'no_such_pkg'" in status["error"]["message"] and "Traceback" not in status["error"]["message"]
-    assert "import_module" in status["error"]["traceback"]
+    assert status.state == "failed"
+    assert "No module named 'no_such_pkg'" in status.error["message"] and "Traceback" not in status.error["message"]
+    assert "import_module" in status.error["traceback"]
 
 
 def test_cli_train_follows_and_reports(runs_dir):
@@ -174,7 +174,7 @@ def test_cli_refuses_sac_on_a_discrete_env_before_training(runs_dir):
 def test_baselines_play_their_episodes_like_any_run(runs_dir, algo, env):
     run = make_run(runs_dir, {"algo": algo, "env": {"id": env}, "budget": {"episodes": 7}})
     assert run_worker(run) == 0, (run / "worker.log").read_text()
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     episodes = records(run, "episode")
     assert len(episodes) == 7
     summary = read_json(run / "summary.json")
@@ -196,7 +196,7 @@ def test_vecnormalize_stats_are_checkpointed_and_restored(runs_dir):
     assert (run / "checkpoints" / latest["vecnormalize"]).is_file()
     done = cli("resume", run.name, "--timesteps", "500", "--runs-dir", str(runs_dir))
     assert done.returncode == 0, done.stderr
-    assert read_status(run)["state"] == "finished"
+    assert read_status(run).state == "finished"
     import gymnasium as gym
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 

@@ -40,5 +40,5 @@ def test_classic_control_entries_train_to_finished(algo, runs_dir):
         runs.append((r.env, run, launch_worker(run, reap=False)))
     for env, run, proc in runs:
         assert proc.wait(800) == 0, (env, (run / "worker.log").read_text()[-3000:])
-        assert read_status(run)["state"] == "finished", (env, (run / "worker.log").read_text()[-3000:])
+        assert read_status(run).state == "finished", (env, (run / "worker.log").read_text()[-3000:])
         assert last_step(run) >= STEPS, env
