@@ -15,7 +15,6 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
@@ -24,7 +23,7 @@ from core.fit.disk import free_space_problem
 from core.run.control import RunStateError, launch_worker
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
-from core.run.status import read_status, write_status
+from core.run.status import StatusFields, read_status, write_status
 from core.run.store import RunStore, load_run_config
 from core.util.files import replace_retrying, write_atomic
 from core.util.jsonl import read_jsonl, repair_torn_tail
@@ -64,7 +63,7 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
 
 def start_run(store: RunStore, config: RunConfig, preset: str | None = None, warnings: Sequence[str] = (), *,
               spaces: EnvSpaces | None = None, import_folder: str | None = None,
-              extra_status: dict[str, Any] | None = None, on_created: Callable[[Path], None] | None = None,
+              extra_status: StatusFields | None = None, on_created: Callable[[Path], None] | None = None,
               check_env: bool = True, reap: bool = True) -> StartedRun:
     """Check, create the run folder and start its worker detached.
 
