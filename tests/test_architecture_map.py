@@ -1,5 +1,5 @@
 """ARCHITECTURE.md's package map cannot drift silently: every package and module it names exists, every package
-of core/ and app/ is named, and app/ keeps at most 8 modules of its own."""
+of core/ and app/ is named, app/ keeps at most 8 modules of its own, and package __init__ files hold a docstring."""
 
 from __future__ import annotations
 
@@ -82,3 +82,17 @@ def test_every_package_and_module_of_core_and_app_is_in_the_map():
 def test_app_keeps_at_most_8_modules_of_its_own():
     own = sorted(p.name for p in (REPO / "app").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert len(own) <= APP_MODULES, own
+
+
+def test_package_init_files_hold_a_docstring_only():
+    """Everything is imported from the module that defines it (app/__init__ loads pydantic before Qt: the exception)."""
+    import ast
+
+    code = []
+    for init in sorted([*(REPO / "core").rglob("__init__.py"), *(REPO / "app").rglob("__init__.py")]):
+        if init == REPO / "app" / "__init__.py":
+            continue
+        body = ast.parse(init.read_text(encoding="utf-8")).body
+        if [node for node in body if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))]:
+            code.append(init.relative_to(REPO).as_posix())
+    assert code == [], code

@@ -24,8 +24,8 @@ from PySide6.QtWidgets import (
 from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
-from core.config.algorithms import BASELINES
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
+from core.config.algorithms.registry import BASELINES
 from core.config.spaces import COMMON_ENVS
 from core.util.yaml_reader import load_yaml
 

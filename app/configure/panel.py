@@ -42,7 +42,7 @@ from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from app.widgets.fit_list import FitList
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import get_path
 from core.config.errors import FieldIssue
 from core.config.schema import RunConfig

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from core.cli.common import CliError, emit
-from core.config.algorithms import ALGOS
+from core.config.algorithms.registry import ALGOS
 from core.config.presets import get_preset, list_presets, metadata_problem, resolve, save_user_preset
 from core.config.trust import code_modules, is_trusted
 from core.config.validate import validate_config

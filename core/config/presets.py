@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from core.config.algorithms import ALGOS
+from core.config.algorithms.registry import ALGOS
 from core.config.dotted import merge
 from core.config.errors import ConfigError, FieldIssue, issues_text
 from core.config.schema import RunConfig

@@ -13,7 +13,6 @@ from typing import Any, Final, Literal, TypeVar
 import yaml
 from pydantic import Field, field_validator, model_validator
 
-from core.config.algorithms import ALGORITHMS, ALGOS, BASELINES
 from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.ars import ARSParams
 from core.config.algorithms.crossq import CrossQParams
@@ -23,6 +22,7 @@ from core.config.algorithms.maskable_ppo import MaskablePPOParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.qrdqn import QRDQNParams
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
+from core.config.algorithms.registry import ALGORITHMS, ALGOS, BASELINES
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3Params

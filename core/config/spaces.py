@@ -19,9 +19,9 @@ import threading
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from core.config.algorithms import algorithms_for
 from core.config.algorithms.contrib import installed_algorithms, is_installed, missing_text
 from core.config.algorithms.off_policy import ReplayParams
+from core.config.algorithms.registry import algorithms_for
 from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig, uses_sde

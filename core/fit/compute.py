@@ -35,7 +35,7 @@ from core.config.algorithms.on_policy import RolloutParams
 from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit import buffers
-from core.fit.families import family_of, train_batch
+from core.fit.families.registry import family_of, train_batch
 from core.fit.gpus import AllocatorModel, GpuProfile, history_factor
 from core.fit.networks import FLOAT, ModelShape
 from core.fit.result import MIB, FitEstimate, Term, verdict_for

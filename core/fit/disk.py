@@ -15,7 +15,7 @@ from core.config.algorithms.off_policy import OffPolicyParams
 from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
 from core.fit import buffers
-from core.fit.families import model_shape
+from core.fit.families.registry import model_shape
 from core.fit.networks import FLOAT
 
 ZIP_OVERHEAD = 64 * 1024  # the zip's system info, pytorch_variables and the JSON of the data

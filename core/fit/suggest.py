@@ -22,7 +22,7 @@ from core.config.schema import RunConfig, resolved_net_arch, section_as
 from core.config.spaces import EnvSpaces
 from core.config.validate import validate_config
 from core.fit.compute import compute
-from core.fit.families import family_of
+from core.fit.families.registry import family_of
 from core.fit.gpus import GpuProfile, allocator_model
 from core.fit.result import FITS, MIB, NO_FIT, TIGHT, FitEstimate, Suggestion
 

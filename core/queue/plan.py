@@ -12,7 +12,7 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from core.config.algorithms import normalize_algo
+from core.config.algorithms.registry import normalize_algo
 from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw

@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms import BASELINES
+from core.config.algorithms.registry import BASELINES
 from core.results.export import to_html, to_markdown, to_xlsx
 from core.results.table import MEASURE, MEASURE_PCT, Column, ResultRow, columns_for, results
 from core.run.layout import RunDir

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms import ALGOS, BASELINES
+from core.config.algorithms.registry import ALGOS, BASELINES
 from core.config.dotted import leaves
 from core.run.layout import RunDir
 from core.util.yaml_reader import read_yaml_mapping

@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms import BASELINES
+from core.config.algorithms.registry import BASELINES
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.steps import planned_steps

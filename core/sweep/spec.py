@@ -26,7 +26,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig

@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import save_user_preset

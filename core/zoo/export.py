@@ -15,8 +15,8 @@ from typing import Any
 import yaml
 
 from core.config import sb3_args
-from core.config.algorithms import ALGORITHMS
 from core.config.algorithms.off_policy import ActionNoiseParams, ReplayParams
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.errors import ConfigError
 from core.config.fields import field_meta
 from core.config.schema import RunConfig, policy_switched, return_gamma

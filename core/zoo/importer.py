@@ -8,8 +8,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms import ALGORITHMS
 from core.config.algorithms.contrib import installed_algorithms, missing_text
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.errors import ConfigError
 from core.config.presets import list_presets, save_user_preset
 from core.util.text import safe_name

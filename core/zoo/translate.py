@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import del_path, get_path, set_path
 from core.config.errors import ConfigError
 from core.config.validate import validate_config

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.algorithms.spec import AlgoSpec
 
 CONTRIB_FIX = 'pip install "rlpanel[contrib]"'

@@ -11,7 +11,7 @@ import pytest
 from core.config.spaces import EnvSpaces, describe, has_action_masks, probe_spaces
 from core.config.validate import validate_config
 from core.fit.estimate import estimate
-from core.fit.families import model_shape
+from core.fit.families.registry import model_shape
 from tests.core.training.masked_env import MaskedEnv
 
 HOST = 64 << 30
@@ -102,9 +102,9 @@ def test_contrib_estimate_names_what_it_adds():
 def test_every_network_family_is_named_in_the_closed_type():
     from typing import get_args
 
-    from core.config.algorithms import ALGORITHMS
+    from core.config.algorithms.registry import ALGORITHMS
     from core.config.algorithms.spec import Network
-    from core.fit.families import FAMILIES
+    from core.fit.families.registry import FAMILIES
 
     assert set(get_args(Network)) == set(FAMILIES)  # AlgoSpec.network is one of the families, checked by mypy
     assert {spec.network for spec in ALGORITHMS.values()} == set(FAMILIES)

@@ -16,7 +16,7 @@ from core.config.trust import trust
 from core.config.validate import validate_config
 from core.fit.buffers import replay_buffer_bytes, rollout_buffer_bytes
 from core.fit.estimate import estimate
-from core.fit.families import model_shape
+from core.fit.families.registry import model_shape
 from core.fit.gpus import GpuProfile, get_profile
 from core.fit.result import FITS, NO_FIT, TIGHT, verdict_for
 

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 import core.util.threads
-from core.config.algorithms import ALGORITHMS
+from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import set_path
 from core.config.errors import ConfigError
 from core.config.spaces import EnvSpaces, describe
