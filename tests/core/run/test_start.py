@@ -39,15 +39,15 @@ def test_a_run_started_through_start_run_trains_from_its_import_folder(tmp_path,
     seen: list[str] = []
 
     def on_created(run):  # the queue and sweep runners record the run id here: before its worker starts
-        seen.append(read_status(run)["state"])
+        seen.append(read_status(run).state)
 
     started = start_run(RunStore(runs_dir), cfg, "my-preset", ["a warning"], import_folder=str(project),
                         extra_status={"queue": {"id": "q", "job": "a"}}, on_created=on_created, reap=False)
     assert started.process.wait(300) == 0, (started.run_dir / "worker.log").read_text()
     assert seen == ["queued"]
     status = read_status(started.run_dir)
-    assert status["state"] == "finished" and status["preset"] == "my-preset" and status["warnings"] == ["a warning"]
-    assert status["queue"] == {"id": "q", "job": "a"}
+    assert status.state == "finished" and status.preset == "my-preset" and status.warnings == ["a warning"]
+    assert status.queue == {"id": "q", "job": "a"}
     assert load_run_config(started.run_dir).env.path == str(project)  # recorded: a resume imports from there too
     assert read_json(started.run_dir / "summary.json")["timesteps"] >= 256
 
@@ -65,11 +65,11 @@ def test_a_restart_on_a_full_disk_leaves_the_run_as_it_was(runs_dir, monkeypatch
     run = make_run(runs_dir, {"algo": "DQN", "dqn": {"buffer_size": 100_000}})
     (run / "metrics.jsonl").write_text(json.dumps({"kind": "attempt", "t": 1.0, "step": 0, "attempt": 1}) + "\n")
     status = read_status(run)
-    (run / "status.json").write_text(json.dumps({**status, "state": "failed", "attempt": 1}))
+    (run / "status.json").write_text(json.dumps({**status.to_json(), "state": "failed", "attempt": 1}))
     monkeypatch.setattr(disk.shutil, "disk_usage", lambda p: SimpleNamespace(free=1_000, total=10**9, used=0))
     with pytest.raises(StartError, match="not enough free disk space"):
         restart_run(run)
-    assert read_status(run)["state"] == "failed" and read_status(run).get("attempt") == 1
+    assert read_status(run).state == "failed" and read_status(run).attempt == 1
     assert not (run / "metrics.superseded.jsonl").exists() and (run / "metrics.jsonl").read_text()
 
 
@@ -78,4 +78,4 @@ def test_a_baseline_needs_no_disk_check(runs_dir, monkeypatch):
     monkeypatch.setattr(disk.shutil, "disk_usage", lambda p: SimpleNamespace(free=1_000, total=10**9, used=0))
     started = start_run(RunStore(runs_dir), cfg, reap=False)
     assert started.process.wait(240) == 0, (started.run_dir / "worker.log").read_text()
-    assert read_status(started.run_dir)["state"] == "finished"
+    assert read_status(started.run_dir).state == "finished"

@@ -24,7 +24,7 @@ def test_qrdqn_trains_to_finished_in_a_real_worker(runs_dir):
     proc = launch_worker(run, reap=False)
     assert proc.wait(500) == 0, (run / "worker.log").read_text()
     status = read_status(run)
-    assert status["state"] == "finished", (status.get("error"), (run / "worker.log").read_text()[-3000:])
+    assert status.state == "finished", (status.error, (run / "worker.log").read_text()[-3000:])
     assert last_step(run) >= 400
     assert records(run, "episode")
     assert any("train/loss" in r for r in records(run, "train")), records(run, "train")[-1:]
