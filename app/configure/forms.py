@@ -8,7 +8,7 @@ a reset button shown while the value differs from the preset, and the schema's e
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -36,6 +36,14 @@ def empty_meaning(description: str) -> str:
     """What leaving an optional field empty means, from its help ('... (empty: never).')."""
     match = re.search(r"empty: ([^)]*)\)?", description)
     return match.group(1).rstrip(".") if match else "empty"
+
+
+def insert_below(form: QWidget, row: QWidget, widget: QWidget) -> None:
+    """Put ``widget`` in ``form``'s layout (a SectionForm's QFormLayout) on the line below field ``row``."""
+    layout = form.layout()
+    assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
+    index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
+    layout.insertRow(index + 1, widget)
 
 
 class FieldRow(QWidget):

@@ -7,11 +7,10 @@ and offers the whole-cycle budget below and above in one click each.
 
 from __future__ import annotations
 
-from typing import cast
-
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
+from app.configure.forms import insert_below
 from core.config.schema import RunConfig
 from core.config.steps import planned_steps, whole_cycle_budgets
 
@@ -42,11 +41,8 @@ class PlannedStepsHint(QWidget):
     @classmethod
     def under(cls, form: QWidget, row: QWidget) -> PlannedStepsHint:
         """A hint placed in ``form``'s layout (a QFormLayout) on the line below field ``row``."""
-        layout = form.layout()
-        assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
-        index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
         hint = cls()
-        layout.insertRow(index + 1, hint)
+        insert_below(form, row, hint)
         return hint
 
     def show_plan(self, cfg: RunConfig | None) -> None:

@@ -8,11 +8,9 @@ where the field is set: the placeholder says the count, the line below why ("aut
 
 from __future__ import annotations
 
-from typing import cast
+from PySide6.QtWidgets import QLabel, QWidget
 
-from PySide6.QtWidgets import QFormLayout, QLabel, QWidget
-
-from app.configure.forms import FieldRow, empty_meaning
+from app.configure.forms import FieldRow, empty_meaning, insert_below
 from core.config.schema import RunConfig
 from core.fit.device import worker_threads
 from core.fit.result import FitEstimate
@@ -43,11 +41,8 @@ class TorchThreadsHint(QLabel):
     @classmethod
     def under(cls, form: QWidget, row: FieldRow) -> TorchThreadsHint:
         """A hint placed in ``form``'s layout (a QFormLayout) on the line below ``row``."""
-        layout = form.layout()
-        assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
-        index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
         hint = cls(row)
-        layout.insertRow(index + 1, hint)
+        insert_below(form, row, hint)
         return hint
 
     def show_threads(self, threads: TorchThreads | None) -> None:
