@@ -1,4 +1,4 @@
-"""The import contracts: core has no Qt; nothing outside core.training loads torch or SB3."""
+"""The import contracts: core has no Qt; nothing outside core.training and core.policy loads torch or SB3."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ PROBE = """
 import importlib, json, pkgutil, sys
 import core
 names = [m.name for m in pkgutil.walk_packages(core.__path__, "core.")
-         if not m.name.startswith("core.training") and not m.name.endswith("__main__")]
+         if not m.name.startswith(("core.training", "core.policy")) and not m.name.endswith("__main__")]
 for name in names:
     importlib.import_module(name)
 from core.cli.main import build_parser

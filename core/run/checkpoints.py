@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.run.layout import CHECKPOINT_PARTS, RunDir
+from core.run.layout import BEST_CHECKPOINT, CHECKPOINT_PARTS, RunDir
 from core.util.files import read_json
 
 FILE_PARTS = ("model", "replay_buffer", "vecnormalize")
@@ -56,8 +56,9 @@ class CheckpointChoice:
         return f"{'; '.join(self.skipped[:3])}{' ...' if len(self.skipped) > 3 else ''}: {used}"
 
 
-def entry_problem(entry: Any, folder: Path) -> str | None:
-    """Why ``entry`` (latest.json or a manifest) does not name a complete checkpoint in ``folder``, or None."""
+def entry_problem(entry: Any, folder: Path, best: bool = False) -> str | None:
+    """Why ``entry`` (latest.json, a manifest, or ``best.json`` when ``best``) does not name a complete
+    checkpoint in ``folder``, or None."""
     if not isinstance(entry, dict):
         return "is not a checkpoint entry"
     step = entry.get("step")
@@ -70,14 +71,14 @@ def entry_problem(entry: Any, folder: Path) -> str | None:
         name = entry.get(part)
         if name is None:
             continue
-        problem = _file_problem(name, part, step, folder, sizes.get(name))
+        expected = BEST_CHECKPOINT[part] if best else f"step_{step:012d}{CHECKPOINT_PARTS[part]}"
+        problem = _file_problem(name, part, expected, folder, sizes.get(name))
         if problem:
             return problem
     return None
 
 
-def _file_problem(name: Any, part: str, step: int, folder: Path, size: Any) -> str | None:
-    expected = f"step_{step:012d}{CHECKPOINT_PARTS[part]}"
+def _file_problem(name: Any, part: str, expected: str, folder: Path, size: Any) -> str | None:
     if not isinstance(name, str) or name != expected:
         return f"names {str(name)[:80]!r} as its {part}, not {expected!r} in the run's checkpoints folder"
     path = folder / name
@@ -150,3 +151,58 @@ def find_checkpoint(run_dir: Path) -> CheckpointChoice:
         else:
             skipped.append(f"{label} {problem}")
     return CheckpointChoice(None, skipped)
+
+
+def complete_checkpoints(run_dir: Path) -> list[Checkpoint]:
+    """Every complete step checkpoint the run keeps, oldest first (a picker's list; ``best`` is apart)."""
+    folder = RunDir(run_dir).checkpoints
+    found: dict[int, Checkpoint] = {}
+    for _label, entry in _entries(run_dir):
+        if isinstance(entry, dict) and entry_problem(entry, folder) is None and int(entry["step"]) not in found:
+            found[int(entry["step"])] = Checkpoint(int(entry["step"]), {p: entry[p] for p in FILE_PARTS if entry.get(p)})
+    return [found[step] for step in sorted(found)]
+
+
+@dataclass(frozen=True)
+class BestCheckpoint(Checkpoint):
+    """The checkpoint of the best evaluation so far (``best.json``): its step and evaluation mean."""
+
+    mean_reward: float = float("nan")
+
+
+def best_checkpoint(run_dir: Path) -> BestCheckpoint | None:
+    """The run's best checkpoint when it is complete (None before its first evaluation, or when it is not)."""
+    layout = RunDir(run_dir)
+    entry = read_json(layout.best_checkpoint_file("manifest"), default=None)
+    if entry_problem(entry, layout.checkpoints, best=True) is not None:
+        return None
+    mean = entry.get("mean_reward")
+    return BestCheckpoint(int(entry["step"]), {p: entry[p] for p in FILE_PARTS if entry.get(p)},
+                          float(mean) if isinstance(mean, (int, float)) else float("nan"))
+
+
+def select_checkpoint(run_dir: Path, which: str = "last") -> Checkpoint:
+    """The checkpoint a user names: ``last`` (the newest complete one), ``best`` or a step it keeps.
+
+    Raises ``LookupError`` with what the run has instead.
+    """
+    which = str(which).strip().lower().replace(",", "").replace("_", "")
+    if which in ("last", "latest"):
+        chosen = find_checkpoint(run_dir).checkpoint
+        if chosen is None:
+            raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint yet")
+        return chosen
+    if which == "best":
+        best = best_checkpoint(run_dir)
+        if best is None:
+            raise LookupError(f"run {Path(run_dir).name} has no best checkpoint: it is kept when periodic evaluation "
+                              "is on (Budget: Evaluate every); use --checkpoint last or a step")
+        return best
+    if not which.isdigit():
+        raise LookupError(f"--checkpoint {which!r}: give last, best or a step number")
+    kept = complete_checkpoints(run_dir)
+    for checkpoint in kept:
+        if checkpoint.step == int(which):
+            return checkpoint
+    steps = ", ".join(f"{c.step:,}" for c in kept) or "none"
+    raise LookupError(f"run {Path(run_dir).name} keeps no checkpoint at step {int(which):,} (it keeps: {steps})")

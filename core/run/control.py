@@ -108,7 +108,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     """
     run_dir = Path(run_dir)
     RunDir(run_dir).stop_request.unlink(missing_ok=True)
-    folder = _import_folder(run_dir)
+    folder = import_folder(run_dir)
     # a resume records the state it continues from here, before "starting" hides it (the morning report says
     # "resumed after it was stopped")
     starting: StatusFields = {"state": "starting", "pid": None, "pid_create_time": None, "error": None,
@@ -122,7 +122,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
                           folder=folder, notes=notes)
 
 
-def _import_folder(run_dir: Path) -> str | None:
+def import_folder(run_dir: Path) -> str | None:
     """``env.path`` of the run's config when it names a folder that exists (else the worker says what fails)."""
     env = read_yaml_mapping(RunDir(run_dir).config).get("env")
     path = env.get("path") if isinstance(env, dict) else None

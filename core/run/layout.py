@@ -12,6 +12,9 @@ from pathlib import Path
 CHECKPOINT_PARTS = {"model": ".zip", "replay_buffer": "_replay.pkl", "vecnormalize": "_vecnormalize.pkl",
                     "manifest": ".json"}
 CHECKPOINT_TEMP_PREFIX = ".tmp-"
+# The best checkpoint by evaluation mean (kept by the worker's evaluation, beside the last ones): its files
+# by part, then best.json (step, mean reward, files, sizes) written last, like a step's manifest.
+BEST_CHECKPOINT = {"model": "best.zip", "vecnormalize": "best_vecnormalize.pkl", "manifest": "best.json"}
 
 
 class RunDir:
@@ -97,6 +100,15 @@ class RunDir:
     def checkpoint_file(self, step: int, part: str) -> Path:
         """``checkpoints/step_000000012345.zip`` and its ``_replay.pkl``, ``_vecnormalize.pkl``, ``.json``."""
         return self.checkpoints / f"step_{int(step):012d}{CHECKPOINT_PARTS[part]}"
+
+    def best_checkpoint_file(self, part: str) -> Path:
+        """``checkpoints/best.zip``, ``best_vecnormalize.pkl``, ``best.json``: the best evaluation's checkpoint."""
+        return self.checkpoints / BEST_CHECKPOINT[part]
+
+    @property
+    def evaluations_file(self) -> Path:
+        """``evaluations.jsonl``: each ``rlpanel evaluate`` of a checkpoint, one JSON object a line."""
+        return self.path / "evaluations.jsonl"
 
     def checkpoint_temp(self, final: Path) -> Path:
         """Where a checkpoint file is written before it is renamed to ``final`` (same suffix: SB3 adds one)."""

@@ -113,6 +113,17 @@ def effective_start_method(requested: str, platform: str = sys.platform) -> tupl
     return requested, None
 
 
+def child_env(extra_env: dict[str, str] | None = None, folder: str | None = None) -> dict[str, str]:
+    """The environment of an rlpanel child process: rlpanel's code first on its path, then ``folder`` (a custom
+    env's import folder, also its working folder), unbuffered output, an absolute ``RLPANEL_HOME``."""
+    env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
+    if env.get("RLPANEL_HOME"):  # the child starts in another folder: a relative home would point elsewhere
+        env["RLPANEL_HOME"] = str(absolute(env["RLPANEL_HOME"]))
+    paths = [str(CODE_ROOT), *([folder] if folder else []), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
+    env["PYTHONPATH"] = os.pathsep.join(paths)
+    return env
+
+
 def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | None = None,
                    reap: bool = True, folder: str | None = None, notes: list[str] | None = None,
                    platform: str = sys.platform, popen: Any = subprocess.Popen) -> subprocess.Popen[bytes]:
@@ -124,11 +135,7 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     With ``reap`` a daemon thread waits for the child so it does not linger as a zombie while
     this process lives (a zombie would look alive to a pid check).
     """
-    env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
-    if env.get("RLPANEL_HOME"):  # the child starts in another folder: a relative home would point elsewhere
-        env["RLPANEL_HOME"] = str(absolute(env["RLPANEL_HOME"]))
-    paths = [str(CODE_ROOT), *([folder] if folder else []), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
-    env["PYTHONPATH"] = os.pathsep.join(paths)
+    env = child_env(extra_env, folder)
     with open(log_path, "ab") as log:
         common: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stdout": log, "stderr": subprocess.STDOUT, "env": env,
                                   "cwd": folder or str(CODE_ROOT), "close_fds": True}

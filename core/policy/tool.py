@@ -1,0 +1,38 @@
+"""The frame of every ``python -m core.policy.<tool>``: the common arguments, one JSON line out, one line on failure."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+
+def tool_parser(prog: str) -> argparse.ArgumentParser:
+    """RUN_DIR, ``--checkpoint last|best|STEP``, ``--seed`` and ``--device``, which every tool takes."""
+    parser = argparse.ArgumentParser(prog=f"python -m core.policy.{prog}")
+    parser.add_argument("run_dir", type=Path)
+    parser.add_argument("--checkpoint", default="last", help="last (default), best, or a step the run keeps")
+    parser.add_argument("--seed", type=int, default=None, help="the env's seed (default: the run's seed + 20,000)")
+    parser.add_argument("--device", default="cpu", help="torch device for the policy (default cpu)")
+    return parser
+
+
+def tool_main(parser: argparse.ArgumentParser, work: Callable[[argparse.Namespace], dict[str, Any]],
+              argv: list[str] | None = None) -> int:
+    """Parse, do the work, print its result as the last stdout line; a failure is one line on stderr, exit 1."""
+    args = parser.parse_args(argv)
+    try:
+        result = work(args)
+    except (LookupError, ValueError, OSError, ImportError) as exc:  # what a user can fix: said in one line
+        print(f"{type(exc).__name__}: {exc}" if isinstance(exc, ImportError) else str(exc).strip("'\""), file=sys.stderr)
+        return 1
+    except Exception as exc:  # noqa: BLE001 - the traceback for the log, the last line for the message
+        traceback.print_exc()
+        print(f"{type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, default=str), flush=True)
+    return 0
