@@ -66,8 +66,8 @@ class WindowNotifier(QObject):
                 title, body = f"rlpanel: run {event.run_id} {event.event}", f"Run {event.run_id} {event.event}."
             self.notify(title, body, event.event in WARNING_EVENTS)
         queue = read_queue(self.window.runs_dir)
-        if self.watcher.queue_ended(queue) and queue is not None:
-            self.notify(*queue_message(queue), warning=queue.get("state") != "finished")
+        if self.watcher.queue_ended(queue.state if queue is not None else None) and queue is not None:
+            self.notify(*queue_message(queue.to_json()), warning=queue.state != "finished")
         self.tray.set_status([i.id for i in infos if i.state in GOING], self.followed_line(infos))
 
     def followed_line(self, infos: list[Any]) -> str | None:

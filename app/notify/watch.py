@@ -47,8 +47,8 @@ class RunEventWatcher:
                 events.append(RunEvent(info.id, Path(info.path), PAUSED))
         return events
 
-    def queue_ended(self, state: dict[str, Any] | None) -> bool:
-        """Whether the queue went from running to ended since the last look."""
-        now = state.get("state") if isinstance(state, dict) else None
+    def queue_ended(self, now: str | None) -> bool:
+        """Whether the queue (its state now: ``QueueState.state``, None without one) went from running to ended
+        since the last look."""
         before, self.queue_state = self.queue_state, now
         return before in QUEUE_GOING and now is not None and now not in QUEUE_GOING

@@ -21,6 +21,7 @@ from core.cluster.client import ClusterError
 from core.config.errors import ConfigError
 from core.queue.control import QueueBusy, start_queue
 from core.queue.plan import parse_plan
+from core.queue.record import QueueState
 from core.queue.state import summary_line
 
 
@@ -28,7 +29,7 @@ class QueuePanel(QWidget):
     """Plan editor over the live queue view.
 
     Signals: ``run_activated(Path)`` when a job's row with a run is double-clicked;
-    ``queue_started(dict)`` after Start launched a runner; ``state_changed(dict | None)``.
+    ``queue_started(QueueState)`` after Start launched a runner; ``state_changed(QueueState | None)``.
     """
 
     run_activated = Signal(object)
@@ -76,7 +77,7 @@ class QueuePanel(QWidget):
         self._queue_changed(self.status_view.state)
 
     @property
-    def state(self) -> dict | None:
+    def state(self) -> QueueState | None:
         """The queue's state as last read (None: no queue in this runs folder)."""
         return self.status_view.state
 
@@ -87,7 +88,7 @@ class QueuePanel(QWidget):
         """Validate the plan (errors listed by job and field) and start it; returns whether it started."""
         self.status_view.refresh()
         if (state := self.status_view.state) is not None and self.status_view.is_running():
-            self._show_errors([f"Queue {state['id']} is still running ({summary_line(state)}): "
+            self._show_errors([f"Queue {state.id} is still running ({summary_line(state)}): "
                                "cancel it or wait for it to end before starting another"])
             return False
         if not self.editor.jobs:
@@ -133,8 +134,8 @@ class QueuePanel(QWidget):
         if self.errors_list.count():
             self._show_errors([])  # the listed errors were about the plan as it was
 
-    def _queue_changed(self, state: dict | None) -> None:
-        running = state is not None and state["state"] in ("running", "cancelling")
+    def _queue_changed(self, state: QueueState | None) -> None:
+        running = state is not None and state.state in ("running", "cancelling")
         self.start_button.setToolTip("A queue is running in this runs folder: cancel it or wait for it to end"
                                      if running else "Check the plan and start it in a detached queue runner")
         self.state_changed.emit(state)

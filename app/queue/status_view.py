@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -26,7 +25,8 @@ from app.widgets.toolbar import panel_toolbar
 from app.widgets.tree import top_items
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
-from core.queue.state import JOB_ENDED, WAITING, is_active, read_queue, summary_line
+from core.queue.record import WAITING, QueueJob, QueueState
+from core.queue.state import JOB_ENDED, is_active, read_queue, summary_line
 from core.run.layout import RunDir
 from core.run.names import read_run_label
 from core.util.text import clock
@@ -40,20 +40,19 @@ def fit_columns(tree: QTreeWidget, padding: int = 14) -> None:
         tree.setColumnWidth(col, tree.columnWidth(col) + padding)
 
 
-def job_reason(state: dict[str, Any], job: dict[str, Any]) -> str:
+def job_reason(state: QueueState, job: QueueJob) -> str:
     """The runner's reason, or for a waiting job what it waits for."""
-    if job.get("reason"):
-        return str(job["reason"])
-    if job["status"] == WAITING and state["state"] in ("running", "cancelling"):
-        after = next((j.get("after") or [] for j in state["plan"]["jobs"] if j["name"] == job["name"]), [])
-        job_states = {j["name"]: j["status"] for j in state["jobs"]}
-        pending = [a for a in after if job_states.get(a) not in JOB_ENDED]
+    if job.reason:
+        return job.reason
+    if job.status == WAITING and state.state in ("running", "cancelling"):
+        job_states = {j.name: j.status for j in state.jobs}
+        pending = [a for a in state.after(job.name) if job_states.get(a) not in JOB_ENDED]
         return f"waiting for {', '.join(pending)}" if pending else "waiting for a free slot"
     return ""
 
 
 class QueueStatusView(QWidget):
-    """Signals: ``run_activated(Path)`` on double-click of a job with a run; ``state_changed(dict | None)``."""
+    """Signals: ``run_activated(Path)`` on double-click of a job with a run; ``state_changed(QueueState | None)``."""
 
     run_activated = Signal(object)
     state_changed = Signal(object)
@@ -61,7 +60,7 @@ class QueueStatusView(QWidget):
     def __init__(self, runs_dir: Path, parent: QWidget | None = None):
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
-        self.state: dict[str, Any] | None = None
+        self.state: QueueState | None = None
         self._labels: dict[str, tuple[int, str]] = {}  # run id -> (annotations.json's mtime, its name)
         self.header = QLabel()
         self.header.setWordWrap(True)
@@ -124,10 +123,11 @@ class QueueStatusView(QWidget):
     def continue_queue(self) -> bool:
         """What ``rlpanel queue run`` on the same plan does after a runner crash."""
         state = self.state
-        if not state or state["state"] != "crashed":
+        if not state or state.state != "crashed":
             return False
         try:
-            _, note = start_queue(self.runs_dir, Plan.model_validate(state["plan"]), state.get("plan_path"), reap=True)
+            _, note = start_queue(self.runs_dir, Plan.model_validate(state.plan),
+                                  Path(state.plan_path) if state.plan_path else None, reap=True)
         except (QueueBusy, OSError) as exc:
             self.say(str(exc))
             return False
@@ -140,48 +140,47 @@ class QueueStatusView(QWidget):
 
     # --- view ----------------------------------------------------------------------------------
 
-    def _show(self, state: dict[str, Any] | None) -> None:
-        self.cancel_button.setEnabled(state is not None and state["state"] in ("running", "crashed"))
+    def _show(self, state: QueueState | None) -> None:
+        self.cancel_button.setEnabled(state is not None and state.state in ("running", "crashed"))
         self.stop_running.setEnabled(self.cancel_button.isEnabled())
-        self.continue_button.setVisible(state is not None and state["state"] == "crashed")
+        self.continue_button.setVisible(state is not None and state.state == "crashed")
         if not state:
             self.header.setText(f"No queue in {self.runs_dir} yet: build a plan above and press Start.")
             self.header.setStyleSheet("")
             self.tree.clear()
             return
-        plan = state.get("plan") or {}
-        text = (f"Queue {state['id']}: {state['state']} ({summary_line(state)}); "
-                f"parallel {plan.get('parallel', 1)}, on failure {plan.get('on_failure', 'continue')}")
-        if state.get("ray"):
-            text += f"; on the Ray cluster {state['ray'].get('address')}"
-        if state["state"] == "crashed":
+        text = (f"Queue {state.id}: {state.state} ({summary_line(state)}); "
+                f"parallel {state.parallel}, on failure {state.on_failure}")
+        if state.ray:
+            text += f"; on the Ray cluster {state.ray.get('address')}"
+        if state.state == "crashed":
             text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."
-        elif state["state"] == "failed" and state.get("error"):
-            text += f". The runner failed: {state['error']}"
+        elif state.state == "failed" and state.error:
+            text += f". The runner failed: {state.error}"
         self.header.setText(text)
-        known = state["state"] in QUEUE_STATUS_COLORS
-        self.header.setStyleSheet(f"color: {status_color(self, state['state']).name()}" if known else "")
-        names = [j["name"] for j in state["jobs"]]
+        known = state.state in QUEUE_STATUS_COLORS
+        self.header.setStyleSheet(f"color: {status_color(self, state.state).name()}" if known else "")
+        names = [j.name for j in state.jobs]
         if [item.text(0) for item in top_items(self.tree)] != names:
             self.tree.clear()  # another queue: new rows (same queue: update in place, keeping the selection)
             for name in names:
                 QTreeWidgetItem(self.tree, [""] * len(COLUMNS)).setText(0, name)
         now = time.time()
         grew = False
-        for item, job in zip(top_items(self.tree), state["jobs"], strict=True):
+        for item, job in zip(top_items(self.tree), state.jobs, strict=True):
             elapsed = ""
-            if job.get("started_at"):
-                elapsed = clock((job.get("ended_at") or now) - job["started_at"])
-            node = job.get("node") or ("cluster" if state.get("ray") and job.get("run_id") else "")
-            values = [job["name"], job["status"], self._run_label(job.get("run_id")), node, elapsed, job_reason(state, job)]
+            if job.started_at:
+                elapsed = clock((job.ended_at or now) - job.started_at)
+            node = job.node or ("cluster" if state.ray and job.run_id else "")
+            values = [job.name, job.status, self._run_label(job.run_id), node, elapsed, job_reason(state, job)]
             for col, value in enumerate(values):
                 if item.text(col) != value:
                     grew |= col != COLUMNS.index("Elapsed")
                     item.setText(col, value)
-            item.setForeground(1, status_color(self, job["status"]))
-            item.setData(0, Qt.ItemDataRole.UserRole, job.get("run_id"))
+            item.setForeground(1, status_color(self, job.status))
+            item.setData(0, Qt.ItemDataRole.UserRole, job.run_id)
             item.setToolTip(COLUMNS.index("Reason"), values[-1])
-            item.setToolTip(COLUMNS.index("Run"), job.get("run_id") or "")
+            item.setToolTip(COLUMNS.index("Run"), job.run_id or "")
         if grew:
             fit_columns(self.tree)
 

@@ -9,6 +9,7 @@ html or xlsx. The report is read off the GUI thread.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtGui import QTextOption
 from PySide6.QtWidgets import (
@@ -90,7 +91,7 @@ class MorningReportDialog(QDialog):
             return
         self._asked += 1
         asked = self._asked  # a report asked for earlier that ends later is not shown over this one
-        run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=read_queue(root),
+        run_in_background(lambda: morning_report(store, since, named, grid_g_per_kwh=grid, queue=_queue_data(root),
                                                  sweeps=sweeps_since(root, since)),
                           lambda report: self._show(report, asked), lambda message: self._failed(message, asked))
 
@@ -129,3 +130,9 @@ class MorningReportDialog(QDialog):
             return None
         self.status.setText(f"Wrote {path}")
         return path
+
+
+def _queue_data(root: Path) -> dict[str, Any] | None:
+    """The queue's state as the report takes it (plain data: core.results sits beside core.queue)."""
+    queue = read_queue(root)
+    return queue.to_json() if queue is not None else None

@@ -15,9 +15,8 @@ from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.threads.background import run_in_background
-from core.cli.calibrate import describe
 from core.fit import doctor
-from core.fit.calibration import Calibration, CalibrationError, run_calibration
+from core.fit.calibration import Calibration, CalibrationError, describe, run_calibration
 from core.fit.gpus import detected_profiles
 
 

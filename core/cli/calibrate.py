@@ -10,10 +10,8 @@ from __future__ import annotations
 import argparse
 
 from core.cli.common import CliError, emit
-from core.fit.calibration import Calibration, CalibrationError, run_calibration, store_path
+from core.fit.calibration import CalibrationError, describe, run_calibration, store_path
 from core.fit.gpus import detected_profiles
-
-MIB = 1 << 20
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -31,14 +29,3 @@ def run(args: argparse.Namespace) -> int:
     detected_profiles(refresh=True)
     emit(args, {**cal.to_json(), "stored_in": str(store_path())}, lambda: describe(cal))
     return 0
-
-
-def describe(cal: Calibration) -> str:
-    figure = "NVML's figure for this process" if cal.figure == "process" else "the card's used memory (no per-process figure)"
-    return "\n".join([
-        f"calibrated {cal.name} ({cal.uuid}), driver {cal.driver}, torch {cal.torch}, {cal.os}, {cal.measured_at}",
-        f"  outside torch's allocator: {cal.context_bytes / MIB:,.0f} MiB (context, kernels, handles; from {figure})",
-        f"  cuBLAS workspaces:         {cal.workspace_bytes / MIB:,.0f} MiB",
-        f"  cuDNN:                     {cal.cudnn_bytes / MIB:,.0f} MiB + {cal.cudnn_workspace_bytes / MIB:,.0f} MiB workspace",
-        f"stored in {store_path()}; estimates for this card now use it",
-    ])

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
-from typing import Any
 
 from core.cli.common import CliError, emit, runs_dir
 from core.cli.ray_options import add_ray_args, cluster_from_args
 from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, jobs_to_run, start_queue
 from core.queue.plan import load_plan
+from core.queue.record import QueueState
 from core.queue.state import QueueFolder, read_queue, summary_line
 
 
@@ -38,24 +38,24 @@ def run_plan(args: argparse.Namespace) -> int:
         state, note = start_queue(root, plan, args.plan, restart=args.restart, cluster=cluster)
     except QueueBusy as exc:
         raise CliError(f"{exc}; see rlpanel queue status, or rlpanel queue cancel") from None
-    emit(args, {"id": state.get("id"), "state_file": str(QueueFolder(root).state), "message": note}, note)
+    emit(args, {"id": state.id, "state_file": str(QueueFolder(root).state), "message": note}, note)
     return 0
 
 
-def _table(state: dict[str, Any]) -> str:
-    lines = [f"queue {state['id']}: {state['state']} ({summary_line(state)}); parallel {state['plan'].get('parallel', 1)}, "
-             f"on_failure {state['plan'].get('on_failure', 'continue')}"]
-    if state.get("ray"):
-        lines[0] += f"; on the Ray cluster {state['ray']['address']}"
-    width = max(len(j["name"]) for j in state["jobs"])
-    for job in state["jobs"]:
+def _table(state: QueueState) -> str:
+    lines = [f"queue {state.id}: {state.state} ({summary_line(state)}); parallel {state.parallel}, "
+             f"on_failure {state.on_failure}"]
+    if state.ray:
+        lines[0] += f"; on the Ray cluster {state.ray['address']}"
+    width = max((len(j.name) for j in state.jobs), default=0)
+    for job in state.jobs:
         took = ""
-        if job.get("started_at"):
-            took = f"{(job.get('ended_at') or time.time()) - job['started_at']:.0f}s"
-        run_id, reason = job.get("run_id") or "-", job.get("reason") or ""
-        node = f"  on {job['node']}" if job.get("node") else ""
-        lines.append(f"  {job['name']:<{width}}  {job['status']:<9}  {run_id:<40}  {took:>6}{node}  {reason}".rstrip())
-    if state["state"] in CONTINUABLE:
+        if job.started_at:
+            took = f"{(job.ended_at or time.time()) - job.started_at:.0f}s"
+        run_id, reason = job.run_id or "-", job.reason or ""
+        node = f"  on {job.node}" if job.node else ""
+        lines.append(f"  {job.name:<{width}}  {job.status:<9}  {run_id:<40}  {took:>6}{node}  {reason}".rstrip())
+    if state.state in CONTINUABLE:
         again = jobs_to_run(state)
         lines.append(f"rlpanel queue run with the same plan continues it: runs {', '.join(again) or 'nothing'}; "
                      "finished jobs are kept (--restart runs the whole plan again)")
@@ -67,7 +67,7 @@ def status(args: argparse.Namespace) -> int:
     if state is None:
         emit(args, None, "no queue in this runs folder; start one with: rlpanel queue run PLAN")
         return 0
-    emit(args, state, lambda: _table(state))
+    emit(args, state.to_json(), lambda: _table(state))
     return 0
 
 
@@ -77,6 +77,6 @@ def cancel(args: argparse.Namespace) -> int:
     except LookupError as exc:
         raise CliError(str(exc)) from None
     what = "running jobs are asked to stop" if args.stop_running else "running jobs finish"
-    emit(args, {"id": state["id"], "cancel": True, "stop_running": args.stop_running},
-         f"queue {state['id']}: no more launches; {what}")
+    emit(args, {"id": state.id, "cancel": True, "stop_running": args.stop_running},
+         f"queue {state.id}: no more launches; {what}")
     return 0

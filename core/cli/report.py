@@ -53,8 +53,9 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as exc:
         raise CliError(f"--baseline {exc.args[0]}; list the runs with: rlpanel runs") from None
     try:
-        report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh), read_queue(root),
-                                sweeps_since(root, since))
+        queue = read_queue(root)
+        report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh),
+                                queue.to_json() if queue is not None else None, sweeps_since(root, since))
     except ValueError as exc:
         raise CliError(f"--baseline: {exc}", 2) from None
     if args.json:

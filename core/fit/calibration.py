@@ -170,3 +170,15 @@ def run_calibration(index: int = 0, timeout: float = 180.0) -> Calibration:
     cal = derive(run_probe(index, timeout))
     save(cal)
     return cal
+
+
+def describe(cal: Calibration) -> str:
+    """What was measured, in lines a person reads: rlpanel calibrate prints it, the System tab shows it."""
+    figure = "NVML's figure for this process" if cal.figure == "process" else "the card's used memory (no per-process figure)"
+    return "\n".join([
+        f"calibrated {cal.name} ({cal.uuid}), driver {cal.driver}, torch {cal.torch}, {cal.os}, {cal.measured_at}",
+        f"  outside torch's allocator: {cal.context_bytes / MIB:,.0f} MiB (context, kernels, handles; from {figure})",
+        f"  cuBLAS workspaces:         {cal.workspace_bytes / MIB:,.0f} MiB",
+        f"  cuDNN:                     {cal.cudnn_bytes / MIB:,.0f} MiB + {cal.cudnn_workspace_bytes / MIB:,.0f} MiB workspace",
+        f"stored in {store_path()}; estimates for this card now use it",
+    ])

@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from core.queue.plan import Plan, save_plan
-from core.queue.state import WAITING, QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
+from core.queue.record import WAITING, QueueState
+from core.queue.state import QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
 from core.util.locks import LockBusy, held_briefly
 from core.util.paths import absolute
 
@@ -18,19 +19,19 @@ CONTINUABLE = ("crashed", "failed", "cancelled", "finished with failures")
 RUN_AGAIN = ("failed", "crashed", "skipped", "cancelled")  # job states a continued queue runs again
 
 
-def jobs_to_run(state: dict[str, Any]) -> list[str]:
+def jobs_to_run(state: QueueState) -> list[str]:
     """The jobs that ``rlpanel queue run`` of the same plan would run (after a failure or a cancel)."""
-    if state.get("state") == "crashed":  # the runner died: everything not ended goes on
-        return [j["name"] for j in state["jobs"] if j["status"] not in ("finished", "stopped", *RUN_AGAIN)]
-    return [j["name"] for j in state["jobs"] if j["status"] in RUN_AGAIN or j["status"] == WAITING]
+    if state.state == "crashed":  # the runner died: everything not ended goes on
+        return [j.name for j in state.jobs if j.status not in ("finished", "stopped", *RUN_AGAIN)]
+    return [j.name for j in state.jobs if j.status in RUN_AGAIN or j.status == WAITING]
 
 
-def _continue(stored: dict[str, Any]) -> dict[str, Any]:
+def _continue(stored: QueueState) -> QueueState:
     """A failed or cancelled queue set to run its unfinished jobs again; finished jobs never run twice."""
-    for job in stored["jobs"]:
-        if job["status"] in RUN_AGAIN:
-            job.update(status=WAITING, run_id=None, reason=None, started_at=None, ended_at=None)
-    stored.update(state="running", ended_at=None, error=None)
+    for job in stored.jobs:
+        if job.status in RUN_AGAIN:
+            job.status, job.run_id, job.reason, job.started_at, job.ended_at = WAITING, None, None, None, None
+    stored.state, stored.ended_at, stored.error = "running", None, None
     return stored
 
 
@@ -45,7 +46,7 @@ def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
 
 
 def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
-                reap: bool = False, cluster: dict[str, Any] | None = None) -> tuple[dict[str, Any], str]:
+                reap: bool = False, cluster: dict[str, Any] | None = None) -> tuple[QueueState, str]:
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
     The same plan after its runner crashed continues where it was; after it failed or was
@@ -66,23 +67,24 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
 
 
 def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool,
-                  cluster: dict[str, Any] | None) -> tuple[dict[str, Any], str]:
+                  cluster: dict[str, Any] | None) -> tuple[QueueState, str]:
     """``start_queue`` once its start lock is held: a second start waits here and then finds this
     queue active (its state is written before the lock is let go) and is refused."""
     current = read_queue(root)
-    same = current is not None and current.get("plan") == plan.model_dump(mode="json")
+    same = current is not None and current.plan == plan.model_dump(mode="json")
     if current is not None and is_active(current):
-        raise QueueBusy(f"queue {current['id']} is already running in {root} ({summary_line(current)}); this plan was "
+        raise QueueBusy(f"queue {current.id} is already running in {root} ({summary_line(current)}); this plan was "
                         "not started: wait for that queue, cancel it, or use another --runs-dir")
     stored = load_queue(root)
-    if current and current["state"] == "crashed" and same and not restart and stored:
-        note = f"continuing queue {current['id']} where its runner stopped ({summary_line(current)})"
+    state: QueueState
+    if current and current.state == "crashed" and same and not restart and stored:
+        note = f"continuing queue {current.id} where its runner stopped ({summary_line(current)})"
         state = stored  # as its runner left it
-    elif current and current["state"] in CONTINUABLE and same and not restart and stored:
+    elif current and current.state in CONTINUABLE and same and not restart and stored:
         again = jobs_to_run(stored)
         QueueFolder(root).cancel_request.unlink(missing_ok=True)
         state = _continue(stored)
-        note = (f"continuing queue {current['id']} ({current['state']}): running {', '.join(again) or 'nothing'} "
+        note = (f"continuing queue {current.id} ({current.state}): running {', '.join(again) or 'nothing'} "
                 f"again; finished jobs are kept ({summary_line(state)})")
     else:
         folder = QueueFolder(root)
@@ -93,11 +95,11 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
         state = new_state(plan, str(Path(plan_path).resolve()))
         note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
     if cluster is not None:
-        state["ray"] = cluster
-    if state.get("ray"):
-        note += f"; jobs go to the Ray cluster at {state['ray']['address']}"
-    state["launched_at"] = time.time()
-    state["runner"] = None  # the runner fills it in once it holds the queue's lock
+        state.ray = cluster
+    if state.ray:
+        note += f"; jobs go to the Ray cluster at {state.ray['address']}"
+    state.launched_at = time.time()
+    state.runner = None  # the runner fills it in once it holds the queue's lock
     write_queue(root, state)
     launch_queue_runner(root, reap=reap)
     return read_queue(root) or state, note
@@ -109,21 +111,21 @@ def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[b
     return folder.launch_runner(RUNNER_MODULE, str(folder.runs_dir), reap=reap)
 
 
-def cancel_queue(runs_dir: Path, stop_running: bool = False) -> dict[str, Any]:
+def cancel_queue(runs_dir: Path, stop_running: bool = False) -> QueueState:
     """Stop launching jobs (and, with ``stop_running``, ask running ones to stop); returns the state.
 
     A crashed queue has no runner to tell, so its waiting jobs are settled here.
     Raises ``LookupError`` when there is nothing to cancel.
     """
     state = read_queue(runs_dir)
-    if state is None or state["state"] not in ("running", "cancelling", "crashed"):
+    if state is None or state.state not in ("running", "cancelling", "crashed"):
         raise LookupError("no running queue to cancel")
-    if state["state"] == "crashed":
+    if state.state == "crashed":
         state = load_queue(runs_dir) or state  # as stored: "crashed" is only how it reads
-        for job in state["jobs"]:
-            if job["status"] == WAITING:
-                job.update(status="cancelled", reason="the queue was cancelled")
-        state["state"] = "cancelled"
+        for job in state.jobs:
+            if job.status == WAITING:
+                job.status, job.reason = "cancelled", "the queue was cancelled"
+        state.state = "cancelled"
         write_queue(runs_dir, state)
     else:
         request_cancel(runs_dir, stop_running)

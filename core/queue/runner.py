@@ -21,11 +21,9 @@ from typing import Any
 from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
 from core.notify.run_events import notify_queue_end, notify_run_event
+from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.queue.state import (
     JOB_ENDED,
-    LAUNCHING,
-    RUNNING,
-    WAITING,
     QueueFolder,
     fits_next_to,
     job_estimate,
@@ -44,42 +42,40 @@ from core.run.store import RunStore
 from core.util.files import AtomicWriteError
 from core.util.procs import module_running, process_identity
 
-Job = dict[str, Any]
 
-
-def adopt_orphans(runs_dir: Path, state: dict[str, Any]) -> None:
+def adopt_orphans(runs_dir: Path, state: QueueState) -> None:
     """A job caught between creating its run and recording it: find the run by its queue tag."""
-    for job in state["jobs"]:
-        if job["status"] == LAUNCHING and not job.get("run_id"):
+    for job in state.jobs:
+        if job.status == LAUNCHING and not job.run_id:
             for info in RunStore(runs_dir).list():
                 tag = info.status.queue or {}
-                if tag.get("id") == state["id"] and tag.get("job") == job["name"]:
-                    job["run_id"] = info.id
-            if not job.get("run_id"):
-                job["status"] = WAITING  # its run was never created: launch it normally
+                if tag.get("id") == state.id and tag.get("job") == job.name:
+                    job.run_id = info.id
+            if not job.run_id:
+                job.status = WAITING  # its run was never created: launch it normally
 
 
-def launch_job(runs_dir: Path, state: dict[str, Any], job: Job) -> None:
-    spec = plan_job(state, job["name"])
+def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
+    spec = plan_job(state, job.name)
     cfg = spec.config()
-    job.update(status=LAUNCHING, started_at=time.time(), reason=None)
+    job.status, job.started_at, job.reason = LAUNCHING, time.time(), None
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
-        job.update(status=WAITING, started_at=None)
+        job.status, job.started_at = WAITING, None
         return
-    tags: StatusFields = {"queue": {"id": state["id"], "job": job["name"]}}
-    if state.get("ray"):
-        tags["ray"] = state["ray"]  # launch_worker submits it to that cluster
+    tags: StatusFields = {"queue": {"id": state.id, "job": job.name}}
+    if state.ray:
+        tags["ray"] = state.ray  # launch_worker submits it to that cluster
 
     def record(run: Path) -> None:
         # the run id on disk before the worker starts; if that write fails, a restarted runner still
         # finds the run by its queue tag (adopt_orphans)
-        job["run_id"] = run.name
+        job.run_id = run.name
         save_state(runs_dir, state)
 
     start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False)
 
 
-def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
+def save_state(runs_dir: Path, state: QueueState) -> bool:
     """Write the queue state; a write Windows refused past the retry bound is said and retried next pass.
 
     The state lives in this process: a failed write never fails the queue.
@@ -92,43 +88,43 @@ def save_state(runs_dir: Path, state: dict[str, Any]) -> bool:
         return False
 
 
-def step(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> bool:
+def step(runs_dir: Path, state: QueueState, estimates: dict[str, dict[str, Any]]) -> bool:
     """One scheduling pass; returns False when the plan is over."""
-    before = {j["name"]: j["status"] for j in state["jobs"]}
-    if state.get("ray"):
+    before = {j.name: j.status for j in state.jobs}
+    if state.ray:
         _follow_cluster_jobs(runs_dir, state)
     reconcile(runs_dir, state)
     _notify_unattended_crashes(runs_dir, state, before)
     _start_recorded_runs(runs_dir, state)
     cancel = QueueFolder(runs_dir).cancel_request
     if _stop_launching(runs_dir, state, cancel):
-        state["state"] = "cancelling" if cancel.exists() else state["state"]
+        state.state = "cancelling" if cancel.exists() else state.state
     else:
         _launch_ready(runs_dir, state, estimates)
-    over = all(j["status"] in JOB_ENDED for j in state["jobs"])
+    over = all(j.status in JOB_ENDED for j in state.jobs)
     if over:
-        state["state"] = _final_state(state, cancelled=cancel.exists())
-        state["ended_at"] = time.time()
+        state.state = _final_state(state, cancelled=cancel.exists())
+        state.ended_at = time.time()
     return not (save_state(runs_dir, state) and over)  # the plan is over once that is on disk
 
 
-def _follow_cluster_jobs(runs_dir: Path, state: dict[str, Any]) -> None:
+def _follow_cluster_jobs(runs_dir: Path, state: QueueState) -> None:
     """Ask Ray about each launched job: the node it runs on, and a job that ended without its run saying so."""
-    for job in state["jobs"]:
-        if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
-            view = settle_cluster_run(runs_dir / job["run_id"])
+    for job in state.jobs:
+        if job.launched and job.run_id:
+            view = settle_cluster_run(runs_dir / job.run_id)
             if view is not None and view.node:
-                job["node"] = view.node
+                job.node = view.node
             if view is not None and view.crashed:
-                notify_run_event(runs_dir / job["run_id"], "crashed", view.crashed, log=_log)
+                notify_run_event(runs_dir / job.run_id, "crashed", view.crashed, log=_log)
 
 
-def _notify_unattended_crashes(runs_dir: Path, state: dict[str, Any], before: dict[str, str]) -> None:
+def _notify_unattended_crashes(runs_dir: Path, state: QueueState, before: dict[str, str]) -> None:
     """A job that just read as crashed with no supervisor left to say so (it died with the worker:
     its process group was killed) is notified from here, once; a live supervisor says it itself."""
-    for job in state["jobs"]:
-        run_id = job.get("run_id")
-        if job["status"] != "crashed" or before.get(job["name"]) == "crashed" or not run_id:
+    for job in state.jobs:
+        run_id = job.run_id
+        if job.status != "crashed" or before.get(job.name) == "crashed" or not run_id:
             continue
         run_dir = runs_dir / run_id
         status = read_status(run_dir)
@@ -138,72 +134,72 @@ def _notify_unattended_crashes(runs_dir: Path, state: dict[str, Any], before: di
             notify_run_event(run_dir, "crashed", reason, log=_log)
 
 
-def _start_recorded_runs(runs_dir: Path, state: dict[str, Any]) -> None:
+def _start_recorded_runs(runs_dir: Path, state: QueueState) -> None:
     """A recorded run whose worker never started (the runner died in between) starts now."""
-    for job in state["jobs"]:
-        if job["status"] == LAUNCHING and job.get("run_id"):
-            if read_status(runs_dir / job["run_id"]).state == "queued":
+    for job in state.jobs:
+        if job.status == LAUNCHING and job.run_id:
+            if read_status(runs_dir / job.run_id).state == "queued":
                 try:
-                    launch_worker(runs_dir / job["run_id"])
+                    launch_worker(runs_dir / job.run_id)
                 except ClusterLaunchError as exc:  # the run says failed with the reason: reconcile takes it
-                    _log(f"job {job['name']}: {exc}")
+                    _log(f"job {job.name}: {exc}")
 
 
-def _stop_launching(runs_dir: Path, state: dict[str, Any], cancel: Path) -> bool:
+def _stop_launching(runs_dir: Path, state: QueueState, cancel: Path) -> bool:
     """Settle the waiting jobs of a cancelled queue (or one that stops on failure); True if so."""
-    failed = any(j["status"] in FAILED for j in state["jobs"])
-    if not (cancel.exists() or (failed and state["plan"].get("on_failure") == "stop")):
+    failed = any(j.status in FAILED for j in state.jobs)
+    if not (cancel.exists() or (failed and state.on_failure == "stop")):
         return False
     why = "cancelled" if cancel.exists() else "skipped"
     reason = "the queue was cancelled" if cancel.exists() else "an earlier job failed (on_failure: stop)"
-    for job in state["jobs"]:
-        if job["status"] == WAITING:
-            job.update(status=why, reason=reason)
+    for job in state.jobs:
+        if job.status == WAITING:
+            job.status, job.reason = why, reason
     if cancel.exists() and cancel.read_text().strip() == "stop-running":
-        for job in state["jobs"]:
-            if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
-                request_stop(runs_dir / job["run_id"], "queue cancelled")
+        for job in state.jobs:
+            if job.launched and job.run_id:
+                request_stop(runs_dir / job.run_id, "queue cancelled")
     return True
 
 
-def _launch_ready(runs_dir: Path, state: dict[str, Any], estimates: dict[str, dict[str, Any]]) -> None:
+def _launch_ready(runs_dir: Path, state: QueueState, estimates: dict[str, dict[str, Any]]) -> None:
     """Start ready jobs in plan order while slots are free and each fits next to the running ones."""
-    active = [j for j in state["jobs"] if j["status"] in (LAUNCHING, RUNNING)]
+    active = [j for j in state.jobs if j.status in (LAUNCHING, RUNNING)]
     for job in ready_jobs(state):
-        if len(active) >= int(state["plan"].get("parallel", 1)):
+        if len(active) >= state.parallel:
             return
         mine = _estimate(state, job, estimates)
         if mine is None:
             continue
-        others = [estimates.get(j["name"]) or {} for j in active]
+        others = [estimates.get(j.name) or {} for j in active]
         if "error" not in mine and all("error" not in e and e for e in others):
             ok, why = fits_next_to(mine, others)
             if not ok:
-                job["reason"] = why
+                job.reason = why
                 return  # keep the plan's order: later jobs wait behind this one
         try:
             launch_job(runs_dir, state, job)
         except (ConfigError, StartError, ClusterLaunchError) as exc:
-            job.update(status="failed", reason=str(exc), ended_at=time.time())
+            job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             continue
         active.append(job)
 
 
-def _estimate(state: dict[str, Any], job: Job, estimates: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+def _estimate(state: QueueState, job: QueueJob, estimates: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
     """The job's fit estimate (computed once); None when its config is invalid (the job failed)."""
-    if job["name"] not in estimates:
+    if job.name not in estimates:
         try:
-            estimates[job["name"]] = job_estimate(plan_job(state, job["name"]).config()) or {}
+            estimates[job.name] = job_estimate(plan_job(state, job.name).config()) or {}
         except ConfigError as exc:
-            job.update(status="failed", reason=str(exc), ended_at=time.time())
+            job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             return None
-    return estimates[job["name"]]
+    return estimates[job.name]
 
 
-def _final_state(state: dict[str, Any], cancelled: bool) -> str:
+def _final_state(state: QueueState, cancelled: bool) -> str:
     if cancelled:
         return "cancelled"
-    if any(j["status"] in ("failed", "crashed", "skipped") for j in state["jobs"]):
+    if any(j.status in ("failed", "crashed", "skipped") for j in state.jobs):
         return "finished with failures"
     return "finished"
 
@@ -220,24 +216,24 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         if state is None:
             print("queue runner: no queue state; start one with: rlpanel queue run PLAN", file=sys.stderr)
             return 2
-        state["runner"] = process_identity()
-        state["restarts"] = int(state.get("restarts", -1)) + 1
+        state.runner = process_identity()
+        state.restarts = (state.restarts if state.restarts is not None else -1) + 1
         adopt_orphans(runs_dir, state)
-        print(f"queue runner: pid {state['runner']['pid']} for queue {state['id']} ({summary_line(state)})", flush=True)
+        print(f"queue runner: pid {state.runner['pid']} for queue {state.id} ({summary_line(state)})", flush=True)
         estimates: dict[str, dict[str, Any]] = {}
         while step(runs_dir, state, estimates):
             time.sleep(poll_s)
-        print(f"queue runner: {state['state']} ({summary_line(state)})", flush=True)
-        notify_queue_end(state, log=_log)
+        print(f"queue runner: {state.state} ({summary_line(state)})", flush=True)
+        notify_queue_end(state.to_json(), log=_log)
         return 0
     except Exception:  # noqa: BLE001 - the state must say why the runner ended
         traceback.print_exc()
-        state = load_queue(runs_dir) or {}
-        if state:
-            state["state"] = "failed"
-            state["error"] = traceback.format_exc().strip().splitlines()[-1]
-            write_queue(runs_dir, state)
-            notify_queue_end(state, log=_log)
+        stored = load_queue(runs_dir)
+        if stored is not None:
+            stored.state = "failed"
+            stored.error = traceback.format_exc().strip().splitlines()[-1]
+            write_queue(runs_dir, stored)
+            notify_queue_end(stored.to_json(), log=_log)
         return 1
     finally:
         lock.release()

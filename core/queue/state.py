@@ -16,11 +16,12 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
+from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.run.runner_folder import RunnerFolder
 from core.run.states import LIVE, TERMINAL
 from core.run.status import read_status
 
-WAITING, LAUNCHING, RUNNING = "waiting", "launching", "running"
+__all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
 QUEUE_ACTIVE = ("running", "cancelling")
 
@@ -44,54 +45,57 @@ class QueueFolder(RunnerFolder):
         return self.path / "plan.yaml"
 
 
-def new_state(plan: Plan, plan_path: str) -> dict[str, Any]:
-    return {"id": time.strftime("%Y%m%d-%H%M%S"), "plan_path": plan_path, "plan": plan.model_dump(mode="json"),
-            "state": "running", "created_at": time.time(), "runner": None,
-            "jobs": [{"name": j.name, "status": WAITING, "run_id": None, "reason": None, "started_at": None, "ended_at": None}
-                     for j in plan.jobs]}
+def new_state(plan: Plan, plan_path: str) -> QueueState:
+    return QueueState(id=time.strftime("%Y%m%d-%H%M%S"), plan=plan.model_dump(mode="json"), state="running",
+                      jobs=[QueueJob(j.name) for j in plan.jobs], plan_path=plan_path, created_at=time.time())
 
 
-def load_queue(runs_dir: Path) -> dict[str, Any] | None:
+def load_queue(runs_dir: Path) -> QueueState | None:
     """The queue's state as stored (None when this runs folder never ran a queue)."""
-    return QueueFolder(runs_dir).load_state()
+    stored = QueueFolder(runs_dir).load_state()
+    return QueueState.from_json(stored) if stored is not None else None
 
 
-def read_queue(runs_dir: Path) -> dict[str, Any] | None:
+def read_queue(runs_dir: Path) -> QueueState | None:
     """The queue's state as a reader sees it: ``state`` reads ``crashed`` when its runner is gone."""
-    return QueueFolder(runs_dir).read_state(QUEUE_ACTIVE)
+    data = QueueFolder(runs_dir).read_state(QUEUE_ACTIVE)
+    return QueueState.from_json(data) if data is not None else None
 
 
-def write_queue(runs_dir: Path, state: dict[str, Any]) -> None:
-    QueueFolder(runs_dir).write_state(state)
+def write_queue(runs_dir: Path, state: QueueState) -> None:
+    """Write the state (its ``updated_at`` set now); a reading's ``recorded_state`` is never written."""
+    data = state.to_json()
+    data.pop("recorded_state", None)
+    QueueFolder(runs_dir).write_state(data)
+    state.updated_at = data["updated_at"]
 
 
-def is_active(state: dict[str, Any] | None) -> bool:
-    return state is not None and state["state"] in QUEUE_ACTIVE
+def is_active(state: QueueState | None) -> bool:
+    return state is not None and state.state in QUEUE_ACTIVE
 
 
 # --- scheduling (one pass; the runner calls it about once a second) -----------------------------
 
-def reconcile(runs_dir: Path, state: dict[str, Any]) -> None:
+def reconcile(runs_dir: Path, state: QueueState) -> None:
     """Bring each launched job's status up to date from its run folder."""
-    for job in state["jobs"]:
-        if job["status"] in (LAUNCHING, RUNNING) and job.get("run_id"):
-            run_status = read_status(Path(runs_dir) / job["run_id"])
+    for job in state.jobs:
+        if job.launched and job.run_id:
+            run_status = read_status(Path(runs_dir) / job.run_id)
             run_state = run_status.state
             if run_state in TERMINAL:
-                job["status"] = run_state
-                job["ended_at"] = job.get("ended_at") or time.time()
+                job.status = run_state
+                job.ended_at = job.ended_at or time.time()
                 if run_state != "finished":
-                    job["reason"] = run_status.error_message or run_state
+                    job.reason = run_status.error_message or run_state
             elif run_state in LIVE:
-                job["status"] = RUNNING
+                job.status = RUNNING
 
 
-def ready_jobs(state: dict[str, Any]) -> list[dict[str, Any]]:
+def ready_jobs(state: QueueState) -> list[QueueJob]:
     """Waiting jobs whose ``after`` jobs have all ended, in plan order."""
-    plan = {j["name"]: j for j in state["plan"]["jobs"]}
-    status = {j["name"]: j["status"] for j in state["jobs"]}
-    return [j for j in state["jobs"] if j["status"] == WAITING
-            and all(status[dep] in JOB_ENDED for dep in plan[j["name"]].get("after", []))]
+    status = {j.name: j.status for j in state.jobs}
+    return [j for j in state.jobs if j.status == WAITING
+            and all(status.get(dep) in JOB_ENDED for dep in state.after(j.name))]
 
 
 def fits_next_to(candidate: dict[str, Any], running: list[dict[str, Any]]) -> tuple[bool, str]:
@@ -119,12 +123,12 @@ def job_estimate(cfg: RunConfig) -> dict[str, Any] | None:
         return {"error": str(exc)}
 
 
-def plan_job(state: dict[str, Any], name: str) -> PlanJob:
-    return PlanJob.model_validate(next(j for j in state["plan"]["jobs"] if j["name"] == name))
+def plan_job(state: QueueState, name: str) -> PlanJob:
+    return PlanJob.model_validate(state.plan_entry(name))
 
 
-def summary_line(state: dict[str, Any]) -> str:
+def summary_line(state: QueueState) -> str:
     counts: dict[str, int] = {}
-    for job in state["jobs"]:
-        counts[job["status"]] = counts.get(job["status"], 0) + 1
+    for job in state.jobs:
+        counts[job.status] = counts.get(job.status, 0) + 1
     return ", ".join(f"{n} {s}" for s, n in counts.items())

@@ -27,6 +27,7 @@ from core.config import sb3_args
 from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.contrib import contrib_installed, missing_text
 from core.config.algorithms.off_policy import ActionNoiseParams, OffPolicyParams, ReplayParams
+from core.config.algorithms.qrdqn import QRDQNParams
 from core.config.fields import field_meta
 from core.config.sb3_args import require_spec
 from core.config.schema import EnvSpec, RunConfig, policy_switched, resolved, return_gamma
@@ -157,6 +158,10 @@ def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     elif "optimizer_kwargs" in out and isinstance(cfg.params, A2CParams) and cfg.params.use_rms_prop:
         out["optimizer_class"] = th.optim.RMSprop  # A2C builds its RMSprop only without optimizer_kwargs
         out["optimizer_kwargs"] = {"alpha": 0.99, "eps": cfg.params.rms_prop_eps, **out["optimizer_kwargs"]}
+    elif "optimizer_kwargs" in out and isinstance(cfg.params, QRDQNParams):
+        # QR-DQN replaces optimizer_kwargs with its own Adam eps (0.01 / batch) unless an optimizer class is given
+        out["optimizer_class"] = th.optim.Adam
+        out["optimizer_kwargs"] = {"eps": 0.01 / cfg.params.batch_size, **out["optimizer_kwargs"]}
     return out
 
 

@@ -33,5 +33,5 @@ def test_two_queue_runs_at_once_start_one_and_refuse_the_other(tmp_path, runs_di
     message = done[refused[0]].stderr
     assert "already running" in message and "this plan was not started" in message and "Traceback" not in message
     assert len(message.strip().splitlines()) == 1
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] == "finished" and s, timeout=120, what="the queue")
-    assert [j["name"] for j in state["jobs"]] == [("first", "second")[started[0]]]
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s.state == "finished" and s, timeout=120, what="the queue")
+    assert [j.name for j in state.jobs] == [("first", "second")[started[0]]]

@@ -54,6 +54,11 @@ def replay_buffer() -> Any:
                                           "(observations with observation, achieved_goal and desired_goal).", sb3="none")
 
 
+def n_step_returns() -> Any:
+    return hp(1, "N-step returns", "Transitions bootstrap from the value n steps ahead (1: the usual one-step target; "
+              "SB3's NStepReplayBuffer; not with HER or a Dict observation).", "steps", ge=1, le=1000)
+
+
 def her_n_sampled_goal() -> Any:
     return hp(4, "HER goals per transition", "Virtual transitions with new goals sampled per real one.", "", ge=1, le=1000,
               sb3="none")
@@ -106,6 +111,7 @@ class ReplayParams(OffPolicyParams):
     """Off-policy with target networks (tau) and a choice of replay buffer (HER): SAC, TD3, DDPG, DQN, TQC, QR-DQN."""
 
     tau: float = tau()
+    n_steps: int = n_step_returns()
     replay_buffer: Literal[REPLAY_BUFFERS] = replay_buffer()  # type: ignore[valid-type]
     her_n_sampled_goal: int = her_n_sampled_goal()
     her_goal_selection_strategy: Literal[HER_STRATEGIES] = her_goal_selection_strategy()  # type: ignore[valid-type]
@@ -134,6 +140,9 @@ def replay_rules(section: str) -> Any:
         if isinstance(p, ReplayParams) and p.replay_buffer == "her" and p.optimize_memory_usage:
             issues.append(FieldIssue(f"{section}.optimize_memory_usage",
                                      "the HER replay buffer has no memory-optimised mode: turn optimize_memory_usage off"))
+        if isinstance(p, ReplayParams) and p.replay_buffer == "her" and p.n_steps > 1:
+            issues.append(FieldIssue(f"{section}.n_steps", f"n-step returns ({p.n_steps}) need the default replay buffer, "
+                                     "not HER (SB3 would ignore them): set n_steps to 1 or replay_buffer to default"))
         return issues
 
     return rules

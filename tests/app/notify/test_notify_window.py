@@ -137,14 +137,15 @@ def test_a_queue_that_ends_is_a_desktop_notification(qtbot, make_window, runs_di
 
     plan = parse_plan({"jobs": [{"name": "sac", "algo": "SAC", "env": "Pendulum-v1", "timesteps": 1000},
                                 {"name": "ppo", "algo": "PPO", "env": "CartPole-v1", "timesteps": 1000}]})
-    state = {**new_state(plan, "plan.yaml"), "id": "20261125-2200", "runner": process_identity()}
-    state["jobs"][0]["status"] = "running"
+    state = new_state(plan, "plan.yaml")
+    state.id, state.runner = "20261125-2200", process_identity()
+    state.jobs[0].status = "running"
     write_queue(runs_dir, state)
     window = make_window()
     qtbot.waitUntil(lambda: window.notifier.watcher.queue_state == "running", timeout=30_000)
-    state["state"] = "finished with failures"
-    state["jobs"][0].update(status="failed", reason="out of GPU memory")
-    state["jobs"][1].update(status="finished")
+    state.state = "finished with failures"
+    state.jobs[0].status, state.jobs[0].reason = "failed", "out of GPU memory"
+    state.jobs[1].status = "finished"
     write_queue(runs_dir, state)
     window.runs.refresh()
     qtbot.waitUntil(lambda: "queue 20261125-2200" in window.log.plain_text(), timeout=30_000)

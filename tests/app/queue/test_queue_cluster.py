@@ -21,10 +21,10 @@ needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
 
 def test_the_queue_tab_shows_which_node_runs_which_job(qtbot, runs_dir):
     state = new_state(tiny_plan("a", "b", "c"), "plan.yaml")
-    state["launched_at"] = time.time()  # its runner was just launched: it reads running
-    state["ray"] = {"address": "http://head:8265", "python": "python", "runs": None}
-    state["jobs"][0].update(status="running", run_id="r-a", node="10.0.0.5")
-    state["jobs"][1].update(status="running", run_id="r-b")  # submitted, Ray has not placed it yet
+    state.launched_at = time.time()  # its runner was just launched: it reads running
+    state.ray = {"address": "http://head:8265", "python": "python", "runs": None}
+    state.jobs[0].status, state.jobs[0].run_id, state.jobs[0].node = "running", "r-a", "10.0.0.5"
+    state.jobs[1].status, state.jobs[1].run_id = "running", "r-b"  # submitted, Ray has not placed it yet
     write_queue(runs_dir, state)
     panel = make_panel(qtbot, runs_dir)
     shown = rows(panel)
@@ -50,7 +50,7 @@ def test_the_cluster_field_sends_the_queue_there_and_is_remembered(qtbot, runs_d
     panel.cluster.runs.setText("/mnt/runs")
     assert panel.start(), panel.errors()
     assert "Ray cluster at http://127.0.0.1:1" in panel.start_note.text()
-    assert read_queue(runs_dir)["ray"] == {"address": "http://127.0.0.1:1", "python": "python", "runs": "/mnt/runs"}
+    assert read_queue(runs_dir).ray == {"address": "http://127.0.0.1:1", "python": "python", "runs": "/mnt/runs"}
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
     assert rows(panel)["base"]["Status"] == "failed"
     assert "cannot reach the Ray cluster's job API at http://127.0.0.1:1" in rows(panel)["base"]["Reason"]

@@ -42,7 +42,7 @@ def rows(panel: QueuePanel) -> dict[str, dict[str, str]]:
 
 def ended(panel: QueuePanel) -> bool:
     panel.refresh()
-    return bool(panel.state) and panel.state["state"] not in ("running", "cancelling")
+    return bool(panel.state) and panel.state.state not in ("running", "cancelling")
 
 
 def tiny_plan(*names: str):
@@ -116,15 +116,15 @@ def test_a_bad_plan_is_refused_naming_job_and_field(qtbot, runs_dir, tmp_path):
 def test_start_is_refused_while_a_queue_runs(qtbot, runs_dir):
     # A queue whose runner was just launched reads as running (its start grace period): no process needed.
     state = new_state(tiny_plan("other"), "plan.yaml")
-    state["launched_at"] = time.time()
+    state.launched_at = time.time()
     write_queue(runs_dir, state)
     panel = make_panel(qtbot, runs_dir)
-    assert panel.state["state"] == "running" and rows(panel)["other"]["Status"] == "waiting"
+    assert panel.state.state == "running" and rows(panel)["other"]["Status"] == "waiting"
     assert rows(panel)["other"]["Reason"] == "waiting for a free slot"
     panel.editor.add_job(PlanJob(name="mine", algo="random", episodes=5))
     assert not panel.start()
-    assert "still running" in panel.errors()[0] and state["id"] in panel.errors()[0]
-    assert read_queue(runs_dir)["jobs"][0]["name"] == "other"
+    assert "still running" in panel.errors()[0] and state.id in panel.errors()[0]
+    assert read_queue(runs_dir).jobs[0].name == "other"
 
 
 @pytest.mark.training
@@ -149,7 +149,7 @@ def test_a_plan_built_in_the_panel_runs_to_the_end(qtbot, runs_dir, configure):
     assert list(rows(panel)) == ["base-CartPole-v1", "a2c-CartPole-v1", "base-CartPole-v1-2"]
 
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
-    assert panel.state["state"] == "finished", panel.state
+    assert panel.state.state == "finished", panel.state
     shown = rows(panel)
     assert [r["Status"] for r in shown.values()] == ["finished"] * 3
     assert all(r["Run"] and ":" in r["Elapsed"] for r in shown.values())
@@ -159,7 +159,7 @@ def test_a_plan_built_in_the_panel_runs_to_the_end(qtbot, runs_dir, configure):
     item = panel.status_view.tree.topLevelItem(1)
     with qtbot.waitSignal(panel.run_activated) as opened:
         panel.status_view.tree.itemDoubleClicked.emit(item, 0)
-    run_id = panel.state["jobs"][1]["run_id"]
+    run_id = panel.state.jobs[1].run_id
     assert opened.args[0] == runs_dir / run_id and opened.args[0].is_dir()
     assert shown["a2c-CartPole-v1"]["Run"] == read_run_label(runs_dir / run_id)  # the name every view shows
 
@@ -179,24 +179,24 @@ def test_a_queue_started_elsewhere_is_shown_and_can_be_cancelled(qtbot, runs_dir
     qtbot.mouseClick(panel.status_view.cancel_button, Qt.MouseButton.LeftButton)
     assert "no more launches" in panel.status_view.message.text()
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
-    assert panel.state["state"] == "cancelled"
+    assert panel.state.state == "cancelled"
     assert rows(panel)["two"]["Status"] == "cancelled" and rows(panel)["one"]["Status"] == "stopped"
 
 
 @pytest.mark.training
 def test_a_crashed_runner_is_shown_and_continue_finishes_the_plan(qtbot, runs_dir):
     state = new_state(tiny_plan("only"), str(runs_dir / "plan.yaml"))
-    state["launched_at"] = 0  # long ago, and no runner holds the queue's lock: it reads as crashed
+    state.launched_at = 0  # long ago, and no runner holds the queue's lock: it reads as crashed
     write_queue(runs_dir, state)
     panel = make_panel(qtbot, runs_dir)
-    assert panel.state["state"] == "crashed"
+    assert panel.state.state == "crashed"
     assert "crashed" in panel.status_view.header.text() and "Continue" in panel.status_view.header.text()
     assert panel.status_view.continue_button.isVisibleTo(panel)
     qtbot.mouseClick(panel.status_view.continue_button, Qt.MouseButton.LeftButton)
     assert "continuing queue" in panel.status_view.message.text().lower()
     assert not panel.status_view.continue_button.isVisibleTo(panel)
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
-    assert panel.state["state"] == "finished" and panel.state["id"] == state["id"]
+    assert panel.state.state == "finished" and panel.state.id == state.id
     assert rows(panel)["only"]["Status"] == "finished"
 
 

@@ -44,8 +44,8 @@ def test_every_view_shows_a_run_by_the_same_name(qtbot, make_window, runs_dir):
     plan = parse_plan(lean_jobs({"jobs": [{"name": n, "algo": "random", "env": "CartPole-v1", "episodes": 5}
                                           for n in ("one", "two", "three")]}))
     state = new_state(plan, str(runs_dir / "plan.yaml"))
-    for job, run in zip(state["jobs"], runs.values(), strict=True):
-        job.update(status="finished", run_id=run.name)
+    for job, run in zip(state.jobs, runs.values(), strict=True):
+        job.status, job.run_id = "finished", run.name
     write_queue(runs_dir, state)
     view = window.queue.status_view
     view.refresh()

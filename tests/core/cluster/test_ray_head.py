@@ -51,12 +51,12 @@ jobs:
     started = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir), "--ray", ray_head.address)
     assert started.returncode == 0, started.stderr
     assert "Ray cluster" in started.stdout
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["state"] not in ("running", "cancelling") and s,
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s.state not in ("running", "cancelling") and s,
                      timeout=300, what="the plan to end on the cluster", poll=1.0)
-    assert state["state"] == "finished", state
+    assert state.state == "finished", state
     assert state["ray"]["address"] == ray_head.address
-    for job in state["jobs"]:
-        run_dir = runs_dir / job["run_id"]
+    for job in state.jobs:
+        run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
         assert status.state == "finished" and (run_dir / "summary.json").is_file()
         assert status.ray["job_id"].startswith("rlpanel-") and status.ray["address"] == ray_head.address
@@ -73,7 +73,7 @@ jobs:
     qtbot.addWidget(view)
     shown = {view.tree.topLevelItem(i).text(0): view.tree.topLevelItem(i).text(COLUMNS.index("Node"))
              for i in range(view.tree.topLevelItemCount())}
-    assert shown == {job["name"]: job["node"] for job in state["jobs"]}
+    assert shown == {job.name: job.node for job in state.jobs}
 
 
 def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_head):

@@ -66,14 +66,14 @@ jobs:
     started = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
     assert started.returncode == 0, started.stderr
     state = wait_for(lambda: plan_over(runs_dir), timeout=240, what="the plan to end")
-    assert state["state"] == "finished", state
-    jobs = {j["name"]: j for j in state["jobs"]}
-    assert all(j["status"] == "finished" for j in jobs.values())
+    assert state.state == "finished", state
+    jobs = {j.name: j for j in state.jobs}
+    assert all(j.status == "finished" for j in jobs.values())
     runs = job_runs(runs_dir)
     assert sorted(runs) == ["a2c", "base", "late"] and all(len(v) == 1 for v in runs.values())
-    late_started = read_status(runs_dir / jobs["late"]["run_id"]).started_at
+    late_started = read_status(runs_dir / jobs["late"].run_id).started_at
     for dep in ("base", "a2c"):
-        assert late_started >= read_status(runs_dir / jobs[dep]["run_id"]).ended_at
+        assert late_started >= read_status(runs_dir / jobs[dep].run_id).ended_at
     out = cli("queue", "status", "--json", "--runs-dir", str(runs_dir))
     assert json.loads(out.stdout)["state"] == "finished"
 
@@ -88,13 +88,13 @@ jobs:
   - {name: three, algo: random, env: CartPole-v1, episodes: 20}
 """)
     assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
-    state = wait_for(lambda: (s := read_queue(runs_dir)) and s["jobs"][0]["status"] == "running" and s, what="job one running")
-    psutil.Process(state["runner"]["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
-    wait_for(lambda: read_queue(runs_dir)["state"] == "crashed", timeout=30, what="the runner to read as crashed")
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s.jobs[0].status == "running" and s, what="job one running")
+    psutil.Process(state.runner["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
+    wait_for(lambda: read_queue(runs_dir).state == "crashed", timeout=30, what="the runner to read as crashed")
     again = cli("queue", "run", str(plan), "--runs-dir", str(runs_dir))
     assert again.returncode == 0 and "continuing queue" in again.stdout
     state = wait_for(lambda: plan_over(runs_dir), timeout=240, what="the plan to end")
-    assert state["state"] == "finished" and state["restarts"] == 1
+    assert state.state == "finished" and state.restarts == 1
     runs = job_runs(runs_dir)
     assert {k: len(v) for k, v in runs.items()} == {"one": 1, "two": 1, "three": 1}
 
@@ -111,10 +111,10 @@ jobs:
 """)
     assert cli("queue", "run", str(plan), "--runs-dir", str(runs_dir)).returncode == 0
     state = wait_for(lambda: plan_over(runs_dir), timeout=180, what="the plan to end")
-    jobs = {j["name"]: j for j in state["jobs"]}
-    assert jobs["broken"]["status"] == "failed" and "no_such_pkg" in jobs["broken"]["reason"]
-    assert jobs["after"]["status"] == last
-    assert state["state"] == "finished with failures"
+    jobs = {j.name: j for j in state.jobs}
+    assert jobs["broken"].status == "failed" and "no_such_pkg" in jobs["broken"].reason
+    assert jobs["after"].status == last
+    assert state.state == "finished with failures"
     text = cli("queue", "status", "--runs-dir", str(runs_dir)).stdout
     assert "broken" in text and "failed" in text and "no_such_pkg" in text
 
@@ -122,4 +122,28 @@ jobs:
 def plan_over(runs_dir):
     """The queue's state once it is no longer running (else None)."""
     state = read_queue(runs_dir)
-    return state if state and state["state"] != "running" else None
+    return state if state and state.state != "running" else None
+
+
+def test_a_queue_state_file_of_version_1_reads_and_keeps_what_a_newer_version_wrote(runs_dir):
+    """The one reader: an old file (no queue_version, no node) reads with the missing fields as None; keys
+    it does not know survive a read and a write; every write says version 2."""
+    from core.queue.state import QueueFolder, load_queue, write_queue
+
+    folder = QueueFolder(runs_dir)
+    folder.path.mkdir(parents=True)
+    old = {"id": "20261101-2300", "plan_path": "plan.yaml", "state": "finished", "created_at": 1.0, "runner": None,
+           "plan": {"parallel": 2, "on_failure": "stop", "jobs": [{"name": "a"}, {"name": "b", "after": ["a"]}]},
+           "jobs": [{"name": "a", "status": "finished", "run_id": "r-a", "reason": None, "started_at": 2.0, "ended_at": 3.0},
+                    {"name": "b", "status": "failed", "run_id": None, "reason": "boom", "started_at": None,
+                     "ended_at": None, "priority": 7}],
+           "from_the_future": {"x": 1}}
+    folder.state.write_text(json.dumps(old))
+    state = load_queue(runs_dir)
+    assert (state.parallel, state.on_failure, state.after("b"), state.restarts, state.ray) == (2, "stop", ["a"], None, None)
+    assert state.job("a").run_id == "r-a" and state.job("b").reason == "boom" and state.job("a").node is None
+    write_queue(runs_dir, state)
+    again = json.loads(folder.state.read_text())
+    assert again["queue_version"] == 2 and again["from_the_future"] == {"x": 1} and again["jobs"][1]["priority"] == 7
+    assert {k: again[k] for k in old if k != "jobs"} == {k: old[k] for k in old if k != "jobs"}
+    assert load_queue(runs_dir) == state

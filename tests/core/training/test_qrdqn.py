@@ -45,3 +45,44 @@ def test_qrdqn_settings_reach_the_sb3_contrib_object():
     default = validate_config({"algo": "QRDQN"}).config.qrdqn  # sb3-contrib's own defaults, not DQN's
     assert (default.learning_rate, default.exploration_final_eps, default.max_grad_norm, default.n_quantiles) == (
         5e-5, 0.01, None, 200)
+
+
+@pytest.mark.parametrize(("policy", "expected"), [
+    ({}, {"eps": 0.01 / 32}),  # nothing given: QR-DQN's own Adam eps (0.01 / batch)
+    ({"optimizer_eps": 1e-5, "weight_decay": 1e-4}, {"eps": 1e-5, "weight_decay": 1e-4}),  # the user's, not dropped
+    ({"weight_decay": 1e-4}, {"eps": 0.01 / 32, "weight_decay": 1e-4}),  # its eps kept beside the user's decay
+])
+def test_qrdqn_keeps_the_users_optimizer_settings(policy, expected):
+    from core.training.factory import build_model, build_vec_env
+
+    cfg = validate_config({**RAW, "policy": {**RAW["policy"], **policy}}).config
+    env, _ = build_vec_env(cfg, force_dummy=True)
+    try:
+        group = build_model(cfg, env, device="cpu").policy.optimizer.param_groups[0]
+    finally:
+        env.close()
+    assert {key: group[key] for key in expected} == pytest.approx(expected)
+    assert group["weight_decay"] == expected.get("weight_decay", 0)
+
+
+def test_n_step_returns_reach_the_replay_buffer():
+    from stable_baselines3.common.buffers import NStepReplayBuffer
+
+    from core.training.factory import build_model, build_vec_env
+
+    cfg = validate_config({**RAW, "qrdqn": {**RAW["qrdqn"], "n_steps": 3}}).config
+    env, _ = build_vec_env(cfg, force_dummy=True)
+    try:
+        model = build_model(cfg, env, device="cpu")
+    finally:
+        env.close()
+    assert model.n_steps == 3 and isinstance(model.replay_buffer, NStepReplayBuffer)
+    assert model.replay_buffer.n_steps == 3
+
+
+def test_n_step_returns_with_her_are_refused_naming_the_field():
+    from core.config.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        validate_config({"algo": "DQN", "dqn": {"n_steps": 3, "replay_buffer": "her"}})
+    assert "dqn.n_steps" in str(err.value) and "set n_steps to 1" in str(err.value)

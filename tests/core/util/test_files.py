@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from core.queue.record import QueueState
 from core.queue.runner import save_state
 from core.queue.state import load_queue
 from core.util import files
@@ -65,13 +66,13 @@ def test_a_read_refused_while_the_file_is_replaced_is_retried(tmp_path, monkeypa
 
 def test_a_failed_queue_state_write_does_not_fail_the_queue(tmp_path, monkeypatch, capsys):
     real_replace = os.replace
-    state = {"id": "q1", "state": "running", "jobs": []}
+    state = QueueState(id="q1", plan={}, state="running", jobs=[])
     assert save_state(tmp_path, state) is True
     monkeypatch.setattr(files, "RETRY_BOUND_S", 0.05)
     monkeypatch.setattr(files.os, "replace", SharingViolations(os.replace, 10**9))
-    state["state"] = "finished"
+    state.state = "finished"
     assert save_state(tmp_path, state) is False  # said, and left for the next pass
     assert "trying again next pass" in capsys.readouterr().err
-    assert load_queue(tmp_path)["state"] == "running"
+    assert load_queue(tmp_path).state == "running"
     monkeypatch.setattr(files.os, "replace", real_replace)
-    assert save_state(tmp_path, state) is True and load_queue(tmp_path)["state"] == "finished"
+    assert save_state(tmp_path, state) is True and load_queue(tmp_path).state == "finished"
