@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.menu import AgentMenu
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
@@ -193,8 +194,8 @@ class RunsPanel(QWidget):
         top.addWidget(self.filter_edit)
         top.addWidget(self.tag_filter)
         actions = QHBoxLayout()
-        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.folder_button,
-                  self.delete_button):
+        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
+                  self.folder_button, self.delete_button):
             actions.addWidget(b)
         actions.addStretch(1)
         actions.addWidget(self.refresh_button)
@@ -220,6 +221,7 @@ class RunsPanel(QWidget):
                                        "checkpoint cannot resume); its old curve is kept as superseded")
         self.tensorboard_button = QPushButton("TensorBoard")
         self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
+        self.agent_button = AgentMenu(self)  # the agent's tools add their entries (app/agent/menu.py)
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -378,6 +380,7 @@ class RunsPanel(QWidget):
         self.resume_button.setEnabled(info is not None and info.state in RESUMABLE and info.has_checkpoint)
         self.restart_button.setEnabled(info is not None and info.state in TERMINAL)
         self.delete_button.setEnabled(info is not None and info.state not in ACTIVE)
+        self.agent_button.setEnabled(info is not None and info.has_checkpoint)
         if info is not None and info.state in RESUMABLE and not info.has_checkpoint:
             self.resume_button.setToolTip("This run saved no checkpoint: Restart trains it again from step 0")
         else:
