@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.evaluate_dialog import EvaluateDialog
 from app.agent.menu import AgentMenu
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
@@ -222,6 +223,9 @@ class RunsPanel(QWidget):
         self.tensorboard_button = QPushButton("TensorBoard")
         self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
         self.agent_button = AgentMenu(self)  # the agent's tools add their entries (app/agent/menu.py)
+        self.evaluate_action = self.agent_button.add(
+            "Evaluate…", "Play N episodes of a checkpoint (last, best or a kept step) and keep the mean reward",
+            self.evaluate_selected)
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -320,6 +324,15 @@ class RunsPanel(QWidget):
     def select(self, run_id: str) -> None:
         for item in top_items(self.tree):
             item.setSelected(item.data(0, ID_ROLE) == run_id)
+
+    def evaluate_selected(self) -> None:
+        """Open Evaluate... for the selected run (modeless: the window goes on; ``evaluate_dialog`` while open)."""
+        info = self.selected_info()
+        if info is None:
+            return
+        self.evaluate_dialog = EvaluateDialog(info.path, info.label, self)
+        self.evaluate_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.evaluate_dialog.show()
 
     def show_folder(self) -> bool:
         """Open the selected run's folder with the desktop's file manager."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 
 from core.cli.common import CliError, emit, runs_dir
+from core.run.checkpoints import select_checkpoint
 from core.run.evaluations import Evaluation, tool_args
 from core.run.policy_child import PolicyToolError, run_policy_tool
 from core.run.store import RunStore
@@ -37,6 +38,10 @@ def run(args: argparse.Namespace) -> int:
         run_dir = RunStore(runs_dir(args)).path(args.run_id)
     except KeyError as exc:
         raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+    try:  # a checkpoint the run does not keep is said at once (the tool would load torch first)
+        select_checkpoint(run_dir, args.checkpoint)
+    except LookupError as exc:
+        raise CliError(str(exc).strip("'\"")) from None
     try:
         data = run_policy_tool("evaluate", run_dir, *tool_args(args.checkpoint, args.episodes, args.deterministic,
                                                                args.seed, args.device))
