@@ -28,6 +28,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.evaluate_dialog import EvaluateDialog
+from app.agent.menu import AgentMenu
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
@@ -193,8 +195,8 @@ class RunsPanel(QWidget):
         top.addWidget(self.filter_edit)
         top.addWidget(self.tag_filter)
         actions = QHBoxLayout()
-        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.folder_button,
-                  self.delete_button):
+        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
+                  self.folder_button, self.delete_button):
             actions.addWidget(b)
         actions.addStretch(1)
         actions.addWidget(self.refresh_button)
@@ -220,6 +222,10 @@ class RunsPanel(QWidget):
                                        "checkpoint cannot resume); its old curve is kept as superseded")
         self.tensorboard_button = QPushButton("TensorBoard")
         self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
+        self.agent_button = AgentMenu(self)  # the agent's tools add their entries (app/agent/menu.py)
+        self.evaluate_action = self.agent_button.add(
+            "Evaluate…", "Play N episodes of a checkpoint (last, best or a kept step) and keep the mean reward",
+            self.evaluate_selected)
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -319,6 +325,15 @@ class RunsPanel(QWidget):
         for item in top_items(self.tree):
             item.setSelected(item.data(0, ID_ROLE) == run_id)
 
+    def evaluate_selected(self) -> None:
+        """Open Evaluate... for the selected run (modeless: the window goes on; ``evaluate_dialog`` while open)."""
+        info = self.selected_info()
+        if info is None:
+            return
+        self.evaluate_dialog = EvaluateDialog(info.path, info.label, self)
+        self.evaluate_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.evaluate_dialog.show()
+
     def show_folder(self) -> bool:
         """Open the selected run's folder with the desktop's file manager."""
         info = self.selected_info()
@@ -378,6 +393,7 @@ class RunsPanel(QWidget):
         self.resume_button.setEnabled(info is not None and info.state in RESUMABLE and info.has_checkpoint)
         self.restart_button.setEnabled(info is not None and info.state in TERMINAL)
         self.delete_button.setEnabled(info is not None and info.state not in ACTIVE)
+        self.agent_button.setEnabled(info is not None and info.has_checkpoint)
         if info is not None and info.state in RESUMABLE and not info.has_checkpoint:
             self.resume_button.setToolTip("This run saved no checkpoint: Restart trains it again from step 0")
         else:

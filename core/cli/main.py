@@ -20,6 +20,7 @@ from core.cli import (
     calibrate,
     doctor,
     estimate,
+    evaluate,
     export,
     monitor,
     notify,
@@ -38,8 +39,8 @@ from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, report, queue, sweep, zoo, tensorboard,
-            shortcut, tune, notify]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, report, queue, sweep, zoo,
+            tensorboard, shortcut, tune, notify]
 
 
 class UsageError(Exception):
