@@ -32,11 +32,7 @@ from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer, write_temp
 from core.util.files import describe_os_error, replace_retrying, write_json_atomic
 from core.util.jsonl import JsonlWriter
-
-
-def reward_text(value: float) -> str:
-    """``487.3``, ``0.9312``, ``-1,234.5``: a reward for an event line (``.4g`` would write 12,345.6 as 1.235e+04)."""
-    return f"{value:,.1f}" if abs(value) >= 100 else f"{value:.4g}"
+from core.util.text import format_number
 
 
 class KeepBest(BaseCallback):
@@ -76,7 +72,7 @@ class KeepBest(BaseCallback):
                                           f"({describe_os_error(exc)}); {held}", "warning", step=step)])
             return True
         self.mean_reward, self.step = mean, step
-        self.out.write([records.event(f"new best evaluation: mean {reward_text(mean)} at step {step:,} "
+        self.out.write([records.event(f"new best evaluation: mean {format_number(mean)} at step {step:,} "
                                       f"(kept as checkpoints/{self.layout.best_checkpoint_file('model').name})", step=step)])
         return True
 

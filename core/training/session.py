@@ -31,7 +31,7 @@ from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
 from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
-from core.training.best import KeepBest, reward_text
+from core.training.best import KeepBest
 from core.training.callbacks import CheckpointEvery, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
 from core.training.devices import run_gpu
@@ -51,6 +51,7 @@ from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
 from core.util.awake import KeepAwake
 from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
+from core.util.text import format_number
 
 EVAL_SEED_OFFSET = 10_000  # the eval env's seed: the run's + this, apart from training's (load_policy's: + 20,000)
 
@@ -217,7 +218,7 @@ class TrainingSession:
         eval_env = wrap_normalize(self.cfg, eval_env, training=False)
         keeper = KeepBest(self.run_dir, checkpointer, out, eval_seed, budget.eval_episodes)
         if keeper.step is not None:
-            self._event(out, f"the best evaluation so far: mean {reward_text(keeper.mean_reward)} at step {keeper.step:,} "
+            self._event(out, f"the best evaluation so far: mean {format_number(keeper.mean_reward)} at step {keeper.step:,} "
                              "(checkpoints/best.json); a new best must beat it")
         evaluation = eval_callback_class(self.cfg)(eval_env, n_eval_episodes=budget.eval_episodes,
                                                    eval_freq=max(budget.eval_every // self.cfg.runtime.n_envs, 1),

@@ -24,9 +24,10 @@ from stable_baselines3.common.callbacks import (
 )
 
 from core.config.schema import BudgetParams
-from core.training.best import KeepBest, reward_text
+from core.training.best import KeepBest
 from core.training.callbacks import EvalRecorder, RunRecorder
 from core.util.jsonl import JsonlWriter
+from core.util.text import format_number
 
 
 @dataclass
@@ -56,8 +57,8 @@ class StopAtReward(StopTrainingOnRewardThreshold):
             return True
         best, step = self.parent.best_mean_reward, self.num_timesteps
         at = self.keeper.step if self.keeper.step is not None and self.keeper.mean_reward == best else step
-        return self.stop.fire(f"evaluation mean {reward_text(best)} reached stop_at_reward {self.reward_threshold:g} "
-                              f"at step {at:,}", step)
+        threshold = format_number(self.reward_threshold)
+        return self.stop.fire(f"evaluation mean {format_number(best)} reached stop_at_reward {threshold} at step {at:,}", step)
 
 
 class StopWithoutImprovement(StopTrainingOnNoModelImprovement):
@@ -77,7 +78,7 @@ class StopWithoutImprovement(StopTrainingOnNoModelImprovement):
         best = self.parent.best_mean_reward
         where = f" at step {self.keeper.step:,}" if self.keeper.step is not None and self.keeper.mean_reward == best else ""
         evals = f"{self.no_improvement_evals} evaluation{'s' if self.no_improvement_evals != 1 else ''}"
-        return self.stop.fire(f"no new best in {evals} (best {reward_text(best)}{where})", self.num_timesteps)
+        return self.stop.fire(f"no new best in {evals} (best {format_number(best)}{where})", self.num_timesteps)
 
 
 def after_evaluation(budget: BudgetParams, out: JsonlWriter, keeper: KeepBest, stop: RuleStop) -> BaseCallback:
