@@ -257,7 +257,7 @@ class TrainingSession:
                                     allowed=lambda: health.failure)
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
-        rules = RuleStop(recorder)
+        rules = RuleStop(recorder, total)
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
         where = self._run_gpu()
         telemetry = self._start_telemetry(where.gpu if where is not None else None)

@@ -32,15 +32,16 @@ from core.util.text import format_number
 
 @dataclass
 class RuleStop:
-    """Which rule ended the run (``reason``, empty while none has); ``fire`` ends training."""
+    """Which rule ended the run before ``budget`` steps (``reason``, empty while none has); ``fire`` ends training."""
 
     recorder: RunRecorder
+    budget: int
     reason: str = ""
-    step: int = 0
 
     def fire(self, reason: str, step: int) -> bool:
-        self.reason, self.step = self.reason or reason, step
-        self.recorder.total = step  # what the run trained is its plan now: the last progress record reads full
+        if step < self.budget and not self.reason:  # a rule met as the budget ends ended nothing: the budget did
+            self.reason = reason
+            self.recorder.total = step  # what the run trained is its plan now: the last progress record reads full
         return self.recorder.halt()
 
 
