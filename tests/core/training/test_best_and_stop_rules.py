@@ -15,6 +15,8 @@ from core.util.files import read_json, write_json_atomic
 from core.util.text import format_number
 from tests.training_helpers import cli, copy_run, make_run, records, run_worker, wait_state
 
+pytestmark = pytest.mark.training
+
 # in-process envs (one worker process per run) and tiny rollouts: each run is a few seconds
 SMALL = {"algo": "PPO", "ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 2},
          "runtime": {"n_envs": 1, "seed": 3, "vec_env": "dummy", "telemetry_hz": 0}}
@@ -139,3 +141,49 @@ def test_no_new_best_in_k_evaluations_ends_the_run(runs_dir):
     assert status.state == "finished" and status.exit_reason == (
         f"stopped by rule: no new best in 1 evaluation (best {format_number(max(means))} at step {best.step:,})")
     assert evals[-1]["step"] == read_json(run / "summary.json")["timesteps"] < 4096
+
+
+def test_a_diverged_model_or_a_failed_write_never_replaces_the_last_good_best(best_run, tmp_path, monkeypatch):
+    """KeepBest as the worker runs it (under a real EvalCallback, a loaded model), fed evaluations it would keep."""
+    import errno
+
+    from stable_baselines3.common.callbacks import CallbackList, EvalCallback
+
+    from core.policy.load import load_policy
+    from core.training.best import KeepBest
+    from core.training.checkpoints import Checkpointer
+    from core.util.jsonl import JsonlWriter
+
+    run = copy_run(best_run, tmp_path / "runs")
+    manifest = run / "checkpoints" / "best.json"
+    kept = manifest.read_text()
+    loaded = load_policy(run, "last")
+    out = JsonlWriter(tmp_path / "events.jsonl")
+    refusal: list[str | None] = ["losses went NaN at step 640"]
+    keeper = KeepBest(run, Checkpointer(run, 3, allowed=lambda: refusal[0]), out, eval_seed=1, eval_episodes=2)
+    evaluation = EvalCallback(loaded.env, callback_after_eval=CallbackList([keeper]), verbose=0, warn=False)
+    evaluation.init_callback(loaded.model)
+    evaluation.evaluations_results, evaluation.last_mean_reward = [[1e6, 1e6]], 1e6  # an evaluation no best beats
+    try:
+        keeper.on_step()  # diverged: refused
+        assert manifest.read_text() == kept
+        refusal[0] = None
+
+        def disk_full(path):
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(loaded.model, "save", disk_full)
+        keeper.on_step()  # the write fails: the last good best stays whole, and the run is told
+        assert manifest.read_text() == kept and best_checkpoint(run) is not None
+        assert not list((run / "checkpoints").glob(".tmp-*"))
+        monkeypatch.undo()
+        keeper.on_step()  # now it is kept
+    finally:
+        loaded.close()
+        out.close()
+    best = best_checkpoint(run)
+    assert best is not None and (best.step, best.mean_reward) == (640, 1e6)
+    said = [json.loads(line)["message"] for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert said[0].startswith("the best checkpoint at step 640 could not be saved (") and said[0].endswith(
+        "; the last best is kept")
+    assert said[1] == "new best evaluation: mean 1,000,000 at step 640 (kept as checkpoints/best.zip)"
