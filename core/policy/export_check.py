@@ -9,6 +9,7 @@ checkpoint's frozen VecNormalize. The answer: the largest absolute difference, a
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,9 @@ def run_file(fmt: str, path: Path, observations: np.ndarray) -> np.ndarray:
 
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
         return np.asarray(session.run(None, {INPUT_NAME: observations})[0])
-    module = torch.jit.load(str(path), map_location="cpu")
+    with warnings.catch_warnings():  # torch 2.10+ calls TorchScript deprecated; the file is what was asked for
+        warnings.simplefilter("ignore", DeprecationWarning)
+        module = torch.jit.load(str(path), map_location="cpu")
     with torch.no_grad():
         return np.asarray(module(torch.as_tensor(observations)).numpy())
 
