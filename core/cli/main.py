@@ -21,6 +21,7 @@ from core.cli import (
     doctor,
     estimate,
     export,
+    export_policy,
     monitor,
     notify,
     presets,
@@ -38,8 +39,8 @@ from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, report, queue, sweep, zoo, tensorboard,
-            shortcut, tune, notify]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, export_policy, report, queue, sweep, zoo,
+            tensorboard, shortcut, tune, notify]
 
 
 class UsageError(Exception):
