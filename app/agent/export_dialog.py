@@ -89,6 +89,7 @@ class ExportDialog(QDialog):
         self.result_label = QLabel("")
         self.result_label.setWordWrap(True)
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.result_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.export_button = self.buttons.addButton("Export", QDialogButtonBox.ButtonRole.ActionRole)
         self.export_button.setEnabled(self.checkpoint_box.count() > 0)
