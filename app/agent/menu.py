@@ -23,8 +23,8 @@ class AgentMenu(QToolButton):
         self.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
         self.setMenu(QMenu(self))
 
-    def add(self, text: str, tip: str, slot: Callable[[], None]) -> QAction:
-        """A menu entry calling ``slot``; returns its action (tests trigger it)."""
+    def add(self, text: str, tip: str, slot: Callable[[], object]) -> QAction:
+        """A menu entry calling ``slot`` (what it returns is ignored); returns its action (tests trigger it)."""
         action = self.menu().addAction(text)
         action.setToolTip(tip)
         action.setStatusTip(tip)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.evaluate_dialog import EvaluateDialog
+from app.agent.export_dialog import ExportDialog
 from app.agent.menu import AgentMenu
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
@@ -226,6 +227,9 @@ class RunsPanel(QWidget):
         self.evaluate_action = self.agent_button.add(
             "Evaluate…", "Play N episodes of a checkpoint (last, best or a kept step) and keep the mean reward",
             self.evaluate_selected)
+        self.export_action = self.agent_button.add(
+            "Export policy…", "Write the selected run's policy as an ONNX or TorchScript file: raw observations in, the "
+            "env's own actions out", self.export_policy)
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -338,6 +342,16 @@ class RunsPanel(QWidget):
         """Open the selected run's folder with the desktop's file manager."""
         info = self.selected_info()
         return info is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(info.path)))
+
+    def export_policy(self) -> ExportDialog | None:
+        """Export policy… for the selected run (the dialog, shown; None without a run)."""
+        info = self.selected_info()
+        if info is None:
+            return None
+        dialog = ExportDialog(info.path, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def delete_selected(self, confirm: bool = True) -> bool:
         """Move the selected ended run to the system's trash, after asking."""

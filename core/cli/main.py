@@ -22,6 +22,7 @@ from core.cli import (
     estimate,
     evaluate,
     export,
+    export_policy,
     monitor,
     notify,
     presets,
@@ -39,8 +40,8 @@ from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, report, queue, sweep, zoo,
-            tensorboard, shortcut, tune, notify]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, export_policy, report,
+            queue, sweep, zoo, tensorboard, shortcut, tune, notify]
 
 
 class UsageError(Exception):
