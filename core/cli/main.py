@@ -25,6 +25,7 @@ from core.cli import (
     notify,
     presets,
     queue,
+    record,
     report,
     runs,
     shortcut,
@@ -32,6 +33,7 @@ from core.cli import (
     tensorboard,
     train,
     tune,
+    watch,
     zoo,
 )
 from core.cli.common import CliError
@@ -39,7 +41,7 @@ from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
 COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, report, queue, sweep, zoo, tensorboard,
-            shortcut, tune, notify]
+            shortcut, tune, notify, record, watch]
 
 
 class UsageError(Exception):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gymnasium.error import DependencyNotInstalled
 
 from core.policy.load import LoadedPolicy, load_policy
 
@@ -74,7 +75,7 @@ def picture(loaded: LoadedPolicy) -> np.ndarray:
     """The env's frame now, as height x width x 3 uint8; ``CannotRender`` when it gives none."""
     try:
         images = loaded.env.get_images()
-    except ImportError as exc:  # gymnasium's DependencyNotInstalled (pygame for classic control) is one
+    except (ImportError, DependencyNotInstalled) as exc:  # gymnasium's: pygame draws the classic-control envs
         raise CannotRender(f"{env_name(loaded)} cannot render frames: {exc}") from None
     image: Any = images[0] if images else None
     if image is None:
