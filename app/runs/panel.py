@@ -9,6 +9,7 @@ the file manager, and deleted to the system's trash.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
@@ -29,6 +30,8 @@ from PySide6.QtWidgets import (
 )
 
 from app.agent.menu import AgentMenu
+from app.agent.record_dialog import open_record
+from app.agent.watch import open_watch
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
@@ -222,6 +225,10 @@ class RunsPanel(QWidget):
         self.tensorboard_button = QPushButton("TensorBoard")
         self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
         self.agent_button = AgentMenu(self)  # the agent's tools add their entries (app/agent/menu.py)
+        self.agent_button.add("Watch", "Watch the agent play a checkpoint in a window of its own, at the env's frame rate",
+                              lambda: self._open_agent_tool(open_watch))
+        self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
+                              "checkpoint in turn", lambda: self._open_agent_tool(open_record))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -234,6 +241,12 @@ class RunsPanel(QWidget):
         self.folder_button.clicked.connect(self.show_folder)
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.refresh_button.clicked.connect(self.refresh)
+
+    def _open_agent_tool(self, open_tool: Callable[[Path, QWidget], QWidget]) -> None:
+        """Open an agent tool's window for the selected run (kept as ``agent_window``)."""
+        info = self.selected_info()
+        if info is not None:
+            self.agent_window = open_tool(info.path, self)
 
     def refresh(self) -> None:
         """List the runs on a worker thread (reading many folders may take a moment)."""

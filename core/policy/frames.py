@@ -24,7 +24,10 @@ from core.policy.load import LoadedPolicy, load_policy
 DEFAULT_FPS = 30.0  # an env whose metadata names no render_fps
 
 # rgb_array frames need no display and no sound; left to itself pygame (the classic-control envs' renderer)
-# probes the display and prints "XDG_RUNTIME_DIR is invalid" on a desktop-less machine, and greets on import.
+# probes the display and prints "XDG_RUNTIME_DIR is invalid" on a desktop-less machine, greets on import, and
+# SDL takes SIGTERM for a quit event of its own: the Watch window's terminate then did nothing (measured: the
+# player lived on until killed).
+os.environ.setdefault("SDL_NO_SIGNAL_HANDLERS", "1")
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
 os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -96,7 +99,7 @@ def picture(loaded: LoadedPolicy) -> np.ndarray:
 def play_frames(loaded: LoadedPolicy, episodes: int, deterministic: bool = True) -> Iterator[Frame]:
     """The frames of ``episodes`` episodes (0: until the caller stops), as the module docstring says."""
     env, model = loaded.env, loaded.model
-    obs = env.reset()
+    obs: Any = env.reset()
     yield Frame(1, 0, 0.0, 0.0, False, picture(loaded))
     state: Any = None
     starts = np.ones((env.num_envs,), dtype=bool)

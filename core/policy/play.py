@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 from core.policy.frames import env_fps, open_for_frames, play_frames
 from core.policy.tool import tool_main, tool_parser
@@ -42,7 +42,7 @@ def add_determinism(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--stochastic", dest="deterministic", action="store_false", help="sample the policy's actions")
 
 
-def play(args: argparse.Namespace, out: BinaryIO | None = None) -> dict[str, Any]:
+def play(args: argparse.Namespace, out: IO[bytes] | None = None) -> dict[str, Any]:
     """Play, streaming each frame to ``out`` when given; the result."""
     if args.episodes < 0:
         raise ValueError(f"--episodes {args.episodes}: give a number of episodes, or 0 to play until ended")
@@ -72,7 +72,7 @@ def play(args: argparse.Namespace, out: BinaryIO | None = None) -> dict[str, Any
     return result
 
 
-def _stream_stdout() -> BinaryIO:
+def _stream_stdout() -> IO[bytes]:
     """stdout's file for the frames alone; file descriptor 1 then points at stderr for whatever else prints."""
     sys.stdout.flush()
     stream = os.fdopen(os.dup(1), "wb")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import struct
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 MAX_HEADER_BYTES = 65_536  # a header is ~150 bytes: more is not a frame stream (something printed to stdout)
 MAX_SIDE_PX = 8192
@@ -55,7 +55,7 @@ class StreamEnd:
     result: dict[str, Any]
 
 
-def write_frame(out: BinaryIO, frame: StreamFrame) -> None:
+def write_frame(out: IO[bytes], frame: StreamFrame) -> None:
     """Write one frame and flush it (blocks while the reader is a frame behind)."""
     if len(frame.rgb) != frame.width * frame.height * 3:
         raise ValueError(f"a {frame.width}x{frame.height} frame has {frame.width * frame.height * 3:,} RGB bytes, "
@@ -65,18 +65,18 @@ def write_frame(out: BinaryIO, frame: StreamFrame) -> None:
     out.flush()
 
 
-def write_end(out: BinaryIO, result: dict[str, Any]) -> None:
+def write_end(out: IO[bytes], result: dict[str, Any]) -> None:
     _write_header(out, {"kind": "end", **result})
     out.flush()
 
 
-def _write_header(out: BinaryIO, header: dict[str, Any]) -> None:
+def _write_header(out: IO[bytes], header: dict[str, Any]) -> None:
     data = json.dumps(header, default=str).encode()
     out.write(_LENGTH.pack(len(data)))
     out.write(data)
 
 
-def read_record(inp: BinaryIO) -> StreamFrame | StreamEnd | None:
+def read_record(inp: IO[bytes]) -> StreamFrame | StreamEnd | None:
     """The next record, or None at the end of the stream (the child ended or was ended)."""
     raw = _read_exact(inp, _LENGTH.size, at_start=True)
     if raw is None:
@@ -105,7 +105,7 @@ def read_record(inp: BinaryIO) -> StreamFrame | StreamEnd | None:
         raise FrameStreamError(f"a frame header without a readable {exc}") from None
 
 
-def _read_exact(inp: BinaryIO, size: int, at_start: bool = False) -> bytes | None:
+def _read_exact(inp: IO[bytes], size: int, at_start: bool = False) -> bytes | None:
     """``size`` bytes; None at a clean end of file before a record; ``FrameStreamError`` inside one."""
     parts: list[bytes] = []
     got = 0
