@@ -9,6 +9,7 @@ the file manager, and deleted to the system's trash.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
@@ -31,6 +32,8 @@ from PySide6.QtWidgets import (
 from app.agent.evaluate_dialog import EvaluateDialog
 from app.agent.export_dialog import ExportDialog
 from app.agent.menu import AgentMenu
+from app.agent.record_dialog import open_record
+from app.agent.watch import open_watch
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
@@ -230,6 +233,10 @@ class RunsPanel(QWidget):
         self.export_action = self.agent_button.add(
             "Export policy…", "Write the selected run's policy as an ONNX or TorchScript file: raw observations in, the "
             "env's own actions out", self.export_policy)
+        self.agent_button.add("Watch", "Watch the agent play a checkpoint in a window of its own, at the env's frame rate",
+                              lambda: self._open_agent_tool(open_watch))
+        self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
+                              "checkpoint in turn", lambda: self._open_agent_tool(open_record))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -242,6 +249,12 @@ class RunsPanel(QWidget):
         self.folder_button.clicked.connect(self.show_folder)
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.refresh_button.clicked.connect(self.refresh)
+
+    def _open_agent_tool(self, open_tool: Callable[[Path, QWidget], QWidget]) -> None:
+        """Open an agent tool's window for the selected run (kept as ``agent_window``)."""
+        info = self.selected_info()
+        if info is not None:
+            self.agent_window = open_tool(info.path, self)
 
     def refresh(self) -> None:
         """List the runs on a worker thread (reading many folders may take a moment)."""

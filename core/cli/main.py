@@ -27,6 +27,7 @@ from core.cli import (
     notify,
     presets,
     queue,
+    record,
     report,
     runs,
     shortcut,
@@ -34,6 +35,7 @@ from core.cli import (
     tensorboard,
     train,
     tune,
+    watch,
     zoo,
 )
 from core.cli.common import CliError
@@ -41,7 +43,7 @@ from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
 COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, export_policy, report,
-            queue, sweep, zoo, tensorboard, shortcut, tune, notify]
+            queue, sweep, zoo, tensorboard, shortcut, tune, notify, record, watch]
 
 
 class UsageError(Exception):
