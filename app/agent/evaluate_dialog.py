@@ -18,7 +18,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
-    QComboBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
@@ -29,28 +28,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.checkpoint_picker import CheckpointPicker
 from app.theme import error_color
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
-from core.run.checkpoints import best_checkpoint, complete_checkpoints, find_checkpoint
 from core.run.evaluations import Evaluation, tool_args
 from core.run.policy_child import start_policy_tool, wait_policy_tool
 
 DEFAULT_SEED = -1  # the seed box's lowest value: the tool's default (the run's seed + 20,000)
 MAX_EPISODES = 100_000
-
-
-def checkpoint_choices(run_dir: Path) -> list[tuple[str, str]]:
-    """(label, --checkpoint value) for the picker: last, best when kept, then each kept step, newest first."""
-    out: list[tuple[str, str]] = []
-    last = find_checkpoint(run_dir).checkpoint
-    if last is not None:
-        out.append((f"last (step {last.step:,})", "last"))
-    best = best_checkpoint(run_dir)
-    if best is not None:
-        out.append((f"best (step {best.step:,}, eval mean {best.mean_reward:,.2f})", "best"))
-    out += [(f"step {c.step:,}", str(c.step)) for c in reversed(complete_checkpoints(run_dir))]
-    return out
 
 
 def result_html(ev: Evaluation) -> str:
@@ -82,11 +68,9 @@ class EvaluateDialog(QDialog):
         self.error: str | None = None
         self._call = 0  # the answer of a cancelled call is ignored
 
-        self.checkpoint = QComboBox()
+        self.checkpoint = CheckpointPicker(self.run_dir)
         self.checkpoint.setToolTip("Which checkpoint: the newest, the best periodic evaluation's (when kept), or a kept "
                                    "step. Each is played with the normalisation statistics saved with it.")
-        for label, value in checkpoint_choices(self.run_dir):
-            self.checkpoint.addItem(label, value)
         self.episodes = QSpinBox()
         self.episodes.setRange(1, MAX_EPISODES)
         self.episodes.setValue(10)

@@ -26,24 +26,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
-from core.cli.export_policy import FORMATS, SUFFIX, TIMEOUT_S, default_name, summary
-from core.run.checkpoints import best_checkpoint, complete_checkpoints
 from core.run.policy_child import run_policy_tool
+from core.run.policy_results import FORMATS, SUFFIX, TIMEOUT_S, default_name, summary
 
 FORMAT_LABELS = {"onnx": "ONNX", "torchscript": "TorchScript"}
 FILE_FILTERS = {"onnx": "ONNX model (*.onnx)", "torchscript": "TorchScript module (*.pt)"}
-
-
-def checkpoint_choices(run_dir: Path) -> list[tuple[str, str, int]]:
-    """(label, --checkpoint value, step) of each checkpoint the run keeps: the last first, the best, then each step."""
-    kept = complete_checkpoints(run_dir)
-    choices = [(f"Last (step {kept[-1].step:,})", "last", kept[-1].step)] if kept else []
-    best = best_checkpoint(run_dir)
-    if best is not None:
-        choices.append((f"Best (step {best.step:,}, eval mean {best.mean_reward:.4g})", "best", best.step))
-    choices += [(f"Step {c.step:,}", str(c.step), c.step) for c in reversed(kept[:-1])]
-    return choices
 
 
 class ExportDialog(QDialog):
@@ -62,9 +51,7 @@ class ExportDialog(QDialog):
         self._propose_name()
 
     def _build(self) -> None:
-        self.checkpoint_box = QComboBox()
-        for label, which, step in checkpoint_choices(self.run_dir):
-            self.checkpoint_box.addItem(label, (which, step))
+        self.checkpoint_box = CheckpointPicker(self.run_dir)
         self.format_box = QComboBox()
         for fmt in FORMATS:
             self.format_box.addItem(FORMAT_LABELS[fmt], fmt)
@@ -110,10 +97,10 @@ class ExportDialog(QDialog):
 
     def _propose_name(self) -> None:
         """``<run>-step<N>.onnx`` in the folder, unless the user named a file of their own."""
-        choice = self.checkpoint_box.currentData()
-        if choice is None or self.file_edit.text() not in ("", self._auto_name):
+        step = self.checkpoint_box.step()
+        if step is None or self.file_edit.text() not in ("", self._auto_name):
             return
-        self._auto_name = str(self.folder / default_name(self.run_dir.name, choice[1], self.fmt))
+        self._auto_name = str(self.folder / default_name(self.run_dir.name, step, self.fmt))
         self.file_edit.setText(self._auto_name)
 
     def choose_file(self) -> None:
@@ -122,8 +109,8 @@ class ExportDialog(QDialog):
             self.file_edit.setText(path if Path(path).suffix else path + SUFFIX[self.fmt])
 
     def tool_args(self) -> list[str]:
-        which, _step = self.checkpoint_box.currentData()
-        args = ["--checkpoint", which, "--format", self.fmt, "-o", str(Path(self.file_edit.text()).expanduser())]
+        args = ["--checkpoint", self.checkpoint_box.value(), "--format", self.fmt,
+                "-o", str(Path(self.file_edit.text()).expanduser())]
         return [*args, "--check"] if self.check_box.isChecked() else args
 
     def export(self) -> None:

@@ -32,6 +32,7 @@ from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
 from core.run.policy_child import run_policy_tool
+from core.run.policy_results import recording_summary
 
 VIDEO_FILTER = "Video (*.mp4 *.gif)"
 
@@ -42,12 +43,6 @@ def default_video_path(run_dir: Path) -> Path:
     base = Path(folder) if folder and Path(folder).is_dir() else Path.home()
     suffix = ".mp4" if importlib.util.find_spec("imageio_ffmpeg") is not None else ".gif"
     return base / f"{Path(run_dir).name}{suffix}"
-
-
-def result_text(result: dict[str, Any]) -> str:
-    rewards = ", ".join(f"{r:g}" for r in result.get("rewards", [])) or "none ended"
-    return (f"Recorded {int(result['frames']):,} frames ({float(result['seconds']):.1f} s at {float(result['fps']):g} fps) "
-            f"to {result['file']}. Episode rewards: {rewards}.")
 
 
 class RecordDialog(QDialog):
@@ -129,7 +124,7 @@ class RecordDialog(QDialog):
         self.recorded = result
         self.record_button.setEnabled(True)
         self.open_button.setEnabled(True)
-        self.message.setText(result_text(result))
+        self.message.setText(_sentence(result))
 
     def _failed(self, message: str) -> None:
         self.busy = False
@@ -147,3 +142,9 @@ def open_record(run_dir: Path, parent: QWidget | None = None) -> RecordDialog:
     dialog = RecordDialog(run_dir, parent)
     dialog.show()
     return dialog
+
+
+def _sentence(result: dict[str, Any]) -> str:
+    """The recording's line (``core.run.policy_results``) as a sentence."""
+    text = recording_summary(result)
+    return text[:1].upper() + text[1:] + "."

@@ -8,19 +8,16 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import CliError, emit, runs_dir
-from core.run.checkpoints import select_checkpoint
+from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, emit, find_run
 from core.run.evaluations import Evaluation, tool_args
 from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.store import RunStore
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("evaluate", parents=[common],
                        help="play N episodes of a run's checkpoint (its own VecNormalize statistics) and keep the result")
     p.add_argument("run_id", metavar="RUN", help="the run's id (or a unique start of it)")
-    p.add_argument("--checkpoint", default="last", metavar="last|best|STEP",
-                   help="which checkpoint: last (default), best (kept with periodic evaluation) or a kept step")
+    add_checkpoint_arg(p)
     p.add_argument("--episodes", type=int, default=10, metavar="N", help="episodes to play (default 10)")
     how = p.add_mutually_exclusive_group()
     how.add_argument("--deterministic", dest="deterministic", action="store_true", default=True,
@@ -34,14 +31,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 def run(args: argparse.Namespace) -> int:
     if args.episodes < 1:
         raise CliError(f"--episodes {args.episodes}: give at least 1 episode, e.g. --episodes 10", 2)
-    try:
-        run_dir = RunStore(runs_dir(args)).path(args.run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-    try:  # a checkpoint the run does not keep is said at once (the tool would load torch first)
-        select_checkpoint(run_dir, args.checkpoint)
-    except LookupError as exc:
-        raise CliError(str(exc).strip("'\"")) from None
+    run_dir = find_run(args)
+    checked_checkpoint(run_dir, args.checkpoint)
     try:
         data = run_policy_tool("evaluate", run_dir, *tool_args(args.checkpoint, args.episodes, args.deterministic,
                                                                args.seed, args.device))

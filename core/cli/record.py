@@ -8,12 +8,10 @@ first, each captioned with its step: how the agent learned.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import Any
 
-from core.cli.common import CliError, emit, positive_float, positive_int, runs_dir
+from core.cli.common import CliError, add_checkpoint_arg, emit, find_run, positive_float, positive_int
 from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.store import RunStore
+from core.run.policy_results import recording_summary
 from core.util.paths import absolute
 
 VIDEO_SUFFIXES = (".mp4", ".gif")
@@ -36,19 +34,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.set_defaults(func=run)
 
 
-def add_checkpoint_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--checkpoint", default="last", metavar="last|best|STEP",
-                   help="which checkpoint: last (default), best (with periodic evaluation on) or a step the run keeps")
-
-
-def find_run(args: argparse.Namespace) -> Path:
-    """The folder of ``args.run_id``, or a ``CliError`` that says how to list the runs."""
-    try:
-        return RunStore(runs_dir(args)).path(args.run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-
-
 def run(args: argparse.Namespace) -> int:
     path = find_run(args)
     output = absolute(args.output)
@@ -64,14 +49,5 @@ def run(args: argparse.Namespace) -> int:
         result = run_policy_tool("record", path, *tool_args)
     except PolicyToolError as exc:
         raise CliError(str(exc)) from None
-    emit(args, result, lambda: describe(result))
+    emit(args, result, lambda: recording_summary(result))
     return 0
-
-
-def describe(result: dict[str, Any]) -> str:
-    """``recorded 74 frames (1.5 s at 50 fps) of step 1,024 to FILE; episode rewards 73``."""
-    which = (f"{len(result.get('segments', []))} checkpoints" if result.get("checkpoint") == "all"
-             else f"the checkpoint at step {int(result['checkpoint_step']):,}")
-    rewards = ", ".join(f"{r:g}" for r in result.get("rewards", []))
-    return (f"recorded {int(result['frames']):,} frames ({float(result['seconds']):.1f} s at {float(result['fps']):g} fps) "
-            f"of {which} to {result['file']}; episode rewards {rewards or '(no episode ended)'}")

@@ -11,7 +11,7 @@ import argparse
 import subprocess
 import sys
 
-from core.cli.record import add_checkpoint_arg, find_run
+from core.cli.common import add_checkpoint_arg, find_run
 from core.util.paths import CODE_ROOT
 from core.util.procs import child_env
 

@@ -40,7 +40,7 @@ def _choose(dialog, value: str) -> None:
 def test_evaluate_plays_a_chosen_checkpoint_off_the_gui_thread_and_keeps_the_result(qtbot, dialog):
     run = dialog.run_dir
     items = [dialog.checkpoint.itemText(i) for i in range(dialog.checkpoint.count())]
-    assert items == ["last (step 1,024)", "step 1,024", "step 768", "step 512"]  # no best: no periodic evaluation
+    assert items == ["last (step 1,024)", "step 768", "step 512"]  # no best: no periodic evaluation
     _choose(dialog, "768")
     dialog.episodes.setValue(3)
     dialog.seed.setValue(5)

@@ -34,7 +34,7 @@ def test_export_policy_from_the_agent_menu_writes_the_file_and_shows_the_check(q
     assert dialog is not None and dialog.isVisible()
     # the run keeps steps 512, 768 and 1,024 (no evaluation: no best)
     assert [dialog.checkpoint_box.itemText(i) for i in range(dialog.checkpoint_box.count())] == [
-        "Last (step 1,024)", "Step 768", "Step 512"]
+        "last (step 1,024)", "step 768", "step 512"]
     assert dialog.file_edit.text().endswith(f"{run.name}-step1024.onnx") and dialog.check_box.isChecked()
     dialog.checkpoint_box.setCurrentIndex(1)
     dialog.format_box.setCurrentIndex(1)  # TorchScript: the proposed name follows the choices

@@ -73,7 +73,7 @@ def test_watch_says_in_the_window_why_an_env_cannot_be_watched(qtbot, trained_ru
 def test_record_dialog_writes_the_video(qtbot, agent_run, tmp_path):
     dialog = RecordDialog(agent_run)
     qtbot.addWidget(dialog)
-    assert dialog.picker.value() == "last" and dialog.picker.count() == 4  # last, then the three steps
+    assert dialog.picker.value() == "last" and dialog.picker.count() == 3  # last, then the two older steps
     dialog.file_edit.setText(str(tmp_path / "agent.avi"))
     dialog.record_button.click()
     assert "must end in .mp4 or .gif" in dialog.message.text() and not dialog.busy

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.cli.export_policy import default_name, summary
+from core.run.policy_results import default_name, summary
 from tests.training_helpers import cli, copy_run
 
 pytestmark = pytest.mark.training
@@ -41,7 +41,7 @@ def test_export_policy_refuses_a_checkpoint_the_run_does_not_keep_in_one_line(tr
     assert done.stderr.strip() == (f"rlpanel export-policy: run {run.name} keeps no checkpoint at step 300 "
                                    "(it keeps: 512, 768, 1,024)")
     missing = cli("export-policy", "no-such-run", "--format", "onnx")
-    assert missing.returncode == 1 and "list the runs with: rlpanel runs" in missing.stderr
+    assert missing.returncode == 1 and "list them with: rlpanel runs" in missing.stderr
 
 
 def test_the_summary_names_the_file_and_the_difference():
