@@ -51,7 +51,8 @@ from core.fit.result import FitEstimate, Suggestion
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 # budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
-BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "episodes")
+BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "stop_at_reward",
+               "stop_after_evals_without_improvement", "stop_min_evals", "episodes")
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
 # a panel shorter than this folds its preset list (a window made short on a big screen): the forms keep
 # their rows; a fold or unfold the user clicks is kept whatever the height

@@ -74,6 +74,8 @@ class ResultsTableModel(QAbstractTableModel):
             if col.key == "final_mean_reward" and row.final_window:
                 return f"the mean of the last {row.final_window} episodes" + (
                     f" (std {row.final_std_reward:,.2f})" if row.final_std_reward is not None else "")
+            if col.key.startswith("stored_eval") and row.stored_eval_note:
+                return f"stored evaluation of {row.stored_eval_note}"
             if col.key.startswith("delta") and row.delta_basis and not row.is_baseline:
                 return f"compares {row.delta_basis}" + (f"; ± {row.delta_se:,.2f} standard error" if row.delta_se else "")
             return row.path

@@ -9,6 +9,7 @@ the file manager, and deleted to the system's trash.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
@@ -28,6 +29,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.agent.evaluate_dialog import EvaluateDialog
+from app.agent.export_dialog import ExportDialog
+from app.agent.menu import AgentMenu
+from app.agent.record_dialog import open_record
+from app.agent.watch import open_watch
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
@@ -193,8 +199,8 @@ class RunsPanel(QWidget):
         top.addWidget(self.filter_edit)
         top.addWidget(self.tag_filter)
         actions = QHBoxLayout()
-        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.folder_button,
-                  self.delete_button):
+        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
+                  self.folder_button, self.delete_button):
             actions.addWidget(b)
         actions.addStretch(1)
         actions.addWidget(self.refresh_button)
@@ -220,6 +226,17 @@ class RunsPanel(QWidget):
                                        "checkpoint cannot resume); its old curve is kept as superseded")
         self.tensorboard_button = QPushButton("TensorBoard")
         self.tensorboard_button.setToolTip("Open this run's logs in TensorBoard (started on 127.0.0.1, a free port)")
+        self.agent_button = AgentMenu(self)  # the agent's tools add their entries (app/agent/menu.py)
+        self.evaluate_action = self.agent_button.add(
+            "Evaluate…", "Play N episodes of a checkpoint (last, best or a kept step) and keep the mean reward",
+            self.evaluate_selected)
+        self.export_action = self.agent_button.add(
+            "Export policy…", "Write the selected run's policy as an ONNX or TorchScript file: raw observations in, the "
+            "env's own actions out", self.export_policy)
+        self.agent_button.add("Watch", "Watch the agent play a checkpoint in a window of its own, at the env's frame rate",
+                              lambda: self._open_agent_tool(open_watch))
+        self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
+                              "checkpoint in turn", lambda: self._open_agent_tool(open_record))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -232,6 +249,12 @@ class RunsPanel(QWidget):
         self.folder_button.clicked.connect(self.show_folder)
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.refresh_button.clicked.connect(self.refresh)
+
+    def _open_agent_tool(self, open_tool: Callable[[Path, QWidget], QWidget]) -> None:
+        """Open an agent tool's window for the selected run (kept as ``agent_window``)."""
+        info = self.selected_info()
+        if info is not None:
+            self.agent_window = open_tool(info.path, self)
 
     def refresh(self) -> None:
         """List the runs on a worker thread (reading many folders may take a moment)."""
@@ -319,10 +342,29 @@ class RunsPanel(QWidget):
         for item in top_items(self.tree):
             item.setSelected(item.data(0, ID_ROLE) == run_id)
 
+    def evaluate_selected(self) -> None:
+        """Open Evaluate... for the selected run (modeless: the window goes on; ``evaluate_dialog`` while open)."""
+        info = self.selected_info()
+        if info is None:
+            return
+        self.evaluate_dialog = EvaluateDialog(info.path, info.label, self)
+        self.evaluate_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.evaluate_dialog.show()
+
     def show_folder(self) -> bool:
         """Open the selected run's folder with the desktop's file manager."""
         info = self.selected_info()
         return info is not None and QDesktopServices.openUrl(QUrl.fromLocalFile(str(info.path)))
+
+    def export_policy(self) -> ExportDialog | None:
+        """Export policy… for the selected run (the dialog, shown; None without a run)."""
+        info = self.selected_info()
+        if info is None:
+            return None
+        dialog = ExportDialog(info.path, parent=self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.show()
+        return dialog
 
     def delete_selected(self, confirm: bool = True) -> bool:
         """Move the selected ended run to the system's trash, after asking."""
@@ -378,6 +420,7 @@ class RunsPanel(QWidget):
         self.resume_button.setEnabled(info is not None and info.state in RESUMABLE and info.has_checkpoint)
         self.restart_button.setEnabled(info is not None and info.state in TERMINAL)
         self.delete_button.setEnabled(info is not None and info.state not in ACTIVE)
+        self.agent_button.setEnabled(info is not None and info.has_checkpoint)
         if info is not None and info.state in RESUMABLE and not info.has_checkpoint:
             self.resume_button.setToolTip("This run saved no checkpoint: Restart trains it again from step 0")
         else:

@@ -15,6 +15,8 @@ from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
 from core.config.trust import trust
 from core.config.validate import ValidatedConfig, choose_env, parse_set, validate_config
+from core.run.checkpoints import Checkpoint, select_checkpoint
+from core.run.store import RunStore
 from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -30,6 +32,33 @@ class CliError(Exception):
 def runs_dir(args: argparse.Namespace) -> Path:
     """The runs folder, absolute (a relative ``--runs-dir`` is taken from the folder rlpanel runs in)."""
     return absolute(args.runs_dir) if getattr(args, "runs_dir", None) else default_runs_dir()
+
+
+def find_run(args: argparse.Namespace) -> Path:
+    """The folder of ``args.run_id`` (an id or a unique start of one), or a ``CliError`` that says how to list them."""
+    return run_path(RunStore(runs_dir(args)), args.run_id)
+
+
+def run_path(store: RunStore, run_id: str) -> Path:
+    """``find_run`` for one of several ids."""
+    try:
+        return store.path(run_id)
+    except KeyError as exc:
+        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+
+
+def add_checkpoint_arg(p: argparse.ArgumentParser) -> None:
+    """``--checkpoint last|best|STEP``: the agent's commands (evaluate, watch, record, export-policy)."""
+    p.add_argument("--checkpoint", default="last", metavar="last|best|STEP",
+                   help="which checkpoint: last (default), best (with periodic evaluation on) or a step the run keeps")
+
+
+def checked_checkpoint(run_dir: Path, which: str) -> Checkpoint:
+    """The checkpoint ``--checkpoint`` names, said at once when the run does not keep it (before a tool loads torch)."""
+    try:
+        return select_checkpoint(run_dir, which)
+    except LookupError as exc:
+        raise CliError(str(exc.args[0] if exc.args else exc)) from None
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:

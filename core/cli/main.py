@@ -20,11 +20,14 @@ from core.cli import (
     calibrate,
     doctor,
     estimate,
+    evaluate,
     export,
+    export_policy,
     monitor,
     notify,
     presets,
     queue,
+    record,
     report,
     runs,
     shortcut,
@@ -32,14 +35,15 @@ from core.cli import (
     tensorboard,
     train,
     tune,
+    watch,
     zoo,
 )
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, export, report, queue, sweep, zoo, tensorboard,
-            shortcut, tune, notify]
+COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, export_policy, report,
+            queue, sweep, zoo, tensorboard, shortcut, tune, notify, record, watch]
 
 
 class UsageError(Exception):

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import time
-from pathlib import Path
 from typing import Any
 
-from core.cli.common import CliError, emit, runs_dir
+from core.cli.common import CliError, emit, find_run, run_path, runs_dir
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
@@ -66,10 +65,7 @@ def table(infos: list[RunInfo]) -> str:
 def run(args: argparse.Namespace) -> int:
     store = RunStore(runs_dir(args))
     if args.run_id:
-        try:
-            path = store.path(args.run_id)
-        except KeyError as exc:
-            raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+        path = run_path(store, args.run_id)
         from core.run.status import read_status
         from core.run.store import run_info
 
@@ -84,15 +80,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _find(store: RunStore, run_id: str) -> Path:
-    try:
-        return store.path(run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-
-
 def run_annotate(args: argparse.Namespace) -> int:
-    path = _find(RunStore(runs_dir(args)), args.run_id)
+    path = find_run(args)
     clear = args.clear_name or args.name == ""
     try:
         notes = annotate(path, name=None if clear else args.name, clear_name=clear, add_tags=tuple(args.tag),
@@ -106,7 +95,7 @@ def run_annotate(args: argparse.Namespace) -> int:
 
 def run_delete(args: argparse.Namespace) -> int:
     store = RunStore(runs_dir(args))
-    paths = [_find(store, run_id) for run_id in args.run_ids]  # every id is checked before anything moves
+    paths = [run_path(store, run_id) for run_id in args.run_ids]  # every id is checked before anything moves
     for path in paths:
         try:
             delete_run(path)

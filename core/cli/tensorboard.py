@@ -7,8 +7,7 @@ import sys
 import time
 import webbrowser
 
-from core.cli.common import CliError, emit, runs_dir
-from core.run.store import RunStore
+from core.cli.common import CliError, emit, find_run
 from core.run.tensorboard import TensorBoard, TensorBoardError
 
 
@@ -23,10 +22,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        run_dir = RunStore(runs_dir(args)).path(args.run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
+    run_dir = find_run(args)
     if args.port is not None and not 1 <= args.port <= 65535:
         raise CliError(f"--port {args.port}: use a port between 1 and 65535, or leave it out for a free one", 2)
     board = TensorBoard(run_dir, args.port)

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from core.cli.common import CliError, add_config_args, config_from_args, emit, positive_int, runs_dir
+from core.cli.common import CliError, add_config_args, config_from_args, emit, find_run, positive_int, runs_dir
 from core.cli.follow import follow
 from core.config.errors import ConfigError
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
@@ -96,15 +96,8 @@ def _detach_or_follow(args: argparse.Namespace, run_dir: Path, plan: PlannedStep
     raise CliError(f"run {run_dir.name} {state}: {reason}")
 
 
-def _find_run(args: argparse.Namespace) -> Path:
-    try:
-        return RunStore(runs_dir(args)).path(args.run_id)
-    except KeyError as exc:
-        raise CliError(f"{exc.args[0]}; list them with: rlpanel runs") from None
-
-
 def run_resume(args: argparse.Namespace) -> int:
-    run_dir = _find_run(args)
+    run_dir = find_run(args)
     try:
         step, total = resume_run(run_dir, args.timesteps, reap=not args.detach)
     except (ResumeError, ClusterLaunchError) as exc:
@@ -127,7 +120,7 @@ def _plan_of(run_dir: Path, start: int) -> PlannedSteps | None:
 
 
 def run_restart(args: argparse.Namespace) -> int:
-    run_dir = _find_run(args)
+    run_dir = find_run(args)
     try:
         attempt = restart_run(run_dir, reap=not args.detach)
     except (RunStateError, StartError, ClusterLaunchError) as exc:
@@ -140,7 +133,7 @@ def run_restart(args: argparse.Namespace) -> int:
 
 
 def run_stop(args: argparse.Namespace) -> int:
-    run_dir = _find_run(args)
+    run_dir = find_run(args)
     if args.no_wait:
         request_stop(run_dir)
         how = "requested"

@@ -249,6 +249,17 @@ class BudgetParams(Section):
                                    "loses at most that much (0: by steps only).", "min", ge=0, le=10_080)
     eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
     eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
+    # the stopping rules (core.training.stop_rules): SB3's callbacks after each evaluation, so only with eval_every
+    stop_at_reward: float | None = hp(None, "Stop at eval reward",
+                                      "End the run, finished, once an evaluation's mean reward reaches this (empty: "
+                                      "never). Needs Evaluate every.", "")
+    stop_after_evals_without_improvement: int = hp(0, "Stop if no new best in",
+                                                   "End the run, finished, after this many evaluations in a row without "
+                                                   "a new best mean (0: never). Needs Evaluate every.", "evals",
+                                                   ge=0, le=100_000)
+    stop_min_evals: int = hp(3, "Count new bests after",
+                             "Evaluations before the no-new-best rule starts counting (early ones improve anyway).",
+                             "evals", ge=0, le=100_000)
     episodes: int = hp(20, "Baseline episodes",
                        "Episodes a baseline (random, constant) plays; training runs use "
                        "total_timesteps.", "episodes", ge=1, le=1_000_000)
@@ -360,7 +371,7 @@ def return_gamma(cfg: RunConfig) -> float:
 
 def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
     """Rules between fields of the chosen algorithm (its spec's rules), and the net_arch keys it takes."""
-    issues = thermal_issues(cfg.runtime)
+    issues = thermal_issues(cfg.runtime) + stop_rule_issues(cfg.budget)
     spec = cfg.spec
     if spec is None:
         return issues
@@ -379,6 +390,22 @@ def thermal_issues(rt: RuntimeParams) -> list[FieldIssue]:
         return [FieldIssue("runtime.thermal_resume_c", f"resume temperature {resume} C must be below the pause temperature "
                                                        f"{pause} C (runtime.thermal_pause_c): set it a few degrees lower")]
     return []
+
+
+def stop_rule_issues(budget: BudgetParams) -> list[FieldIssue]:
+    """The stopping rules act on periodic evaluations: one without ``eval_every`` would never stop anything."""
+    if budget.eval_every:
+        return []
+    issues = []
+    if budget.stop_at_reward is not None:
+        issues.append(FieldIssue("budget.stop_at_reward", f"stop_at_reward {budget.stop_at_reward:g} needs periodic "
+                                 "evaluation: set budget.eval_every (Evaluate every) to a number of steps, or clear it"))
+    if budget.stop_after_evals_without_improvement:
+        issues.append(FieldIssue("budget.stop_after_evals_without_improvement",
+                                 f"stop_after_evals_without_improvement {budget.stop_after_evals_without_improvement} needs "
+                                 "periodic evaluation: set budget.eval_every (Evaluate every) to a number of steps, or set it "
+                                 "to 0"))
+    return issues
 
 
 def config_hints(cfg: RunConfig) -> list[FieldHint]:

@@ -62,6 +62,9 @@ def load_policy(run_dir: Path, which: str = "last", n_envs: int = 1, seed: int |
     except BaseException:
         env.close()
         raise
+    # SB3's load seeds the env again with the seed the model trained with (set_random_seed): this one's first
+    # reset is the one asked for, so a seed plays the same episodes as training's evaluation with that seed
+    env.seed(cfg.runtime.seed)
     return LoadedPolicy(run_dir, cfg, checkpoint, model, env)
 
 

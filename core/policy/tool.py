@@ -28,7 +28,7 @@ def tool_main(parser: argparse.ArgumentParser, work: Callable[[argparse.Namespac
     try:
         result = work(args)
     except (LookupError, ValueError, OSError, ImportError) as exc:  # what a user can fix: said in one line
-        print(f"{type(exc).__name__}: {exc}" if isinstance(exc, ImportError) else str(exc).strip("'\""), file=sys.stderr)
+        print(_one_line(exc), file=sys.stderr)
         return 1
     except Exception as exc:  # noqa: BLE001 - the traceback for the log, the last line for the message
         traceback.print_exc()
@@ -36,3 +36,13 @@ def tool_main(parser: argparse.ArgumentParser, work: Callable[[argparse.Namespac
         return 1
     print(json.dumps(result, default=str), flush=True)
     return 0
+
+
+def _one_line(exc: Exception) -> str:
+    """A user's error as a line: an ImportError named; a KeyError's message without the quotes its str() adds
+    (only those: a message may end in a quoted command, as the export's missing extra does)."""
+    if isinstance(exc, ImportError):
+        return f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, KeyError) and len(exc.args) == 1:
+        return str(exc.args[0])
+    return str(exc)

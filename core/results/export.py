@@ -94,6 +94,8 @@ def display(col: Column, row: ResultRow) -> str:
 def format_value(col: Column, value: Any) -> str:
     if value is None or value == "":
         return EMPTY
+    if isinstance(value, bool):  # stored_eval_deterministic
+        return "yes" if value else "no"
     if col.kind == "text":
         return str(value)
     if col.kind == "setting":

@@ -28,6 +28,7 @@ from typing import Any, NamedTuple
 from core.config.algorithms.registry import BASELINES
 from core.results.settings_diff import differences, differing_paths, run_settings
 from core.run.episodes import REWARD_WINDOW
+from core.run.evaluations import Evaluation, latest_evaluation
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
 from core.run.status import RunStatus
@@ -71,6 +72,10 @@ COLUMNS: list[Column] = [
     Column("eval_mean_reward", "Eval mean", "", "float", 2),
     Column("eval_std_reward", "Eval std", "", "float", 2),
     Column("eval_episodes", "Eval episodes", "", "int"),
+    Column("stored_eval_mean_reward", "Eval mean (stored)", "", "float", 2),
+    Column("stored_eval_checkpoint", "Stored eval checkpoint (step)", "", "int"),
+    Column("stored_eval_episodes", "Stored eval episodes", "", "int"),
+    Column("stored_eval_deterministic", "Stored eval deterministic"),
     Column("peak_run_gpu_memory_mib", "Peak GPU memory, this run's processes", "MiB", "float", 0),
     Column("peak_gpu_memory_mib", "Peak GPU memory, whole card incl. driver reserve", "MiB", "float", 0),
     Column("peak_host_memory_mib", "Peak host memory, this run", "MiB", "float", 0),
@@ -85,7 +90,9 @@ COLUMNS: list[Column] = [
 ]
 DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
 WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
-OPTIONAL_KEYS = ("energy_kwh", "co2_kg")  # shown only when a row has the number (NVML, a grid intensity)
+STORED_EVAL_KEYS = ("stored_eval_mean_reward", "stored_eval_checkpoint", "stored_eval_episodes", "stored_eval_deterministic")
+# shown only when a row has the number (NVML, a grid intensity, an rlpanel evaluate)
+OPTIONAL_KEYS = ("energy_kwh", "co2_kg", *STORED_EVAL_KEYS)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
@@ -113,6 +120,13 @@ class ResultRow:
     eval_mean_reward: float | None = None
     eval_std_reward: float | None = None
     eval_episodes: int | None = None
+    # the newest stored evaluation (rlpanel evaluate, the Runs tab's Evaluate...: evaluations.jsonl)
+    stored_eval_mean_reward: float | None = None
+    stored_eval_std_reward: float | None = None
+    stored_eval_checkpoint: int | None = None  # the step of the checkpoint it evaluated
+    stored_eval_episodes: int | None = None
+    stored_eval_deterministic: bool | None = None
+    stored_eval_note: str = ""  # its interval, seed and checkpoint as asked (last, best, a step): a tooltip
     peak_run_gpu_memory_mib: float | None = None  # this run's own processes (NVML's per-process figure, else torch's)
     peak_gpu_memory_mib: float | None = None  # the whole card: other programs and the driver's reserve included
     peak_host_memory_mib: float | None = None  # the run's processes, each by its own memory (host_memory_measure)
@@ -231,7 +245,7 @@ def result_row(run_dir: Path) -> ResultRow:
         evaluation = (summary.get("all_mean_reward"), summary.get("all_std_reward"), episodes)
     if info.algo in BASELINES:  # it plays episodes, it does not train: no training time, no training speed
         wall = steps_per_s = None
-    return ResultRow(
+    row = ResultRow(
         run_id=info.id, name=info.display_name or info.name, algo=info.algo, env=info.env, preset=info.preset,
         state=info.state, timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s, episodes=episodes,
         final_mean_reward=_num(summary.get("final_mean_reward")),
@@ -249,6 +263,21 @@ def result_row(run_dir: Path) -> ResultRow:
         exit_reason=_why(info.status), attempts=max(1, info.status.attempt or 0), resumed=_resumed(info.status),
         paused_s=info.status.paused_s, throttled_s=_num(summary.get("throttled_s")),
         started_at=info.started_at or info.created_at, path=str(run_dir), settings=run_settings(run_dir))
+    stored = latest_evaluation(run_dir)
+    if stored is not None:
+        set_stored_evaluation(row, stored)
+    return row
+
+
+def set_stored_evaluation(row: ResultRow, stored: Evaluation) -> None:
+    """Fill ``row``'s stored-evaluation figures from ``stored`` (the run's newest in evaluations.jsonl)."""
+    row.stored_eval_mean_reward, row.stored_eval_std_reward = stored.mean_reward, stored.std_reward
+    row.stored_eval_checkpoint, row.stored_eval_episodes = stored.checkpoint_step, stored.episodes
+    row.stored_eval_deterministic = stored.deterministic
+    interval = f"95% CI [{stored.ci95[0]:,.2f}, {stored.ci95[1]:,.2f}], " if stored.ci95 else ""
+    row.stored_eval_note = (f"{stored.label}, {stored.episodes} episodes, "
+                            f"{'deterministic' if stored.deterministic else 'stochastic'}: mean {stored.mean_reward:,.2f} "
+                            f"± {stored.std_reward:,.2f} (std), {interval}seed {stored.seed}")
 
 
 def _why(status: RunStatus) -> str:
@@ -304,6 +333,12 @@ class Figure(NamedTuple):
     episodes: int | None
 
 
+def _stored_figure(row: ResultRow) -> Figure | None:
+    if row.stored_eval_mean_reward is None:
+        return None
+    return Figure(row.stored_eval_mean_reward, row.stored_eval_std_reward, row.stored_eval_episodes)
+
+
 def _eval_figure(row: ResultRow) -> Figure | None:
     return Figure(row.eval_mean_reward, row.eval_std_reward, row.eval_episodes) if row.eval_mean_reward is not None else None
 
@@ -323,17 +358,15 @@ def standard_error(a: Figure, b: Figure) -> float | None:
 
 def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
     """Set each row's change of mean reward against ``base`` (per cent of |base|), its standard
-    error, and which figures it compares: the evaluations when both runs have one, else the means
-    of the last training episodes."""
-    base_eval, base_train = _eval_figure(base), _train_figure(base)
+    error, and which figures it compares: the stored evaluations (``rlpanel evaluate``, the newest
+    of each) when both runs have one, else the periodic evaluations when both have one, else the
+    means of the last training episodes."""
+    base_stored, base_eval, base_train = _stored_figure(base), _eval_figure(base), _train_figure(base)
     for row in rows:
         row.measures_pct = {k: _pct(v, base.measures.get(k)) for k, v in row.measures.items()}
         row.delta_reward = row.delta_se = row.delta_reward_pct = None
         row.delta_basis = ""
-        own_eval = _eval_figure(row)
-        both_evaluated = own_eval is not None and base_eval is not None
-        ours, ref = (own_eval, base_eval) if both_evaluated else (_train_figure(row), base_train)
-        what = "eval" if both_evaluated else "training, last"
+        ours, ref, what = _compared(row, base, base_stored, base_eval, base_train)
         if ours is None or ref is None:
             continue
         row.delta_reward = ours.mean - ref.mean
@@ -343,6 +376,18 @@ def apply_baseline(rows: list[ResultRow], base: ResultRow) -> None:
             continue
         row.delta_se = standard_error(ours, ref)
         row.delta_basis = f"{what} {ours.episodes or '?'} vs {ref.episodes or '?'} ep"
+
+
+def _compared(row: ResultRow, base: ResultRow, base_stored: Figure | None, base_eval: Figure | None,
+              base_train: Figure | None) -> tuple[Figure | None, Figure | None, str]:
+    """The figures of ``row`` and ``base`` a delta compares, and their name (the delta's basis)."""
+    own_stored, own_eval = _stored_figure(row), _eval_figure(row)
+    if own_stored is not None and base_stored is not None:
+        return own_stored, base_stored, (f"stored eval (step {row.stored_eval_checkpoint or 0:,} vs "
+                                         f"{base.stored_eval_checkpoint or 0:,}),")
+    if own_eval is not None and base_eval is not None:
+        return own_eval, base_eval, "eval"
+    return _train_figure(row), base_train, "training, last"
 
 
 def _pct(value: float, base: float | None) -> float | None:

@@ -44,15 +44,27 @@ def run_policy_tool(tool: str, run_dir: Path, *args: str, timeout: float | None 
                               text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise PolicyToolError(f"{tool} did not finish within {timeout:g} s") from None
-    lines = [line for line in done.stdout.splitlines() if line.strip()]
-    if done.returncode == 0 and lines:
+    return tool_result(tool, done.returncode, done.stdout, done.stderr)
+
+
+def wait_policy_tool(tool: str, proc: subprocess.Popen[bytes]) -> dict[str, Any]:
+    """Wait for a tool ``start_policy_tool`` started with ``stdout=PIPE, stderr=PIPE`` (another thread may
+    ``kill()`` it: a cancel) and return its result; raises ``PolicyToolError``."""
+    stdout, stderr = proc.communicate()
+    return tool_result(tool, proc.returncode, stdout.decode("utf-8", "replace"), stderr.decode("utf-8", "replace"))
+
+
+def tool_result(tool: str, returncode: int, stdout: str, stderr: str) -> dict[str, Any]:
+    """The JSON object a tool printed last, or ``PolicyToolError`` with its last line."""
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    if returncode == 0 and lines:
         try:
             result = json.loads(lines[-1])
         except json.JSONDecodeError:
             result = None
         if isinstance(result, dict):
             return result
-    raise PolicyToolError(_last_words(done.stderr) or f"{tool} ended with exit code {done.returncode} and no result")
+    raise PolicyToolError(_last_words(stderr) or f"{tool} ended with exit code {returncode} and no result")
 
 
 def _last_words(stderr: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from core.run.checkpoints import best_checkpoint
 from core.run.episodes import (
     REWARD_WINDOW,
     episode_count,
@@ -68,6 +69,8 @@ def summarize(run_dir: Path) -> dict[str, Any]:
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
     out["attempts"] = status.attempt or 1
+    best = best_checkpoint(run_dir)  # the checkpoint of the best periodic evaluation (checkpoints/best.json)
+    out["best_eval"] = {"step": best.step, "mean_reward": best.mean_reward} if best is not None else None
     out.update(telemetry_summary(layout.telemetry))
     out.update(_estimate_beside_peak(status.estimate_gpu, out.get("peak_process_gpu_memory_bytes")))
     return out

@@ -146,7 +146,7 @@ class RunRecorder(BaseCallback):
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:
             self.flush()
-            return self._halt()  # diverged: end now, before another update or checkpoint
+            return self.halt()  # diverged: end now, before another update or checkpoint
         now = time.monotonic()
         if now >= self._next_flush:
             self.flush(now)
@@ -154,10 +154,10 @@ class RunRecorder(BaseCallback):
             self._next_stop_check = now + self.interval_s
             if self.stop.check() or (self.on_second is not None and self._guard_stops()):
                 self.stopped = True
-                return self._halt()
+                return self.halt()
         return True
 
-    def _halt(self) -> bool:
+    def halt(self) -> bool:
         """End ``learn``: False, or ``TrainingHalted`` for an algorithm that ignores False (ARS; its weights change
         only between rollouts, so the model is whole when it is raised)."""
         if self.ignores_false:
@@ -226,11 +226,14 @@ class CheckpointEvery(BaseCallback):
 
 
 class EvalRecorder(BaseCallback):
-    """Called by SB3's ``EvalCallback`` after each evaluation: writes an ``eval`` record."""
+    """Called by SB3's ``EvalCallback`` after each evaluation: writes an ``eval`` record, then seeds the eval env
+    again with ``seed`` (when given), so every evaluation plays the same episodes: evaluations compare models, not
+    episodes, and the best one can be played again exactly (``best.json`` keeps the seed)."""
 
-    def __init__(self, out: JsonlWriter):
+    def __init__(self, out: JsonlWriter, seed: int | None = None):
         super().__init__()
         self.out = out
+        self.seed = seed
 
     def _on_step(self) -> bool:
         parent = self.parent
@@ -238,4 +241,6 @@ class EvalRecorder(BaseCallback):
         rewards = parent.evaluations_results[-1] if parent.evaluations_results else [parent.last_mean_reward]
         mean, std = float(np.mean(rewards)), float(np.std(rewards))
         self.out.write([records.evaluation(self.num_timesteps, mean, std, len(rewards))])
+        if self.seed is not None:  # used by the next reset, the one that starts the next evaluation
+            parent.eval_env.seed(self.seed)
         return True

@@ -107,19 +107,7 @@ class Checkpointer:
             entry["vecnormalize"] = written[-1].name
 
     def _atomic(self, save: Callable[[Path], object], final: Path, written: list[Path]) -> None:
-        tmp = self.layout.checkpoint_temp(final)  # SB3 appends .zip/.pkl when the suffix is missing: keep it
-        try:
-            save(tmp)
-            with open(tmp, "rb+") as fh:  # on disk before the manifest says it is complete
-                os.fsync(fh.fileno())
-        except OSError as exc:
-            tmp.unlink(missing_ok=True)
-            if exc.filename is None:
-                exc.filename = str(final)
-            raise
-        except Exception:
-            tmp.unlink(missing_ok=True)
-            raise
+        tmp = write_temp(self.layout, save, final)
         replace_retrying(tmp, final)
         written.append(final)
 
@@ -128,3 +116,22 @@ class Checkpointer:
         for old in steps[: -self.keep]:
             for path in self.folder.glob(f"step_{old}*"):
                 path.unlink(missing_ok=True)
+
+
+def write_temp(layout: RunDir, save: Callable[[Path], object], final: Path) -> Path:
+    """``save`` into ``final``'s temporary name (``.tmp-``: a killed save's leftover is removed at the next start),
+    fsynced; returns the temporary path. A failed save removes it and raises (an ``OSError`` names ``final``)."""
+    tmp = layout.checkpoint_temp(final)  # SB3 appends .zip/.pkl when the suffix is missing: keep it
+    try:
+        save(tmp)
+        with open(tmp, "rb+") as fh:  # on disk before the manifest says it is complete
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename is None:
+            exc.filename = str(final)
+        raise
+    except Exception:
+        tmp.unlink(missing_ok=True)
+        raise
+    return tmp

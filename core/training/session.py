@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import time
 from dataclasses import replace
 from functools import partial
@@ -30,7 +31,8 @@ from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
 from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
-from core.training.callbacks import CheckpointEvery, EvalRecorder, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
+from core.training.best import KeepBest
+from core.training.callbacks import CheckpointEvery, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
 from core.training.devices import run_gpu
 from core.training.factory import (
@@ -45,9 +47,13 @@ from core.training.factory import (
 from core.training.fit_record import record_estimate
 from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
+from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
 from core.util.awake import KeepAwake
 from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
+from core.util.text import format_number
+
+EVAL_SEED_OFFSET = 10_000  # the eval env's seed: the run's + this, apart from training's (load_policy's: + 20,000)
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:
@@ -194,21 +200,32 @@ class TrainingSession:
         self._event(out, f"resumed from the checkpoint at step {ckpt.step:,}{buffer}")
         return model
 
-    def _callbacks(self, out: JsonlWriter, recorder: RunRecorder,
-                   checkpointer: Checkpointer) -> tuple[list[BaseCallback], VecEnv | None]:
-        """The run's callbacks (records, checkpoints, evaluation) and the eval env to close after."""
+    def _callbacks(self, out: JsonlWriter, recorder: RunRecorder, checkpointer: Checkpointer,
+                   rules: RuleStop) -> tuple[list[BaseCallback], VecEnv | None]:
+        """The run's callbacks (records, checkpoints, evaluation with the best checkpoint and the stopping rules)
+        and the eval env to close after."""
         budget = self.cfg.budget
         callbacks: list[BaseCallback] = [recorder]
         if budget.checkpoint_every or budget.checkpoint_minutes:
             callbacks.append(CheckpointEvery(checkpointer, budget.checkpoint_every, budget.checkpoint_minutes))
         if not budget.eval_every:
             return callbacks, None
-        eval_env, _ = build_vec_env(self.cfg, n_envs=1, seed_offset=10_000, force_dummy=True)
+        seed = self.cfg.runtime.seed
+        # every evaluation plays the episodes of this seed (EvalRecorder seeds again after each); best.json keeps it
+        eval_seed = seed + EVAL_SEED_OFFSET if seed is not None else random.randrange(2**31)
+        eval_env, _ = build_vec_env(self.cfg, n_envs=1, seed_offset=EVAL_SEED_OFFSET, force_dummy=True)
+        eval_env.seed(eval_seed)
         eval_env = wrap_normalize(self.cfg, eval_env, training=False)
-        callbacks.append(eval_callback_class(self.cfg)(eval_env, n_eval_episodes=budget.eval_episodes,
-                                      eval_freq=max(budget.eval_every // self.cfg.runtime.n_envs, 1),
-                                      log_path=str(self.layout.evaluations), deterministic=True, verbose=0,
-                                      callback_after_eval=EvalRecorder(out)))
+        keeper = KeepBest(self.run_dir, checkpointer, out, eval_seed, budget.eval_episodes)
+        if keeper.step is not None:
+            self._event(out, f"the best evaluation so far: mean {format_number(keeper.mean_reward)} at step {keeper.step:,} "
+                             "(checkpoints/best.json); a new best must beat it")
+        evaluation = eval_callback_class(self.cfg)(eval_env, n_eval_episodes=budget.eval_episodes,
+                                                   eval_freq=max(budget.eval_every // self.cfg.runtime.n_envs, 1),
+                                                   log_path=str(self.layout.evaluations), deterministic=True, verbose=0,
+                                                   callback_after_eval=after_evaluation(budget, out, keeper, rules))
+        start_from_best(evaluation, keeper)
+        callbacks.append(evaluation)
         return callbacks, eval_env
 
     def _run_gpu(self) -> GpuMatch | None:
@@ -240,7 +257,8 @@ class TrainingSession:
                                     allowed=lambda: health.failure)
         if checkpointer.removed_temps:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
-        callbacks, eval_env = self._callbacks(out, recorder, checkpointer)
+        rules = RuleStop(recorder, total)
+        callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
         where = self._run_gpu()
         telemetry = self._start_telemetry(where.gpu if where is not None else None)
         guard, note = start_guard(self.cfg, where)
@@ -255,18 +273,7 @@ class TrainingSession:
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:
-            remaining = total - model.num_timesteps
-            if remaining > 0:
-                # log_interval counts rollouts (on-policy) or episodes (off-policy): dump each one, so
-                # a SAC run with 1000-step episodes shows its losses every episode, not every fourth
-                try:
-                    model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
-                                reset_num_timesteps=not self.resume, progress_bar=False)
-                except TrainingHalted:  # a stop or a failed health check, in an algorithm that ignores False (ARS)
-                    pass
-                except (ValueError, RuntimeError) as exc:
-                    if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
-                        raise
+            self._train(model, callbacks, health, total - model.num_timesteps)
             self._metrics_writer.flush()
             # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
             stopped = recorder.stopped and model.num_timesteps < total
@@ -275,6 +282,8 @@ class TrainingSession:
                 return "failed", health.failure
             if stopped:
                 write_status(self.run_dir, state="stopping")
+            if rules.reason:  # the steps trained are the plan now: the Runs tab and the Monitor read it full
+                write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
         finally:
             if guard is not None:
@@ -290,7 +299,24 @@ class TrainingSession:
                 eval_env.close()
         if stopped:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
+        if rules.reason:
+            return "finished", f"stopped by rule: {rules.reason}"
         return "finished", plan.reached(model.num_timesteps)
+
+    def _train(self, model: BaseAlgorithm, callbacks: list[BaseCallback], health: TrainingHealth, remaining: int) -> None:
+        """SB3's ``learn`` for the ``remaining`` steps; a divergence it raises becomes the health check's failure."""
+        if remaining <= 0:
+            return
+        # log_interval counts rollouts (on-policy) or episodes (off-policy): dump each one, so
+        # a SAC run with 1000-step episodes shows its losses every episode, not every fourth
+        try:
+            model.learn(total_timesteps=remaining, callback=CallbackList(callbacks), log_interval=1,
+                        reset_num_timesteps=not self.resume, progress_bar=False)
+        except TrainingHalted:  # a stop, a failed health check or a stopping rule, in an algorithm that ignores False (ARS)
+            pass
+        except (ValueError, RuntimeError) as exc:
+            if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
+                raise
 
     def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth | None = None) -> Logger:
         """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""

@@ -1,0 +1,121 @@
+"""``python -m core.policy.export RUN --format onnx|torchscript -o FILE [--check]``: a checkpoint's policy as a file.
+
+The file takes a float32 batch of raw observations and returns the deterministic actions in the env's
+own action space (``core.policy.export_model``); next to it ``FILE.json`` (the sidecar) names the
+spaces, the input and output, the opset or the torch version, the run and the checkpoint. ONNX goes
+through torch's TorchScript-based exporter (``dynamo=False``): it traces an MLP policy in a fraction
+of a second, where the torch.export-based one took ~8 s and needs onnxscript; the check below is
+what tells whether a trace is right. ``--check`` runs 1,000 seeded observations through the written
+file (onnxruntime, or ``torch.jit.load``) and through SB3's ``predict(deterministic=True)`` on the same
+observations normalised as the env normalised them (``core.policy.export_check``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.jit._trace import TracerWarning
+
+from core.policy.export_check import check_export, space_sample
+from core.policy.export_model import ExportedPolicy, ExportRefused, exported_policy
+from core.policy.export_sidecar import INPUT_NAME, OUTPUT_NAME, sidecar, sidecar_path
+from core.policy.load import LoadedPolicy, load_policy
+from core.policy.tool import tool_main, tool_parser
+from core.util.files import replace_retrying, write_json_atomic
+
+FORMATS = ("onnx", "torchscript")
+ONNX_OPSET = 17  # read by onnxruntime 1.14 and later, and by TensorRT 8.6 and OpenVINO 2023
+MISSING_EXTRA = 'ONNX export needs the export extra: pip install "rlpanel[export]"'
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = tool_parser("export")
+    parser.add_argument("--format", choices=FORMATS, required=True, help="onnx or torchscript")
+    parser.add_argument("-o", "--output", type=Path, required=True, help="the file to write (its sidecar: FILE.json)")
+    parser.add_argument("--check", action="store_true",
+                        help="compare the written file with SB3's predict on 1,000 observations (seeded by --seed, default 0)")
+    return parser
+
+
+def export_policy(args: argparse.Namespace) -> dict[str, Any]:
+    """Write the file and its sidecar, check it if asked; the tool's JSON result."""
+    if args.device != "cpu":
+        raise ValueError(f"--device {args.device}: the export runs on the CPU (the file it writes runs anywhere); leave it out")
+    if args.format == "onnx":
+        require_onnx(check=args.check)
+    output = Path(args.output).resolve()
+    if not output.parent.is_dir():
+        raise ValueError(f"-o {output}: the folder {output.parent} does not exist; create it or choose another file")
+    loaded = load_policy(args.run_dir, args.checkpoint, device="cpu")
+    try:
+        return _export(loaded, args.checkpoint, args.format, output, check=args.check, seed=0 if args.seed is None else args.seed)
+    finally:
+        loaded.close()
+
+
+def _export(loaded: LoadedPolicy, which: str, fmt: str, output: Path, check: bool, seed: int) -> dict[str, Any]:
+    raw_space = loaded.env.observation_space
+    module = exported_policy(loaded.model, loaded.normalize, raw_space, loaded.cfg.algo)
+    example = torch.as_tensor(space_sample(raw_space, 2, seed))
+    notes = write_file(module, example, fmt, output)
+    facts = {"opset": ONNX_OPSET} if fmt == "onnx" else {"torch_version": torch.__version__}
+    side = sidecar(loaded, which, module, fmt, output, facts)
+    write_json_atomic(sidecar_path(output), side)
+    result: dict[str, Any] = {"run": loaded.run_dir.name, "checkpoint": which,
+                              "checkpoint_step": loaded.checkpoint.step, "format": fmt, "file": str(output),
+                              "sidecar": str(sidecar_path(output)), "normalization_baked_in": module.normalize,
+                              "check": check_export(loaded, fmt, output, seed) if check else None}
+    if notes:
+        result["trace_warnings"] = notes
+    return result
+
+
+def write_file(module: ExportedPolicy, example: torch.Tensor, fmt: str, output: Path) -> list[str]:
+    """Trace ``module`` on ``example`` into ``output`` (written under a temporary name, then renamed); the
+    tracer's warnings (a data-dependent branch the trace fixed) are returned. A trace that fails is one line."""
+    part = output.with_name(f".{output.name}.part")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with torch.no_grad():
+                _trace(module, example, fmt, part)
+        except Exception as exc:  # noqa: BLE001 - any failure of the tracer is the same to the user: this policy did not trace
+            part.unlink(missing_ok=True)
+            first = (str(exc).strip().splitlines() or [""])[0][:300]
+            raise ExportRefused(f"the policy could not be traced for {fmt}: {type(exc).__name__}: {first}") from exc
+    replace_retrying(part, output)
+    return sorted({str(w.message).splitlines()[0][:200] for w in caught if issubclass(w.category, TracerWarning)})
+
+
+def _trace(module: nn.Module, example: torch.Tensor, fmt: str, path: Path) -> None:
+    if fmt == "onnx":
+        torch.onnx.export(module, (example,), str(path), dynamo=False, opset_version=ONNX_OPSET,
+                          input_names=[INPUT_NAME], output_names=[OUTPUT_NAME],
+                          dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}})
+    else:
+        traced = torch.jit.trace(module, example)
+        torch.jit.save(traced, str(path))
+
+
+def require_onnx(check: bool) -> None:
+    """onnx (and onnxruntime for ``--check``) are the ``export`` extra: missing, the one line that installs them."""
+    try:
+        import onnx  # noqa: F401  (torch's exporter writes through it)
+
+        if check:
+            import onnxruntime  # noqa: F401
+    except ImportError:
+        raise ExportRefused(MISSING_EXTRA) from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    return tool_main(build_parser(), export_policy, argv)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
