@@ -54,6 +54,7 @@ class StatusFields(TypedDict, total=False):
     notes: list[str] | None
     queue: dict[str, Any]  # a queue job's run: the queue and job it belongs to
     sweep: dict[str, Any]  # a sweep trial's run: {name, study, trial}
+    group: dict[str, Any]  # a run of a seed group: {id, seed, size} (core.results.grouping reads it)
     ray: dict[str, Any] | None  # a cluster run: address, python, runs, job_id, submitted_at, resources
     resumed_from: str | None
     pause_reason: str | None
@@ -71,7 +72,8 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "state": (str,), "id": (str,), "pid": (int,), "pid_create_time": _NUMBER, "host": (str,), "preset": (str,),
     "created_at": _NUMBER, "updated_at": _NUMBER, "launched_at": _NUMBER, "started_at": _NUMBER, "ended_at": _NUMBER,
     "restarted_at": _NUMBER, "train_time_s": _NUMBER, "attempt": (int,), "error": (dict,), "exit_reason": (str,),
-    "warnings": (list,), "notes": (list,), "queue": (dict,), "sweep": (dict,), "ray": (dict,), "resumed_from": (str,),
+    "warnings": (list,), "notes": (list,), "queue": (dict,), "sweep": (dict,), "group": (dict,), "ray": (dict,),
+    "resumed_from": (str,),
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
     "keep_awake_warned": (str,), "device": (str,), "status_version": (int,),
 }
@@ -107,6 +109,7 @@ class RunStatus:
     notes: list[str] = field(default_factory=list)
     queue: dict[str, Any] | None = None
     sweep: dict[str, Any] | None = None
+    group: dict[str, Any] | None = None
     ray: dict[str, Any] | None = None
     resumed_from: str | None = None
     pause_reason: str | None = None
