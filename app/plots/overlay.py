@@ -117,10 +117,10 @@ class OverlayPlot(pg.PlotWidget):
         self._groups = list(groups)
         item = self._clear()
         statistic = STATISTIC_NAMES[groups[0].statistic] if groups else "mean"
-        cut = any(g.cut_at is not None for g in groups)
-        item.setTitle(f"Episode reward (mean of {REWARD_WINDOW}): {statistic} over seeds, 95 % bootstrap CI "
-                      f"({RESAMPLES:,} resamples)" + ("; each group to where its shortest seed ends" if cut else ""),
-                      size="9pt")
+        item.setTitle(f"Episode reward (mean of {REWARD_WINDOW}): {statistic} of seeds, 95 % CI", size="9pt")
+        cut = [f"{g.label} ends at {g.cut_at:,.0f}, where its shortest seed ends" for g in groups if g.cut_at is not None]
+        self.setToolTip("\n".join([f"{statistic} over each group's seeds on a common grid; the band: a 95 % percentile "
+                                    f"bootstrap confidence interval ({RESAMPLES:,} resamples of the seeds)", *cut]))
         for i, group in enumerate(groups):
             self.group_items.append(draw_group(item, group, SERIES_COLORS[i % len(SERIES_COLORS)], show_seeds))
         self._draw_baseline()
@@ -144,6 +144,7 @@ class OverlayPlot(pg.PlotWidget):
         self._groups = None
         item = self._clear()
         item.setTitle(TITLE, size="9pt")
+        self.setToolTip("")
         for i, (curve, label) in enumerate(zip(self._curves, legend_labels(self._curves), strict=True)):
             x = curve.steps if self.x_mode == "step" else curve.seconds
             pen = pg.mkPen(SERIES_COLORS[i % len(SERIES_COLORS)], width=2)

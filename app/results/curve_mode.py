@@ -1,6 +1,6 @@
 """The Results overlay's choice of curves: each run's, or one per group of seeds (mean or IQM, with its band).
 
-``CurveModeControls`` sits in the Results toolbar: "Curves" (each run / per group (mean) / per group (IQM)),
+``CurveModeControls`` sits over the Results plot: "Curves" (each run / per group (mean) / per group (IQM)),
 "by" (launch group / config: ``core.results.grouping``) and "Seeds" (each seed thin and faint behind its
 group). The panel hands it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
 interpolating and bootstrapping (``core.results.group_curves``: ~0.2 s per group of 5 seeds for the IQM) run
@@ -53,6 +53,7 @@ class CurveModeControls(QWidget):
         layout.setSpacing(4)
         for w in (QLabel("Curves"), self.mode_combo, QLabel("by"), self.by_combo, self.seeds_box):
             layout.addWidget(w)
+        layout.addStretch(1)
         self.mode_combo.currentIndexChanged.connect(lambda _i: self.redraw())
         self.by_combo.currentIndexChanged.connect(lambda _i: self.redraw())
         self.seeds_box.toggled.connect(lambda _on: self._seeds_toggled())

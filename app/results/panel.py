@@ -145,13 +145,13 @@ class ResultsPanel(QWidget):
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
         self.save_plot_button.clicked.connect(self.save_plot)
-        self.plot = OverlayPlot()
-        self.curve_mode = CurveModeControls(self.plot)  # each run's curve, or one per group of seeds with its band
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
             self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo, QLabel("x axis"),
-            self.x_combo, SEPARATOR, self.curve_mode, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
+            self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
+        self.plot = OverlayPlot()
+        self.curve_mode = CurveModeControls(self.plot)  # each run's curve, or one per group of seeds with its band
         self.model = ResultsTableModel(self)
         self.proxy = sorting_proxy(self.model, self)
         self.table = QTableView()
@@ -168,6 +168,7 @@ class ResultsPanel(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.curve_mode)  # over the plot it acts on (the toolbar has no room left at 1280 px)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.addWidget(self.plot)
         self.right_split.addWidget(self.table)

@@ -61,7 +61,7 @@ def test_per_group_draws_one_line_and_one_band_per_group_and_the_seeds_on_demand
     line = next(i for i in panel.plot.listDataItems() if i.name() == "fast (n=3)")
     assert line.yData.tolist() == pytest.approx(fast.center.tolist())
     assert fast.x[0] == 30 and fast.x[-1] == 240  # the seeds' common range: 30 (seed 2's first) to 240 (seed 0's last)
-    assert "mean over seeds, 95 % bootstrap CI" in panel.plot.getPlotItem().titleLabel.text
+    assert "mean of seeds, 95 % CI" in panel.plot.getPlotItem().titleLabel.text and "1,000 resamples" in panel.plot.toolTip()
 
     panel.curve_mode.seeds_box.setChecked(True)
     assert len(panel.plot.listDataItems()) == 2 + 6 and len(bands(panel)) == 2
@@ -81,7 +81,7 @@ def test_per_group_draws_one_line_and_one_band_per_group_and_the_seeds_on_demand
     panel.curve_mode.set_mode("iqm", by="config")  # the same groups here: a config per learning rate
     drawn(qtbot, panel)
     assert len(panel.plot.listDataItems()) == 2 and {g.n for g in panel.plot.groups()} == {3}
-    assert "IQM over seeds" in panel.plot.getPlotItem().titleLabel.text
+    assert "IQM of seeds" in panel.plot.getPlotItem().titleLabel.text
 
     panel.curve_mode.set_mode(None)
     drawn(qtbot, panel)
