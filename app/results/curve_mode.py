@@ -3,7 +3,7 @@
 ``CurveModeControls`` sits over the Results plot: "Curves" (each run / per group (mean) / per group (IQM)),
 "by" (launch group / config: ``core.results.grouping``) and "Seeds" (each seed thin and faint behind its
 group). The panel hands it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
-interpolating and bootstrapping (``core.results.group_curves``: ~0.2 s per group of 5 seeds for the IQM) run
+interpolating and bootstrapping (``core.results.group_curves``: up to ~0.5 s per group of 5 long seeds for the IQM) run
 on the window's pool (``run_in_background``), and only the newest request's answer is drawn.
 """
 
