@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
+from app.results.curve_mode import CurveModeControls
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
@@ -150,6 +151,7 @@ class ResultsPanel(QWidget):
             self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
         self.plot = OverlayPlot()
+        self.curve_mode = CurveModeControls(self.plot)  # each run's curve, or one per group of seeds with its band
         self.model = ResultsTableModel(self)
         self.proxy = sorting_proxy(self.model, self)
         self.table = QTableView()
@@ -166,6 +168,7 @@ class ResultsPanel(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.curve_mode)  # over the plot it acts on (the toolbar has no room left at 1280 px)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.addWidget(self.plot)
         self.right_split.addWidget(self.table)
@@ -340,7 +343,7 @@ class ResultsPanel(QWidget):
             self.rows.sort(key=lambda r: (not r.is_baseline, str(getattr(r, key) or "-").lower()))
         self.model.set_rows(self.rows)
         self.table.resizeColumnsToContents()
-        self.plot.set_curves([ok[str(p)][1] for p in paths])
+        self.curve_mode.show_runs(paths, [ok[str(p)][1] for p in paths])
         base = next((r for r in self.rows if r.is_baseline), None)
         level = (base.eval_mean_reward, base.eval_std_reward) if base and base.eval_mean_reward is not None else (
             (base.final_mean_reward, base.final_std_reward) if base else (None, None))
