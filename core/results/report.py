@@ -226,7 +226,7 @@ def to_report_xlsx(report: MorningReport) -> bytes:
     if report.failures:
         sheets["Failures"] = [["Run", "worker.log"]] + [[run_id, line] for run_id, lines in report.failures.items()
                                                         for line in lines]
-    return to_xlsx(report.rows, report.columns, sheets)
+    return to_xlsx(report.rows, report.columns, sheets=sheets)
 
 
 def render(report: MorningReport, fmt: str) -> str | bytes:
