@@ -34,6 +34,7 @@ from core.util.text import significant
 
 if TYPE_CHECKING:
     from core.results.group_table import GroupTable
+    from core.results.multienv import MultiEnvSummary
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
 EMPTY = "–"  # an en dash where a run has no such number (md, tex, html)
@@ -87,13 +88,24 @@ def export(rows: list[ResultRow], format: str | None = None, path: Path | str | 
 
 
 def export_table(table: GroupTable, format: str | None = None, path: Path | str | None = None,  # noqa: A002
-                 raw: bool = False) -> str | bytes:
-    """A table of groups (its rows, columns and protocol footer) in ``format``, like ``export``."""
+                 raw: bool = False, summary: MultiEnvSummary | None = None) -> str | bytes:
+    """A table of groups (its rows, columns and protocol footer) in ``format``, like ``export``; ``summary``: the
+    summary across envs, a second table under it (a second sheet in xlsx)."""
     fmt = format_for(format, path)
     if fmt == "csv":
-        content: str | bytes = to_csv(table.rows, raw=raw, cols=table.columns, notes=table.notes)
+        text = to_csv(table.rows, raw=raw, cols=table.columns, notes=table.notes)
+        if summary is not None:
+            text += "\n" + to_csv(summary.rows, raw=raw, cols=summary.columns, notes=summary.notes)
+        content: str | bytes = text
+    elif fmt == "xlsx":
+        sheets = None if summary is None else {"Across envs": [[c.title for c in summary.columns]] + [
+            [r.value(c.key) for c in summary.columns] for r in summary.rows] + [[]] + [[line] for line in summary.notes]}
+        content = to_xlsx(table.rows, table.columns, table.notes, sheets=sheets)
     else:
-        content = WRITERS[fmt](table.rows, table.columns if fmt == "xlsx" else table.reading, table.notes)
+        content = str(WRITERS[fmt](table.rows, table.reading, table.notes))
+        if summary is not None:
+            heading = {"md": "\n## Across envs\n\n", "html": "<h2>Across envs</h2>\n", "tex": "\n% Across envs\n"}[fmt]
+            content += heading + str(WRITERS[fmt](summary.rows, summary.columns, summary.notes))
     if path is not None:
         data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
         _write_bytes(Path(path), data)
@@ -285,8 +297,8 @@ def to_xlsx(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: l
         ws.auto_filter.ref = ws.dimensions
     if notes:
         ws.append([])
-        for line in notes:
-            ws.append([line])
+        for note in notes:
+            ws.append([note])
     for title, cells in (sheets or {}).items():
         extra = wb.create_sheet(title)
         for line in cells:

@@ -14,12 +14,13 @@ Rows carry ``value(key)``, ``marked`` and ``is_baseline`` like ``ResultRow``: ev
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from core.config.algorithms.registry import BASELINES
-from core.results.grouping import GroupBy, RunGroup
+from core.results.grouping import GroupBy, RunGroup, group_runs
 from core.results.stats import (
     BOOTSTRAP_METHOD,
     RESAMPLES,
@@ -30,7 +31,7 @@ from core.results.stats import (
     compare,
     library_versions,
 )
-from core.results.table import MARK, Column, ResultRow, window_text
+from core.results.table import MARK, Column, ResultRow, result_row, results, window_text
 
 SIGNIFICANT = "*"
 MEASURE_MEAN, MEASURE_SE = "env:", "env_se:"  # an env measure's columns: its mean over the runs and its standard error
@@ -218,6 +219,16 @@ def group_table(rows: list[ResultRow], groups: list[RunGroup], by: GroupBy,
     return GroupTable(made, group_columns(made, metric, rows), reading_columns(made, metric, rows),
                       protocol(made, metric, rows, by),
                       notes(made, metric, rows, by))
+
+
+def group_results(run_dirs: list[Path], by: GroupBy = "group", baselines: list[Path] | None = None,
+                  row: Callable[[Path], ResultRow] = result_row, grid_g_per_kwh: float | None = None) -> GroupTable:
+    """The group table of ``run_dirs`` (and of the ``baselines`` runs, read too when not among them)."""
+    dirs = [Path(d) for d in run_dirs]
+    seen = {d.resolve() for d in dirs}
+    every = [Path(b) for b in baselines or [] if Path(b).resolve() not in seen] + dirs
+    made = results(every, row=row, grid_g_per_kwh=grid_g_per_kwh)
+    return group_table(made, group_runs(every, by), by, baselines)
 
 
 def _row(group: RunGroup, members: list[ResultRow], metric: str) -> GroupRow:

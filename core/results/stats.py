@@ -39,6 +39,7 @@ LEVEL = 0.95
 BOOTSTRAP_METHOD = "percentile"
 TRIM = 0.25  # the IQM cuts a quarter at each end
 Interval = tuple[float, float]
+Values = Sequence[float] | np.ndarray
 
 
 @dataclass(frozen=True)
@@ -70,12 +71,13 @@ class Comparison:
     significant: bool | None  # None: no test (too few runs, or no spread)
 
 
-def _clean(values: Sequence[float]) -> np.ndarray:
+def _clean(values: Values) -> np.ndarray:
     x = np.asarray([float(v) for v in values], dtype=float)
-    return x[np.isfinite(x)]
+    kept: np.ndarray = x[np.isfinite(x)]
+    return kept
 
 
-def iqm(values: Sequence[float]) -> float | None:
+def iqm(values: Values) -> float | None:
     """The interquartile mean (rliable's ``aggregate_iqm``): ``trim_mean(x, 0.25)``."""
     x = _clean(values)
     return float(stats.trim_mean(x, TRIM)) if x.size else None
@@ -99,7 +101,7 @@ def bootstrap_ci(samples: Sequence[np.ndarray], statistic: Callable[..., np.ndar
     return (lo, hi) if math.isfinite(lo) and math.isfinite(hi) else None
 
 
-def aggregate(values: Sequence[float]) -> Aggregate:
+def aggregate(values: Values) -> Aggregate:
     """Mean ± standard error (sample std / sqrt(n)), the t-interval of the mean, the IQM and its bootstrap CI."""
     x = _clean(values)
     n = int(x.size)
@@ -114,7 +116,7 @@ def aggregate(values: Sequence[float]) -> Aggregate:
                      "" if n > 3 else f"{n} runs: wide intervals")
 
 
-def probability_of_improvement(x: Sequence[float], y: Sequence[float]) -> float | None:
+def probability_of_improvement(x: Values, y: Values) -> float | None:
     """P(X > Y) + P(X = Y) / 2 over every pair: the Mann-Whitney U of ``x`` against ``y`` / (len(x) · len(y))."""
     a, b = _clean(x), _clean(y)
     if not a.size or not b.size:
@@ -123,8 +125,9 @@ def probability_of_improvement(x: Sequence[float], y: Sequence[float]) -> float 
 
 
 def _poi_axis(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
-    u = stats.mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic
-    return np.asarray(u) / (x.shape[axis] * y.shape[axis])
+    u = np.asarray(stats.mannwhitneyu(x, y, axis=axis, method="asymptotic").statistic)
+    out: np.ndarray = u / (x.shape[axis] * y.shape[axis])
+    return out
 
 
 def _poi_ci(a: np.ndarray, b: np.ndarray) -> Interval | None:
@@ -136,7 +139,7 @@ def _poi_ci(a: np.ndarray, b: np.ndarray) -> Interval | None:
     return None
 
 
-def compare(values: Sequence[float], baseline: Sequence[float]) -> Comparison | None:
+def compare(values: Values, baseline: Values) -> Comparison | None:
     """``values`` (a group's runs) against ``baseline`` (the baseline group's); None when either has no run."""
     a, b = _clean(values), _clean(baseline)
     if not a.size or not b.size:
@@ -167,7 +170,7 @@ def _difference_test(a: np.ndarray, b: np.ndarray) -> tuple[Interval | None, flo
     return (float(lo), float(hi)), float(res.pvalue), "Welch's t-test"
 
 
-def stratified_iqm(samples: Sequence[Sequence[float]]) -> tuple[float | None, Interval | None]:
+def stratified_iqm(samples: Sequence[Values]) -> tuple[float | None, Interval | None]:
     """The IQM of every run of every env together, and its stratified-bootstrap 95 % CI (each env's runs
     resampled within that env; None when an env has fewer than 2 runs)."""
     arrays = [_clean(s) for s in samples]
@@ -181,7 +184,7 @@ def stratified_iqm(samples: Sequence[Sequence[float]]) -> tuple[float | None, In
     return iqm(np.concatenate(arrays).tolist()), bootstrap_ci(arrays, pooled)
 
 
-def performance_profile(samples: Sequence[Sequence[float]], taus: Sequence[float]) -> list[float]:
+def performance_profile(samples: Sequence[Values], taus: Sequence[float]) -> list[float]:
     """For each tau, the fraction of runs with a score above tau, averaged over the envs (rliable's score
     distribution: each env weighs the same, whatever its number of runs)."""
     arrays = [a for a in (_clean(s) for s in samples) if a.size]
