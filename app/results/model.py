@@ -24,14 +24,14 @@ class ResultsTableModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.rows: list[ResultRow] = []
+        self.rows: list[ResultRow] | list[GroupRow] = []
         self.columns: list[Column] = columns_for([])
 
     def set_rows(self, rows: list[ResultRow] | list[GroupRow], columns: list[Column] | None = None) -> None:
         """Rows of runs under the results table's columns, or rows of groups under the ``columns`` given."""
         self.beginResetModel()
-        self.rows = list(rows)
-        self.columns = columns if columns is not None else columns_for(self.rows)
+        self.rows = rows[:]
+        self.columns = columns if columns is not None else columns_for([r for r in rows if isinstance(r, ResultRow)])
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
@@ -74,7 +74,7 @@ class ResultsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, GroupRow):
             test = f"\nagainst {row.baseline_group}: {row.vs.test}" if row.vs is not None else ""
             return f"{row.group}: {row.n} runs ({row.state}), seeds {row.value('seeds_text')}{test}\n" + "\n".join(row.runs)
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, ResultRow):
             if row.marked:
                 return f"{row.run_id}: {row.state}. {LEGEND}"
             if col.key == "final_mean_reward" and row.final_window:

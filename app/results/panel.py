@@ -42,7 +42,7 @@ from app.theme import state_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
 from core.results.export import SUFFIXES, export, export_table
 from core.results.group_table import GroupTable, group_table
-from core.results.grouping import group_runs
+from core.results.grouping import GroupBy, group_runs
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
@@ -51,7 +51,8 @@ TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": 
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
 GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
-TABLE_ROWS = {"each run": None, "launch group": "group", "config": "config"}  # the table's rows: runs or groups of seeds
+# the table's rows: runs, or groups of seeds
+TABLE_ROWS: dict[str, GroupBy | None] = {"each run": None, "launch group": "group", "config": "config"}
 ALL = "all"
 
 

@@ -10,7 +10,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
 
@@ -19,6 +18,7 @@ import openpyxl
 import pytest
 from scipy import stats as sps
 
+from core.cli.main import main
 from core.results.export import export_table
 from core.results.group_table import SIGNIFICANT, group_results
 from core.results.multienv import multi_env_summary, parse_references
@@ -27,7 +27,6 @@ from core.results.report import morning_report, to_report_markdown
 from core.results.stats import aggregate, compare, iqm, performance_profile, probability_of_improvement, stratified_iqm
 from core.run.status import write_status
 from core.run.store import RunStore
-from tests.conftest import REPO
 from tests.results_helpers import make_result_run
 
 rng = np.random.default_rng(27)
@@ -167,14 +166,20 @@ def test_the_latex_table_is_well_formed_and_compiles_where_a_latex_is_installed(
     assert done.returncode == 0, done.stdout[-2000:]
 
 
-def test_export_group_by_prints_json_with_the_protocol_and_each_group(night):
+def cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``rlpanel ARGV`` in this process (its main, as the console script runs it): (exit code, stdout, stderr)."""
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_export_group_by_prints_json_with_the_protocol_and_each_group(night, capsys):
     root, runs = night
     base = runs["poor"][0].name
-    done = subprocess.run([sys.executable, "-m", "core.cli", "export", "--runs-dir", str(root), "--all", "--group-by",
-                           "group", "--baseline", base, "--format", "json"], capture_output=True, text=True, cwd=REPO,
-                          timeout=60)
-    assert done.returncode == 0, done.stderr
-    out = json.loads(done.stdout)
+    code, stdout, err = cli(capsys, "export", "--runs-dir", str(root), "--all", "--group-by", "group", "--baseline", base,
+                            "--format", "json")
+    assert code == 0, err
+    out = json.loads(stdout)
     assert set(out) == {"protocol", "groups"}
     assert out["protocol"]["metric"] == "final_mean_reward" and out["protocol"]["versions"]["scipy"]
     good = next(g for g in out["groups"] if g["group"] == "good")
@@ -212,15 +217,15 @@ def test_summary_across_envs_normalises_by_baseline_and_reference(tmp_path):
     assert iqm([1.0, 2.0, 3.0, 100.0]) == 2.5
 
 
-def test_export_profile_and_a_bad_reference_from_the_command_line(night, tmp_path):
-    root, runs = night
-    bad = subprocess.run([sys.executable, "-m", "core.cli", "export", "--runs-dir", str(root), "--all", "--reference",
-                          "CartPole-v1=500"], capture_output=True, text=True, cwd=REPO, timeout=60)
-    assert bad.returncode == 2 and "--group-by" in bad.stderr
-    one_env = subprocess.run([sys.executable, "-m", "core.cli", "export", "--runs-dir", str(root), "--all", "--group-by",
-                              "config", "--profile", str(tmp_path / "p.svg")], capture_output=True, text=True, cwd=REPO,
-                             timeout=60)
-    assert one_env.returncode == 2 and "one env" in one_env.stderr and not (tmp_path / "p.svg").exists()
+def test_export_profile_and_a_bad_reference_from_the_command_line(night, tmp_path, capsys):
+    root, _ = night
+    code, _, err = cli(capsys, "export", "--runs-dir", str(root), "--all", "--reference", "CartPole-v1=500")
+    assert code == 2 and "--group-by" in err
+    code, _, err = cli(capsys, "export", "--runs-dir", str(root), "--all", "--group-by", "config", "--reference", "500")
+    assert code == 2 and "ENV=SCORE" in err
+    code, _, err = cli(capsys, "export", "--runs-dir", str(root), "--all", "--group-by", "config", "--profile",
+                       str(tmp_path / "p.svg"))
+    assert code == 2 and "one env" in err and not (tmp_path / "p.svg").exists()
 
 
 def test_the_morning_report_has_a_section_of_seed_groups(night):
