@@ -41,7 +41,9 @@ from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
-from core.results.export import SUFFIXES, export
+from core.results.export import SUFFIXES, export, export_table
+from core.results.group_table import GroupTable, group_table
+from core.results.grouping import GroupBy, group_runs
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
@@ -50,6 +52,8 @@ TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": 
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
 GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
+# the table's rows: runs, or groups of seeds
+TABLE_ROWS: dict[str, GroupBy | None] = {"each run": None, "launch group": "group", "config": "config"}
 ALL = "all"
 
 
@@ -77,6 +81,7 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.store = RunStore(Path(runs_dir))
         self.rows: list[ResultRow] = []
+        self.groups: GroupTable | None = None  # the table of groups of seeds, when the table shows groups
         self._infos: dict[str, RunInfo] = {}
         # run folders are read in a background thread; only the newest request's answer is shown
         self.loader = ResultsLoader(self)
@@ -141,13 +146,20 @@ class ResultsPanel(QWidget):
         self.morning_button.setToolTip("Every run and queue job since a time (18:00): state and why, rewards, the env's "
                                        "measures against the baseline, energy, failures with their logs")
         self.morning_button.clicked.connect(self.show_morning_report)
+        self.rows_combo = QComboBox()
+        self.rows_combo.addItems(list(TABLE_ROWS))
+        self.rows_combo.setToolTip("One table row per run, or per group of seeds: the runs launched together (launch "
+                                   "group) or of one config but the seed (config), with mean ± std. error, 95% CI, IQM "
+                                   "and the test against the baseline's group")
+        self.rows_combo.currentTextChanged.connect(lambda _t: self.update_results())
         self.export_button = QPushButton("Export table…")
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
         self.save_plot_button.clicked.connect(self.save_plot)
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
-            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo, QLabel("x axis"),
+            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo,
+            QLabel("Table rows"), self.rows_combo, QLabel("x axis"),
             self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
         self.plot = OverlayPlot()
@@ -207,6 +219,10 @@ class ResultsPanel(QWidget):
     def set_filter(self, key: str, value: str | None) -> None:
         """Show only the runs whose ``key`` (algo, env, preset) is ``value`` (None: all)."""
         self.filters[key].setCurrentText(value or ALL)
+
+    def set_table_rows(self, rows: str) -> None:
+        """``each run``, ``launch group`` or ``config``: what one row of the table is."""
+        self.rows_combo.setCurrentText(rows)
 
     def set_group(self, by: str) -> None:
         self.group_combo.setCurrentText(by)
@@ -341,8 +357,7 @@ class ResultsPanel(QWidget):
         key = GROUPS[self.group_combo.currentText()]
         if key is not None:  # grouped: the baseline first, then group by group (stable: the list's order within)
             self.rows.sort(key=lambda r: (not r.is_baseline, str(getattr(r, key) or "-").lower()))
-        self.model.set_rows(self.rows)
-        self.table.resizeColumnsToContents()
+        self._show_table(paths, base_path)
         self.curve_mode.show_runs(paths, [ok[str(p)][1] for p in paths])
         base = next((r for r in self.rows if r.is_baseline), None)
         level = (base.eval_mean_reward, base.eval_std_reward) if base and base.eval_mean_reward is not None else (
@@ -353,9 +368,23 @@ class ResultsPanel(QWidget):
         else:
             marked = sum(r.marked for r in self.rows)
             text = f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else "")
+            if self.groups is not None:
+                text = f"{len(self.groups.rows)} groups of {text}; each run's figure: {self.groups.protocol['metric']}"
         if errors:
             text += "  Could not read " + "; ".join(errors)
         self.status.setText(text)
+
+    def _show_table(self, paths: list[Path], base_path: Path | None) -> None:
+        """The rows of runs, or of their groups of seeds (the baseline run's group is the baseline)."""
+        by = TABLE_ROWS[self.rows_combo.currentText()]
+        self.groups = None
+        if by is None or not self.rows:
+            self.model.set_rows(self.rows)
+        else:
+            every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
+            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
+            self.model.set_rows(self.groups.rows, self.groups.reading)
+        self.table.resizeColumnsToContents()
 
     def close_loader(self) -> None:
         """Stop the reading thread (the window calls this when it closes)."""
@@ -393,11 +422,15 @@ class ResultsPanel(QWidget):
         if path is None:
             return None
         try:
-            export(self.rows, path=path)
+            if self.groups is not None:
+                export_table(self.groups, path=path)
+            else:
+                export(self.rows, path=path)
         except (OSError, ValueError) as exc:
             QMessageBox.warning(self, "Export failed", f"Could not write {path}:\n{exc}")
             return None
-        self.status.setText(f"Wrote {len(self.rows)} runs to {path}")
+        what = f"{len(self.groups.rows)} groups" if self.groups is not None else f"{len(self.rows)} runs"
+        self.status.setText(f"Wrote {what} to {path}")
         return path
 
     def save_plot(self) -> Path | None:
