@@ -1,8 +1,9 @@
-"""The Results overlay's choice of curves: each run's, or one per group of seeds (mean or IQM, with its band).
+"""The Results tab's choice of seed groups: each run on its own, or one per group of seeds (mean or IQM, with its band).
 
-``CurveModeControls`` sits over the Results plot: "Curves" (each run / per group (mean) / per group (IQM)),
-"by" (launch group / config: ``core.results.grouping``) and "Seeds" (each seed thin and faint behind its
-group). The panel hands it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
+``CurveModeControls`` sits over the Results plot: "Seeds" (each run / launch group / config:
+``core.results.grouping``), which also decides the table's rows (the panel listens to ``grouping_changed``),
+"Curve" (the group's mean or IQM) and "Each seed" (each seed thin and faint behind its group). The panel hands
+it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
 interpolating and bootstrapping (``core.results.group_curves``: up to ~0.5 s per group of 5 long seeds for the IQM) run
 on the window's pool (``run_in_background``), and only the newest request's answer is drawn.
 """
@@ -19,15 +20,17 @@ from app.plots.overlay import OverlayPlot
 from app.threads.background import run_in_background
 from core.results.curves import RewardCurve
 from core.results.group_curves import GroupCurve, Statistic, XMode, group_curves
+from core.results.grouping import GroupBy
 
-CURVE_MODES = {"each run": None, "per group (mean)": "mean", "per group (IQM)": "iqm"}
-GROUP_BYS = {"launch group": "group", "config": "config"}
+GROUP_BYS: dict[str, GroupBy | None] = {"each run": None, "launch group": "group", "config": "config"}
+STATISTICS = {"mean": "mean", "IQM": "iqm"}
 
 
 class CurveModeControls(QWidget):
     """Draws the ticked runs on ``plot`` as each run's curve or as one aggregate per group."""
 
     drawn = Signal()  # the plot shows the latest choice (tests and the screenshot wait on it)
+    grouping_changed = Signal()  # "Seeds" changed: the table's rows follow it
 
     def __init__(self, plot: OverlayPlot, parent: QWidget | None = None):
         super().__init__(parent)
@@ -35,43 +38,55 @@ class CurveModeControls(QWidget):
         self._paths: list[Path] = []
         self._curves: list[RewardCurve] = []
         self._request = self._drawn = 0
-        self.mode_combo = QComboBox()
-        for text, statistic in CURVE_MODES.items():
-            self.mode_combo.addItem(text, statistic)
-        self.mode_combo.setToolTip("Each run's own curve, or one per group of seeds: their mean or IQM (the mean of the "
-                                   "middle half of the seeds) interpolated to a common step grid, with a 95 % bootstrap "
-                                   "confidence band")
         self.by_combo = QComboBox()
         for text, by in GROUP_BYS.items():
             self.by_combo.addItem(text, by)
-        self.by_combo.setToolTip("launch group: the seeds launched together (--seeds); "
-                                 "config: every run of the same settings but the seed")
-        self.seeds_box = QCheckBox("Seeds")
+        self.by_combo.setToolTip("Each run on its own, or one curve and one table row per group of seeds: launch group, "
+                                 "the seeds launched together (--seeds); config, every run of the same settings but the "
+                                 "seed. A group's row has mean ± std. error, 95% CI, IQM and the test against the "
+                                 "baseline's group")
+        self.mode_combo = QComboBox()
+        for text, statistic in STATISTICS.items():
+            self.mode_combo.addItem(text, statistic)
+        self.mode_combo.setToolTip("A group's curve: the mean or the IQM (the mean of the middle half of the seeds) of its "
+                                   "seeds, interpolated to a common step grid, with a 95 % bootstrap confidence band")
+        self.seeds_box = QCheckBox("Each seed")
         self.seeds_box.setToolTip("Draw each seed thin and faint behind its group's curve")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        for w in (QLabel("Curves"), self.mode_combo, QLabel("by"), self.by_combo, self.seeds_box):
+        for w in (QLabel("Seeds"), self.by_combo, QLabel("Curve"), self.mode_combo, self.seeds_box):
             layout.addWidget(w)
         layout.addStretch(1)
         self.mode_combo.currentIndexChanged.connect(lambda _i: self.redraw())
-        self.by_combo.currentIndexChanged.connect(lambda _i: self.redraw())
+        self.by_combo.currentIndexChanged.connect(lambda _i: self._grouping())
         self.seeds_box.toggled.connect(lambda _on: self._seeds_toggled())
         plot.x_mode_changed.connect(lambda _mode: self.redraw())
         self._enable()
 
     # --- choices ----------------------------------------------------------------------------------
 
+    def by(self) -> GroupBy | None:
+        """``group`` or ``config``: what makes a group of seeds; None: each run on its own."""
+        return self.by_combo.currentData()
+
     def statistic(self) -> Statistic | None:
         """``mean`` or ``iqm`` per group; None: each run's curve."""
-        return self.mode_combo.currentData()
+        return self.mode_combo.currentData() if self.by() is not None else None
 
     def set_mode(self, statistic: str | None, by: str = "group", show_seeds: bool | None = None) -> None:
         """Choose as a user would: ``statistic`` None (each run), ``mean`` or ``iqm``; ``by`` group or config."""
-        self.by_combo.setCurrentIndex(self.by_combo.findData(by))
         if show_seeds is not None:
             self.seeds_box.setChecked(show_seeds)
-        self.mode_combo.setCurrentIndex(self.mode_combo.findData(statistic))
+        if statistic is not None:
+            self.mode_combo.blockSignals(True)
+            self.mode_combo.setCurrentIndex(self.mode_combo.findData(statistic))
+            self.mode_combo.blockSignals(False)
+        self.by_combo.setCurrentIndex(self.by_combo.findData(by if statistic is not None else None))
+        self.redraw()
+
+    def _grouping(self) -> None:
+        self.grouping_changed.emit()
         self.redraw()
 
     @property
@@ -80,8 +95,8 @@ class CurveModeControls(QWidget):
         return self._drawn != self._request
 
     def _enable(self) -> None:
-        grouped = self.statistic() is not None
-        self.by_combo.setEnabled(grouped)
+        grouped = self.by() is not None
+        self.mode_combo.setEnabled(grouped)
         self.seeds_box.setEnabled(grouped)
 
     # --- drawing ----------------------------------------------------------------------------------

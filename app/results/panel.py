@@ -43,7 +43,7 @@ from app.theme import state_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
 from core.results.export import SUFFIXES, export, export_table
 from core.results.group_table import GroupTable, group_table
-from core.results.grouping import GroupBy, group_runs
+from core.results.grouping import group_runs
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
@@ -53,7 +53,6 @@ PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
 GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
 # the table's rows: runs, or groups of seeds
-TABLE_ROWS: dict[str, GroupBy | None] = {"each run": None, "launch group": "group", "config": "config"}
 ALL = "all"
 
 
@@ -146,12 +145,6 @@ class ResultsPanel(QWidget):
         self.morning_button.setToolTip("Every run and queue job since a time (18:00): state and why, rewards, the env's "
                                        "measures against the baseline, energy, failures with their logs")
         self.morning_button.clicked.connect(self.show_morning_report)
-        self.rows_combo = QComboBox()
-        self.rows_combo.addItems(list(TABLE_ROWS))
-        self.rows_combo.setToolTip("One table row per run, or per group of seeds: the runs launched together (launch "
-                                   "group) or of one config but the seed (config), with mean ± std. error, 95% CI, IQM "
-                                   "and the test against the baseline's group")
-        self.rows_combo.currentTextChanged.connect(lambda _t: self.update_results())
         self.export_button = QPushButton("Export table…")
         self.export_button.clicked.connect(self.export_table)
         self.save_plot_button = QPushButton("Save plot…")
@@ -159,11 +152,12 @@ class ResultsPanel(QWidget):
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
             self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo,
-            QLabel("Table rows"), self.rows_combo, QLabel("x axis"),
+            QLabel("x axis"),
             self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
         self.plot = OverlayPlot()
-        self.curve_mode = CurveModeControls(self.plot)  # each run's curve, or one per group of seeds with its band
+        self.curve_mode = CurveModeControls(self.plot)  # each run, or one curve and table row per group of seeds
+        self.curve_mode.grouping_changed.connect(self._regroup_seeds)
         self.model = ResultsTableModel(self)
         self.proxy = sorting_proxy(self.model, self)
         self.table = QTableView()
@@ -221,8 +215,12 @@ class ResultsPanel(QWidget):
         self.filters[key].setCurrentText(value or ALL)
 
     def set_table_rows(self, rows: str) -> None:
-        """``each run``, ``launch group`` or ``config``: what one row of the table is."""
-        self.rows_combo.setCurrentText(rows)
+        """``each run``, ``launch group`` or ``config``: what one row of the table (and one curve) is."""
+        self.curve_mode.by_combo.setCurrentText(rows)
+
+    def _regroup_seeds(self) -> None:
+        """The seed groups changed: the table's rows (and the status line) follow."""
+        self.update_results()
 
     def set_group(self, by: str) -> None:
         self.group_combo.setCurrentText(by)
@@ -376,7 +374,7 @@ class ResultsPanel(QWidget):
 
     def _show_table(self, paths: list[Path], base_path: Path | None) -> None:
         """The rows of runs, or of their groups of seeds (the baseline run's group is the baseline)."""
-        by = TABLE_ROWS[self.rows_combo.currentText()]
+        by = self.curve_mode.by()
         self.groups = None
         if by is None or not self.rows:
             self.model.set_rows(self.rows)

@@ -50,7 +50,7 @@ def test_per_group_draws_one_line_and_one_band_per_group_and_the_seeds_on_demand
     panel.set_baseline(runs["base"].name)
     drawn(qtbot, panel)
     assert len(panel.plot.listDataItems()) == 6 and bands(panel) == []  # each run's own curve by default
-    assert not panel.curve_mode.by_combo.isEnabled()
+    assert not panel.curve_mode.mode_combo.isEnabled() and not panel.curve_mode.seeds_box.isEnabled()
 
     panel.curve_mode.set_mode("mean")
     drawn(qtbot, panel)
