@@ -226,11 +226,13 @@ def tex_escape(text: str) -> str:
 def to_latex(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: list[str] | None = None) -> str:
     cols = _columns(rows, cols)
     spec = "".join("r" if is_numeric(c) else "l" for c in cols)
-    lines = ["% needs \\usepackage{booktabs} (and textcomp for \\textdegree on old TeX installations)",
+    lines = ["% needs \\usepackage{booktabs} and \\usepackage{graphicx} (and textcomp for \\textdegree on old TeX",
+             "% installations); a table wider than the line is scaled down to it, a narrower one is left as it is",
+             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
              f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(tex_escape(c.title) for c in cols) + r" \\", r"\midrule"]
     lines += [" & ".join(tex_escape(display(c, r)) for c in cols) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}"]
+    lines += [r"\bottomrule", r"\end{tabular}}"]
     for line in _notes(rows, notes):
         lines.append(r"\par\smallskip{\footnotesize " + tex_escape(line) + "}")
     return "\n".join(lines) + "\n"

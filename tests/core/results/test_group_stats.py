@@ -159,7 +159,7 @@ def test_the_latex_table_is_well_formed_and_compiles_where_a_latex_is_installed(
     if shutil.which("pdflatex") is None:
         pytest.skip("no pdflatex here: the table is checked for balanced braces and its column count only")
     doc = tmp_path / "t.tex"
-    doc.write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\\usepackage{booktabs}"
+    doc.write_text("\\documentclass{article}\\usepackage[T1]{fontenc}\\usepackage[utf8]{inputenc}\\usepackage{booktabs}\\usepackage{graphicx}"
                    "\\usepackage{textcomp}\\usepackage[landscape,margin=1cm]{geometry}\\begin{document}\\tiny\n"
                    + tex + "\\end{document}\n", encoding="utf-8")
     done = subprocess.run(["pdflatex", "-interaction=nonstopmode", doc.name], cwd=tmp_path, capture_output=True, timeout=60)
