@@ -30,6 +30,7 @@ from core.config.schema import RunConfig
 from core.config.seeds import with_seed
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.fit.disk import free_space_problem
+from core.fit.result import FitEstimate
 from core.run.control import RunStateError, launch_worker
 from core.run.layout import RunDir
 from core.run.states import TERMINAL
@@ -138,6 +139,23 @@ def group_load_note(size: int, cores: int | None = None) -> str | None:
         return None
     return (f"{size} runs at once on {cores} CPU cores: each trains slower than alone; a queue job with seeds runs "
             "them a few at a time (its parallel jobs)")
+
+
+def group_memory_problem(estimate: FitEstimate, size: int) -> str | None:
+    """Why ``size`` runs of one config would not fit at once here, or None: the run's estimate (this machine's)
+    ``size`` times past 95 % of the card's or the host's memory, the margin the queue keeps between its jobs."""
+    mine = estimate.this_machine or estimate
+    gib = 2**30
+    if size < 2:
+        return None
+    if mine.on_gpu and size * mine.gpu_bytes > 0.95 * mine.capacity_bytes:
+        where, each, capacity = mine.gpu_name or "the GPU", mine.gpu_bytes, mine.capacity_bytes
+    elif size * mine.host_bytes > 0.95 * mine.host_capacity_bytes:
+        where, each, capacity = "host RAM", mine.host_bytes, mine.host_capacity_bytes
+    else:
+        return None
+    return (f"{size} runs at once need about {size * each / gib:,.1f} GiB of {where}'s {capacity / gib:,.1f} GiB "
+            f"({each / gib:,.2f} GiB each); launch fewer seeds, or run them as a queue job with seeds, a few at a time")
 
 
 def start_group(store: RunStore, config: RunConfig, seeds: Sequence[int], preset: str | None = None,
