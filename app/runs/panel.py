@@ -106,12 +106,12 @@ def energy_text(kwh: float | None) -> str:
 
 
 def group_text(info: RunInfo) -> tuple[str, str, str]:
-    """The Group cell of a run: ``night-ppo, seed 3/5``, its tooltip and its sort key ("" for a run launched alone)."""
+    """The Group cell of a run: ``night-ppo (x5), seed 3``, its tooltip and its sort key ("" for a run launched alone)."""
     group = info.status.group or {}
     if not group.get("id"):
         return "", "", ""
     seed, size = group.get("seed"), group.get("size")
-    text = f"{group.get('name') or group['id']}, seed {seed}" + (f"/{size}" if size else "")
+    text = f"{group.get('name') or group['id']}" + (f" (x{size})" if size else "") + f", seed {seed}"
     tip = f"group {group['id']}: {size or '?'} runs launched together; this one is seed {seed}"
     return text, tip, f"{group['id']}/{seed if isinstance(seed, int) else 0:010d}"  # a group together, in seed order
 
