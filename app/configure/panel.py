@@ -130,6 +130,7 @@ class ConfigurePanel(QWidget):
         self.seeds_label.setBuddy(self.seeds_edit)
         self.seeds_label.setToolTip(self.seeds_edit.toolTip())
         self.seeds_error = WrapLabel()
+        self.seeds_error.setStyleSheet(f"color: {error_color(self).name()}")
         self.seeds_error.hide()
         self.tune_button = QPushButton("Tune...")
         self.tune_button.setToolTip("Find the n_envs, vec env, device and batch that train fastest here and fit, "
@@ -465,13 +466,16 @@ class ConfigurePanel(QWidget):
             problem = None
         except ConfigError as exc:
             seeds, problem = None, str(exc)
-        self.seeds_error.setText(problem or "")
-        self.seeds_error.setStyleSheet(f"color: {error_color(self).name()}")
-        self.seeds_error.setVisible(problem is not None)
-        self.seeds_edit.setStyleSheet(f"color: {error_color(self).name()}" if problem else "")
-        self.launch_button.setText(f"Launch {len(seeds)} runs" if seeds else "Launch")
-        self.launch_button.setToolTip(f"Start {len(seeds)} runs of this config at once, {seeds_text(seeds)} (Ctrl+Enter)"
-                                      if seeds else "Start the run (Ctrl+Enter)")
+        if self.seeds_error.text() != (problem or ""):  # every validation comes here: change only what changed
+            self.seeds_error.setText(problem or "")
+            self.seeds_error.setVisible(problem is not None)
+            self.seeds_edit.setStyleSheet(f"color: {error_color(self).name()}" if problem else "")
+        text = f"Launch {len(seeds)} runs" if seeds else "Launch"
+        tip = (f"Start {len(seeds)} runs of this config at once, {seeds_text(seeds)} (Ctrl+Enter)" if seeds
+               else "Start the run (Ctrl+Enter)")
+        if self.launch_button.text() != text:
+            self.launch_button.setText(text)
+        self.launch_button.setToolTip(tip)
         self.launch_button.setEnabled(not self.model.issues and problem is None)
 
     def _show_issues(self, issues: list[FieldIssue]) -> None:
