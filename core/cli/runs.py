@@ -165,6 +165,10 @@ def _details(data: dict[str, Any], status: RunStatus) -> str:
         lines.append(f"broken: {data['broken']}")
     times = {"created_at": status.created_at, "started_at": status.started_at, "ended_at": status.ended_at}
     lines += [f"{word}: {text}" for key, word in STATUS_TIMES if (text := value_text(key, times[key])) is not None]
+    group = status.group or {}
+    if group.get("id"):
+        lines.append(f"group: {group['id']} (seed {group.get('seed')} of {group.get('size')} runs; rlpanel runs --group "
+                     f"{group['id']})")
     if status.problems:
         lines.append(f"status.json problems (ignored): {', '.join(status.problems)}")
     if status.exit_reason:

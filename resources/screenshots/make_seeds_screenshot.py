@@ -1,5 +1,5 @@
-"""``configure-seeds-WxH.png`` and ``runs-seed-group-WxH.png`` (WxH: the logical screen): the Seeds field beside Launch, and the Runs
-tab with a real group of seeds (three runs of the random baseline, launched through ``start_group``).
+"""``configure-seeds-WxH.png`` and ``runs-seed-group-WxH.png`` (WxH: the logical screen): the Seeds field beside
+Launch, and the Runs tab with a real group of seeds (three runs of the random baseline, through ``start_group``).
 
 Prints what the layout checker (``tests/app/layout/clipping.py``) finds cut in each view. Under Xvfb::
 

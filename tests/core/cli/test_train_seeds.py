@@ -38,6 +38,8 @@ def test_train_with_seeds_runs_a_group_to_its_end_and_runs_lists_it(runs_dir):
     grouped = json.loads(cli("runs", "--group", out["group"][:-5], "--json", "--runs-dir", str(runs_dir)).stdout)
     assert sorted(r["id"] for r in grouped) == sorted(r["id"] for r in out["runs"])
     assert {r["group"]["id"] for r in grouped} == {out["group"]}
+    one = cli("runs", out["runs"][1]["id"], "--runs-dir", str(runs_dir)).stdout
+    assert f"group: {out['group']} (seed 1 of 2 runs; rlpanel runs --group {out['group']})" in one
     unknown = cli("runs", "--group", "nope", "--runs-dir", str(runs_dir))
     assert unknown.returncode == 2 and f"--group 'nope' matches no group; groups here: {out['group']}" in unknown.stderr
 
