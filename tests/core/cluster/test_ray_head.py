@@ -54,7 +54,7 @@ jobs:
     state = wait_for(lambda: (s := read_queue(runs_dir)) and s.state not in ("running", "cancelling") and s,
                      timeout=300, what="the plan to end on the cluster", poll=1.0)
     assert state.state == "finished", state
-    assert state["ray"]["address"] == ray_head.address
+    assert state.ray["address"] == ray_head.address
     for job in state.jobs:
         run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
