@@ -27,15 +27,6 @@ def runs(runs_dir):
     return made
 
 
-@pytest.fixture
-def panel(qtbot, runs_dir, runs):
-    widget = ResultsPanel(runs_dir)
-    qtbot.addWidget(widget)
-    widget.resize(1200, 700)
-    yield widget
-    widget.close_loader()
-
-
 def drawn(qtbot, panel: ResultsPanel) -> None:
     """Wait until the ticked runs are read and their curves (grouped or not) are on the plot."""
     qtbot.waitUntil(lambda: not panel.loading and not panel.curve_mode.computing, timeout=10_000)

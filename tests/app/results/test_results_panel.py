@@ -25,15 +25,6 @@ def runs(runs_dir):
             "boom": make_result_run(runs_dir, "boom", [5.0, 6.0], state="crashed")}
 
 
-@pytest.fixture
-def panel(qtbot, runs_dir, runs):
-    widget = ResultsPanel(runs_dir)
-    qtbot.addWidget(widget)
-    widget.resize(1200, 700)
-    yield widget
-    widget.close_loader()
-
-
 def shown(qtbot, panel: ResultsPanel) -> None:
     """Wait until the background reader's answer for the current ticks is on screen."""
     qtbot.waitUntil(lambda: not panel.loading, timeout=10_000)
