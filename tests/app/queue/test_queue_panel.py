@@ -227,7 +227,8 @@ def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
     job = editor.jobs[0]
     assert (job.name, job.preset, job.algo, job.set, job.after) == (
         "a2c-CartPole-v1", "fast", "A2C", {"a2c.n_steps": 16}, ["base-CartPole-v1"])
-    assert "16" in editor.table.topLevelItem(0).text(5) and "Replaced a2c-CartPole-v1" in editor.message.text()
+    assert "16" in editor.table.topLevelItem(0).text(COLUMNS.index("Changes"))
+    assert "Replaced a2c-CartPole-v1" in editor.message.text()
     # an invalid config does not replace anything, and says why
     configure.set_field("a2c.n_steps", -1)
     wait_settled(qtbot, configure)

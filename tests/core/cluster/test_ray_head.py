@@ -63,7 +63,7 @@ jobs:
         job_id = status.ray["job_id"]
         wait_for(lambda job_id=job_id: job_view(ray_head.address, job_id).status == "SUCCEEDED", timeout=60,
                  what="Ray to report the job succeeded")  # Ray ran it, not this machine
-        assert job.get("node"), job  # the node the queue saw it on
+        assert job.node, job  # the node the queue saw it on
         assert "supervisor: " in (run_dir / "worker.log").read_text() or (run_dir / "worker.log").stat().st_size > 0
     table = cli("queue", "status", "--runs-dir", str(runs_dir))
     assert f"on {state['jobs'][0]['node']}" in table.stdout and "Ray cluster" in table.stdout

@@ -74,7 +74,7 @@ def test_evaluation_reproduces_sb3s_evaluate_policy_on_the_same_seed(trained_run
     assert result.rewards == [float(r) for r in rewards] and result.lengths == list(lengths)
     assert result.mean_reward == float(np.mean(rewards)) and result.std_reward == float(np.std(rewards))
     assert len(set(result.rewards)) > 1  # episodes differ: the comparison is not of six equal numbers
-    half = 2.571 * np.std(rewards, ddof=1) / math.sqrt(6)  # t(0.975, 5 degrees of freedom)
+    half = 2.5705818 * np.std(rewards, ddof=1) / math.sqrt(6)  # t(0.975, 5 degrees of freedom)
     assert result.ci95 == pytest.approx((np.mean(rewards) - half, np.mean(rewards) + half))
     assert (result.checkpoint, result.checkpoint_step, result.episodes, result.seed) == ("768", 768, 6, 11)
     assert result.deterministic is deterministic and result.mean_length == float(np.mean(lengths))
