@@ -66,7 +66,7 @@ jobs:
         assert job.node, job  # the node the queue saw it on
         assert "supervisor: " in (run_dir / "worker.log").read_text() or (run_dir / "worker.log").stat().st_size > 0
     table = cli("queue", "status", "--runs-dir", str(runs_dir))
-    assert f"on {state['jobs'][0]['node']}" in table.stdout and "Ray cluster" in table.stdout
+    assert f"on {state.jobs[0].node}" in table.stdout and "Ray cluster" in table.stdout
     from app.queue.status_view import COLUMNS, QueueStatusView  # the Queue tab's view of the same queue
 
     view = QueueStatusView(runs_dir)
