@@ -33,12 +33,13 @@ from app.theme import apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.window_state import fit_shown, restore_window, save_window
 from core.config.schema import RunConfig
+from core.config.seeds import seeds_text
 from core.config.trust import code_module, is_trusted, trust
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
 from core.run.names import read_run_label
-from core.run.start import restart_run, start_run
+from core.run.start import StartedGroup, restart_run, start_group, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.status import RunStatus
 from core.run.store import RunInfo, RunStore
@@ -176,7 +177,29 @@ class MainWindow(QMainWindow):
         self.configure.request_launch()
 
     def _on_launch_requested(self, request: LaunchRequest) -> None:
-        self.launch(request.config, request.preset, request.warnings, request.estimate)
+        if request.seeds:
+            self.launch_group(request.config, request.seeds, request.preset, request.warnings, request.estimate)
+        else:
+            self.launch(request.config, request.preset, request.warnings, request.estimate)
+
+    def launch_group(self, config: RunConfig, seeds: list[int], preset: str | None = None,
+                     warnings: list[str] | tuple[str, ...] = (), estimate: FitEstimate | None = None) -> StartedGroup | None:
+        """Start one run of ``config`` per seed at once, as a group (``rlpanel train --seeds``); the Runs tab shows
+        them, the Monitor follows the first."""
+        if not self.confirm_code(config, preset):
+            return None
+        try:
+            group = start_group(self.store, config, seeds, preset, warnings, import_folder=os.getcwd())
+        except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
+            QMessageBox.warning(self, "Launch failed", f"The group could not be started:\n{exc}")
+            return None
+        self.follow_run(group.runs[0].run_dir, estimate=estimate)
+        self.statusBar().showMessage(f"Launched group {group.id}: {len(group.runs)} runs of {group.name} "
+                                     f"({seeds_text(group.seeds)})" + "".join(f"; note: {n}" for n in group.notes),
+                                     30000 if group.notes else 15000)
+        self.tabs.setCurrentWidget(self.runs)
+        self.runs.refresh()
+        return group
 
     def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
                estimate: FitEstimate | None = None) -> Path | None:

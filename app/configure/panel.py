@@ -2,7 +2,8 @@
 
 A view on the window's ``ConfigModel``: edits go to the model, and every widget shows what the
 model's last validation says (field messages, the error list, the env's spaces, the fit estimate,
-whether Launch is possible).
+whether Launch is possible). The Seeds field beside Launch makes one launch a group of seeds: N runs of
+the config at once (``core.run.start.start_group``, as ``rlpanel train --seeds``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,9 @@ from PySide6.QtWidgets import (
     QApplication,
     QBoxLayout,
     QFrame,
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QListWidgetItem,
     QMessageBox,
     QPushButton,
@@ -42,11 +45,14 @@ from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from app.widgets.fit_list import FitList
+from app.widgets.wrap_label import WrapLabel
 from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import get_path
-from core.config.errors import FieldIssue
+from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
+from core.config.seeds import parse_seeds, seeds_text
 from core.fit.result import FitEstimate, Suggestion
+from core.run.start import group_memory_problem
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
@@ -69,6 +75,7 @@ class LaunchRequest:
     preset: str | None
     warnings: list[str] = field(default_factory=list)
     estimate: FitEstimate | None = None
+    seeds: list[int] | None = None  # a group of seeds (the Seeds field); None: one run, the config's own seed
 
 
 class ConfigurePanel(QWidget):
@@ -111,6 +118,20 @@ class ConfigurePanel(QWidget):
         self.launch_button.setToolTip("Start the run (Ctrl+Enter)")
         self.launch_button.setDefault(True)
         self.launch_button.clicked.connect(self.request_launch)
+        self.seeds_edit = QLineEdit("1")
+        self.seeds_edit.setToolTip(
+            "Runs of this config, each with its own seed, launched together as a group:\n"
+            "1 is a single run (its Seed setting); 5 is seeds 0-4; 3,7,11 those seeds.\n"
+            "N runs start at once; to run them a few at a time, add the config to the Queue as a job with seeds.")
+        self.seeds_edit.setPlaceholderText("1")
+        self.seeds_edit.setMaximumWidth(self.seeds_edit.fontMetrics().horizontalAdvance("3,7,11,13,17") + 16)
+        self.seeds_edit.textChanged.connect(lambda _text: self._show_seeds())
+        self.seeds_label = QLabel("Seeds")
+        self.seeds_label.setBuddy(self.seeds_edit)
+        self.seeds_label.setToolTip(self.seeds_edit.toolTip())
+        self.seeds_error = WrapLabel()
+        self.seeds_error.setStyleSheet(f"color: {error_color(self).name()}")
+        self.seeds_error.hide()
         self.tune_button = QPushButton("Tune...")
         self.tune_button.setToolTip("Find the n_envs, vec env, device and batch that train fastest here and fit, "
                                     "in short real trainings (rlpanel tune)")
@@ -168,7 +189,13 @@ class ConfigurePanel(QWidget):
         side.setSpacing(4)
         side.addWidget(self.side_scroll, 1)
         side.addWidget(self.tune_button, 0)
-        side.addWidget(self.launch_button, 0)
+        launch_row = QHBoxLayout()
+        launch_row.setSpacing(6)
+        launch_row.addWidget(self.seeds_label, 0)
+        launch_row.addWidget(self.seeds_edit, 0)
+        launch_row.addWidget(self.launch_button, 1)
+        side.addLayout(launch_row, 0)
+        side.addWidget(self.seeds_error, 0)
         self.body = QBoxLayout(QBoxLayout.Direction.TopToBottom)
         self.body.setSpacing(4)
         self.body.addWidget(self.left, 1)
@@ -324,18 +351,37 @@ class ConfigurePanel(QWidget):
     def validate_now(self) -> None:
         self.model.validate_now()
 
+    def seeds(self) -> list[int] | None:
+        """The Seeds field's seeds (None: a single run); ``ConfigError`` naming the field when it cannot be read."""
+        return parse_seeds(self.seeds_edit.text(), "Seeds")
+
     def request_launch(self) -> bool:
         """What Launch / Ctrl+Enter does; returns whether a launch was requested."""
         config = self.model.current_config()
         if config is None:
+            return False
+        try:
+            seeds = self.seeds()
+        except ConfigError:  # the field says why, under Launch
             return False
         estimate = self.model.estimate
         if estimate is not None and not estimate.fits and not self.confirm_no_fit(estimate):
             return False
         if estimate is not None and estimate.device_warnings and not self.confirm_warnings(estimate):
             return False
-        self.launch_requested.emit(LaunchRequest(config, self.model.preset, self.model.warnings(), copy.deepcopy(estimate)))
+        crowded = group_memory_problem(estimate, len(seeds)) if estimate is not None and seeds else None
+        if crowded and not self.confirm_group(crowded):
+            return False
+        self.launch_requested.emit(LaunchRequest(config, self.model.preset, self.model.warnings(), copy.deepcopy(estimate),
+                                                 seeds))
         return True
+
+    def confirm_group(self, why: str) -> bool:
+        """Ask before launching a group whose runs would not fit side by side (tests replace this)."""
+        answer = QMessageBox.warning(self, "The group does not fit at once", why + "\n\nLaunch all of them anyway?",
+                                     QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+                                     QMessageBox.StandardButton.No)
+        return answer == QMessageBox.StandardButton.Yes
 
     def open_tune(self) -> TuneDialog | None:
         """Tune...: a dialog tuning the config in the forms; "Use this" sets its pick here."""
@@ -411,7 +457,26 @@ class ConfigurePanel(QWidget):
             self.fit_box.show_estimate(model.estimate, model.host_total)
         else:
             self.fit_box.show_unavailable(model.estimate_note)
-        self.launch_button.setEnabled(not model.issues)
+        self._show_seeds()
+
+    def _show_seeds(self) -> None:
+        """Launch says how many runs it starts; a Seeds field it cannot read says why under it and disables Launch."""
+        try:
+            seeds = self.seeds()
+            problem = None
+        except ConfigError as exc:
+            seeds, problem = None, str(exc)
+        if self.seeds_error.text() != (problem or ""):  # every validation comes here: change only what changed
+            self.seeds_error.setText(problem or "")
+            self.seeds_error.setVisible(problem is not None)
+            self.seeds_edit.setStyleSheet(f"color: {error_color(self).name()}" if problem else "")
+        text = f"Launch {len(seeds)} runs" if seeds else "Launch"
+        tip = (f"Start {len(seeds)} runs of this config at once, {seeds_text(seeds)} (Ctrl+Enter)" if seeds
+               else "Start the run (Ctrl+Enter)")
+        if self.launch_button.text() != text:
+            self.launch_button.setText(text)
+        self.launch_button.setToolTip(tip)
+        self.launch_button.setEnabled(not self.model.issues and problem is None)
 
     def _show_issues(self, issues: list[FieldIssue]) -> None:
         by_path: dict[str, str] = {}

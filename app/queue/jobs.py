@@ -60,6 +60,14 @@ def job_budget(job: PlanJob) -> str:
     return "preset"
 
 
+def job_seeds(job: PlanJob) -> str:
+    """The plan table's Seeds cell: ``5 (0-4)``, ``3, 7, 11``, or empty for a single run."""
+    seeds = job.seed_list()
+    if seeds is None:
+        return ""
+    return f"{len(seeds)} ({seeds[0]}-{seeds[-1]})" if isinstance(job.seeds, int) else ", ".join(str(s) for s in seeds)
+
+
 def job_changes(job: PlanJob) -> str:
     """The job's ``set`` paths as one line, for the plan table."""
     return ", ".join(f"{p}={v}" for p, v in job.set.items())

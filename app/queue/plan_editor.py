@@ -1,4 +1,9 @@
-"""The plan being built: jobs in order, what each runs after, parallel jobs, on_failure, YAML files."""
+"""The plan being built: jobs in order, what each runs after and with which seeds, parallel jobs, on_failure,
+YAML files.
+
+A job's Seeds (beside its "runs after") makes it a group: one run per seed, run a few at a time within the
+plan's parallel jobs (``core.queue.plan.PlanJob.seeds``).
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QHBoxLayout,
     QInputDialog,
     QLabel,
+    QLineEdit,
     QListWidget,
     QListWidgetItem,
     QMessageBox,
@@ -25,7 +32,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.model import ConfigModel
-from app.queue.jobs import NAME_RE, baseline_job, default_job_name, env_text, job_budget, job_changes, job_from_config
+from app.queue.jobs import (
+    NAME_RE,
+    baseline_job,
+    default_job_name,
+    env_text,
+    job_budget,
+    job_changes,
+    job_from_config,
+    job_seeds,
+)
 from app.queue.status_view import fit_columns
 from app.theme import error_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
@@ -34,7 +50,7 @@ from core.config.schema import BudgetParams, RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 from core.util.yaml_reader import read_yaml
 
-COLUMNS = ["Job", "Algo", "Env", "Budget", "Preset", "Changes", "After"]
+COLUMNS = ["Job", "Algo", "Env", "Budget", "Seeds", "Preset", "Changes", "After"]
 
 
 class PlanEditor(QWidget):
@@ -87,9 +103,19 @@ class PlanEditor(QWidget):
         self.after_list = QListWidget()
         self.after_list.setToolTip("Tick the jobs that must have ended before this one starts")
         self.after_list.itemChanged.connect(self._after_edited)
+        self.seeds_edit = QLineEdit()
+        self.seeds_edit.setPlaceholderText("1")
+        self.seeds_edit.setToolTip("Run the selected job with seeds, as a group: 5 is seeds 0-4, 3,7,11 those seeds, "
+                                   "1 (or empty) a single run. Its runs go a few at a time, within Parallel jobs; a job "
+                                   "after it waits for all of them")
+        self.seeds_edit.editingFinished.connect(self._seeds_edited)
+        seeds_row = QHBoxLayout()
+        seeds_row.addWidget(QLabel("With seeds"))
+        seeds_row.addWidget(self.seeds_edit, 1)
         after_box = QWidget()
         after_layout = QVBoxLayout(after_box)
         after_layout.setContentsMargins(0, 0, 0, 0)
+        after_layout.addLayout(seeds_row)
         after_layout.addWidget(self.after_label)
         after_layout.addWidget(self.after_list, 1)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -315,7 +341,7 @@ class PlanEditor(QWidget):
         self.table.clear()
         for job in self.jobs:
             QTreeWidgetItem(self.table, [job.name, job.algo or "preset", job.env or "preset", job_budget(job),
-                                         job.preset or "-", job_changes(job), ", ".join(job.after)])
+                                         job_seeds(job), job.preset or "-", job_changes(job), ", ".join(job.after)])
         fit_columns(self.table)
         if keep is not None and 0 <= keep < len(self.jobs):
             self.table.setCurrentItem(top_items(self.table)[keep])
@@ -327,6 +353,8 @@ class PlanEditor(QWidget):
             b.setEnabled(row is not None)
         for b in (self.edit_button, self.replace_button):
             b.setEnabled(row is not None and self.config is not None)
+        self.seeds_edit.setEnabled(row is not None)
+        self.seeds_edit.setText(seeds_field_text(self.jobs[row]) if row is not None else "")
         self.after_list.blockSignals(True)
         self.after_list.clear()
         if row is not None:
@@ -342,6 +370,32 @@ class PlanEditor(QWidget):
             self.after_label.setText("Runs after (select a job)")
         self.after_list.blockSignals(False)
 
+    def set_seeds(self, name: str, text: str) -> bool:
+        """Job ``name`` runs with the seeds ``text`` asks for (``5``, ``3,7,11``; ``1`` or empty: one run); a value
+        that cannot be read is said, naming the field, and changes nothing."""
+        row = self.names().index(name)
+        job = self.jobs[row]
+        try:
+            new = PlanJob.model_validate({**job.model_dump(), "seeds": text.strip() or None})
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            field = ".".join(str(p) for p in error["loc"]) or "seeds"
+            self.say(f"{job.name}: {field}: {error['msg'].removeprefix('Value error, ')}", error=True)
+            return False
+        if new.seeds == job.seeds:
+            return True
+        job.seeds = new.seeds
+        self._refresh(select=row)
+        self._edited()
+        seeds = job.seed_list()
+        self.say(f"{job.name} runs {len(seeds)} seeds, a few at a time" if seeds else f"{job.name} runs once")
+        return True
+
+    def _seeds_edited(self) -> None:
+        row = self.selected_row()
+        if row is not None and self.seeds_edit.text() != seeds_field_text(self.jobs[row]):
+            self.set_seeds(self.jobs[row].name, self.seeds_edit.text())
+
     def _after_edited(self, _item: QListWidgetItem) -> None:
         row = self.selected_row()
         if row is None:
@@ -353,3 +407,10 @@ class PlanEditor(QWidget):
         # only the table's cell: rebuilding the list would delete the item whose signal this is
         top_items(self.table)[row].setText(COLUMNS.index("After"), ", ".join(job.after))
         self._edited()
+
+
+def seeds_field_text(job: PlanJob) -> str:
+    """A job's seeds as the Seeds field shows them: ``5``, ``3,7,11``, or empty for a single run."""
+    if job.seeds is None:
+        return ""
+    return str(job.seeds) if isinstance(job.seeds, int) else ",".join(str(s) for s in job.seeds)

@@ -26,7 +26,7 @@ from app.widgets.tree import top_items
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.record import WAITING, QueueJob, QueueState
-from core.queue.state import JOB_ENDED, is_active, read_queue, summary_line
+from core.queue.state import is_active, pending_after, read_queue, summary_line
 from core.run.layout import RunDir
 from core.run.names import read_run_label
 from core.util.text import clock
@@ -45,8 +45,7 @@ def job_reason(state: QueueState, job: QueueJob) -> str:
     if job.reason:
         return job.reason
     if job.status == WAITING and state.state in ("running", "cancelling"):
-        job_states = {j.name: j.status for j in state.jobs}
-        pending = [a for a in state.after(job.name) if job_states.get(a) not in JOB_ENDED]
+        pending = pending_after(state, job.name)
         return f"waiting for {', '.join(pending)}" if pending else "waiting for a free slot"
     return ""
 

@@ -1,4 +1,5 @@
-"""The Results table's model: ``core.results.table`` rows under the export's columns, sortable by value."""
+"""The Results table's model: ``core.results.table`` rows (or ``core.results.group_table`` rows of groups of seeds)
+under the export's columns, sortable by value."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from PySide6.QtGui import QBrush, QFont
 
 from app.theme import state_color
 from core.results.export import display
+from core.results.group_table import GroupRow
 from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, Column, ResultRow, columns_for
 
@@ -22,13 +24,14 @@ class ResultsTableModel(QAbstractTableModel):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.rows: list[ResultRow] = []
+        self.rows: list[ResultRow] | list[GroupRow] = []
         self.columns: list[Column] = columns_for([])
 
-    def set_rows(self, rows: list[ResultRow]) -> None:
+    def set_rows(self, rows: list[ResultRow] | list[GroupRow], columns: list[Column] | None = None) -> None:
+        """Rows of runs under the results table's columns, or rows of groups under the ``columns`` given."""
         self.beginResetModel()
-        self.rows = list(rows)
-        self.columns = columns_for(self.rows)
+        self.rows = rows[:]
+        self.columns = columns if columns is not None else columns_for([r for r in rows if isinstance(r, ResultRow)])
         self.endResetModel()
 
     def rowCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:  # noqa: B008 (Qt's signature)
@@ -54,7 +57,7 @@ class ResultsTableModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return display(col, row)
         if role == SORT_ROLE:
-            value = row.value(col.key)
+            value = row.sort_value(col.key) if isinstance(row, GroupRow) else row.value(col.key)
             if col.kind == "setting":  # numbers as numbers, lists and words as the config writes them
                 return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else (
                     "" if value is None else setting_text(value))
@@ -68,7 +71,10 @@ class ResultsTableModel(QAbstractTableModel):
             font = QFont()
             font.setItalic(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole:
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, GroupRow):
+            test = f"\nagainst {row.baseline_group}: {row.vs.test}" if row.vs is not None else ""
+            return f"{row.group}: {row.n} runs ({row.state}), seeds {row.value('seeds_text')}{test}\n" + "\n".join(row.runs)
+        if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, ResultRow):
             if row.marked:
                 return f"{row.run_id}: {row.state}. {LEGEND}"
             if col.key == "final_mean_reward" and row.final_window:

@@ -34,13 +34,16 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
+from app.results.curve_mode import CurveModeControls
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
-from core.results.export import SUFFIXES, export
+from core.results.export import SUFFIXES, export, export_table
+from core.results.group_table import GroupTable, group_table
+from core.results.grouping import group_runs
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
@@ -49,6 +52,7 @@ TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": 
 PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
 GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
+# the table's rows: runs, or groups of seeds
 ALL = "all"
 
 
@@ -76,6 +80,7 @@ class ResultsPanel(QWidget):
         super().__init__(parent)
         self.store = RunStore(Path(runs_dir))
         self.rows: list[ResultRow] = []
+        self.groups: GroupTable | None = None  # the table of groups of seeds, when the table shows groups
         self._infos: dict[str, RunInfo] = {}
         # run folders are read in a background thread; only the newest request's answer is shown
         self.loader = ResultsLoader(self)
@@ -146,10 +151,13 @@ class ResultsPanel(QWidget):
         self.save_plot_button.clicked.connect(self.save_plot)
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
-            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo, QLabel("x axis"),
+            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo,
+            QLabel("x axis"),
             self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
 
         self.plot = OverlayPlot()
+        self.curve_mode = CurveModeControls(self.plot)  # each run, or one curve and table row per group of seeds
+        self.curve_mode.grouping_changed.connect(self._regroup_seeds)
         self.model = ResultsTableModel(self)
         self.proxy = sorting_proxy(self.model, self)
         self.table = QTableView()
@@ -166,6 +174,7 @@ class ResultsPanel(QWidget):
         right = QWidget()
         rv = QVBoxLayout(right)
         rv.setContentsMargins(0, 0, 0, 0)
+        rv.addWidget(self.curve_mode)  # over the plot it acts on (the toolbar has no room left at 1280 px)
         self.right_split = QSplitter(Qt.Orientation.Vertical)
         self.right_split.addWidget(self.plot)
         self.right_split.addWidget(self.table)
@@ -204,6 +213,14 @@ class ResultsPanel(QWidget):
     def set_filter(self, key: str, value: str | None) -> None:
         """Show only the runs whose ``key`` (algo, env, preset) is ``value`` (None: all)."""
         self.filters[key].setCurrentText(value or ALL)
+
+    def set_table_rows(self, rows: str) -> None:
+        """``each run``, ``launch group`` or ``config``: what one row of the table (and one curve) is."""
+        self.curve_mode.by_combo.setCurrentText(rows)
+
+    def _regroup_seeds(self) -> None:
+        """The seed groups changed: the table's rows (and the status line) follow."""
+        self.update_results()
 
     def set_group(self, by: str) -> None:
         self.group_combo.setCurrentText(by)
@@ -338,9 +355,8 @@ class ResultsPanel(QWidget):
         key = GROUPS[self.group_combo.currentText()]
         if key is not None:  # grouped: the baseline first, then group by group (stable: the list's order within)
             self.rows.sort(key=lambda r: (not r.is_baseline, str(getattr(r, key) or "-").lower()))
-        self.model.set_rows(self.rows)
-        self.table.resizeColumnsToContents()
-        self.plot.set_curves([ok[str(p)][1] for p in paths])
+        self._show_table(paths, base_path)
+        self.curve_mode.show_runs(paths, [ok[str(p)][1] for p in paths])
         base = next((r for r in self.rows if r.is_baseline), None)
         level = (base.eval_mean_reward, base.eval_std_reward) if base and base.eval_mean_reward is not None else (
             (base.final_mean_reward, base.final_std_reward) if base else (None, None))
@@ -350,9 +366,23 @@ class ResultsPanel(QWidget):
         else:
             marked = sum(r.marked for r in self.rows)
             text = f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else "")
+            if self.groups is not None:
+                text = f"{len(self.groups.rows)} groups of {text}; each run's figure: {self.groups.protocol['metric']}"
         if errors:
             text += "  Could not read " + "; ".join(errors)
         self.status.setText(text)
+
+    def _show_table(self, paths: list[Path], base_path: Path | None) -> None:
+        """The rows of runs, or of their groups of seeds (the baseline run's group is the baseline)."""
+        by = self.curve_mode.by()
+        self.groups = None
+        if by is None or not self.rows:
+            self.model.set_rows(self.rows)
+        else:
+            every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
+            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
+            self.model.set_rows(self.groups.rows, self.groups.reading)
+        self.table.resizeColumnsToContents()
 
     def close_loader(self) -> None:
         """Stop the reading thread (the window calls this when it closes)."""
@@ -390,11 +420,15 @@ class ResultsPanel(QWidget):
         if path is None:
             return None
         try:
-            export(self.rows, path=path)
+            if self.groups is not None:
+                export_table(self.groups, path=path)
+            else:
+                export(self.rows, path=path)
         except (OSError, ValueError) as exc:
             QMessageBox.warning(self, "Export failed", f"Could not write {path}:\n{exc}")
             return None
-        self.status.setText(f"Wrote {len(self.rows)} runs to {path}")
+        what = f"{len(self.groups.rows)} groups" if self.groups is not None else f"{len(self.rows)} runs"
+        self.status.setText(f"Wrote {what} to {path}")
         return path
 
     def save_plot(self) -> Path | None:

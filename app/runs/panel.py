@@ -1,5 +1,8 @@
 """The Runs tab: every run in the runs folder, refreshed every few seconds off the GUI thread.
 
+The Group column names the group of seeds a run was launched in (``rlpanel train --seeds``, the Seeds
+field, a queue job with seeds) and its seed; sorted by it, a group's runs stand together in seed order.
+
 Sortable by every column (numbers as numbers), columns sized to what they hold, filtered by text
 or by tag. A selected run can be opened, resumed (when it has a checkpoint) or restarted (when it
 has none, or on purpose), renamed, tagged and annotated (``NotesBox``), shown in TensorBoard or
@@ -52,7 +55,9 @@ from core.util.text import format_age
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
-COLUMNS = ["Run", "State", "Algo", "Env", "Steps", "Mean reward", "Energy", "Age", "Tags"]
+COLUMNS = ["Run", "Group", "State", "Algo", "Env", "Steps", "Mean reward", "Energy", "Age", "Tags"]
+STATE_COLUMN = COLUMNS.index("State")
+NUMBER_COLUMNS = tuple(COLUMNS.index(c) for c in ("Steps", "Mean reward", "Energy", "Age"))
 ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 ALL_TAGS = "all tags"
@@ -100,15 +105,29 @@ def energy_text(kwh: float | None) -> str:
     return f"{kwh * 1000:.3g} Wh" if kwh < 1 else f"{kwh:,.2f} kWh"
 
 
+def group_text(info: RunInfo) -> tuple[str, str, str]:
+    """The Group cell of a run: ``night-ppo (x5), seed 3``, its tooltip and its sort key ("" for a run launched alone)."""
+    group = info.status.group or {}
+    if not group.get("id"):
+        return "", "", ""
+    seed, size = group.get("seed"), group.get("size")
+    text = f"{group.get('name') or group['id']}" + (f" (x{size})" if size else "") + f", seed {seed}"
+    tip = f"group {group['id']}: {size or '?'} runs launched together; this one is seed {seed}"
+    return text, tip, f"{group['id']}/{seed if isinstance(seed, int) else 0:010d}"  # a group together, in seed order
+
+
 def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> RunItem:
     reward = "" if info.mean_reward is None else f"{info.mean_reward:.2f}"
     steps = info.steps_text()
     started = info.started_at or info.created_at or now
     label = info.label  # the one rule (core.run.names): display name, else config name, else id
-    item = RunItem([label, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),
+    group, group_tip, group_key = group_text(info)
+    item = RunItem([label, group, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),
                     format_age(now - started), " ".join(info.tags)])
     item.setData(0, ID_ROLE, info.id)
-    sort_keys = [label.lower(), info.state, info.algo.lower(), info.env.lower(), float(info.steps),
+    if group_tip:
+        item.setToolTip(COLUMNS.index("Group"), group_tip)
+    sort_keys = [label.lower(), group_key, info.state, info.algo.lower(), info.env.lower(), float(info.steps),
                  float("-inf") if info.mean_reward is None else float(info.mean_reward),
                  float("-inf") if info.energy_kwh is None else float(info.energy_kwh), -float(started),
                  " ".join(info.tags).lower()]
@@ -119,17 +138,17 @@ def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> R
             "\nset the grid's g CO2/kWh in the Results tab for a CO2 estimate"))
     for col, key in enumerate(sort_keys):
         item.setData(col, SORT_ROLE, key)
-    item.setForeground(1, state_color(info.state))
+    item.setForeground(STATE_COLUMN, state_color(info.state))
     tip = [info.id] + ([f"note: {info.note}"] if info.note else [])
     item.setToolTip(0, "\n".join(tip))
     if info.broken:
         item.setToolTip(0, f"{info.id}\ncannot be read: {info.broken}")
-        item.setToolTip(1, f"cannot be read: {info.broken}")
+        item.setToolTip(STATE_COLUMN, f"cannot be read: {info.broken}")
     elif info.state in FAILED and info.error:
-        item.setToolTip(1, str(info.error.get("message", "")))
+        item.setToolTip(STATE_COLUMN, str(info.error.get("message", "")))
     elif info.pause_reason:
-        item.setToolTip(1, f"paused: {info.pause_reason}")
-    for col in (4, 5, 6, 7):
+        item.setToolTip(STATE_COLUMN, f"paused: {info.pause_reason}")
+    for col in NUMBER_COLUMNS:
         item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item
 
@@ -326,7 +345,9 @@ class RunsPanel(QWidget):
             info = self.infos.get(item.data(0, ID_ROLE))
             if info is None:
                 continue
-            text = " ".join([info.id, info.label, info.algo, info.env, info.state, *info.tags, info.note]).lower()
+            group = info.status.group or {}
+            text = " ".join([info.id, info.label, info.algo, info.env, info.state, *info.tags, info.note,
+                             str(group.get("id") or ""), str(group.get("name") or "")]).lower()
             hidden = (tag != ALL_TAGS and tag not in info.tags) or not all(w in text for w in words)
             item.setHidden(hidden)
 

@@ -5,6 +5,9 @@ between progress records, which are written at most once a second), the speed an
 from ``core.run.eta`` (over the last minute, none before the run has measured itself, none once it
 is not running: "stopping", "finished" take their place), and the line is printed once more when
 the run ends, so the last line says where it ended.
+
+A group of seeds (``train --seeds``) is followed more quietly: a line as each run ends, and how many run,
+ended and failed when that changes; Ctrl-C asks every run of the group to stop.
 """
 
 from __future__ import annotations
@@ -126,3 +129,43 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
             interrupted = True
             request_stop(run_dir, "Ctrl-C")
             print("\nstopping gracefully (checkpoint first); Ctrl-C again leaves the run going", file=sys.stderr)
+
+
+def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) -> list[tuple[str, str]]:
+    """Wait until every run of a group has ended, saying each end; returns (state, reason) per run, in order.
+
+    Ctrl-C asks all of them for a graceful stop; a second Ctrl-C leaves them going (state ``running``).
+    """
+    ends: dict[Path, tuple[str, str]] = {}
+    interrupted = False
+    said = ""
+    while len(ends) < len(run_dirs):
+        try:
+            counts: dict[str, int] = {}
+            for run_dir, seed in zip(run_dirs, seeds, strict=True):
+                if run_dir in ends:
+                    counts[ends[run_dir][0]] = counts.get(ends[run_dir][0], 0) + 1
+                    continue
+                status = read_status(run_dir)
+                counts[status.state] = counts.get(status.state, 0) + 1
+                if status.state in TERMINAL:
+                    ends[run_dir] = status.state, status.exit_reason or status.error_message or status.state
+                    print(f"{run_dir.name} (seed {seed}): {status.state}: {ends[run_dir][1]}", file=sys.stderr, flush=True)
+            line = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
+            if line != said:
+                print(f"group: {line}", file=sys.stderr, flush=True)
+                said = line
+            if len(ends) < len(run_dirs):
+                time.sleep(poll_s)
+        except KeyboardInterrupt:
+            if interrupted:
+                left = [d.name for d in run_dirs if d not in ends]
+                print(f"\nleaving {len(left)} runs going; stop one with: rlpanel stop RUN_ID", file=sys.stderr)
+                return [ends.get(d, ("running", "detached by a second Ctrl-C")) for d in run_dirs]
+            interrupted = True
+            for run_dir in run_dirs:
+                if run_dir not in ends:
+                    request_stop(run_dir, "Ctrl-C")
+            print("\nstopping the group's runs gracefully (checkpoints first); Ctrl-C again leaves them going",
+                  file=sys.stderr)
+    return [ends[d] for d in run_dirs]

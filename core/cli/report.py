@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({"since": report.since, "baselines": report.baselines, "rows": [r.to_json() for r in report.rows],
                           "queue": report.queue, "queue_state": report.queue_state, "failures": report.failures,
-                          "sweeps": report.sweeps},
+                          "sweeps": report.sweeps, "groups": report.groups.to_json() if report.groups else None},
                          indent=2, default=str))
         if output is None:
             return 0

@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.add_argument("run_id", nargs="?", help="show this run's status and summary instead")
     p.add_argument("--state", help="only runs in this state (e.g. running, crashed)")
     p.add_argument("--tag", help="only runs with this tag")
+    p.add_argument("--group", metavar="ID", help="only the runs of this group of seeds (its id, or a unique start of it)")
     p.set_defaults(func=run)
 
     a = sub.add_parser("annotate", parents=[common], help="a run's display name, tags and note (the folder keeps its id)")
@@ -45,12 +46,14 @@ def table(infos: list[RunInfo]) -> str:
     if not infos:
         return "no runs"
     named, tagged = any(i.label != i.id for i in infos), any(i.tags for i in infos)
-    rows = [("ID", *(["NAME"] if named else []), "STATE", "ALGO", "ENV", "STEPS", "REWARD", "AGE", *(["TAGS"] if tagged else []))]
+    grouped = any(group_id(i) for i in infos)
+    rows = [("ID", *(["NAME"] if named else []), *(["GROUP"] if grouped else []), "STATE", "ALGO", "ENV", "STEPS", "REWARD",
+             "AGE", *(["TAGS"] if tagged else []))]
     for i in infos:
         steps = i.steps_text("/")
         reward = "" if i.mean_reward is None else f"{i.mean_reward:.2f}"
-        rows.append((i.id, *([i.label if i.label != i.id else ""] if named else []), i.state, i.algo, i.env, steps, reward,
-                     format_age(i.age_s), *([" ".join(i.tags)] if tagged else [])))
+        rows.append((i.id, *([i.label if i.label != i.id else ""] if named else []), *([group_id(i)] if grouped else []),
+                     i.state, i.algo, i.env, steps, reward, format_age(i.age_s), *([" ".join(i.tags)] if tagged else [])))
     widths = [max(len(r[c]) for r in rows) for c in range(len(rows[0]))]
     lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths, strict=True)).rstrip() for r in rows]
     broken = [i for i in infos if i.broken]
@@ -60,6 +63,24 @@ def table(infos: list[RunInfo]) -> str:
         if len(broken) > SHOWN_BROKEN:
             lines.append(f"  and {len(broken) - SHOWN_BROKEN} more (rlpanel runs --state broken)")
     return "\n".join(lines)
+
+
+def group_id(info: RunInfo) -> str:
+    """The id of the group of seeds ``info`` was launched in ("" for a run launched alone)."""
+    group = info.status.group or {}
+    return str(group.get("id") or "")
+
+
+def in_group(infos: list[RunInfo], wanted: str) -> list[RunInfo]:
+    """The runs of group ``wanted`` (an id or a unique start of one); ``CliError`` naming the groups there are."""
+    ids = sorted({gid for i in infos if (gid := group_id(i))})
+    matches = [gid for gid in ids if gid == wanted] or [gid for gid in ids if gid.startswith(wanted)]
+    if len(matches) != 1:
+        why = "matches no group" if not matches else f"matches {len(matches)} groups ({', '.join(matches[:3])})"
+        known = (f"; groups here: {', '.join(ids[-5:])}" if ids else
+                 "; no run here was launched in a group (rlpanel train --seeds 5)")
+        raise CliError(f"--group {wanted!r} {why}{known}", 2)
+    return [i for i in infos if group_id(i) == matches[0]]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -75,7 +96,10 @@ def run(args: argparse.Namespace) -> int:
         data = {**info.to_json(), "status": status.to_json(), "summary": summary if isinstance(summary, dict) else None}
         emit(args, data, lambda: _details(data, status))
         return 0
-    infos = [i for i in store.list() if (not args.state or i.state == args.state) and (not args.tag or args.tag in i.tags)]
+    infos = store.list()
+    if args.group:
+        infos = in_group(infos, args.group)
+    infos = [i for i in infos if (not args.state or i.state == args.state) and (not args.tag or args.tag in i.tags)]
     emit(args, [i.to_json() for i in infos], lambda: table(infos))
     return 0
 
@@ -141,6 +165,10 @@ def _details(data: dict[str, Any], status: RunStatus) -> str:
         lines.append(f"broken: {data['broken']}")
     times = {"created_at": status.created_at, "started_at": status.started_at, "ended_at": status.ended_at}
     lines += [f"{word}: {text}" for key, word in STATUS_TIMES if (text := value_text(key, times[key])) is not None]
+    group = status.group or {}
+    if group.get("id"):
+        lines.append(f"group: {group['id']} (seed {group.get('seed')} of {group.get('size')} runs; rlpanel runs --group "
+                     f"{group['id']})")
     if status.problems:
         lines.append(f"status.json problems (ignored): {', '.join(status.problems)}")
     if status.exit_reason:

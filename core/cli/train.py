@@ -1,4 +1,9 @@
-"""``rlpanel train``, ``resume`` and ``stop``: launch a detached worker and follow its run."""
+"""``rlpanel train``, ``resume`` and ``stop``: launch a detached worker and follow its run.
+
+``train --seeds 5`` (or ``--seeds 3,7,11``) launches a group of seeds at once (``core.run.start.start_group``)
+and waits for all of them, saying each run's end (``core.cli.follow.follow_group``); ``--detach`` prints the
+group's id and its runs' ids and returns.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,12 @@ import argparse
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from core.cli.common import CliError, add_config_args, config_from_args, emit, find_run, positive_int, runs_dir
-from core.cli.follow import follow
+from core.cli.follow import follow, follow_group
 from core.config.errors import ConfigError
+from core.config.seeds import parse_seeds, seeds_text
 from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
@@ -23,7 +30,7 @@ from core.run.control import (
     stop_run,
 )
 from core.run.layout import RunDir
-from core.run.start import StartError, restart_run, start_run
+from core.run.start import StartedGroup, StartError, restart_run, start_group, start_run
 from core.run.status import read_status
 from core.run.store import RunStore, load_run_config
 
@@ -31,7 +38,10 @@ from core.run.store import RunStore, load_run_config
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("train", parents=[common], help="start a run (follows it unless --detach)")
     add_config_args(p)
-    p.add_argument("--detach", action="store_true", help="print the run id and return at once")
+    p.add_argument("--seeds", metavar="N|S1,S2,...",
+                   help="a group of runs of this config, all at once: 5 is seeds 0-4, 3,7,11 those seeds "
+                        "(waits for all; a queue job with seeds runs them a few at a time)")
+    p.add_argument("--detach", action="store_true", help="print the run id (a group's id and run ids) and return at once")
     p.set_defaults(func=run_train)
 
     r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run")
@@ -67,10 +77,16 @@ def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
 
 
 def run_train(args: argparse.Namespace) -> int:
+    try:
+        seeds = parse_seeds(args.seeds, "--seeds")
+    except ConfigError as exc:
+        raise CliError(str(exc), 2) from None
     validated = config_from_args(args)
     for warning in validated.warnings:
         print(f"warning: {warning}", file=sys.stderr)
     spaces = _check_spaces_early(validated)
+    if seeds is not None:
+        return _train_group(args, validated, spaces, seeds)
     try:  # a custom env is imported from the folder the command was started in, for a resume too
         started = start_run(RunStore(runs_dir(args)), validated.config, args.preset, validated.warnings, spaces=spaces,
                             import_folder=os.getcwd(), reap=not args.detach)
@@ -79,6 +95,41 @@ def run_train(args: argparse.Namespace) -> int:
     for note in started.notes:
         print(f"warning: {note}", file=sys.stderr)
     return _detach_or_follow(args, started.run_dir, planned_steps(validated.config))
+
+
+def _train_group(args: argparse.Namespace, validated: ValidatedConfig, spaces: EnvSpaces, seeds: list[int]) -> int:
+    """``train --seeds``: start the group, then say its runs (``--detach``) or wait for all of them."""
+    config = validated.config
+    if config.runtime.seed is not None:
+        print(f"warning: runtime.seed {config.runtime.seed} is replaced by each run's seed (--seeds)", file=sys.stderr)
+    try:
+        group = start_group(RunStore(runs_dir(args)), config, seeds, args.preset, validated.warnings, spaces=spaces,
+                            import_folder=os.getcwd(), reap=not args.detach)
+    except (StartError, ClusterLaunchError) as exc:
+        raise CliError(str(exc)) from None
+    for note in group.notes:
+        print(f"warning: {note}", file=sys.stderr)
+    plan = planned_steps(config)
+    runs: list[dict[str, Any]] = [{"id": run.run_dir.name, "seed": seed, "path": str(run.run_dir)}
+                                  for run, seed in zip(group.runs, seeds, strict=True)]
+    head = {"group": group.id, "name": group.name, "seeds": seeds, "planned_timesteps": plan.steps if plan else None}
+    if args.detach:
+        emit(args, {**head, "runs": runs}, lambda: "\n".join([_group_line(group), *(r["id"] for r in runs)]))
+        return 0
+    print(_group_line(group), file=sys.stderr)
+    ends = follow_group([run.run_dir for run in group.runs], seeds)
+    for run, (state, reason) in zip(runs, ends, strict=True):
+        run.update(state=state, reason=reason)
+    emit(args, {**head, "runs": runs}, lambda: "\n".join(f"{r['id']}: {r['state']}" for r in runs))
+    bad = [r for r in runs if r["state"] not in ("finished", "stopped", "running")]
+    if bad:
+        raise CliError(f"group {group.id}: {len(bad)} of {len(runs)} runs did not finish: "
+                       + "; ".join(f"{r['id']} {r['state']}: {r['reason']}" for r in bad[:3]))
+    return 0
+
+
+def _group_line(group: StartedGroup) -> str:
+    return f"group {group.id}: {len(group.runs)} runs of {group.name} ({seeds_text(group.seeds)}), all at once"
 
 
 def _detach_or_follow(args: argparse.Namespace, run_dir: Path, plan: PlannedSteps | None) -> int:

@@ -41,9 +41,10 @@ def disk_needed(cfg: RunConfig, spaces: EnvSpaces) -> int:
     return checkpoint_bytes(cfg, spaces) * (cfg.budget.keep_checkpoints + 1)
 
 
-def free_space_problem(folder: Path, cfg: RunConfig, spaces: EnvSpaces) -> str | None:
-    """Why ``cfg`` must not start in ``folder`` (too little free space), or None."""
-    need = disk_needed(cfg, spaces)
+def free_space_problem(folder: Path, cfg: RunConfig, spaces: EnvSpaces, runs: int = 1) -> str | None:
+    """Why ``runs`` runs of ``cfg`` (a group of seeds, launched at once) must not start in ``folder`` (too
+    little free space), or None."""
+    need = disk_needed(cfg, spaces) * runs
     if need == 0:
         return None
     probe = Path(folder)
@@ -53,6 +54,8 @@ def free_space_problem(folder: Path, cfg: RunConfig, spaces: EnvSpaces) -> str |
     if free >= need:
         return None
     one = checkpoint_bytes(cfg, spaces)
-    return (f"not enough free disk space in {folder}: {free / MIB:,.1f} MiB free, the run's checkpoints need about "
-            f"{need / MIB:,.1f} MiB ({cfg.budget.keep_checkpoints} kept + 1 being written, {one / MIB:,.1f} MiB each); free "
-            "some space, lower budget.keep_checkpoints (or the replay buffer), or use another --runs-dir")
+    whose = "the run's" if runs == 1 else f"the {runs} runs'"
+    per_run = "" if runs == 1 else " per run"
+    return (f"not enough free disk space in {folder}: {free / MIB:,.1f} MiB free, {whose} checkpoints need about "
+            f"{need / MIB:,.1f} MiB ({cfg.budget.keep_checkpoints} kept + 1 being written{per_run}, {one / MIB:,.1f} MiB "
+            "each); free some space, lower budget.keep_checkpoints (or the replay buffer), or use another --runs-dir")

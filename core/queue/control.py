@@ -93,7 +93,8 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
             save_plan(plan, plan_path)
         folder.cancel_request.unlink(missing_ok=True)
         state = new_state(plan, str(Path(plan_path).resolve()))
-        note = f"started queue with {len(plan.jobs)} jobs, {plan.parallel} at once"
+        runs = f" ({len(state.jobs)} runs: jobs with seeds run one per seed)" if len(state.jobs) != len(plan.jobs) else ""
+        note = f"started queue with {len(plan.jobs)} jobs{runs}, {plan.parallel} at once"
     if cluster is not None:
         state.ray = cluster
     if state.ray:

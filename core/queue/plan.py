@@ -1,7 +1,9 @@
 """A plan: the night's jobs (YAML, data, never code), each a preset and overrides like ``rlpanel train``.
 
 ``parallel`` jobs run at once; ``after`` names jobs that must have ended first. Every job's
-config is validated when the plan is read.
+config is validated when the plan is read. A job with ``seeds`` (``5`` or ``[3, 7, 11]``) is a group: the
+queue runs one run per seed (``core.queue.state.new_state`` makes each a job of its own, ``<job>#seed<s>``),
+as many at once as ``parallel`` allows, and a job ``after`` it waits for all of them.
 """
 
 from __future__ import annotations
@@ -10,13 +12,14 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from core.config.algorithms.registry import normalize_algo
 from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.schema import RunConfig
+from core.config.seeds import SeedsValue, is_count, parse_seeds
 from core.config.validate import choose_env, validate_config
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -34,6 +37,29 @@ class PlanJob(BaseModel):
     episodes: int | None = Field(None, ge=1, description="for the random / constant baselines")
     set: dict[str, Any] = Field(default_factory=dict, description="--set paths and values")
     after: list[str] = Field(default_factory=list, description="jobs that must have ended first")
+    seeds: int | list[int] | None = Field(None, description="a group of runs: 5 is seeds 0-4, [3, 7, 11] those seeds")
+
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, value: SeedsValue) -> int | list[int] | None:
+        """As written (``5`` or ``[3, 7, 11]``; ``"3,7,11"`` becomes the list), checked by the one seeds reader."""
+        try:
+            seeds = parse_seeds(value)
+        except ConfigError as exc:
+            raise ValueError(exc.issues[0].message) from None
+        if seeds is None:
+            return None
+        return len(seeds) if is_count(value) else seeds
+
+    @model_validator(mode="after")
+    def _one_seed_setting(self) -> PlanJob:
+        if self.seeds is not None and "runtime.seed" in self.set:
+            raise ValueError("give seeds or set runtime.seed, not both: seeds gives each run of the group its seed")
+        return self
+
+    def seed_list(self) -> list[int] | None:
+        """The seeds of the job's group, or None for a single run."""
+        return parse_seeds(self.seeds)
 
     def config(self) -> RunConfig:
         """The job's validated run config."""

@@ -26,6 +26,10 @@ def _number(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _mapping(value: Any) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, dict) else None
 
@@ -41,6 +45,9 @@ class QueueJob:
     started_at: float | None = None
     ended_at: float | None = None
     node: str | None = None  # the Ray node that runs it (a cluster queue)
+    base: str | None = None  # the plan job this is one seed of (its name is ``<base>#seed<seed>``)
+    seed: int | None = None
+    group: dict[str, Any] | None = None  # the run's status ``group``: {id, seed, size, name}
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -50,14 +57,20 @@ class QueueJob:
         return cls(name=str(data.get("name") or "?"), status=str(data.get("status") or WAITING),
                    run_id=_text(data.get("run_id")), reason=_text(data.get("reason")),
                    started_at=_number(data.get("started_at")), ended_at=_number(data.get("ended_at")),
-                   node=_text(data.get("node")), extra={k: v for k, v in data.items() if k not in known})
+                   node=_text(data.get("node")), base=_text(data.get("base")), seed=_int(data.get("seed")),
+                   group=_mapping(data.get("group")), extra={k: v for k, v in data.items() if k not in known})
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.extra, "name": self.name, "status": self.status, "run_id": self.run_id, "reason": self.reason,
                "started_at": self.started_at, "ended_at": self.ended_at}
-        if self.node is not None:
-            out["node"] = self.node
+        optional = {"node": self.node, "base": self.base, "seed": self.seed, "group": self.group}
+        out.update({k: v for k, v in optional.items() if v is not None})
         return out
+
+    @property
+    def plan_name(self) -> str:
+        """The plan job it runs: its own name, or the job it is one seed of."""
+        return self.base or self.name
 
     @property
     def launched(self) -> bool:
@@ -125,11 +138,16 @@ class QueueState:
         return str(self.plan.get("on_failure") or "continue")
 
     def plan_entry(self, name: str) -> dict[str, Any]:
-        """The plan's data for job ``name`` (validated by ``core.queue.state.plan_job``)."""
+        """The plan's data for job ``name`` (validated by ``core.queue.state.plan_job``); a seed's, its plan job's."""
+        name = self.plan_name(name)
         return next((j for j in self.plan.get("jobs") or [] if isinstance(j, dict) and j.get("name") == name), {})
 
+    def plan_name(self, name: str) -> str:
+        """The plan job queue job ``name`` runs (itself, or the job it is one seed of)."""
+        return next((j.plan_name for j in self.jobs if j.name == name), name)
+
     def after(self, name: str) -> list[str]:
-        """The jobs job ``name`` waits for."""
+        """The plan jobs job ``name`` waits for (a job with seeds: all of its seeds)."""
         return [str(a) for a in self.plan_entry(name).get("after") or []]
 
     def job(self, name: str) -> QueueJob:

@@ -20,6 +20,7 @@ from typing import Any
 
 from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
+from core.config.seeds import with_seed
 from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.queue.state import (
@@ -57,7 +58,7 @@ def adopt_orphans(runs_dir: Path, state: QueueState) -> None:
 
 def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
     spec = plan_job(state, job.name)
-    cfg = spec.config()
+    cfg = spec.config() if job.seed is None else with_seed(spec.config(), job.seed)
     job.status, job.started_at, job.reason = LAUNCHING, time.time(), None
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
         job.status, job.started_at = WAITING, None
@@ -65,6 +66,8 @@ def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
     tags: StatusFields = {"queue": {"id": state.id, "job": job.name}}
     if state.ray:
         tags["ray"] = state.ray  # launch_worker submits it to that cluster
+    if job.group is not None:
+        tags["group"] = job.group  # one seed of a group: its runs are told apart from the others' by it
 
     def record(run: Path) -> None:
         # the run id on disk before the worker starts; if that write fails, a restarted runner still
@@ -72,7 +75,8 @@ def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
         job.run_id = run.name
         save_state(runs_dir, state)
 
-    start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False)
+    start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False,
+              id_suffix="" if job.seed is None else f"s{job.seed}")
 
 
 def save_state(runs_dir: Path, state: QueueState) -> bool:
@@ -171,7 +175,7 @@ def _launch_ready(runs_dir: Path, state: QueueState, estimates: dict[str, dict[s
         mine = _estimate(state, job, estimates)
         if mine is None:
             continue
-        others = [estimates.get(j.name) or {} for j in active]
+        others = [estimates.get(j.plan_name) or {} for j in active]
         if "error" not in mine and all("error" not in e and e for e in others):
             ok, why = fits_next_to(mine, others)
             if not ok:
@@ -186,14 +190,15 @@ def _launch_ready(runs_dir: Path, state: QueueState, estimates: dict[str, dict[s
 
 
 def _estimate(state: QueueState, job: QueueJob, estimates: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """The job's fit estimate (computed once); None when its config is invalid (the job failed)."""
-    if job.name not in estimates:
+    """The job's fit estimate (computed once per plan job: its seeds share it); None when its config is invalid
+    (the job failed)."""
+    if job.plan_name not in estimates:
         try:
-            estimates[job.name] = job_estimate(plan_job(state, job.name).config()) or {}
+            estimates[job.plan_name] = job_estimate(plan_job(state, job.name).config()) or {}
         except ConfigError as exc:
             job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             return None
-    return estimates[job.name]
+    return estimates[job.plan_name]
 
 
 def _final_state(state: QueueState, cancelled: bool) -> str:

@@ -4,6 +4,10 @@ Every job records its run id before its worker starts, so a runner restarted aft
 adopts a launched job instead of launching it twice. ``read_queue`` reads the queue as a user
 sees it: ``crashed`` when the runner is gone (a reading, never written); the runner and
 ``start_queue`` work on ``load_queue``, the state as stored.
+
+A plan job with seeds becomes one queue job per seed when the state is made (``new_state``): ``<job>#seed<s>``,
+carrying its seed and its group (id ``<queue id>-<job>-x<N>``), so each seed is scheduled, launched, adopted,
+reconciled and run again like any job, and the runs of one job form one group.
 """
 
 from __future__ import annotations
@@ -46,8 +50,20 @@ class QueueFolder(RunnerFolder):
 
 
 def new_state(plan: Plan, plan_path: str) -> QueueState:
-    return QueueState(id=time.strftime("%Y%m%d-%H%M%S"), plan=plan.model_dump(mode="json"), state="running",
-                      jobs=[QueueJob(j.name) for j in plan.jobs], plan_path=plan_path, created_at=time.time())
+    queue_id = time.strftime("%Y%m%d-%H%M%S")
+    return QueueState(id=queue_id, plan=plan.model_dump(mode="json"), state="running",
+                      jobs=[q for j in plan.jobs for q in queue_jobs(queue_id, j)], plan_path=plan_path,
+                      created_at=time.time())
+
+
+def queue_jobs(queue_id: str, job: PlanJob) -> list[QueueJob]:
+    """The queue's jobs for plan job ``job``: itself, or one per seed of its group."""
+    seeds = job.seed_list()
+    if seeds is None:
+        return [QueueJob(job.name)]
+    group_id = f"{queue_id}-{job.name}-x{len(seeds)}"
+    return [QueueJob(f"{job.name}#seed{seed}", base=job.name, seed=seed,
+                     group={"id": group_id, "seed": seed, "size": len(seeds), "name": job.name}) for seed in seeds]
 
 
 def load_queue(runs_dir: Path) -> QueueState | None:
@@ -92,10 +108,16 @@ def reconcile(runs_dir: Path, state: QueueState) -> None:
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:
-    """Waiting jobs whose ``after`` jobs have all ended, in plan order."""
-    status = {j.name: j.status for j in state.jobs}
-    return [j for j in state.jobs if j.status == WAITING
-            and all(status.get(dep) in JOB_ENDED for dep in state.after(j.name))]
+    """Waiting jobs whose ``after`` jobs have all ended (every seed of a job with seeds), in plan order."""
+    return [j for j in state.jobs if j.status == WAITING and not pending_after(state, j.name)]
+
+
+def pending_after(state: QueueState, name: str) -> list[str]:
+    """The plan jobs job ``name`` still waits for: one of theirs (a seed) has not ended."""
+    ended: dict[str, bool] = {}
+    for job in state.jobs:
+        ended[job.plan_name] = ended.get(job.plan_name, True) and job.status in JOB_ENDED
+    return [dep for dep in state.after(name) if not ended.get(dep, False)]
 
 
 def fits_next_to(candidate: dict[str, Any], running: list[dict[str, Any]]) -> tuple[bool, str]:

@@ -23,14 +23,18 @@ import html
 import io
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
 from core.util.files import replace_retrying
 from core.util.text import significant
+
+if TYPE_CHECKING:
+    from core.results.group_table import GroupTable
+    from core.results.multienv import MultiEnvSummary
 
 SUFFIXES = {".md": "md", ".markdown": "md", ".csv": "csv", ".xlsx": "xlsx", ".tex": "tex", ".html": "html", ".htm": "html"}
 EMPTY = "–"  # an en dash where a run has no such number (md, tex, html)
@@ -39,6 +43,23 @@ CSV_DIGITS = 6  # significant digits of a measured float in CSV unless raw
 
 class ExportError(ValueError):
     pass
+
+
+class TableRow(Protocol):
+    """What a writer reads of a row: a run's (``ResultRow``) or a group's (``core.results.group_table.GroupRow``)."""
+
+    @property
+    def marked(self) -> bool: ...
+
+    @property
+    def is_baseline(self) -> bool: ...
+
+    def value(self, key: str) -> Any: ...
+
+
+def _columns(rows: Sequence[TableRow], cols: list[Column] | None) -> list[Column]:
+    """The columns given, else the results table's for rows of runs."""
+    return cols if cols is not None else columns_for([r for r in rows if isinstance(r, ResultRow)])
 
 
 def format_for(fmt: str | None, path: Path | str | None) -> str:
@@ -66,6 +87,31 @@ def export(rows: list[ResultRow], format: str | None = None, path: Path | str | 
     return content
 
 
+def export_table(table: GroupTable, format: str | None = None, path: Path | str | None = None,  # noqa: A002
+                 raw: bool = False, summary: MultiEnvSummary | None = None) -> str | bytes:
+    """A table of groups (its rows, columns and protocol footer) in ``format``, like ``export``; ``summary``: the
+    summary across envs, a second table under it (a second sheet in xlsx)."""
+    fmt = format_for(format, path)
+    if fmt == "csv":
+        text = to_csv(table.rows, raw=raw, cols=table.columns, notes=table.notes)
+        if summary is not None:
+            text += "\n" + to_csv(summary.rows, raw=raw, cols=summary.columns, notes=summary.notes)
+        content: str | bytes = text
+    elif fmt == "xlsx":
+        sheets = None if summary is None else {"Across envs": [[c.title for c in summary.columns]] + [
+            [r.value(c.key) for c in summary.columns] for r in summary.rows] + [[]] + [[line] for line in summary.notes]}
+        content = to_xlsx(table.rows, table.columns, table.notes, sheets=sheets)
+    else:
+        content = str(WRITERS[fmt](table.rows, table.reading, table.notes))
+        if summary is not None:
+            heading = {"md": "\n## Across envs\n\n", "html": "<h2>Across envs</h2>\n", "tex": "\n% Across envs\n"}[fmt]
+            content += heading + str(WRITERS[fmt](summary.rows, summary.columns, summary.notes))
+    if path is not None:
+        data = content if isinstance(content, bytes) else (("\ufeff" if fmt == "csv" else "") + content).encode("utf-8")
+        _write_bytes(Path(path), data)
+    return content
+
+
 def _write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
@@ -81,7 +127,7 @@ def _write_bytes(path: Path, data: bytes) -> None:
 
 # --- rounded text -----------------------------------------------------------------------------
 
-def display(col: Column, row: ResultRow) -> str:
+def display(col: Column, row: TableRow) -> str:
     """A cell as a reader sees it: rounded, signed deltas, the mark on unfinished runs."""
     value = row.value(col.key)
     if col.key == "state":
@@ -111,8 +157,11 @@ def format_value(col: Column, value: Any) -> str:
     return str(value)
 
 
-def _legend(rows: list[ResultRow]) -> str | None:
-    return LEGEND if any(r.marked for r in rows) else None
+def _notes(rows: Sequence[TableRow], notes: list[str] | None) -> list[str]:
+    """The lines under a table: those given (a group table's protocol), else the legend when a run is marked."""
+    if notes is not None:
+        return notes
+    return [LEGEND] if any(r.marked for r in rows) else []
 
 
 def is_numeric(col: Column) -> bool:
@@ -125,18 +174,18 @@ def _md(text: str) -> str:
     return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
-def to_markdown(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
-    cols = cols or columns_for(rows)
+def to_markdown(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: list[str] | None = None) -> str:
+    cols = _columns(rows, cols)
     lines = ["| " + " | ".join(_md(c.title) for c in cols) + " |",
              "|" + "|".join("---:" if is_numeric(c) else ":---" for c in cols) + "|"]
     lines += ["| " + " | ".join(_md(display(c, r)) for c in cols) + " |" for r in rows]
-    legend = _legend(rows)
-    return "\n".join(lines) + (f"\n\n{legend}\n" if legend else "\n")
+    below = _notes(rows, notes)
+    return "\n".join(lines) + ("\n\n" + "\n\n".join(below) + "\n" if below else "\n")
 
 
 # --- CSV ----------------------------------------------------------------------------------------
 
-def csv_value(col: Column, row: ResultRow, raw: bool = True) -> Any:
+def csv_value(col: Column, row: TableRow, raw: bool = True) -> Any:
     """A cell as data: ``raw`` floats print as repr (they read back exactly), else measured floats are rounded
     to ``CSV_DIGITS`` significant digits; settings stay as configured."""
     value = row.value(col.key)
@@ -147,13 +196,18 @@ def csv_value(col: Column, row: ResultRow, raw: bool = True) -> Any:
     return "" if value is None else value
 
 
-def to_csv(rows: list[ResultRow], raw: bool = False) -> str:
-    cols = columns_for(rows)
+def to_csv(rows: Sequence[TableRow], raw: bool = False, cols: list[Column] | None = None,
+           notes: list[str] | None = None) -> str:
+    """The table, then (a group table's) protocol footer under an empty line, one line in the first cell each."""
+    cols = _columns(rows, cols)
     buf = io.StringIO()
     writer = csv.writer(buf)
     writer.writerow([c.title for c in cols])
     for r in rows:
         writer.writerow([csv_value(c, r, raw) for c in cols])
+    if notes:
+        writer.writerow([])
+        writer.writerows([line] for line in notes)
     return buf.getvalue()
 
 
@@ -169,24 +223,25 @@ def tex_escape(text: str) -> str:
     return "".join(_TEX.get(ch, ch) for ch in text)
 
 
-def to_latex(rows: list[ResultRow]) -> str:
-    cols = columns_for(rows)
+def to_latex(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: list[str] | None = None) -> str:
+    cols = _columns(rows, cols)
     spec = "".join("r" if is_numeric(c) else "l" for c in cols)
-    lines = ["% needs \\usepackage{booktabs} (and textcomp for \\textdegree on old TeX installations)",
+    lines = ["% needs \\usepackage{booktabs} and \\usepackage{graphicx} (and textcomp for \\textdegree on old TeX",
+             "% installations); a table wider than the line is scaled down to it, a narrower one is left as it is",
+             r"\resizebox{\ifdim\width>\linewidth\linewidth\else\width\fi}{!}{%",
              f"\\begin{{tabular}}{{{spec}}}", r"\toprule",
              " & ".join(tex_escape(c.title) for c in cols) + r" \\", r"\midrule"]
     lines += [" & ".join(tex_escape(display(c, r)) for c in cols) + r" \\" for r in rows]
-    lines += [r"\bottomrule", r"\end{tabular}"]
-    legend = _legend(rows)
-    if legend:
-        lines.append(r"\par\smallskip{\footnotesize " + tex_escape(legend) + "}")
+    lines += [r"\bottomrule", r"\end{tabular}}"]
+    for line in _notes(rows, notes):
+        lines.append(r"\par\smallskip{\footnotesize " + tex_escape(line) + "}")
     return "\n".join(lines) + "\n"
 
 
 # --- HTML ---------------------------------------------------------------------------------------
 
-def to_html(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
-    cols = cols or columns_for(rows)
+def to_html(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: list[str] | None = None) -> str:
+    cols = _columns(rows, cols)
     esc = html.escape
     out = ['<table class="rlpanel-results">', "<thead>", "<tr>" + "".join(
         f'<th style="text-align:{"right" if is_numeric(c) else "left"}">{esc(c.title)}</th>' for c in cols) + "</tr>",
@@ -197,9 +252,7 @@ def to_html(rows: list[ResultRow], cols: list[Column] | None = None) -> str:
                         else f"<td>{esc(display(c, r))}</td>" for c in cols)
         out.append(f"<tr{cls}>{cells}</tr>")
     out += ["</tbody>", "</table>"]
-    legend = _legend(rows)
-    if legend:
-        out.append(f'<p class="legend">{esc(legend)}</p>')
+    out += [f'<p class="legend">{esc(line)}</p>' for line in _notes(rows, notes)]
     return "\n".join(out) + "\n"
 
 
@@ -211,14 +264,15 @@ def xlsx_number_format(col: Column) -> str | None:
             "pct": f'+0{decimals}" %";-0{decimals}" %";0{decimals}" %"'}.get(col.kind)
 
 
-def to_xlsx(rows: list[ResultRow], cols: list[Column] | None = None,
+def to_xlsx(rows: Sequence[TableRow], cols: list[Column] | None = None, notes: list[str] | None = None,
             sheets: dict[str, list[list[Any]]] | None = None) -> bytes:
-    """The table in sheet "Results"; ``sheets``: more sheets, title -> rows of cells (the morning report's)."""
+    """The table in sheet "Results" (a group table's protocol footer under it, after an empty row); ``sheets``: more
+    sheets, title -> rows of cells (the morning report's)."""
     from openpyxl import Workbook
     from openpyxl.styles import Alignment, Font, PatternFill
     from openpyxl.utils import get_column_letter
 
-    cols = cols or columns_for(rows)
+    cols = _columns(rows, cols)
     wb = Workbook()
     ws = wb.active
     ws.title = "Results"
@@ -243,6 +297,10 @@ def to_xlsx(rows: list[ResultRow], cols: list[Column] | None = None,
     ws.freeze_panes = "A2"
     if rows:
         ws.auto_filter.ref = ws.dimensions
+    if notes:
+        ws.append([])
+        for note in notes:
+            ws.append([note])
     for title, cells in (sheets or {}).items():
         extra = wb.create_sheet(title)
         for line in cells:
@@ -255,6 +313,7 @@ def to_xlsx(rows: list[ResultRow], cols: list[Column] | None = None,
 
 
 # a format is its writer here (FORMATS follows) and its suffixes in SUFFIXES
-WRITERS: dict[str, Callable[[list[ResultRow]], str | bytes]] = {
+# each takes (rows, columns=None, notes=None): a run's rows get the results table's columns and legend
+WRITERS: dict[str, Callable[..., str | bytes]] = {
     "md": to_markdown, "csv": to_csv, "xlsx": to_xlsx, "tex": to_latex, "html": to_html}
 FORMATS = tuple(WRITERS)

@@ -12,7 +12,9 @@ for a run whose worker started more than once, how it came back (resumed after a
 or restarted). Rows come grouped by env, each env's baseline first. Then the sweeps that ran
 that night (name, state, trials done, best value), the queue's jobs (their state and reason)
 when a queue ran that night, and for each failed or crashed run the last lines of its
-``worker.log``. The queue's state and the sweeps are passed in (``core.queue`` and ``core.sweep``
+``worker.log``. When runs of the night were launched as groups of seeds, a section with one row per group
+(``core.results.group_table``: mean ± std. error, 95 % CI, IQM, the test against its env's baseline run's group)
+and its protocol. The queue's state and the sweeps are passed in (``core.queue`` and ``core.sweep``
 read them: the results package imports neither).
 """
 
@@ -27,6 +29,8 @@ from typing import Any
 
 from core.config.algorithms.registry import BASELINES
 from core.results.export import to_html, to_markdown, to_xlsx
+from core.results.group_table import GroupTable, group_table
+from core.results.grouping import group_runs
 from core.results.table import MEASURE, MEASURE_PCT, Column, ResultRow, columns_for, results
 from core.run.layout import RunDir
 from core.run.states import FAILED
@@ -58,6 +62,7 @@ class MorningReport:
     queue_state: str | None = None
     failures: dict[str, list[str]] = field(default_factory=dict)  # run id -> the last lines of its worker.log
     sweeps: list[dict[str, Any]] = field(default_factory=list)  # the night's sweeps (core.sweep.control.sweeps_since)
+    groups: GroupTable | None = None  # one row per launch group, when the night launched groups of seeds
 
 
 def since_time(text: str, now: datetime | None = None) -> float:
@@ -141,7 +146,17 @@ def morning_report(store: RunStore, since: float, baselines: list[Path] | None =
     if queue and float(queue.get("created_at") or 0) >= since - 12 * 3600:  # the night's queue (made before it started)
         jobs = [j for j in queue.get("jobs") or [] if isinstance(j, dict)]
     return MorningReport(since, rows, report_columns(rows), {env: p.name if p else None for env, p in chosen.items()},
-                         jobs, str(queue.get("state")) if jobs and queue else None, failures, list(sweeps or []))
+                         jobs, str(queue.get("state")) if jobs and queue else None, failures, list(sweeps or []),
+                         seed_groups(rows, [p for p in chosen.values() if p is not None]))
+
+
+def seed_groups(rows: list[ResultRow], baselines: list[Path]) -> GroupTable | None:
+    """The table of the launch groups among ``rows`` (each env's baseline run's group its baseline); None without
+    a group of more than one run."""
+    groups = group_runs([Path(r.path) for r in rows], "group")
+    if not any(g.n > 1 for g in groups):
+        return None
+    return group_table(rows, groups, "group", baselines)
 
 
 def _title(report: MorningReport) -> str:
@@ -192,6 +207,8 @@ def to_report_markdown(report: MorningReport) -> str:
     out = [f"# {_title(report)}", "", to_markdown(report.rows, report.columns) if report.rows else "No runs.\n"]
     if report.rows:
         out += [REWARD_LEGEND, ""]
+    if report.groups is not None:
+        out += ["## Seed groups", "", to_markdown(report.groups.rows, report.groups.reading, report.groups.notes)]
     if report.sweeps:
         out += ["## Sweeps", "", *_md_table(_sweep_lines(report)), ""]
     if report.queue:
@@ -206,6 +223,8 @@ def to_report_html(report: MorningReport) -> str:
     out = [f"<h1>{esc(_title(report))}</h1>", to_html(report.rows, report.columns) if report.rows else "<p>No runs.</p>"]
     if report.rows:
         out.append(f"<p>{esc(REWARD_LEGEND)}</p>")
+    if report.groups is not None:
+        out += ["<h2>Seed groups</h2>", to_html(report.groups.rows, report.groups.reading, report.groups.notes)]
     if report.sweeps:
         out += ["<h2>Sweeps</h2>", _html_table(_sweep_lines(report))]
     if report.queue:
@@ -217,6 +236,10 @@ def to_report_html(report: MorningReport) -> str:
 
 def to_report_xlsx(report: MorningReport) -> bytes:
     sheets: dict[str, list[list[Any]]] = {}
+    if report.groups is not None:
+        cols = report.groups.columns
+        sheets["Seed groups"] = [[c.title for c in cols]] + [[r.value(c.key) for c in cols] for r in report.groups.rows] + [
+            []] + [[line] for line in report.groups.notes]
     if report.sweeps:
         sheets["Sweeps"] = [["Sweep", "State", "Trials done", "Trials planned", "Best value", "Objective", "Best run"]] + [
             [s.get("name"), s.get("state"), s.get("trials_done"), s.get("n_trials"), s.get("best_value"),
@@ -226,7 +249,7 @@ def to_report_xlsx(report: MorningReport) -> bytes:
     if report.failures:
         sheets["Failures"] = [["Run", "worker.log"]] + [[run_id, line] for run_id, lines in report.failures.items()
                                                         for line in lines]
-    return to_xlsx(report.rows, report.columns, sheets)
+    return to_xlsx(report.rows, report.columns, sheets=sheets)
 
 
 def render(report: MorningReport, fmt: str) -> str | bytes:

@@ -3,6 +3,7 @@
 The window's "Save plot as SVG" uses this: pyqtgraph 0.14's SVGExporter raises ValueError with
 PySide6 6.12, and Qt's QSvgGenerator painting the plot scene misplaces the curves against the
 axes. An SVG written from the numbers is exact, small, and editable in Inkscape or Illustrator.
+A curve may come with a band (a group of seeds' confidence band): a translucent polygon behind it.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ import math
 from html import escape
 
 from core.results.curves import RewardCurve
+
+Band = tuple[list[float], list[float], list[float]]  # x, low, high
 
 MAX_POINTS = 4000  # per curve: a 12 h run's thousands of episodes stay a light file
 
@@ -48,9 +51,9 @@ def _thin(xs: list[float], ys: list[float]) -> tuple[list[float], list[float]]:
 
 def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Episode reward",
                y_label: str = "reward", labels: list[str] | None = None, width: int = 960, height: int = 540, *,
-               background: str, foreground: str, colors: list[str]) -> str:
+               background: str, foreground: str, colors: list[str], bands: list[Band | None] | None = None) -> str:
     """An SVG document of ``curves`` against timesteps (``step``) or seconds since start (``time``),
-    in the caller's colours (the window passes its theme's)."""
+    in the caller's colours (the window passes its theme's); ``bands[i]``, when given, is drawn behind curve i."""
     x_label = "timesteps" if x_mode == "step" else "wall time since start (s)"
     labels = labels or [c.label for c in curves]
     series = []
@@ -58,8 +61,10 @@ def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Ep
         xs = c.steps if x_mode == "step" else c.seconds
         pts = [(x, y) for x, y in zip(xs, c.mean_reward, strict=False) if math.isfinite(x) and math.isfinite(y)]
         series.append(_thin([p[0] for p in pts], [p[1] for p in pts]))
+    shaded = [b for b in (bands or []) if b is not None]
     all_x = [x for xs, _ in series for x in xs] or [0.0, 1.0]
-    all_y = [y for _, ys in series for y in ys] or [0.0, 1.0]
+    all_y = [y for _, ys in series for y in ys] + [y for _, lo, hi in shaded for y in (*lo, *hi) if math.isfinite(y)]
+    all_y = all_y or [0.0, 1.0]
     x_ticks, y_ticks = nice_ticks(min(all_x), max(all_x)), nice_ticks(min(all_y), max(all_y))
     x0, x1 = min([*all_x, *x_ticks]), max([*all_x, *x_ticks])
     y0, y1 = min([*all_y, *y_ticks]), max([*all_y, *y_ticks])
@@ -89,6 +94,15 @@ def curves_svg(curves: list[RewardCurve], x_mode: str = "step", title: str = "Ep
     out.append(f'<text x="{left + pw / 2:.1f}" y="{height - 10}" text-anchor="middle">{escape(x_label)}</text>')
     out.append(f'<text transform="translate(16,{top + ph / 2:.1f}) rotate(-90)" text-anchor="middle">'
                f'{escape(y_label)}</text></g>')
+    if shaded:
+        out.append('<g id="bands" stroke="none" fill-opacity="0.25">')
+        for i, band in enumerate(bands or []):
+            if band is not None:
+                xs, lo, hi = band
+                edge = [(x, y) for x, y in zip(xs, lo, strict=True)] + [(x, y) for x, y in zip(xs, hi, strict=True)][::-1]
+                points = " ".join(f"{px(x):.2f},{py(y):.2f}" for x, y in edge)
+                out.append(f'<polygon fill="{colors[i % len(colors)]}" points="{points}"/>')
+        out.append("</g>")
     out.append('<g id="curves" fill="none" stroke-width="2" stroke-linejoin="round">')
     for i, ((xs, ys), label) in enumerate(zip(series, labels, strict=True)):
         points = " ".join(f"{px(x):.2f},{py(y):.2f}" for x, y in zip(xs, ys, strict=True))

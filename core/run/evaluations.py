@@ -5,9 +5,9 @@ command line, the window and the results table read them back with ``read_evalua
 A record a reader cannot use (a torn line, a field of the wrong type) is skipped, never an error.
 
 The 95 % confidence interval of the mean reward is Student's t-interval over the episodes,
-``mean ± t(0.975, n-1) · s / √n`` with ``s`` the sample standard deviation (n - 1): the t quantile
-comes from a table (``T_975``; between its rows, interpolated in 1/df, within 0.001 of scipy's
-``stats.t.ppf``), so neither the CLI nor the window needs scipy. One episode has no interval (None).
+``mean ± t(0.975, n-1) · s / √n`` with ``s`` the sample standard deviation (n - 1) and the t quantile from
+scipy (imported when an interval is computed: the tool does it, readers never). One episode has no interval
+(None).
 """
 
 from __future__ import annotations
@@ -21,35 +21,15 @@ from typing import Any
 from core.run.layout import RunDir
 from core.util.jsonl import JsonlWriter, read_jsonl
 
-# Student's t, two-sided 95 % (the 0.975 quantile), by degrees of freedom; above 120: the normal 1.96
-T_975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093,
-         20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-         29: 2.045, 30: 2.042, 40: 2.021, 50: 2.009, 60: 2.000, 80: 1.990, 100: 1.984, 120: 1.980}
-Z_975 = 1.959964
-
-
-def t_975(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` (>= 1) degrees of freedom."""
-    if df < 1:
-        raise ValueError(f"degrees of freedom must be at least 1, not {df}")
-    if df in T_975:
-        return T_975[df]
-    rows = sorted(T_975)
-    above = next((d for d in rows if d > df), None)
-    below, high = max(d for d in rows if d < df), above
-    if high is None:  # past the table: interpolate in 1/df towards the normal quantile (df = infinity)
-        return Z_975 + (T_975[below] - Z_975) * below / df
-    weight = (1 / below - 1 / df) / (1 / below - 1 / high)
-    return T_975[below] + weight * (T_975[high] - T_975[below])
-
 
 def ci95(rewards: list[float]) -> tuple[float, float] | None:
     """The t-interval of the mean of ``rewards`` (None for fewer than two)."""
     if len(rewards) < 2:
         return None
+    from scipy import stats
+
     mean = statistics.fmean(rewards)
-    half = t_975(len(rewards) - 1) * statistics.stdev(rewards) / math.sqrt(len(rewards))
+    half = float(stats.t.ppf(0.975, len(rewards) - 1)) * statistics.stdev(rewards) / math.sqrt(len(rewards))
     return (mean - half, mean + half)
 
 

@@ -100,6 +100,7 @@ class RunInfo:
         out["path"] = str(self.path)
         out["tags"] = list(self.tags)
         out["label"] = self.label
+        out["group"] = self.status.group  # the group of seeds it was launched in: {id, seed, size, name}, or None
         return out
 
 
@@ -110,10 +111,11 @@ class RunStore:
         self.root = absolute(root)
 
     def create(self, cfg: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
-               extra_status: StatusFields | None = None) -> Path:
-        """A new run folder holding the resolved config and status ``queued``."""
+               extra_status: StatusFields | None = None, id_suffix: str = "") -> Path:
+        """A new run folder holding the resolved config and status ``queued``; ``id_suffix`` ends its id (a
+        seed of a group: ``s3``)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        base = make_run_id(cfg)
+        base = make_run_id(cfg) + (f"-{safe_name(id_suffix, 16)}" if id_suffix else "")
         for n in range(1000):
             run_id = base if n == 0 else f"{base}-{n + 1}"
             path = self.root / run_id

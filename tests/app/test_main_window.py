@@ -8,6 +8,7 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
+from app.runs.panel import COLUMNS as RUN_COLUMNS
 from app.runs.panel import ID_ROLE
 from app.settings import get_setting
 from core.run.layout import RunDir
@@ -77,7 +78,7 @@ def test_runs_tab_shows_a_crashed_run_with_the_end_of_its_log(qtbot, make_window
     window = make_window()
     qtbot.waitUntil(lambda: window.runs.tree.topLevelItemCount() == 2, timeout=5000)
     items = [window.runs.tree.topLevelItem(i) for i in range(2)]
-    states = {item.data(0, ID_ROLE): item.text(1) for item in items}
+    states = {item.data(0, ID_ROLE): item.text(RUN_COLUMNS.index("State")) for item in items}
     assert states[crashed.name] == "crashed"
     assert sorted(item.text(0) for item in items) == ["boom", "done"]  # listed by the names they were given
     window.runs.select(crashed.name)

@@ -9,6 +9,7 @@ import yaml
 from PySide6.QtCore import Qt
 
 from app.queue.panel import QueuePanel
+from app.queue.plan_editor import COLUMNS
 from core.queue.control import start_queue
 from core.queue.plan import PlanJob, parse_plan
 from core.queue.state import new_state, read_queue, write_queue
@@ -73,7 +74,7 @@ def test_jobs_from_the_configure_tab_keep_preset_and_changes_readable(qtbot, run
     tick = editor.after_list.findItems("base-CartPole-v1", Qt.MatchFlag.MatchExactly)[0]
     tick.setCheckState(Qt.CheckState.Checked)
     assert editor.jobs[1].after == ["base-CartPole-v1"]
-    assert editor.table.topLevelItem(1).text(6) == "base-CartPole-v1"
+    assert editor.table.topLevelItem(1).text(COLUMNS.index("After")) == "base-CartPole-v1"
     editor.parallel.setValue(2)
     editor.on_failure.setCurrentText("stop")
 
@@ -226,7 +227,8 @@ def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
     job = editor.jobs[0]
     assert (job.name, job.preset, job.algo, job.set, job.after) == (
         "a2c-CartPole-v1", "fast", "A2C", {"a2c.n_steps": 16}, ["base-CartPole-v1"])
-    assert "16" in editor.table.topLevelItem(0).text(5) and "Replaced a2c-CartPole-v1" in editor.message.text()
+    assert "16" in editor.table.topLevelItem(0).text(COLUMNS.index("Changes"))
+    assert "Replaced a2c-CartPole-v1" in editor.message.text()
     # an invalid config does not replace anything, and says why
     configure.set_field("a2c.n_steps", -1)
     wait_settled(qtbot, configure)

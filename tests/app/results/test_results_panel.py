@@ -25,15 +25,6 @@ def runs(runs_dir):
             "boom": make_result_run(runs_dir, "boom", [5.0, 6.0], state="crashed")}
 
 
-@pytest.fixture
-def panel(qtbot, runs_dir, runs):
-    widget = ResultsPanel(runs_dir)
-    qtbot.addWidget(widget)
-    widget.resize(1200, 700)
-    yield widget
-    widget.close_loader()
-
-
 def shown(qtbot, panel: ResultsPanel) -> None:
     """Wait until the background reader's answer for the current ticks is on screen."""
     qtbot.waitUntil(lambda: not panel.loading, timeout=10_000)
@@ -245,5 +236,42 @@ def test_point_6_the_table_compares_evaluations_names_its_windows_and_the_runs_o
         panel.set_group("algorithm")
         texts = [panel.run_list.item(i).text() for i in range(panel.run_list.count())]
         assert "algorithm: SAC" in texts and "algorithm: random" in texts
+    finally:
+        panel.close_loader()
+
+
+def test_table_rows_switch_to_groups_of_seeds_with_the_baseline_group_and_export_them(qtbot, runs_dir, tmp_path, monkeypatch):
+    from core.run.status import write_status
+
+    ids = {}
+    for group, level in (("tuned", 100.0), ("plain", 10.0)):
+        for seed in range(3):
+            run = make_result_run(runs_dir, f"{group}-{seed}", [level + seed] * 5, settings={"runtime.seed": seed})
+            write_status(run, group={"id": group, "seed": seed, "size": 3})
+            ids.setdefault(group, []).append(run.name)
+    panel = ResultsPanel(runs_dir)
+    qtbot.addWidget(panel)
+    try:
+        panel.set_checked(ids["tuned"] + ids["plain"])
+        panel.set_baseline(ids["plain"][0])
+        shown(qtbot, panel)
+        assert panel.model.rowCount() == 6 and panel.groups is None
+        panel.set_table_rows("launch group")
+        shown(qtbot, panel)
+        model = panel.model
+        titles = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+        cells = {model.index(r, 0).data(): [model.index(r, c).data() for c in range(model.columnCount())]
+                 for r in range(model.rowCount())}
+        assert list(cells) == ["plain", "tuned"] and cells["plain"][titles.index("Δ vs baseline")] == "baseline"
+        tuned = cells["tuned"]
+        assert tuned[titles.index("Seeds")] == "3" and tuned[titles.index("Sig.")] == "*"
+        assert tuned[titles.index(next(t for t in titles if t.endswith("mean ± se")))] == "101.00 ± 0.58"
+        assert "2 groups of 6 runs" in panel.status.text()
+        fake_save_dialog(monkeypatch, tmp_path / "groups.md", "Markdown table (*.md)")
+        text = panel.export_table().read_text(encoding="utf-8")
+        assert "| tuned |" in text and "Welch" in text and "2 groups" in panel.status.text()
+        panel.set_table_rows("each run")
+        shown(qtbot, panel)
+        assert panel.model.rowCount() == 6 and panel.groups is None
     finally:
         panel.close_loader()

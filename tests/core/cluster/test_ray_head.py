@@ -54,7 +54,7 @@ jobs:
     state = wait_for(lambda: (s := read_queue(runs_dir)) and s.state not in ("running", "cancelling") and s,
                      timeout=300, what="the plan to end on the cluster", poll=1.0)
     assert state.state == "finished", state
-    assert state["ray"]["address"] == ray_head.address
+    assert state.ray["address"] == ray_head.address
     for job in state.jobs:
         run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
@@ -63,10 +63,10 @@ jobs:
         job_id = status.ray["job_id"]
         wait_for(lambda job_id=job_id: job_view(ray_head.address, job_id).status == "SUCCEEDED", timeout=60,
                  what="Ray to report the job succeeded")  # Ray ran it, not this machine
-        assert job.get("node"), job  # the node the queue saw it on
+        assert job.node, job  # the node the queue saw it on
         assert "supervisor: " in (run_dir / "worker.log").read_text() or (run_dir / "worker.log").stat().st_size > 0
     table = cli("queue", "status", "--runs-dir", str(runs_dir))
-    assert f"on {state['jobs'][0]['node']}" in table.stdout and "Ray cluster" in table.stdout
+    assert f"on {state.jobs[0].node}" in table.stdout and "Ray cluster" in table.stdout
     from app.queue.status_view import COLUMNS, QueueStatusView  # the Queue tab's view of the same queue
 
     view = QueueStatusView(runs_dir)
