@@ -1,7 +1,8 @@
 """The Runs tab: every run in the runs folder, refreshed every few seconds off the GUI thread.
 
 The Group column names the group of seeds a run was launched in (``rlpanel train --seeds``, the Seeds
-field, a queue job with seeds) and its seed; sorted by it, a group's runs stand together in seed order.
+field, a queue job with seeds) and its seed; sorted by it, a group's runs stand together in seed order. It is
+shown while some listed run belongs to a group, as ``rlpanel runs`` shows its GROUP column.
 
 Sortable by every column (numbers as numbers), columns sized to what they hold, filtered by text
 or by tag. A selected run can be opened, resumed (when it has a checkpoint) or restarted (when it
@@ -317,6 +318,8 @@ class RunsPanel(QWidget):
             if selected is not None and info.id == selected.id:
                 item.setSelected(True)
         self.tree.setSortingEnabled(True)  # sorts by the header's column and order, as the user left them
+        # the Group column only while some run was launched in a group (the width goes to the others otherwise)
+        self.tree.setColumnHidden(COLUMNS.index("Group"), not any((i.status.group or {}).get("id") for i in infos))
         self.tree.setUpdatesEnabled(True)
         self._fill_tags(infos)
         self._apply_filter()

@@ -58,6 +58,7 @@ def test_the_seeds_field_launches_a_group_and_runs_shows_it(qtbot, make_window, 
     qtbot.waitUntil(lambda: {i.state for i in runs.infos.values()} == {"finished"} and len(runs.infos) == 2,
                     timeout=30_000)
     col = COLUMNS.index("Group")
+    assert not runs.tree.isColumnHidden(col)
     cells = sorted(runs.tree.topLevelItem(i).text(col) for i in range(2))
     assert cells == ["random CartPole-v1 (x2), seed 3", "random CartPole-v1 (x2), seed 8"]
     assert f"group {groups[0]['id']}: 2 runs launched together" in runs.tree.topLevelItem(0).toolTip(col)

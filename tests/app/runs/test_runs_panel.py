@@ -46,6 +46,7 @@ def make_runs(runs_dir: Path) -> dict[str, Path]:
 def test_point_11_runs_sort_by_every_column_as_numbers_and_nothing_is_cut(qtbot, panel, runs_dir):
     make_runs(runs_dir)
     listed(qtbot, panel, 3)
+    assert panel.tree.isColumnHidden(COLUMNS.index("Group"))  # no run was launched in a group
     header = panel.tree.header()
     for name in COLUMNS:
         header.setSortIndicator(COLUMNS.index(name), Qt.SortOrder.AscendingOrder)
