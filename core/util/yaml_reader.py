@@ -4,7 +4,8 @@ Presets, ``--config`` files, plans, run folders' ``config.yaml``, ``--set`` valu
 window's YAML fields all come through here (ARCHITECTURE.md, "Safety"). Before anything is
 built, the text is checked against ``Limits``: its size, how deep it nests, how many keys
 and values it holds once every alias is expanded (a "billion laughs" file is a few hundred
-bytes that expands to billions of values), and the length of each string. The checks walk
+bytes that expands to billions of values), and the length of each string; a ``!!binary`` value
+(bytes, which no setting takes) is refused by name. The checks walk
 the parser's event stream, which needs no recursion and holds one event at a time, so a
 hostile file is refused in milliseconds and a few kilobytes of memory.
 """
@@ -21,6 +22,7 @@ import yaml
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: the same grammar, faster
 _INT = "tag:yaml.org,2002:int"
 _FLOAT = "tag:yaml.org,2002:float"
+_BINARY = "tag:yaml.org,2002:binary"
 
 
 class SafeNumberLoader(_Loader):  # type: ignore[misc]
@@ -104,6 +106,9 @@ class _Counter:
                                                   "(undefined or recursive)", "define &name before using *name, outside itself")
             self.add(*self.anchors[event.anchor])
         elif isinstance(event, yaml.ScalarEvent):
+            if event.tag == _BINARY:  # bytes, which no setting takes and JSON cannot hold (a traceback downstream)
+                raise YamlLimitError(self.source, f"a !!binary value ({_line(event)}) is binary data, which no setting "
+                                                  "takes", "write the value as text, without the !!binary tag")
             if len(event.value) > self.limits.max_string:
                 raise YamlLimitError(self.source, f"a string of {len(event.value):,} characters ({_line(event)}) is over "
                                                   f"the {self.limits.max_string:,} character limit", "shorten it")

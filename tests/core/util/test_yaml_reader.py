@@ -113,3 +113,20 @@ def test_preset_import_with_an_alias_bomb_is_refused_and_presets_stay_fast(tmp_p
 def test_set_with_a_huge_string_is_refused(tmp_path):  # point 5 through --set
     done = rlpanel("estimate", "--algo", "PPO", "--env", "CartPole-v1", "--set", "name=" + "x" * 70_000)
     assert done.returncode == 2 and "limit for one value" in done.stderr and len(done.stderr) < 1000
+
+
+@pytest.mark.parametrize("text", ["env: {id: CartPole-v1, kwargs: {x: !!binary gIGC}}\n",  # bytes no JSON can hold
+                                  "name: !!binary aGVsbG8=\n",  # bytes pydantic would have taken as the text 'hello'
+                                  "? !!binary gIGC\n: 1\n"])
+def test_a_binary_value_is_refused_by_name(text):  # issue 28: it ended `train --config` in a UnicodeDecodeError
+    with pytest.raises(YamlLimitError, match=r"!!binary value \(line 1\).*write the value as text"):
+        load_yaml(text, "config.yaml", DEFAULT_LIMITS)
+
+
+def test_a_binary_value_in_a_config_file_is_one_line_of_error(tmp_path):
+    path = tmp_path / "binary.yaml"
+    path.write_text("algo: PPO\nenv:\n  id: CartPole-v1\n  kwargs: {seed_bytes: !!binary gIGC}\n")
+    done = rlpanel("train", "--config", str(path), "--runs-dir", str(tmp_path / "runs"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+    assert "!!binary value (line 4)" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir()), "nothing was launched"
