@@ -66,7 +66,7 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     root = absolute(runs_dir)
     try:
         with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
-            return _start_locked(root, plan, plan_path, restart, reap, cluster, host if survive_reboot else None)
+            return _start_locked(root, plan, plan_path, restart, reap, cluster, (host or Host()) if survive_reboot else None)
     except LockBusy as exc:
         raise QueueBusy(str(exc)) from None
 

@@ -18,7 +18,7 @@ from typing import Any
 ACTIVE_HOURS_KEY = r"SOFTWARE\Microsoft\WindowsUpdate\UX\Settings"
 REBOOT_KEYS = (r"SOFTWARE\Microsoft\Windows\CurrentVersion\WindowsUpdate\Auto Update\RebootRequired",
                r"SOFTWARE\Microsoft\Windows\CurrentVersion\Component Based Servicing\RebootPending")
-NIGHT_HOURS = frozenset((22, 23, 0, 1, 2, 3, 4, 5, 6))  # the hours a queue usually runs unattended
+NIGHT_HOURS = frozenset((22, 23, 0, 1, 2, 3, 4, 5))  # 22:00-06:00: the hours a queue usually runs unattended
 ADVICE = "use rlpanel queue run --survive-reboot (or tick Resume after a restart in the Queue tab)"
 
 # (key under HKLM, value name) -> the value, or None when absent; (key, None) -> True when the key exists, else None
