@@ -1,7 +1,8 @@
 """The Queue tab: build the night's plan from the Configure tab, start it, watch it.
 
 The plan runs in a detached queue runner (``core.queue.runner``), as with ``rlpanel queue run``:
-closing the window does not stop it, and a new window shows it again.
+closing the window does not stop it, and a new window shows it again. "Resume after a restart" is
+``--survive-reboot``: a start-up entry that resumes the queue when the user logs in after a restart.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QGroupBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSplitter, QVBoxLayout, QWidget
 
 from app.configure.model import ConfigModel
 from app.queue.plan_editor import PlanEditor
@@ -19,6 +20,7 @@ from app.widgets.cluster_field import ClusterField
 from app.widgets.fit_list import FitList
 from core.cluster.client import ClusterError
 from core.config.errors import ConfigError
+from core.queue.autostart import AutostartError, Host
 from core.queue.control import QueueBusy, start_queue
 from core.queue.plan import parse_plan
 from core.queue.record import QueueState
@@ -48,6 +50,7 @@ class QueuePanel(QWidget):
         self.start_button = QPushButton("Start")
         self.start_button.setToolTip("Check the plan and start it in a detached queue runner")
         self.start_button.clicked.connect(self.start)
+        self.survive_reboot = survive_reboot_box(Host())
         self.start_note = QLabel()
         self.start_note.setWordWrap(True)
         self.errors_list = FitList(max_height=160)  # as tall as its lines (up to about five)
@@ -61,6 +64,7 @@ class QueuePanel(QWidget):
         plan_layout.addWidget(self.cluster)
         start_row = QHBoxLayout()
         start_row.addWidget(self.start_button)
+        start_row.addWidget(self.survive_reboot)
         start_row.addWidget(self.start_note, 1)
         plan_layout.addLayout(start_row)
         queue_box = QGroupBox("Queue")
@@ -105,7 +109,11 @@ class QueuePanel(QWidget):
             self._show_errors([f"Ray cluster: {exc}"])
             return False
         try:
-            state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True, cluster=cluster)
+            state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True, cluster=cluster,
+                                      survive_reboot=self.survive_reboot.isChecked())
+        except AutostartError as exc:
+            self._show_errors([f"Resume after a restart: {exc}; the queue was not started (untick the box to start it)"])
+            return False
         except (QueueBusy, OSError) as exc:
             self._show_errors([str(exc)])
             return False
@@ -139,3 +147,17 @@ class QueuePanel(QWidget):
         self.start_button.setToolTip("A queue is running in this runs folder: cancel it or wait for it to end"
                                      if running else "Check the plan and start it in a detached queue runner")
         self.state_changed.emit(state)
+
+
+def survive_reboot_box(host: Host) -> QCheckBox:
+    """"Resume after a restart": what the start-up entry is here, in its tooltip; disabled where there is none."""
+    box = QCheckBox("Resume after a restart")
+    if host.platform == "darwin":
+        box.setEnabled(False)
+        box.setToolTip("Not supported on macOS: after a restart, run rlpanel queue resume")
+        return box
+    where = ("a Task Scheduler task at log-on (or, if that is refused, a file in your Startup folder)" if host.windows
+             else "an XDG autostart entry (~/.config/autostart)")
+    box.setToolTip(f"Register {where} that resumes this queue when you log in after a restart (Windows Update "
+                   "restarts machines at night); removed when the queue ends. As rlpanel queue run --survive-reboot")
+    return box

@@ -152,6 +152,8 @@ class QueueStatusView(QWidget):
                 f"parallel {state.parallel}, on failure {state.on_failure}")
         if state.ray:
             text += f"; on the Ray cluster {state.ray.get('address')}"
+        if state.survive_reboot:
+            text += f"; resumes after a restart: {state.survive_reboot.describe()}"
         if state.state == "crashed":
             text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."
         elif state.state == "failed" and state.error:

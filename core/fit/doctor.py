@@ -1,5 +1,6 @@
 """The doctor's report: what this machine offers for training (python, torch and CUDA, NVML and each GPU, the
-runs folder's free space, the power plan), and what is missing.
+runs folder's free space, the power plan, Windows Update's active hours and a pending restart), and what is
+missing.
 
 ``rlpanel doctor`` prints it and the System tab shows it, the same text (``format_report``). It lives in
 ``core.fit``, the lowest layer that sees both torch's facts (``core.fit.device``: a subprocess, never torch
@@ -19,6 +20,7 @@ from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.util.paths import user_home
 from core.util.powercfg import read_power_plan
 from core.util.text import format_bytes, na
+from core.util.winupdate import read_windows_update, windows_update_lines
 
 
 def doctor_gpu_lines() -> list[str]:
@@ -64,6 +66,7 @@ def report(runs: Path) -> dict[str, Any]:
         "torch": torch_facts(refresh=True),
         "nvml": gpu_facts(),
         "power": read_power_plan(),  # Windows: the active plan and what would suspend an overnight run
+        "windows_update": read_windows_update(),  # Windows: when it may restart the machine; None elsewhere
     }
 
 
@@ -97,6 +100,7 @@ def format_report(data: dict[str, Any]) -> str:
     lines.append(f"runs        {data['runs_dir']} ({free:,.1f} GiB free)")
     lines.append(f"user folder {data['user_folder']}")
     lines += power_lines(data.get("power"))
+    lines += windows_update_lines(data.get("windows_update"))
     return "\n".join(lines)
 
 

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from core.queue.autostart import Host, register, remove
 from core.queue.plan import Plan, save_plan
 from core.queue.record import WAITING, QueueState
 from core.queue.state import QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
@@ -46,7 +47,8 @@ def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
 
 
 def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
-                reap: bool = False, cluster: dict[str, Any] | None = None) -> tuple[QueueState, str]:
+                reap: bool = False, cluster: dict[str, Any] | None = None, survive_reboot: bool = False,
+                host: Host | None = None) -> tuple[QueueState, str]:
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
     The same plan after its runner crashed continues where it was; after it failed or was
@@ -56,20 +58,24 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     runner from a thread of this process (for a long-lived caller such as the window).
     ``cluster`` (``core.cluster.target.ClusterTarget.to_json()``) sends every job to that Ray
     cluster; a continued queue keeps the cluster it had unless another is given.
-    Raises ``QueueBusy`` while another queue runs here.
+    ``survive_reboot`` registers a start-up entry that resumes the queue when the user logs in after a
+    restart (``core.queue.autostart``; ``host``: the platform it is made for); a continued queue keeps the
+    entry it had. Raises ``QueueBusy`` while another queue runs here, ``AutostartError`` (nothing started)
+    when no entry can be made.
     """
     root = absolute(runs_dir)
     try:
         with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
-            return _start_locked(root, plan, plan_path, restart, reap, cluster)
+            return _start_locked(root, plan, plan_path, restart, reap, cluster, (host or Host()) if survive_reboot else None)
     except LockBusy as exc:
         raise QueueBusy(str(exc)) from None
 
 
 def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool,
-                  cluster: dict[str, Any] | None) -> tuple[QueueState, str]:
+                  cluster: dict[str, Any] | None, entry_host: Host | None) -> tuple[QueueState, str]:
     """``start_queue`` once its start lock is held: a second start waits here and then finds this
-    queue active (its state is written before the lock is let go) and is refused."""
+    queue active (its state is written before the lock is let go) and is refused. ``entry_host``: make a
+    start-up entry for that platform (None: keep the one the state has, if any)."""
     current = read_queue(root)
     same = current is not None and current.plan == plan.model_dump(mode="json")
     if current is not None and is_active(current):
@@ -99,11 +105,49 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
         state.ray = cluster
     if state.ray:
         note += f"; jobs go to the Ray cluster at {state.ray['address']}"
+    if entry_host is not None:
+        state.survive_reboot = register(root, state.id, entry_host)  # before anything starts: a refusal starts nothing
+    if state.survive_reboot is not None:
+        note += f"; resumes after a restart: {state.survive_reboot.describe()}"
     state.launched_at = time.time()
     state.runner = None  # the runner fills it in once it holds the queue's lock
     write_queue(root, state)
     launch_queue_runner(root, reap=reap)
     return read_queue(root) or state, note
+
+
+def resume_queue(runs_dir: Path, host: Host | None = None) -> tuple[QueueState | None, str]:
+    """``rlpanel queue resume``: start the runner of a queue whose runner died (a restart), with its stored state.
+
+    Its launched jobs are adopted, its waiting ones go on, finished ones never run twice. A queue whose runner
+    lives is left alone; a queue that has ended (or none) has its start-up entry removed. Idempotent: the
+    start-up entry may run it while the user runs it too. Returns (the state, what happened).
+    """
+    root = absolute(runs_dir)
+    try:
+        with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
+            return _resume_locked(root, host)
+    except LockBusy:
+        return read_queue(root), f"the queue of {root} is being started by another command: nothing to do here"
+
+
+def _resume_locked(root: Path, host: Host | None) -> tuple[QueueState | None, str]:
+    current, stored = read_queue(root), load_queue(root)
+    if current is not None and stored is not None and is_active(current):
+        return current, (f"queue {current.id} is running (its runner lives): nothing to resume; "
+                         "its start-up entry stays until it ends")
+    if current is not None and stored is not None and current.state == "crashed":
+        stored.launched_at, stored.runner = time.time(), None  # the runner fills it in once it holds the lock
+        write_queue(root, stored)
+        launch_queue_runner(root, reap=False)
+        return stored, f"resumed queue {stored.id}: its runner was gone; unfinished jobs go on ({summary_line(stored)})"
+    note = f"queue {current.id} has ended ({current.state})" if current else f"no queue in {root}"
+    note += ": nothing to resume"
+    removed = remove(root, host)
+    if stored is not None and stored.survive_reboot is not None:
+        stored.survive_reboot = None
+        write_queue(root, stored)
+    return current, note + (f"; removed the start-up entry ({', '.join(removed)})" if removed else "")
 
 
 def launch_queue_runner(runs_dir: Path, reap: bool = True) -> subprocess.Popen[bytes]:

@@ -78,6 +78,37 @@ class QueueJob:
         return self.status in (LAUNCHING, RUNNING) and bool(self.run_id)
 
 
+@dataclass(frozen=True)
+class StartupEntry:
+    """The per-user start-up entry that resumes the queue after a restart (``core.queue.autostart``).
+
+    ``kind``: ``task`` (a Windows Task Scheduler task at log-on), ``startup`` (a file in the Windows Startup
+    folder, when Task Scheduler refused) or ``xdg`` (a Linux XDG autostart entry); ``where``: the task's name or
+    the file's path; ``note``: why a fallback was taken (empty when none was).
+    """
+
+    kind: str
+    where: str
+    note: str = ""
+
+    @classmethod
+    def from_json(cls, data: Any) -> StartupEntry | None:
+        if not isinstance(data, dict) or not data.get("kind") or not data.get("where"):
+            return None
+        return cls(kind=str(data["kind"]), where=str(data["where"]), note=str(data.get("note") or ""))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "where": self.where, **({"note": self.note} if self.note else {})}
+
+    def describe(self) -> str:
+        """Where it is, in words: ``rlpanel queue status`` and the Queue tab say "resumes after a restart: " this."""
+        if self.kind == "task":
+            return f"the Task Scheduler task {self.where} (at log-on)"
+        if self.kind == "startup":
+            return f"the Startup-folder file {self.where}"
+        return f"the autostart entry {self.where}"
+
+
 @dataclass
 class QueueState:
     """The whole queue: its plan (as the file holds it), its state, its jobs and its runner.
@@ -99,6 +130,7 @@ class QueueState:
     restarts: int | None = None
     error: str | None = None
     ray: dict[str, Any] | None = None  # the Ray cluster its jobs go to (core.cluster.target.ClusterTarget.to_json())
+    survive_reboot: StartupEntry | None = None  # the start-up entry that resumes it after a restart, while registered
     recorded_state: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -114,7 +146,8 @@ class QueueState:
             launched_at=_number(data.get("launched_at")), updated_at=_number(data.get("updated_at")),
             ended_at=_number(data.get("ended_at")), runner=_mapping(data.get("runner")),
             restarts=restarts if isinstance(restarts, int) and not isinstance(restarts, bool) else None,
-            error=_text(data.get("error")), ray=_mapping(data.get("ray")), recorded_state=_text(data.get("recorded_state")),
+            error=_text(data.get("error")), ray=_mapping(data.get("ray")),
+            survive_reboot=StartupEntry.from_json(data.get("survive_reboot")), recorded_state=_text(data.get("recorded_state")),
             extra={k: v for k, v in data.items() if k not in known})
 
     def to_json(self) -> dict[str, Any]:
@@ -123,7 +156,8 @@ class QueueState:
                                "plan": self.plan, "state": self.state, "created_at": self.created_at,
                                "runner": self.runner, "jobs": [j.to_json() for j in self.jobs]}
         optional = {"launched_at": self.launched_at, "updated_at": self.updated_at, "ended_at": self.ended_at,
-                    "restarts": self.restarts, "error": self.error, "ray": self.ray, "recorded_state": self.recorded_state}
+                    "restarts": self.restarts, "error": self.error, "ray": self.ray, "recorded_state": self.recorded_state,
+                    "survive_reboot": self.survive_reboot.to_json() if self.survive_reboot else None}
         out.update({k: v for k, v in optional.items() if v is not None})
         return out
 

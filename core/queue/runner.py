@@ -22,6 +22,7 @@ from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
 from core.config.seeds import with_seed
 from core.notify.run_events import notify_queue_end, notify_run_event
+from core.queue.autostart import drop_entry
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.queue.state import (
     JOB_ENDED,
@@ -229,6 +230,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
         while step(runs_dir, state, estimates):
             time.sleep(poll_s)
         print(f"queue runner: {state.state} ({summary_line(state)})", flush=True)
+        drop_entry(runs_dir, state, _log)  # the queue ended: nothing to resume after a restart
         notify_queue_end(state.to_json(), log=_log)
         return 0
     except Exception:  # noqa: BLE001 - the state must say why the runner ended
@@ -238,6 +240,7 @@ def run(runs_dir: Path, poll_s: float = 1.0) -> int:
             stored.state = "failed"
             stored.error = traceback.format_exc().strip().splitlines()[-1]
             write_queue(runs_dir, stored)
+            drop_entry(runs_dir, stored, _log)
             notify_queue_end(stored.to_json(), log=_log)
         return 1
     finally:
