@@ -21,9 +21,10 @@ from core.config.schema import RunConfig
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
+from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
-from core.run.states import LIVE, TERMINAL
-from core.run.status import read_status
+from core.run.states import LIVE, STALLED, TERMINAL
+from core.run.status import RunStatus, read_status
 
 __all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
@@ -98,13 +99,26 @@ def reconcile(runs_dir: Path, state: QueueState) -> None:
         if job.launched and job.run_id:
             run_status = read_status(Path(runs_dir) / job.run_id)
             run_state = run_status.state
-            if run_state in TERMINAL:
+            due = auto_resume.pending(run_status)
+            if due is not None:  # it resumes by itself: the job is not over
+                job.status = RUNNING
+                job.reason = (f"{run_state} at {time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))}; "
+                              f"resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}")
+            elif run_state in TERMINAL:
                 job.status = run_state
                 job.ended_at = job.ended_at or time.time()
                 if run_state != "finished":
                     job.reason = run_status.error_message or run_state
             elif run_state in LIVE:
                 job.status = RUNNING
+                job.reason = _stall_reason(run_status) if run_status.state == STALLED else None
+
+
+def _stall_reason(status: RunStatus) -> str:
+    stalled = status.stalled or {}
+    since = stalled.get("since")
+    when = time.strftime("%H:%M", time.localtime(since)) if isinstance(since, (int, float)) else "a while"
+    return f"stalled: no step since {when}" + (f" (step {stalled['step']:,})" if isinstance(stalled.get("step"), int) else "")
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:
