@@ -23,8 +23,8 @@ from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
-from core.run.states import LIVE, STALLED, TERMINAL
-from core.run.status import RunStatus, read_status
+from core.run.states import LIVE, TERMINAL
+from core.run.status import read_status, stall_note
 
 __all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
@@ -111,14 +111,8 @@ def reconcile(runs_dir: Path, state: QueueState) -> None:
                     job.reason = run_status.error_message or run_state
             elif run_state in LIVE:
                 job.status = RUNNING
-                job.reason = _stall_reason(run_status) if run_status.state == STALLED else None
-
-
-def _stall_reason(status: RunStatus) -> str:
-    stalled = status.stalled or {}
-    since = stalled.get("since")
-    when = time.strftime("%H:%M", time.localtime(since)) if isinstance(since, (int, float)) else "a while"
-    return f"stalled: no step since {when}" + (f" (step {stalled['step']:,})" if isinstance(stalled.get("step"), int) else "")
+                note = stall_note(run_status)
+                job.reason = f"stalled: {note}" if note else None
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:

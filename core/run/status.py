@@ -230,6 +230,16 @@ READER_STALL_FACTOR = 2.0  # a worker silent for this many stall limits is stall
 READER_STALL_MIN_S = 600.0
 
 
+def stall_note(status: RunStatus) -> str | None:
+    """``no step since 03:12 (step 12,288)``: a stalled run's line wherever it is shown; None when it is not stalled."""
+    if status.state != STALLED:
+        return None
+    stalled = status.stalled or {}
+    since, step = stalled.get("since"), stalled.get("step")
+    when = time.strftime("%H:%M", time.localtime(since)) if isinstance(since, (int, float)) else "a while"
+    return f"no step since {when}" + (f" (step {step:,})" if isinstance(step, int) else "")
+
+
 def _stall_reading(run_dir: Path, status: RunStatus) -> RunStatus:
     """A running run reads ``stalled`` when its watchdog said so, or when its records have not grown for
     ``READER_STALL_FACTOR`` times the limit it announced (a worker too wedged for its watchdog thread to write)."""
