@@ -41,7 +41,7 @@ from core.run.layout import RunDir
 from core.run.names import read_run_label
 from core.run.start import StartedGroup, restart_run, start_group, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
-from core.run.status import RunStatus
+from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
@@ -363,7 +363,7 @@ class MainWindow(QMainWindow):
         name = self.run_dir.name if self.run_dir else ""
         self._device = status.device  # written by the worker: the device it really trains on
         self.monitor.set_title(self._run_title())
-        self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else None)
+        self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else stall_note(status))
         if previous in ACTIVE and self.run_state in TERMINAL:
             # the stop's own result ("stopped gracefully (checkpoint saved)") says more than "stopped"
             stopped = self._stop_words.get(name) if self.run_state == "stopped" else None

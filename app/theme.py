@@ -28,6 +28,7 @@ ZOO_IMPORT_COLORS = {"imported": GREEN, "imported-with-drops": AMBER, "refused":
 # a run's state wherever it is listed (Runs, Results)
 MUTED = "#8a8a8a"
 STATE_COLORS = {"running": "#3fa34d", "starting": "#3fa34d", "queued": MUTED, "stopping": "#c9a227", "paused": "#e8883d",
+                "stalled": "#e8883d",
                 "finished": "#3d8ee8", "stopped": "#c9a227", "failed": "#d84a6a", "crashed": "#d84a6a", "broken": "#d84a6a"}
 # a sweep trial's Optuna state (Sweeps tab: table, objective and parallel-coordinates plots)
 TRIAL_STATE_COLORS = {"complete": "#3d8ee8", "running": "#3fa34d", "pruned": "#c9a227", "fail": "#d84a6a", "waiting": MUTED}

@@ -208,9 +208,9 @@ class MonitorPanel(QWidget):
             self.last_record_t = time.time()
 
     def set_run_state(self, state: str | None, pause_reason: str | None = None) -> None:
-        """The followed run's state: the time left shows only while it runs; a paused run says why."""
+        """The followed run's state: the time left shows only while it runs; a paused or stalled run says why."""
         self.run_state = state
-        self.pause_reason = pause_reason if state == "paused" else None
+        self.pause_reason = pause_reason if state in ("paused", "stalled") else None
         self._show_progress()
         self._update_status()
 
@@ -290,6 +290,8 @@ class MonitorPanel(QWidget):
         alerts = self.gpu.alerts() if live else []
         if self.run_state == "paused":
             alerts.insert(0, f"Paused: {self.pause_reason or 'by the GPU guard'}")
+        elif self.run_state == "stalled":
+            alerts.insert(0, f"Stalled: {self.pause_reason or 'no step for longer than its stall limit'}")
         parts = ([self._loading] if self._loading else []) + alerts
         self.status.setText("   ·   ".join(parts))
         self.status.setStyleSheet(f"QLabel {{ color: {ALERT_COLOR}; font-weight: 600; }}" if alerts else "")

@@ -21,7 +21,7 @@ from core.notify.messages import queue_message, run_message
 from core.queue.state import read_queue
 from core.run.control import request_stop
 
-WARNING_EVENTS = ("failed", "crashed", "paused")
+WARNING_EVENTS = ("failed", "crashed", "stalled", "paused")
 
 
 class NotifiedWindow(Protocol):

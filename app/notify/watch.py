@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from core.run.states import ACTIVE, TERMINAL
+from core.run.states import ACTIVE, STALLED, TERMINAL
 
 PAUSED = "paused"  # the thermal guard's state (issue 14): a run waiting for its GPU to cool down
 GOING = (*ACTIVE, PAUSED)
@@ -23,7 +23,7 @@ QUEUE_GOING = ("running", "cancelling")
 class RunEvent:
     run_id: str
     path: Path
-    event: str  # finished, stopped, failed, crashed or paused
+    event: str  # finished, stopped, failed, crashed, stalled or paused
 
 
 class RunEventWatcher:
@@ -43,8 +43,8 @@ class RunEventWatcher:
             before = old.get(info.id)
             if before in GOING and info.state in TERMINAL:
                 events.append(RunEvent(info.id, Path(info.path), info.state))
-            elif info.state == PAUSED and before is not None and before != PAUSED:
-                events.append(RunEvent(info.id, Path(info.path), PAUSED))
+            elif info.state in (PAUSED, STALLED) and before is not None and before != info.state:
+                events.append(RunEvent(info.id, Path(info.path), info.state))
         return events
 
     def queue_ended(self, now: str | None) -> bool:

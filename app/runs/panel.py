@@ -149,6 +149,8 @@ def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> R
         item.setToolTip(STATE_COLUMN, str(info.error.get("message", "")))
     elif info.pause_reason:
         item.setToolTip(STATE_COLUMN, f"paused: {info.pause_reason}")
+    elif info.stall_note:
+        item.setToolTip(STATE_COLUMN, f"stalled: {info.stall_note}")
     for col in NUMBER_COLUMNS:
         item.setTextAlignment(col, Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return item

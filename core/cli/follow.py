@@ -86,6 +86,8 @@ class RunProgress:
         left = time_left(self.speed, self.total - self.step, state, now) if steps else None
         if state == "paused":
             left = "PAUSED (GPU guard)"
+        elif state == "stalled":
+            left = "STALLED (no step: see rlpanel runs ID)"
         parts.append(left or state)
         parts.append(f"reward {'-' if mean is None else f'{mean:.2f}'} ({self.episodes:,} ep)")
         return "  ".join(parts)

@@ -11,13 +11,23 @@ from core.cli.common import CliError, emit, find_run, run_path, runs_dir
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
-from core.run.status import RunStatus
+from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
 from core.telemetry.summary import memory_lines
 from core.util.files import read_json
 from core.util.text import format_age, format_bytes, format_duration, format_number
 
 SHOWN_BROKEN = 10
+
+
+def _auto_resume_line(auto: dict[str, Any]) -> str:
+    """``1 of 2 used; the next at 03:14:05`` / ``... ; given up: why``."""
+    line = f"{auto.get('count') or 0} of {auto.get('limit') or 0} used"
+    if auto.get("due_at"):
+        line += f"; the next at {time.strftime('%H:%M:%S', time.localtime(auto['due_at']))}"
+    if auto.get("gave_up"):
+        line += f"; given up: {auto['gave_up']}"
+    return line
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -175,6 +185,12 @@ def _details(data: dict[str, Any], status: RunStatus) -> str:
         lines.append(f"exit: {status.exit_reason}")
     if status.state == "paused" and status.pause_reason:
         lines.append(f"paused: {status.pause_reason}")
+    if note := stall_note(status):
+        lines.append(f"stalled: {note} (runtime.on_stall: {(status.stalled or {}).get('action', 'alert')}); "
+                     f"rlpanel stop {status.id or 'ID'} stops it with a checkpoint")
+    auto = status.auto_resume or {}
+    if auto.get("count") or auto.get("gave_up") or auto.get("due_at"):
+        lines.append(f"automatic resume: {_auto_resume_line(auto)}")
     if status.paused_s:
         lines.append(f"paused for {format_duration(status.paused_s)} in all")
     lines += [f"note: {note}" for note in status.notes[:10]]

@@ -3,6 +3,6 @@
 from __future__ import annotations
 
 RUN_ENDS = ("finished", "stopped", "failed", "crashed")  # how a run's attempt ends
-EVENTS = (*RUN_ENDS, "paused", "warning", "queue_end")
+EVENTS = (*RUN_ENDS, "stalled", "paused", "warning", "queue_end")
 EVENT_TITLES = {"finished": "finished", "stopped": "stopped", "failed": "failed", "crashed": "crashed",
-                "paused": "paused", "warning": "warning", "queue_end": "queue ended"}
+                "stalled": "stalled", "paused": "paused", "warning": "warning", "queue_end": "queue ended"}

@@ -4,7 +4,7 @@
 urls:
   - ntfys://ntfy.sh/my-topic                                 # every event of `events`
   - {url: "tgram://BOT_TOKEN/CHAT_ID", events: [failed, crashed, queue_end]}
-events: [finished, stopped, failed, crashed, paused, warning, queue_end]   # default: all
+events: [finished, stopped, failed, crashed, stalled, paused, warning, queue_end]   # default: all
 ```
 
 The file holds secrets: it is written with mode 0600 (POSIX; Windows keeps it in the user's own

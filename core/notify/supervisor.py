@@ -18,6 +18,10 @@ run's control lock only for its last check-and-write, and loads no torch (35 MB 
 the next reader sees ``crashed`` as before (``core.run.status.read_status``); a queue runner
 still running notifies that crash for its jobs.
 
+A failed or crashed attempt of a run with automatic resume (``core.run.auto_resume``, issue 28) is
+planned here: the notification says when it resumes by itself or why it will not, and this
+process waits out the back-off and resumes the run (its successor supervisor takes over).
+
 It also keeps ``worker.log`` bounded over long nights: every ``LOG_CHECK_S`` it looks at the
 log's size and past ``LOG_MAX_BYTES`` copies it to ``worker.log.1`` and empties it (the worker
 and this process append to it, so their next lines land at the start of the emptied file); the
@@ -37,10 +41,11 @@ import time
 from pathlib import Path
 
 from core.notify.run_events import notify_run_event
+from core.run import auto_resume
 from core.run.checkpoints import find_checkpoint
 from core.run.control import worker_command
 from core.run.layout import RunDir
-from core.run.states import TERMINAL
+from core.run.states import FAILED, TERMINAL
 from core.run.status import WORKER_MODULE, read_recorded_status, write_status
 from core.util.files import replace_retrying
 from core.util.locks import LockBusy, held_briefly
@@ -138,7 +143,8 @@ def settle(run_dir: Path, launched_at: float | None, returncode: int) -> tuple[s
         if module_running(WORKER_MODULE, run_dir):
             return None  # our worker was refused by the run's lock: another worker writes this run
         reason = crash_reason(run_dir, returncode)
-        write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=reason, error={"message": reason})
+        write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=reason, error={"message": reason},
+                     failure_kind="killed" if returncode == -getattr(signal, "SIGKILL", 9) else "crashed", stalled=None)
         _log(f"crashed: {reason}")
         return "crashed", reason
 
@@ -170,8 +176,37 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
         _log(f"could not settle the run's end: {exc}")
         outcome = None
     if outcome is not None:
-        notify_run_event(run_dir, outcome[0], outcome[1], log=_log)
+        event, reason = outcome
+        decision = _plan_resume(run_dir) if event in FAILED else None
+        if decision is not None and decision.sentence:
+            reason = f"{reason or event}; {decision.sentence}"
+            _log(decision.sentence)
+        notify_run_event(run_dir, event, reason, log=_log)
+        if decision is not None and decision.due_at is not None:
+            _resume_when_due(run_dir, decision.due_at)
     return returncode if returncode >= 0 else 128 - returncode
+
+
+def _plan_resume(run_dir: Path) -> auto_resume.Decision | None:
+    try:
+        return auto_resume.plan(run_dir)
+    except (LockBusy, OSError) as exc:
+        _log(f"could not plan an automatic resume: {exc}")
+        return None
+
+
+def _resume_when_due(run_dir: Path, due_at: float) -> None:
+    """Wait out the back-off, then resume the run unless someone resumed, restarted or deleted it meanwhile.
+    This process stays until then (a queue runner resumes the run if this one is gone)."""
+    while (left := due_at - time.time()) > 0:
+        time.sleep(min(left, 5.0))
+    if not RunDir(run_dir).config.is_file():
+        return  # deleted
+    try:
+        if auto_resume.resume_if_due(run_dir, reap=False):
+            _log("resumed automatically")
+    except (LockBusy, OSError) as exc:
+        _log(f"the automatic resume did not start: {exc}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -36,6 +36,7 @@ from core.queue.state import (
     summary_line,
     write_queue,
 )
+from core.run import auto_resume
 from core.run.control import ClusterLaunchError, launch_worker, request_stop
 from core.run.start import StartError, start_run
 from core.run.states import FAILED
@@ -98,10 +99,12 @@ def step(runs_dir: Path, state: QueueState, estimates: dict[str, dict[str, Any]]
     before = {j.name: j.status for j in state.jobs}
     if state.ray:
         _follow_cluster_jobs(runs_dir, state)
+    cancel = QueueFolder(runs_dir).cancel_request
+    if not cancel.exists():
+        _auto_resume(runs_dir, state)
     reconcile(runs_dir, state)
     _notify_unattended_crashes(runs_dir, state, before)
     _start_recorded_runs(runs_dir, state)
-    cancel = QueueFolder(runs_dir).cancel_request
     if _stop_launching(runs_dir, state, cancel):
         state.state = "cancelling" if cancel.exists() else state.state
     else:
@@ -124,6 +127,25 @@ def _follow_cluster_jobs(runs_dir: Path, state: QueueState) -> None:
                 notify_run_event(runs_dir / job.run_id, "crashed", view.crashed, log=_log)
 
 
+def _auto_resume(runs_dir: Path, state: QueueState) -> None:
+    """Crashed or failed runs of launched jobs whose supervisor is gone (a power cut, a reboot, a killed process
+    group) are planned here (``core.run.auto_resume``: the supervisor plans its own) and resumed when due."""
+    for job in state.jobs:
+        if not (job.launched and job.run_id):
+            continue
+        run_dir = runs_dir / job.run_id
+        status = read_status(run_dir)
+        if status.state not in FAILED or module_running(SUPERVISOR_MODULE, run_dir):
+            continue
+        if (status.auto_resume or {}).get("attempt") != status.attempt:
+            decision = auto_resume.plan(run_dir)
+            if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
+                why = status.error_message or status.exit_reason or "the worker ended without a word"
+                notify_run_event(run_dir, status.state, f"{why}; {decision.sentence}", log=_log)
+        if auto_resume.resume_if_due(run_dir, reap=True):
+            _log(f"job {job.name}: run {job.run_id} resumed automatically")
+
+
 def _notify_unattended_crashes(runs_dir: Path, state: QueueState, before: dict[str, str]) -> None:
     """A job that just read as crashed with no supervisor left to say so (it died with the worker:
     its process group was killed) is notified from here, once; a live supervisor says it itself."""
@@ -136,6 +158,9 @@ def _notify_unattended_crashes(runs_dir: Path, state: QueueState, before: dict[s
         if status.recorded_state is not None and not module_running(SUPERVISOR_MODULE, run_dir):
             reason = (f"{status.error_message or 'the worker ended without a word'} "
                       "(its supervisor ended too, so the queue runner reports it)")
+            gave_up = (status.auto_resume or {}).get("gave_up")
+            if gave_up and (status.auto_resume or {}).get("attempt") == status.attempt:
+                reason += f"; it is not resumed automatically: {gave_up}"
             notify_run_event(run_dir, "crashed", reason, log=_log)
 
 

@@ -21,9 +21,10 @@ from core.config.schema import RunConfig
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
+from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
 from core.run.states import LIVE, TERMINAL
-from core.run.status import read_status
+from core.run.status import read_status, stall_note
 
 __all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
@@ -98,13 +99,20 @@ def reconcile(runs_dir: Path, state: QueueState) -> None:
         if job.launched and job.run_id:
             run_status = read_status(Path(runs_dir) / job.run_id)
             run_state = run_status.state
-            if run_state in TERMINAL:
+            due = auto_resume.pending(run_status)
+            if due is not None:  # it resumes by itself: the job is not over
+                job.status = RUNNING
+                job.reason = (f"{run_state} at {time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))}; "
+                              f"resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}")
+            elif run_state in TERMINAL:
                 job.status = run_state
                 job.ended_at = job.ended_at or time.time()
                 if run_state != "finished":
                     job.reason = run_status.error_message or run_state
             elif run_state in LIVE:
                 job.status = RUNNING
+                note = stall_note(run_status)
+                job.reason = f"stalled: {note}" if note else None
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:

@@ -27,6 +27,7 @@ from typing import Any, NamedTuple
 
 from core.config.algorithms.registry import BASELINES
 from core.results.settings_diff import differences, differing_paths, run_settings
+from core.run.auto_resume import summary as auto_resume_summary
 from core.run.episodes import REWARD_WINDOW
 from core.run.evaluations import Evaluation, latest_evaluation
 from core.run.layout import RunDir
@@ -298,7 +299,8 @@ def _resumed(status: RunStatus) -> str:
         how = "restarted from step 0"
     else:
         how = "resumed"
-    return f"{how}, {attempts} attempts"
+    automatic = auto_resume_summary(status.auto_resume)
+    return f"{how}, {attempts} attempts" + (f" ({automatic})" if automatic else "")
 
 
 def _measures(raw: Any) -> dict[str, float]:

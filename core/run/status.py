@@ -9,6 +9,7 @@ left in the file by ``write_status``.
 
 A run whose status says a worker should be running but whose worker process is gone reads as
 ``crashed`` (with ``recorded_state`` keeping what the file says); that reading is never written.
+Nor is ``stalled``: a running run whose worker is alive but takes no step (``_stall_reading``).
 Only a worker on this machine is checked (``host``); a run on a Ray cluster (``ray`` in its status)
 waiting for its job to start is not, and ``core.cluster.jobs.settle_cluster_run`` asks Ray about it.
 """
@@ -16,6 +17,7 @@ waiting for its job to start is not, and ``core.cluster.jobs.settle_cluster_run`
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -24,7 +26,7 @@ from typing import Any, TypedDict
 from typing_extensions import Unpack
 
 from core.run.layout import RunDir
-from core.run.states import ACTIVE, BROKEN, LIVE, STARTING_GRACE_S, TERMINAL
+from core.run.states import ACTIVE, BROKEN, LIVE, STALLED, STARTING_GRACE_S, TERMINAL
 from core.util.files import read_json, write_json_atomic
 from core.util.procs import is_alive, module_running
 
@@ -63,6 +65,10 @@ class StatusFields(TypedDict, total=False):
     planned_timesteps: int | None
     keep_awake_warned: str
     device: str
+    stalled: dict[str, Any] | None  # the watchdog's finding: {since, step, limit_s, action} (core.training.watchdog)
+    stall_limit_s: float | None  # the stall limit in force (readers judge a worker that cannot say so itself)
+    failure_kind: str | None  # what ended a failed or crashed attempt (core.run.auto_resume.KINDS)
+    auto_resume: dict[str, Any] | None  # {count, limit, history, due_at, gave_up} (core.run.auto_resume)
 
 
 _NUMBER = (int, float)
@@ -76,6 +82,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "resumed_from": (str,),
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
     "keep_awake_warned": (str,), "device": (str,), "status_version": (int,),
+    "stalled": (dict,), "stall_limit_s": _NUMBER, "failure_kind": (str,), "auto_resume": (dict,),
 }
 _WRITERS_OWN = ("updated_at", "status_version")
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
@@ -118,6 +125,10 @@ class RunStatus:
     planned_timesteps: int | None = None
     keep_awake_warned: str | None = None
     device: str | None = None
+    stalled: dict[str, Any] | None = None
+    stall_limit_s: float | None = None
+    failure_kind: str | None = None
+    auto_resume: dict[str, Any] | None = None
     status_version: int | None = None  # None: a file from before the version was written (version 1)
     broken: str | None = None  # why the file is no status (state is then "broken")
     problems: tuple[str, ...] = ()  # fields of the wrong type, dropped
@@ -169,7 +180,7 @@ def parse_status(raw: Any) -> RunStatus:
         elif value is not None:
             known[key] = value
     for key in ("pid_create_time", "created_at", "updated_at", "launched_at", "started_at", "ended_at",
-                "restarted_at", "train_time_s", "paused_s"):
+                "restarted_at", "train_time_s", "paused_s", "stall_limit_s"):
         if key in known:
             known[key] = float(known[key])
     if "error" in known:
@@ -210,7 +221,41 @@ def read_status(run_dir: Path) -> RunStatus:
         elif not is_alive(pid, status.pid_create_time):
             status = replace(status, state="crashed", recorded_state=state,
                              error=status.error or {"message": f"the worker (pid {pid}) ended without a word; see worker.log"})
+        elif state == "running":
+            status = _stall_reading(run_dir, status)
     return status
+
+
+READER_STALL_FACTOR = 2.0  # a worker silent for this many stall limits is stalled, even if its watchdog could not say so
+READER_STALL_MIN_S = 600.0
+
+
+def stall_note(status: RunStatus) -> str | None:
+    """``no step since 03:12 (step 12,288)``: a stalled run's line wherever it is shown; None when it is not stalled."""
+    if status.state != STALLED:
+        return None
+    stalled = status.stalled or {}
+    since, step = stalled.get("since"), stalled.get("step")
+    when = time.strftime("%H:%M", time.localtime(since)) if isinstance(since, (int, float)) else "a while"
+    return f"no step since {when}" + (f" (step {step:,})" if isinstance(step, int) else "")
+
+
+def _stall_reading(run_dir: Path, status: RunStatus) -> RunStatus:
+    """A running run reads ``stalled`` when its watchdog said so, or when its records have not grown for
+    ``READER_STALL_FACTOR`` times the limit it announced (a worker too wedged for its watchdog thread to write)."""
+    if status.stalled:
+        return replace(status, state=STALLED, recorded_state="running")
+    limit = status.stall_limit_s
+    if not limit:
+        return status
+    try:
+        silent = time.time() - RunDir(run_dir).metrics.stat().st_mtime
+    except OSError:
+        return status
+    if silent <= max(READER_STALL_FACTOR * limit, READER_STALL_MIN_S):
+        return status
+    return replace(status, state=STALLED, recorded_state="running",
+                   stalled={"since": time.time() - silent, "limit_s": limit, "by": "reader"})
 
 
 def _never_started(run_dir: Path, since: float) -> bool:
@@ -239,12 +284,16 @@ def write_status(run_dir: Path, **changes: Unpack[StatusFields]) -> None:
     and this version does not know (a newer version wrote it) is kept."""
     _check(changes)
     path = RunDir(run_dir).status
-    stored = read_json(path, default=None)
-    stored = stored if isinstance(stored, dict) else {}  # a damaged file is replaced, not a reason to fail
-    stored.update(changes)
-    stored["updated_at"] = time.time()
-    stored["status_version"] = max(STATUS_VERSION, _int_or_0(stored.get("status_version")))
-    write_json_atomic(path, stored)
+    with _WRITE_LOCK:  # the worker's watchdog thread writes too: no read-modify-write may lose another's key
+        stored = read_json(path, default=None)
+        stored = stored if isinstance(stored, dict) else {}  # a damaged file is replaced, not a reason to fail
+        stored.update(changes)
+        stored["updated_at"] = time.time()
+        stored["status_version"] = max(STATUS_VERSION, _int_or_0(stored.get("status_version")))
+        write_json_atomic(path, stored)
+
+
+_WRITE_LOCK = threading.Lock()
 
 
 def _int_or_0(value: Any) -> int:

@@ -26,7 +26,7 @@ from core.run.layout import RunDir
 from core.run.names import run_label
 from core.run.records import STEP_KINDS, well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
-from core.run.status import RunStatus, StatusFields, new_status, read_status
+from core.run.status import RunStatus, StatusFields, new_status, read_status, stall_note
 from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
@@ -73,6 +73,7 @@ class RunInfo:
     has_checkpoint: bool = False  # a complete checkpoint to resume from
     energy_kwh: float | None = None  # the GPU energy of an ended run (summary.json)
     pause_reason: str | None = None  # why a paused run is paused (the GPU guard)
+    stall_note: str | None = None  # a stalled run: since when no step (core.run.status.stall_note)
     status: RunStatus = field(default_factory=RunStatus, repr=False)
 
     @property
@@ -231,7 +232,8 @@ def run_info(run_dir: Path) -> RunInfo:
         created_at=status.created_at, started_at=status.started_at, ended_at=status.ended_at, pid=status.pid,
         error=status.error, broken="; ".join(broken) or None, status=status,
         has_checkpoint=layout.latest_checkpoint.is_file(),
-        pause_reason=status.pause_reason if status.state == "paused" and status.pause_reason else None)
+        pause_reason=status.pause_reason if status.state == "paused" and status.pause_reason else None,
+        stall_note=stall_note(status))
     notes = read_annotations(run_dir)
     info.display_name, info.tags, info.note = notes.display_name, notes.tags, notes.note
     summary = read_json(layout.summary, default=None)

@@ -1,6 +1,7 @@
 """SB3 callbacks and logger output that write the run folder's records.
 
-The per-step cost is a look at ``dones`` and one monotonic clock read; everything else
+The per-step cost is a look at ``dones``, one monotonic clock read and the watchdog's beat
+(``RunRecorder.beat``, ``longest_gap``); everything else
 (episode records, progress, the STOP check) happens about once a second.
 """
 
@@ -122,11 +123,13 @@ class RunRecorder(BaseCallback):
         self._next_stop_check = 0.0  # its own clock: checkpoint flushes (every few hundred steps) must not postpone it
         self._last_t = 0.0
         self._last_step = 0
+        self.beat = time.monotonic()  # the last step (core.training.watchdog reads it from its thread)
+        self.longest_gap = 0.0  # the longest pause between two steps so far (an update, an evaluation, a checkpoint)
         self.stopped = False
         self.ignores_false = False  # the algorithm does not end learn() when a step returns False (ARS)
 
     def _on_training_start(self) -> None:
-        self._last_t = time.monotonic()
+        self._last_t = self.beat = time.monotonic()
         self._last_step = self.num_timesteps
         self._next_flush = self._next_stop_check = self._last_t + self.interval_s
 
@@ -148,6 +151,9 @@ class RunRecorder(BaseCallback):
             self.flush()
             return self.halt()  # diverged: end now, before another update or checkpoint
         now = time.monotonic()
+        if now - self.beat > self.longest_gap:  # the watchdog's measure of this run's normal pauses
+            self.longest_gap = now - self.beat
+        self.beat = now
         if now >= self._next_flush:
             self.flush(now)
         if now >= self._next_stop_check:
@@ -176,7 +182,7 @@ class RunRecorder(BaseCallback):
         paused_before = getattr(self.on_second, "pauses", 0)
         stop = self.on_second() if self.on_second is not None else False
         if getattr(self.on_second, "pauses", 0) != paused_before:
-            self._last_t = time.monotonic()
+            self._last_t = self.beat = time.monotonic()  # the pause is no pause between steps for the watchdog
             self._last_step = self.num_timesteps
             self._next_flush = self._next_stop_check = self._last_t + self.interval_s
         return stop

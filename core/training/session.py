@@ -47,7 +47,9 @@ from core.training.factory import (
 from core.training.fit_record import record_estimate
 from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
+from core.training.lean_vec_env import EnvProcessError
 from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
+from core.training.watchdog import StallWatch
 from core.util.awake import KeepAwake
 from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
@@ -268,12 +270,16 @@ class TrainingSession:
             handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush,
                                    notify=partial(notify_guard_event, self.run_dir))
             recorder.on_second = handler
+        rt = self.cfg.runtime
+        watch = StallWatch(self.run_dir, out, recorder, lambda: model.num_timesteps, configured=rt.stall_after_s,
+                           action=rt.on_stall, env=env, ask_stop=stop.set,
+                           paused=lambda: handler is not None and handler.guard.paused).start()
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
         self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
         started = time.monotonic()
         try:
-            self._train(model, callbacks, health, total - model.num_timesteps)
+            self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
             # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
             stopped = recorder.stopped and model.num_timesteps < total
@@ -286,6 +292,7 @@ class TrainingSession:
                 write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
         finally:
+            watch.stop()
             if guard is not None:
                 guard.stop()
             if handler is not None:
@@ -303,8 +310,10 @@ class TrainingSession:
             return "finished", f"stopped by rule: {rules.reason}"
         return "finished", plan.reached(model.num_timesteps)
 
-    def _train(self, model: BaseAlgorithm, callbacks: list[BaseCallback], health: TrainingHealth, remaining: int) -> None:
-        """SB3's ``learn`` for the ``remaining`` steps; a divergence it raises becomes the health check's failure."""
+    def _train(self, model: BaseAlgorithm, callbacks: list[BaseCallback], health: TrainingHealth, remaining: int,
+               recorder: RunRecorder) -> None:
+        """SB3's ``learn`` for the ``remaining`` steps; a divergence it raises becomes the health check's failure,
+        and the end of the env processes that the watchdog's stop caused (on_stall: stop) is that stop."""
         if remaining <= 0:
             return
         # log_interval counts rollouts (on-policy) or episodes (off-policy): dump each one, so
@@ -314,6 +323,10 @@ class TrainingSession:
                         reset_num_timesteps=not self.resume, progress_bar=False)
         except TrainingHalted:  # a stop, a failed health check or a stopping rule, in an algorithm that ignores False (ARS)
             pass
+        except EnvProcessError:
+            if not recorder.stop.check():
+                raise
+            recorder.stopped = True  # the watchdog ended the env processes to stop a stalled run: stop with a checkpoint
         except (ValueError, RuntimeError) as exc:
             if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                 raise

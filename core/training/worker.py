@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     previous = read_status(run_dir)
     attempt = (previous.attempt or 0) + 1
     write_status(run_dir, state="starting", **process_identity(), attempt=attempt, error=None, exit_reason=None,
-                 ended_at=None, started_at=previous.started_at or time.time(), notes=None,
+                 ended_at=None, started_at=previous.started_at or time.time(), notes=None, stalled=None,
+                 failure_kind=None,
                  resumed_from=previous.resumed_from if not args.resume or previous.state == "starting"
                  else previous.state)  # launched by core.run.control, which recorded it before "starting"
     reserve_space(layout.space_reserve)
@@ -76,7 +77,9 @@ def main(argv: list[str] | None = None) -> int:
 
         state, reason = TrainingSession(run_dir, cfg, resume=args.resume).run()
         error = {"message": reason} if state == "failed" else None
-        write_status(run_dir, state=state, exit_reason=reason, ended_at=time.time(), error=error)
+        # a training that ends "failed" by itself failed its health check: a NaN or inf that would come again
+        write_status(run_dir, state=state, exit_reason=reason, ended_at=time.time(), error=error, stalled=None,
+                     failure_kind="diverged" if state == "failed" else None)
         print(f"worker: {state}: {reason}", flush=True)
         _notify_unsupervised(run_dir, state, reason)
         return 0
@@ -85,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         tb = traceback.format_exc()
         print(tb, file=sys.stderr, flush=True)
         message = failure_reason(exc)
-        write_status(run_dir, state="failed", ended_at=time.time(), exit_reason=message,
+        write_status(run_dir, state="failed", ended_at=time.time(), exit_reason=message, stalled=None,
+                     failure_kind=failure_kind(exc),
                      error={"message": message, "traceback": "\n".join(tb.strip().splitlines()[-15:])})
         _notify_unsupervised(run_dir, "failed", message)
         return 1
@@ -111,6 +115,29 @@ def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:
             os.fsync(fh.fileno())
     except OSError:
         path.unlink(missing_ok=True)
+
+
+def failure_kind(exc: BaseException) -> str:
+    """What kind of failure ended the attempt (``core.run.auto_resume.KINDS``): whether resuming could help."""
+    name = type(exc).__name__
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "disk_full"
+    if isinstance(exc, MemoryError):
+        return "host_oom"
+    if name == "OutOfMemoryError":
+        return "gpu_oom"
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    if name == "ConfigError":
+        return "config"
+    if name == "EnvProcessError" or name == "EnvsAborted":
+        return "env"
+    text = str(exc)
+    if "no complete checkpoint to resume from" in text:
+        return "no_checkpoint"
+    if "CUDA error" in text or "CUDA driver" in text or name in ("AcceleratorError", "CudaError"):
+        return "cuda"  # a driver reset (Windows' TDR), an ECC error, a lost device: the next attempt may well run
+    return "error"
 
 
 def failure_reason(exc: BaseException) -> str:

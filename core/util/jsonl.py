@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -77,11 +78,14 @@ class JsonlWriter:
         self.path = Path(path)
         repair_torn_tail(self.path)
         self._fh = open(self.path, "a", encoding="utf-8")
+        self._lock = threading.Lock()  # the worker's watchdog thread writes its events beside the training thread
 
     def write(self, records: list[dict[str, Any]]) -> None:
         if records:
-            self._fh.write("".join(json.dumps(r, separators=(",", ":"), default=float) + "\n" for r in records))
-            self._fh.flush()
+            text = "".join(json.dumps(r, separators=(",", ":"), default=float) + "\n" for r in records)
+            with self._lock:
+                self._fh.write(text)
+                self._fh.flush()
 
     def sync(self) -> None:
         """Make what was written durable (before a checkpoint that covers it is written)."""

@@ -78,11 +78,15 @@ def test_a_learning_rate_far_too_high_is_warned_about():
 def test_a_diverging_run_ends_failed_and_keeps_its_last_good_checkpoint(runs_dir):
     run = make_run(runs_dir, {"algo": "PPO", "env": {"entry_point": "tests.core.training.nan_env:NanRewardEnv",
                                                      "kwargs": {"clean_steps": 300}},
-                              "ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1}, "runtime": {"n_envs": 1},
+                              "ppo": {"n_steps": 64, "batch_size": 32, "n_epochs": 1},
+                              "runtime": {"n_envs": 1, "auto_resume": 2, "auto_resume_after_s": 0},
                               "budget": {"total_timesteps": 5000, "checkpoint_every": 128}})
     assert launch_worker(run, extra_env={"PYTHONPATH": str(REPO)}, reap=False).wait(240) == 0, (run / "worker.log").read_text()
     status = read_status(run)
     assert status.state == "failed", status
+    # issue 28: a divergence would come again from the same checkpoint, so it is not resumed by itself
+    assert status.failure_kind == "diverged" and status.attempt == 1
+    assert "diverged" in status.auto_resume["gave_up"] and status.auto_resume["count"] == 0
     reason = status.exit_reason
     assert reason.startswith("the env returned a non-finite reward (nan) at step 301"), reason
     assert "nothing was saved over the last good checkpoint" in reason

@@ -1,0 +1,209 @@
+"""Automatic resume of a crashed run (issue 28): ``runtime.auto_resume`` times, after a back-off, never a failure
+that would repeat.
+
+A CUDA error, a driver reset (Windows' TDR), an out-of-memory kill or a power blip ends an
+attempt; at 3 am nobody presses Resume. A run whose ``runtime.auto_resume`` allows it (default: 2
+for a queued run, 0 for others) is resumed from its newest complete checkpoint by itself, after
+``runtime.auto_resume_after_s`` (doubled for each further resume). Never when the failure would
+only come again (``NEVER``: its config, a NaN loss, a full disk, an interrupt by hand, no checkpoint),
+nor after out of memory twice with no checkpoint between (the same point: a third try would repeat it).
+
+Two parts share the decision, under the run's control lock:
+
+- ``plan`` (once per ended attempt): decide, and record the decision in ``status.json``'s
+  ``auto_resume``: ``{attempt, limit, count, history: [{attempt, kind, step, from_step, at, reason}],
+  due_at, gave_up}`` (``from_step``: the checkpoint a resume starts from). ``sentence`` says it in a notification's words.
+- ``resume_if_due`` (any time): the run resumes when its plan is due and it is still crashed or
+  failed (a resume by hand, a restart or a delete in between wins).
+
+The supervisor plans the moment its worker ends and waits out the back-off; a queue runner
+plans and resumes its jobs' runs whose supervisor is gone (a power cut, a reboot). Each
+automatic resume is an attempt like any (``attempt``, ``resumed_from``), counted in ``auto_resume``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from core.config.errors import ConfigError
+from core.run.checkpoints import find_checkpoint
+from core.run.layout import RunDir
+from core.run.records import STEP_KINDS, well_formed_only
+from core.run.states import FAILED
+from core.run.status import RunStatus, read_status, write_status
+from core.run.store import load_run_config
+from core.util.jsonl import tail_jsonl
+from core.util.locks import held_briefly
+
+QUEUED_DEFAULT = 2  # auto_resume when the config leaves it empty, for a run of a queue (others: 0)
+# failure kinds (status.json's failure_kind, written by the worker and the supervisor)
+NEVER = {
+    "config": "its config is not valid, which a resume would not change",
+    "diverged": "its training diverged (a NaN or infinite loss or reward), which a resume from the same checkpoint "
+                "would repeat",
+    "disk_full": "the disk is full; it resumes once there is space",
+    "interrupted": "it was interrupted by hand",
+    "no_checkpoint": "it has no checkpoint to resume from",
+}
+OUT_OF_MEMORY = ("gpu_oom", "host_oom", "killed")  # twice from the same checkpoint: it would come a third time
+KINDS = (*NEVER, *OUT_OF_MEMORY, "cuda", "env", "error", "crashed")
+HISTORY_KEPT = 20
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What happens after an ended attempt: ``due_at`` (a resume planned then) or ``gave_up`` (why not); both
+    None when automatic resume is off for the run."""
+
+    due_at: float | None = None
+    gave_up: str | None = None
+    count: int = 0  # automatic resumes so far, this one included when planned
+    limit: int = 0
+
+    @property
+    def sentence(self) -> str:
+        """The decision in a notification's words ("" when auto-resume is off)."""
+        if self.due_at is not None:
+            at = datetime.fromtimestamp(self.due_at).strftime("%H:%M:%S")
+            return f"it resumes by itself at {at} (automatic resume {self.count} of {self.limit})"
+        if self.gave_up:
+            return f"it is not resumed automatically: {self.gave_up}"
+        return ""
+
+
+def limit_for(run_dir: Path, status: RunStatus) -> int:
+    """The run's ``runtime.auto_resume`` (empty: ``QUEUED_DEFAULT`` for a queued run, else 0); 0 when its config
+    cannot be read (a resume would fail the same way)."""
+    try:
+        configured = load_run_config(run_dir).runtime.auto_resume
+    except (ConfigError, OSError, ValueError):
+        return 0
+    if configured is not None:
+        return configured
+    return QUEUED_DEFAULT if status.queue else 0
+
+
+def _after_s(run_dir: Path) -> float:
+    try:
+        return load_run_config(run_dir).runtime.auto_resume_after_s
+    except (ConfigError, OSError, ValueError):
+        return 30.0
+
+
+def failure_kind(status: RunStatus) -> str:
+    """What ended the attempt: the kind its worker or supervisor recorded, else ``crashed`` (a death no one saw)."""
+    kind = status.failure_kind
+    return kind if kind in KINDS else "crashed"
+
+
+def _checkpoint_step(run_dir: Path) -> int | None:
+    """The step of the newest complete checkpoint: where a resume would start (None: there is none)."""
+    ckpt = find_checkpoint(run_dir).checkpoint
+    return ckpt.step if ckpt is not None else None
+
+
+def decide(run_dir: Path, status: RunStatus, now: float | None = None) -> Decision:
+    """The decision for a crashed or failed run, from its status (pure but for reading the run's config and
+    checkpoints)."""
+    now = time.time() if now is None else now
+    limit = limit_for(run_dir, status)
+    auto = status.auto_resume or {}
+    count = int(auto.get("count") or 0)
+    if limit <= 0 or status.state not in FAILED:
+        return Decision(limit=limit, count=count)
+    kind = failure_kind(status)
+    history = list(auto.get("history") or [])
+    if kind in NEVER:
+        return Decision(gave_up=NEVER[kind], count=count, limit=limit)
+    from_step = _checkpoint_step(run_dir)
+    if kind in OUT_OF_MEMORY and from_step is not None and any(
+            h.get("kind") in OUT_OF_MEMORY and h.get("from_step") == from_step for h in history):
+        return Decision(gave_up=f"out of memory ({kind}) twice since the checkpoint at step {from_step:,}, which a "
+                                "third try would repeat: lower the batch size, n_envs or the buffer", count=count, limit=limit)
+    if count >= limit:
+        return Decision(gave_up=f"it was resumed automatically {count} time{'s' if count != 1 else ''} already "
+                                f"(runtime.auto_resume: {limit})", count=count, limit=limit)
+    if from_step is None and not _is_baseline(run_dir):
+        return Decision(gave_up=NEVER["no_checkpoint"] + ": restart it", count=count, limit=limit)
+    return Decision(due_at=now + _after_s(run_dir) * 2 ** count, count=count + 1, limit=limit)
+
+
+def _is_baseline(run_dir: Path) -> bool:
+    try:
+        return load_run_config(run_dir).is_baseline
+    except (ConfigError, OSError, ValueError):
+        return False
+
+
+def plan(run_dir: Path, now: float | None = None) -> Decision:
+    """Decide for the attempt that just ended and record it in ``auto_resume`` (once per attempt: a second call for
+    the same attempt returns what was recorded)."""
+    run_dir = Path(run_dir)
+    with held_briefly(RunDir(run_dir).control_lock, what=f"run {run_dir.name}"):
+        status = read_status(run_dir)
+        auto = dict(status.auto_resume or {})
+        if auto.get("attempt") == status.attempt and status.state in FAILED:
+            return Decision(due_at=auto.get("due_at"), gave_up=auto.get("gave_up"), count=int(auto.get("count") or 0),
+                            limit=int(auto.get("limit") or 0))
+        decision = decide(run_dir, status, now)
+        if decision.limit <= 0:
+            return decision
+        entry = {"attempt": status.attempt, "kind": failure_kind(status), "step": _last_step(run_dir),
+                 "from_step": _checkpoint_step(run_dir), "at": time.time(),
+                 "reason": (status.exit_reason or status.error_message or status.state)[:300]}
+        history = [*list(auto.get("history") or []), entry][-HISTORY_KEPT:]
+        auto.update(attempt=status.attempt, limit=decision.limit, count=decision.count, history=history,
+                    due_at=decision.due_at, gave_up=decision.gave_up)
+        write_status(run_dir, auto_resume=auto)
+        return decision
+
+
+def _last_step(run_dir: Path) -> int:
+    """The newest step the run's records reached (their tail only)."""
+    steps = [int(r.get("step", 0)) for r in well_formed_only(tail_jsonl(RunDir(run_dir).metrics))
+             if r.get("kind") in STEP_KINDS]
+    return max(steps, default=0)
+
+
+def resume_if_due(run_dir: Path, now: float | None = None, reap: bool = True) -> bool:
+    """Resume the run when its planned automatic resume is due and it is still crashed or failed; True if it was.
+
+    ``core.run.control.resume_run`` holds the control lock and refuses a run that is no longer resumable, so two
+    callers (a supervisor and a queue runner) never resume it twice."""
+    from core.run.control import RunStateError, resume_run
+
+    run_dir = Path(run_dir)
+    now = time.time() if now is None else now
+    status = read_status(run_dir)
+    due = (status.auto_resume or {}).get("due_at")
+    if due is None or now < due or status.state not in FAILED:
+        return False
+    # recorded before the launch (the new worker writes this file next); resume_run's lock and state check make a
+    # second caller's resume fail instead of launching twice
+    write_status(run_dir, auto_resume={**(status.auto_resume or {}), "due_at": None, "resumed_at": time.time()})
+    try:
+        resume_run(run_dir, reap=reap)
+    except RunStateError:
+        return False  # resumed, restarted or deleted by someone else meanwhile
+    return True
+
+
+def pending(status: RunStatus) -> float | None:
+    """When a crashed or failed run will resume by itself (None: it will not)."""
+    due = (status.auto_resume or {}).get("due_at")
+    return float(due) if due is not None and status.state in FAILED else None
+
+
+def summary(auto: dict[str, Any] | None) -> str:
+    """``2 automatic resumes`` / ``not resumed automatically: ...`` for the morning report ("" when none)."""
+    if not auto:
+        return ""
+    count = int(auto.get("count") or 0)
+    parts = [f"{count} automatic resume{'s' if count != 1 else ''}"] if count else []
+    if auto.get("gave_up"):
+        parts.append(f"not resumed automatically: {auto['gave_up']}")
+    return "; ".join(parts)

@@ -1,0 +1,64 @@
+"""Issue 28: the progress watchdog. A run whose env hangs reads ``stalled``, says so in an event and a
+notification, and does what ``runtime.on_stall`` says; steps that come again clear it."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from core.notify.settings import NotifySettings, Target, save_settings
+from core.run.checkpoints import find_checkpoint
+from core.run.control import launch_worker, resume_run
+from core.run.status import read_status
+from tests.notify_sink import NotifySink
+from tests.training_helpers import make_run, records, run_worker, wait_state
+
+pytestmark = pytest.mark.training
+
+ENV = "tests.core.night.night_env:NightEnv"
+
+
+def night_run(runs_dir, marker, *, hang_s, on_stall="alert", vec_env="dummy", total=512, **runtime):
+    return make_run(runs_dir, {
+        "algo": "PPO", "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+        "env": {"entry_point": ENV, "kwargs": {"hang_at": 300, "hang_s": hang_s, "marker": str(marker)}},
+        "runtime": {"n_envs": 1, "vec_env": vec_env, "stall_after_s": 1.5, "on_stall": on_stall, "telemetry_hz": 0,
+                    **runtime},
+        "budget": {"total_timesteps": total, "checkpoint_every": 128}})
+
+
+def event_codes(run):
+    return [r.get("code") for r in records(run, "event") if r.get("code")]
+
+
+def test_a_hung_env_reads_stalled_is_notified_and_clears_when_steps_come_again(runs_dir, tmp_path):
+    with NotifySink() as sink:
+        save_settings(NotifySettings((Target(sink.url, ("stalled",)),)))
+        run = night_run(runs_dir, tmp_path / "hung", hang_s=6.0)
+        proc = launch_worker(run, reap=False)
+        seen = set()
+        while proc.poll() is None:
+            seen.add(read_status(run).state)
+            time.sleep(0.1)
+        msg = sink.wait(lambda m: "stalled" in m["title"])
+    assert read_status(run).state == "finished", (run / "worker.log").read_text()[-2000:]
+    assert "stalled" in seen, f"the hang was read as stalled while it lasted (seen {seen})"
+    assert event_codes(run).count("stalled") == 1 and event_codes(run).count("stall_over") == 1
+    stalled = next(r for r in records(run, "event") if r.get("code") == "stalled")
+    assert "no step for" in stalled["message"] and "since step 299" in stalled["message"]
+    assert "runtime.stall_after_s" in stalled["message"] and "on_stall: alert" in stalled["message"]
+    assert "no step for" in msg["message"] and run.name in msg["title"]
+    assert read_status(run).stalled is None and read_status(run).stall_limit_s == 1.5
+
+
+def test_on_stall_stop_ends_a_run_whose_env_deadlocked_and_it_resumes_from_its_checkpoint(runs_dir, tmp_path):
+    run = night_run(runs_dir, tmp_path / "deadlock", hang_s=None, on_stall="stop")
+    assert run_worker(run, timeout=120) == 0
+    status = read_status(run)
+    assert status.state == "stopped", (run / "worker.log").read_text()[-2000:]
+    assert "stalled at step 299" in status.exit_reason and "resumes from the checkpoint at step 256" in status.exit_reason
+    assert {"stalled", "stall_stop"} <= set(event_codes(run))
+    assert find_checkpoint(run).checkpoint.step == 256
+    resume_run(run, reap=False)
+    assert wait_state(run, ("finished", "failed", "crashed"), timeout=120) == "finished"
