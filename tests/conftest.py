@@ -40,6 +40,7 @@ def user_home(tmp_path_factory, monkeypatch):
     """Every test gets its own RLPANEL_HOME (presets, runs, queue state)."""
     home = tmp_path_factory.mktemp("rlpanel_home")
     monkeypatch.setenv("RLPANEL_HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))  # a start-up entry never lands in ~/.config
     yield home
     kill_detached(str(home))
 
