@@ -23,6 +23,7 @@ LINES = [
     ("kill points", ("kill points tried", "kill points resumed", "kills during starting", "kills mid-checkpoint")),
     ("generated inputs", ("inputs tried", "clear errors", "valid configs", "tracebacks", "hangs", "over memory")),
     ("corrupted folders", ("corrupted folders tried", "corrupted folders listed", "corrupted folders broken")),
+    ("night", ("night runs killed", "night resumes", "night stalls caught", "night runs finished")),
 ]
 TALLY_PROPERTY = "fault tally"
 
