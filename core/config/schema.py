@@ -232,13 +232,13 @@ class RuntimeParams(Section):
                                               "closing the lid still does what the power plan says.")
     # the night's safety nets (issue 28): core.training.watchdog and core.run.auto_resume
     stall_after_s: float | None = hp(None, "Stalled after", "A running run that takes no step for this long is stalled "
-                                                            "(empty: auto, 5x the longest pause between steps so far and at "
-                                                            "least 5 minutes; 0: never).", "s", ge=0, le=7 * 86_400)
+                                                            "(empty: auto; 0: never). Auto: 5x the longest pause between "
+                                                            "steps so far, at least 5 minutes.", "s", ge=0, le=7 * 86_400)
     on_stall: Literal["alert", "restart-envs", "stop"] = hp(
         "alert", "On a stall", "alert: an event and a notification; restart-envs: also replace the env processes "
         "(vec_env subproc), their episodes cut short, and train on; stop: also checkpoint and stop, so a queue goes on.")
     auto_resume: int | None = hp(None, "Auto-resume", "Resume a crashed run by itself from its newest checkpoint, at most "
-                                                      "this many times (empty: 2 for a queued run, else 0); never after a "
+                                                      "this many times (empty: 2 in a queue, else 0); never after a "
                                                       "failure that would repeat (config, NaN loss, full disk, out of memory "
                                                       "at the same step twice).", "times", ge=0, le=100)
     auto_resume_after_s: float = hp(30.0, "Resume after", "Seconds before an automatic resume, doubled for each further "
