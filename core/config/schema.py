@@ -238,7 +238,7 @@ class RuntimeParams(Section):
         "alert", "On a stall", "alert: an event and a notification; restart-envs: also replace the env processes "
         "(vec_env subproc), their episodes cut short, and train on; stop: also checkpoint and stop, so a queue goes on.")
     auto_resume: int | None = hp(None, "Auto-resume", "Resume a crashed run by itself from its newest checkpoint, at most "
-                                                      "this many times (empty: auto; auto is 2 in a queue, else 0); never after a "
+                                                      "this many times (empty: auto). Auto: 2 in a queue, else 0. Never after a "
                                                       "failure that would repeat (config, NaN loss, full disk, out of memory "
                                                       "at the same step twice).", "times", ge=0, le=100)
     auto_resume_after_s: float = hp(30.0, "Resume after", "Seconds before an automatic resume, doubled for each further "
