@@ -63,6 +63,7 @@ class StatusFields(TypedDict, total=False):
     planned_timesteps: int | None
     keep_awake_warned: str
     device: str
+    env_restarts: int  # env processes replaced mid-run (a step past env.step_timeout_s, a restart asked for)
 
 
 _NUMBER = (int, float)
@@ -75,7 +76,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "warnings": (list,), "notes": (list,), "queue": (dict,), "sweep": (dict,), "group": (dict,), "ray": (dict,),
     "resumed_from": (str,),
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
-    "keep_awake_warned": (str,), "device": (str,), "status_version": (int,),
+    "keep_awake_warned": (str,), "device": (str,), "env_restarts": (int,), "status_version": (int,),
 }
 _WRITERS_OWN = ("updated_at", "status_version")
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
@@ -118,6 +119,7 @@ class RunStatus:
     planned_timesteps: int | None = None
     keep_awake_warned: str | None = None
     device: str | None = None
+    env_restarts: int | None = None
     status_version: int | None = None  # None: a file from before the version was written (version 1)
     broken: str | None = None  # why the file is no status (state is then "broken")
     problems: tuple[str, ...] = ()  # fields of the wrong type, dropped
