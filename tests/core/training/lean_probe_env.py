@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import sys
@@ -62,14 +63,15 @@ class FailingEnv(CartPoleEnv):
 class HangingEnv(CartPoleEnv):
     """CartPole whose step ``at`` never answers in time: it sleeps ``seconds`` (``mode="sleep"``, a simulator's call
     that does not come back) or deadlocks on a lock it holds (``"deadlock"``). With ``once`` (a file path) only the
-    first process to create that file hangs: the process that replaces it, and the other envs, step on."""
+    first process to create that file hangs: the process that replaces it, and the other envs, step on. Only a lean
+    env process (a multiprocessing child) hangs: the spaces probe of a launch, a plain subprocess, plays on."""
 
     def __init__(self, mode: str = "sleep", at: int = 3, seconds: float = 5.0, once: str | None = None):
         super().__init__()
         self.mode, self.at, self.seconds, self.once, self.count = mode, at, seconds, once, 0
 
     def _hangs_now(self) -> bool:
-        if self.count != self.at:
+        if self.count != self.at or multiprocessing.parent_process() is None:
             return False
         if self.once is None:
             return True

@@ -7,7 +7,6 @@ while a step is blocked; a real PPO run through the CLI and the worker finishes 
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 
@@ -157,7 +156,8 @@ def test_a_run_whose_env_hangs_once_finishes_and_says_so(runs_dir, tmp_path):
         "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
         "runtime": {"n_envs": 2, "vec_env": "subproc", "seed": 3, "telemetry_hz": 0},
         "budget": {"total_timesteps": 256, "checkpoint_every": 0, "checkpoint_minutes": 0}}))
-    out = cli("train", "--config", str(config), "--set", "env.step_timeout_s=1", "--runs-dir", str(runs_dir))
+    out = cli("train", "--config", str(config), "--set", "env.step_timeout_s=1", "--trust",
+              "tests.core.training.lean_probe_env", "--runs-dir", str(runs_dir))
     [run] = list(runs_dir.iterdir())
     status = read_status(run)
     assert out.returncode == 0 and status.state == "finished", (out.stdout, out.stderr, (run / "worker.log").read_text())
@@ -171,5 +171,3 @@ def test_a_run_whose_env_hangs_once_finishes_and_says_so(runs_dir, tmp_path):
         assert csv.read_text().count("#{") == 1
     shown = cli("runs", run.name, "--runs-dir", str(runs_dir))
     assert "env restarts: 1 (env processes replaced mid-run" in shown.stdout, shown.stdout
-    listed = json.loads(cli("runs", run.name, "--json", "--runs-dir", str(runs_dir)).stdout)
-    assert listed["status"]["env_restarts"] == 1
