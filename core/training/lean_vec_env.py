@@ -206,7 +206,7 @@ class LeanSubprocVecEnv(EnvReplacement, VecEnv):
         obs, rews, dones, infos, self.reset_infos = zip(*answers, strict=True)  # type: ignore[assignment]
         self.last_obs = obs
         rewards, done = np.stack(rews), np.stack(dones)
-        self.tally.add(rewards, done)
+        self.tally.add(rewards, done, any(dones))
         return _stack_obs(obs, self.observation_space), rewards, done, infos  # type: ignore[return-value]
 
     def reset(self) -> VecEnvObs:
