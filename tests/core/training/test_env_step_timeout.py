@@ -171,3 +171,42 @@ def test_a_run_whose_env_hangs_once_finishes_and_says_so(runs_dir, tmp_path):
         assert csv.read_text().count("#{") == 1
     shown = cli("runs", run.name, "--runs-dir", str(runs_dir))
     assert "env restarts: 1 (env processes replaced mid-run" in shown.stdout, shown.stdout
+
+
+def test_a_cut_short_episode_keeps_its_own_record_past_the_episode_rate():
+    from core.run import records as rec
+    from core.run.episodes import EpisodeLimiter
+
+    limiter = EpisodeLimiter(rate=1.0, window_s=2.0)  # room for 2 single records
+    eps = [rec.episode(10 * i, 1.0, 10, t=0.0) for i in range(1, 6)]
+    eps.insert(2, rec.episode(25, 3.0, 3, t=0.0, truncated="env step took longer than 30 s"))
+    out = limiter.take(eps, now=0.0)
+    assert [r["kind"] for r in out] == ["episode", "episode", "episode", "episodes"]
+    assert out[2]["truncated"] == "env step took longer than 30 s" and out[3]["n"] == 3  # in step order
+
+
+def test_replacements_are_counted_and_too_many_alert_once(runs_dir):
+    """Five replacements in ten minutes: five warning events, env_restarts 5 in the status, one notification."""
+    from core.run.status import write_status
+    from core.training.restart_log import EnvRestartLog
+    from core.util.jsonl import JsonlWriter
+
+    run = runs_dir / "run"
+    run.mkdir()
+    write_status(run, state="running", env_restarts=2)  # an earlier attempt's
+    sent, now = [], [0.0]
+    out = JsonlWriter(run / "metrics.jsonl")
+    log = EnvRestartLog(run, out, count=2, notify=lambda *a, **k: sent.append((a, k)), clock=lambda: now[0])
+    log.step = lambda: 1234
+    for minute in (0, 1, 2, 20, 21, 22, 23):  # 3 in the first ten minutes, then 4 within four
+        now[0] = minute * 60.0
+        log(1, "env step took longer than 30 s (env.step_timeout_s); its process was replaced")
+    out.close()
+    assert read_status(run).env_restarts == 9
+    events = records(run, "event")
+    assert len(events) == 7 and events[0]["message"] == ("env 1 replaced at step 1,234: env step took longer than 30 s "
+                                                         "(env.step_timeout_s); its process was replaced")
+    assert {(e["level"], e["code"], e["step"]) for e in events} == {("warning", "env_restart", 1234)}
+    [(args, kwargs)] = sent
+    assert args[:2] == (run, "warning") and args[2].startswith("4 env processes replaced within 10 minutes")
+    assert kwargs == {"in_background": True}
