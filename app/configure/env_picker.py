@@ -1,5 +1,5 @@
-"""The environment picker (gymnasium id or ``module:Class`` entry point, with kwargs, wrappers and
-a frame stack) and the algorithm selector."""
+"""The environment picker (gymnasium id or ``module:Class`` entry point, with kwargs, wrappers, a frame
+stack and a step time limit) and the algorithm selector."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from app.configure.model import KIND_TEXT
 from app.theme import error_color
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
 from core.config.algorithms.registry import BASELINES
+from core.config.schema import EnvSpec
 from core.config.spaces import COMMON_ENVS
 from core.util.yaml_reader import load_yaml
 
@@ -87,6 +88,11 @@ class EnvPicker(QGroupBox):
         self.frame_stack_edit = QLineEdit()
         self.frame_stack_edit.setPlaceholderText("none")
         self.frame_stack_edit.setToolTip("Stack this many last observations (VecFrameStack); empty: none")
+        limit = EnvSpec.model_fields["step_timeout_s"]  # its words are the schema's, as in the generated forms
+        self.step_limit_title = f"{limit.title} (s)"
+        self.step_limit_edit = QLineEdit()
+        self.step_limit_edit.setPlaceholderText("none")
+        self.step_limit_edit.setToolTip(f"env.step_timeout_s: {limit.description}")
         self.spaces_label = QLabel()
         self.spaces_label.setEnabled(False)
         self.spaces_label.setWordWrap(True)
@@ -117,12 +123,13 @@ class EnvPicker(QGroupBox):
         self.options_toggle.setCheckable(True)
         self.options_toggle.setAutoRaise(True)
         self.options_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.options_toggle.setToolTip("Env kwargs, wrappers and frame stack")
+        self.options_toggle.setToolTip("Env kwargs, wrappers, frame stack and step time limit")
         self.options_toggle.toggled.connect(self._show_options)
         form.addRow(self.options_toggle)
         form.addRow("Env kwargs", self.kwargs_edit)
         form.addRow("Wrappers", self.wrappers_edit)
         form.addRow("Frame stack", self.frame_stack_edit)
+        form.addRow(self.step_limit_title, self.step_limit_edit)
         form.addRow("", self.spaces_label)
         form.addRow("", self.env_error)
         form.addRow("Algorithm", self.algo_combo)
@@ -141,6 +148,7 @@ class EnvPicker(QGroupBox):
         self.kwargs_edit.textChanged.connect(self._kwargs_changed)
         self.wrappers_edit.textChanged.connect(self._kwargs_changed)
         self.frame_stack_edit.textEdited.connect(lambda _t: self._emit_env())
+        self.step_limit_edit.textEdited.connect(lambda _t: self._emit_env())
         self.measures_edit.textEdited.connect(lambda _t: self._emit_env())
         self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
         self._loading = False
@@ -182,7 +190,7 @@ class EnvPicker(QGroupBox):
             self._emit_env()
 
     def _show_options(self, shown: bool) -> None:
-        for editor in (self.kwargs_edit, self.wrappers_edit, self.frame_stack_edit):
+        for editor in (self.kwargs_edit, self.wrappers_edit, self.frame_stack_edit, self.step_limit_edit):
             self._form.setRowVisible(editor, shown)
         self.options_toggle.setArrowType(Qt.ArrowType.DownArrow if shown else Qt.ArrowType.RightArrow)
         self._options_title()
@@ -192,9 +200,10 @@ class EnvPicker(QGroupBox):
         if self.options_toggle.isChecked():
             self.options_toggle.setText("Env options")
             return
-        stack = self.frame_stack_edit.text().strip()
+        stack, limit = self.frame_stack_edit.text().strip(), self.step_limit_edit.text().strip()
         parts = [name for name, edit in (("kwargs", self.kwargs_edit), ("wrappers", self.wrappers_edit))
-                 if edit.toPlainText().strip()] + ([f"frame stack {stack}"] if stack else [])
+                 if edit.toPlainText().strip()] + ([f"frame stack {stack}"] if stack else []) + (
+                     [f"step limit {limit} s"] if limit else [])
         self.options_toggle.setText(f"Env options: {', '.join(parts) or 'none'}")
 
     def env_raw(self) -> dict[str, Any]:
@@ -208,6 +217,7 @@ class EnvPicker(QGroupBox):
             kwargs = {}
         extra = {"wrappers": _yaml_or_text(self.wrappers_edit.toPlainText()) or [],
                  "frame_stack": parse_text(self.frame_stack_edit.text(), FieldKind("number", optional=True, integer=True)),
+                 "step_timeout_s": parse_text(self.step_limit_edit.text(), FieldKind("number", optional=True)),
                  "info_keys": [k for k in self.measures_edit.text().replace(",", " ").split() if k]}
         if self.gym_radio.isChecked():
             return {"id": self.id_combo.currentText().strip(), "entry_point": None, "kwargs": kwargs, **extra}
@@ -249,7 +259,10 @@ class EnvPicker(QGroupBox):
             stack = format_value(env.get("frame_stack"))
             if self.frame_stack_edit.text().strip() != stack:
                 self.frame_stack_edit.setText(stack)
-            if env.get("kwargs") or env.get("wrappers") or env.get("frame_stack"):
+            limit = format_value(env.get("step_timeout_s"))
+            if self.step_limit_edit.text().strip() != limit:
+                self.step_limit_edit.setText(limit)
+            if env.get("kwargs") or env.get("wrappers") or env.get("frame_stack") or env.get("step_timeout_s"):
                 self.options_toggle.setChecked(True)  # a config that sets one shows them
             self._options_title()
         finally:

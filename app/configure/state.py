@@ -48,7 +48,8 @@ def same_value(a: Any, b: Any) -> bool:
 
 def defaults() -> dict[str, Any]:
     """Every field's schema default, in the shape of a raw config."""
-    env: dict[str, Any] = {"id": "CartPole-v1", "entry_point": None, "kwargs": {}, "wrappers": [], "frame_stack": None}
+    env: dict[str, Any] = {"id": "CartPole-v1", "entry_point": None, "kwargs": {}, "wrappers": [], "frame_stack": None,
+                           "step_timeout_s": None}
     return RunConfig.model_construct().model_dump(mode="json") | {"env": env}
 
 

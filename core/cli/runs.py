@@ -193,6 +193,9 @@ def _details(data: dict[str, Any], status: RunStatus) -> str:
         lines.append(f"automatic resume: {_auto_resume_line(auto)}")
     if status.paused_s:
         lines.append(f"paused for {format_duration(status.paused_s)} in all")
+    if status.env_restarts:
+        lines.append(f"env restarts: {status.env_restarts} (env processes replaced mid-run, each episode cut short; "
+                     "the warning events say when and why)")
     lines += [f"note: {note}" for note in status.notes[:10]]
     if status.error:
         lines.append(f"error: {status.error.get('message')}")

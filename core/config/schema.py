@@ -103,6 +103,10 @@ class EnvSpec(Section):
     info_keys: list[str] = hp([], "Env measures", "Numeric keys of the env's info dict at the end of an episode to record "
                                                   "with each episode (e.g. co2_kg, comfort_pct): plotted, and columns of "
                                                   "the results table against the baseline.")
+    step_timeout_s: float | None = hp(None, "Step time limit",
+                                      "An env step that takes longer ends its env process: a fresh one takes its place "
+                                      "and the episode is recorded as cut short (empty: no limit). Needs runtime.vec_env "
+                                      "subproc.", "s", gt=0, le=86_400)
 
     @field_validator("info_keys")
     @classmethod
@@ -384,7 +388,7 @@ def return_gamma(cfg: RunConfig) -> float:
 
 def cross_field_issues(cfg: RunConfig) -> list[FieldIssue]:
     """Rules between fields of the chosen algorithm (its spec's rules), and the net_arch keys it takes."""
-    issues = thermal_issues(cfg.runtime) + stop_rule_issues(cfg.budget)
+    issues = thermal_issues(cfg.runtime) + stop_rule_issues(cfg.budget) + step_timeout_issues(cfg)
     spec = cfg.spec
     if spec is None:
         return issues
@@ -403,6 +407,16 @@ def thermal_issues(rt: RuntimeParams) -> list[FieldIssue]:
         return [FieldIssue("runtime.thermal_resume_c", f"resume temperature {resume} C must be below the pause temperature "
                                                        f"{pause} C (runtime.thermal_pause_c): set it a few degrees lower")]
     return []
+
+
+def step_timeout_issues(cfg: RunConfig) -> list[FieldIssue]:
+    """A step time limit is kept by the lean env processes only: the others have no process of their own to replace
+    (dummy) or no way to wait with a limit (SB3's SubprocVecEnv)."""
+    limit, vec_env = cfg.env.step_timeout_s, cfg.runtime.vec_env
+    if limit is None or vec_env == "subproc":
+        return []
+    return [FieldIssue("env.step_timeout_s", f"a step time limit ({limit:g} s) needs the lean env processes, not vec_env "
+                                             f"{vec_env}: set runtime.vec_env: subproc, or clear env.step_timeout_s")]
 
 
 def stop_rule_issues(budget: BudgetParams) -> list[FieldIssue]:

@@ -52,6 +52,10 @@ class EpisodeLimiter:
         if self._last is not None:
             self.tokens = min(self.capacity, self.tokens + max(now - self._last, 0.0) * self.rate)
         self._last = now
+        if any("truncated" in e for e in episodes):  # a cut-short episode keeps its record, and its reason, always
+            cut = [e for e in episodes if "truncated" in e]
+            rest = [e for e in episodes if "truncated" not in e]
+            return sorted(self.take(rest, now) + cut, key=lambda r: int(r["step"])) if rest else cut
         singles = min(len(episodes), int(self.tokens))
         self.tokens -= singles
         if singles == len(episodes):

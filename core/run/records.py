@@ -2,7 +2,8 @@
 
 Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys and kinds.
 
-- episode  {step, t, reward, length[, m: {<env.info_keys>: number}]} (m: the env's own measures)
+- episode  {step, t, reward, length[, m: {<env.info_keys>: number}][, truncated: reason]} (m: the env's own
+  measures; truncated: the episode was cut short because its env process was replaced, and why)
 - episodes {step, t, n, step_first, reward, reward_std, reward_min, reward_max, length, length_min,
   length_max[, m]}: ``n`` episodes of one flush in one record (means, population std, extremes; m:
   the measures' means), written instead of episode records past ``core.run.episodes.EPISODES_PER_S``.
@@ -32,12 +33,15 @@ STEP_KINDS = (EPISODE, EPISODES, PROGRESS, TRAIN)  # the kinds whose step tells 
 
 
 def episode(step: int, reward: float, length: int, t: float | None = None,
-            measures: dict[str, float] | None = None) -> dict[str, Any]:
-    """``measures``: the env's own numbers at the episode's end (``env.info_keys``), kept under ``m``."""
+            measures: dict[str, float] | None = None, truncated: str | None = None) -> dict[str, Any]:
+    """``measures``: the env's own numbers at the episode's end (``env.info_keys``), kept under ``m``;
+    ``truncated``: why the episode was cut short (its env process was replaced: a step past ``env.step_timeout_s``)."""
     rec = {"kind": EPISODE, "step": int(step), "t": time.time() if t is None else t,
            "reward": float(reward), "length": int(length)}
     if measures:
         rec["m"] = measures
+    if truncated:
+        rec["truncated"] = truncated
     return rec
 
 

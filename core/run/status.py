@@ -65,6 +65,7 @@ class StatusFields(TypedDict, total=False):
     planned_timesteps: int | None
     keep_awake_warned: str
     device: str
+    env_restarts: int  # env processes replaced mid-run (a step past env.step_timeout_s, a restart asked for)
     stalled: dict[str, Any] | None  # the watchdog's finding: {since, step, limit_s, action} (core.training.watchdog)
     stall_limit_s: float | None  # the stall limit in force (readers judge a worker that cannot say so itself)
     failure_kind: str | None  # what ended a failed or crashed attempt (core.run.auto_resume.KINDS)
@@ -81,7 +82,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "warnings": (list,), "notes": (list,), "queue": (dict,), "sweep": (dict,), "group": (dict,), "ray": (dict,),
     "resumed_from": (str,),
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
-    "keep_awake_warned": (str,), "device": (str,), "status_version": (int,),
+    "keep_awake_warned": (str,), "device": (str,), "env_restarts": (int,), "status_version": (int,),
     "stalled": (dict,), "stall_limit_s": _NUMBER, "failure_kind": (str,), "auto_resume": (dict,),
 }
 _WRITERS_OWN = ("updated_at", "status_version")
@@ -125,6 +126,7 @@ class RunStatus:
     planned_timesteps: int | None = None
     keep_awake_warned: str | None = None
     device: str | None = None
+    env_restarts: int | None = None
     stalled: dict[str, Any] | None = None
     stall_limit_s: float | None = None
     failure_kind: str | None = None

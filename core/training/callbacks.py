@@ -23,6 +23,7 @@ from core.run import records
 from core.run.episodes import EpisodeLimiter
 from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
+from core.training.env_replacement import TRUNCATED_KEY
 from core.training.health import TrainingHealth
 from core.util.jsonl import JsonlWriter
 
@@ -142,9 +143,10 @@ class RunRecorder(BaseCallback):
             now = time.time()
             for i in np.flatnonzero(dones):
                 ep = infos[i].get("episode")
-                if ep is not None:
+                if ep is not None:  # an episode cut short by a replaced env process says why (TRUNCATED_KEY)
                     self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now,
-                                                         records.measures_of(ep, self.info_keys)))
+                                                         records.measures_of(ep, self.info_keys),
+                                                         infos[i].get(TRUNCATED_KEY)))
         if self.health is not None:
             self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
         if self.health is not None and self.health.failure:

@@ -86,12 +86,14 @@ def wrapper_function(spec: EnvSpec) -> Callable[[gym.Env], gym.Env] | None:
 
 
 def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int | None = None,
-                  seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False) -> tuple[VecEnv, list[str]]:
+                  seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False,
+                  on_replaced: Callable[[int, str], None] | None = None) -> tuple[VecEnv, list[str]]:
     """The vectorised, Monitor-wrapped env (with its wrappers and frame stack); returns it and notes.
 
     ``vec_env``: ``dummy`` (in this process), ``subproc`` (``LeanSubprocVecEnv``: env processes
     without torch) or ``subproc-sb3`` (SB3's ``SubprocVecEnv``). ``append_monitor`` continues the
-    Monitor CSVs of an earlier attempt (SB3 then writes no header).
+    Monitor CSVs of an earlier attempt (SB3 then writes no header). The lean env processes keep
+    ``env.step_timeout_s`` and call ``on_replaced(index, reason)`` for each env process they replace.
     """
     rt = cfg.runtime
     notes: list[str] = []
@@ -107,7 +109,8 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
         method, note = effective_start_method(rt.start_method, sys.platform)
         notes.extend([note] if note else [])
         # the lean env's Monitor leaves a measure the env did not report as NaN itself (no torch-side wrapper there)
-        env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs), start_method=method)
+        env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs), start_method=method,
+                                step_timeout_s=cfg.env.step_timeout_s, on_replaced=on_replaced)
         env.seed(seed)  # as make_vec_env: env i resets first with seed + i (a random seed when None)
     else:
         vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv

@@ -6,8 +6,9 @@ committed per process). Ours runs ``core.envproc.worker.serve``: the env process
 numpy, gymnasium and the env. Same VecEnv API and semantics as SB3's (auto-reset with
 ``terminal_observation`` and ``TimeLimit.truncated``, seeds and options at reset, env_method,
 get_attr, set_attr, env_is_wrapped, render, close); an error in an env process is raised here as
-``EnvProcessError`` naming the env, and a process that dies is reported instead of hanging.
-``bench/env_memory.py`` compares the two. See ARCHITECTURE.md, "Processes".
+``EnvProcessError`` naming the env, and a process that dies is reported instead of hanging. An env whose
+step passes ``step_timeout_s``, or that another thread asks to restart, is replaced by a fresh process
+(``core.training.env_replacement``). ``bench/env_memory.py`` compares the two. See ARCHITECTURE.md, "Processes".
 """
 
 from __future__ import annotations
@@ -18,7 +19,9 @@ import sys
 import types
 import warnings
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
+from typing import Any
 
 import cloudpickle
 import gymnasium as gym
@@ -29,22 +32,13 @@ from stable_baselines3.common.vec_env.subproc_vec_env import _stack_obs
 
 from core.envproc.monitor import EpisodeMonitor
 from core.envproc.worker import EnvFailure, serve
+from core.training.env_replacement import FAILED, EnvProcessError, EnvReplacement, EnvsAborted, PipeEnded, end_process
 
 # Imported once by the forkserver and shared, copy-on-write, by every env process it forks.
 FORKSERVER_PRELOAD = ["numpy", "gymnasium", "cloudpickle", "core.envproc.worker", "core.envproc.recipe"]
 
 
-class EnvProcessError(RuntimeError):
-    """An env process failed: which env, doing what, and its traceback."""
-
-
-class _PipeEnded(NamedTuple):
-    """In place of an answer: the pipe of an env process that ended (an env's own answer may be an exception)."""
-
-    error: BaseException
-
-
-_FAILED = (EnvFailure, _PipeEnded)  # the answers that raise (exact types: cheaper than isinstance per answer)
+__all__ = ["EnvProcessError", "EnvsAborted", "LeanSubprocVecEnv"]
 
 
 def forkserver_preload() -> list[str]:
@@ -80,46 +74,62 @@ def default_start_method() -> str:
     return "forkserver" if "forkserver" in mp.get_all_start_methods() else "spawn"
 
 
-class LeanSubprocVecEnv(VecEnv):
-    """One process per env, running ``core.envproc.worker``; a drop-in for SB3's ``SubprocVecEnv``."""
+class LeanSubprocVecEnv(EnvReplacement, VecEnv):
+    """One process per env, running ``core.envproc.worker``; a drop-in for SB3's ``SubprocVecEnv``.
+
+    ``step_timeout_s``: an env whose step answers later is replaced (``None``: steps may take any time);
+    ``on_replaced(index, reason)`` is called, in the stepping thread, after each replacement.
+    """
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], start_method: str | None = None,
-                 names: Sequence[str] | None = None):
+                 names: Sequence[str] | None = None, step_timeout_s: float | None = None,
+                 on_replaced: Callable[[int, str], None] | None = None):
         self.waiting = False
         self.closed = False
         n_envs = len(env_fns)
         self.names = list(names) if names is not None else [getattr(fn, "name", "env") for fn in env_fns]
+        self.env_fns = list(env_fns)  # a replaced env's process is started from its own again
         start_method = start_method or default_start_method()
-        ctx = mp.get_context(start_method)
+        self._ctx = mp.get_context(start_method)
         if start_method == "forkserver":
-            ctx.set_forkserver_preload(forkserver_preload())  # no effect once this process's forkserver runs
-        self.remotes, self.work_remotes = zip(*[ctx.Pipe() for _ in range(n_envs)], strict=True)
-        self.processes = []
+            self._ctx.set_forkserver_preload(forkserver_preload())  # no effect once this process's forkserver runs
+        self.remotes: list[Connection] = []
+        self.processes: list[BaseProcess] = []
+        self._init_replacement(n_envs, step_timeout_s, on_replaced)
         try:
-            for work_remote, remote, env_fn in zip(self.work_remotes, self.remotes, env_fns, strict=True):
-                process = ctx.Process(  # type: ignore[attr-defined]
-                    target=serve, args=(work_remote, remote, cloudpickle.dumps(env_fn)), daemon=True)
-                process.start()
+            for env_fn in env_fns:
+                remote, process = self._start(env_fn)
+                self.remotes.append(remote)
                 self.processes.append(process)
-                work_remote.close()
             spaces = self._ask_all("get_spaces", None, range(n_envs))
         except BaseException:
             self._send_close()
             self._end_processes()
-            for work_remote in self.work_remotes:
-                work_remote.close()
             raise
         observation_space, action_space = spaces[0]
         super().__init__(n_envs, observation_space, action_space)
+
+    def _start(self, env_fn: Callable[[], Any]) -> tuple[Connection, BaseProcess]:
+        """A new env process building ``env_fn``'s env, and our end of its pipe."""
+        remote, work_remote = self._ctx.Pipe()
+        process = self._ctx.Process(  # type: ignore[attr-defined]
+            target=serve, args=(work_remote, remote, cloudpickle.dumps(env_fn)), daemon=True)
+        try:
+            process.start()
+        finally:
+            work_remote.close()
+        return remote, process
 
     # the pipes --------------------------------------------------------------------------------
 
     def _label(self, index: int) -> str:
         return f"env {index} ({self.names[index]}, pid {self.processes[index].pid})"
 
-    def _error(self, index: int, cmd: str, answer: EnvFailure | _PipeEnded) -> Exception:
+    def _error(self, index: int, cmd: str, answer: EnvFailure | PipeEnded) -> Exception:
         """What env ``index``'s failed answer to ``cmd`` raises here: its error, or the end of its process."""
-        if isinstance(answer, _PipeEnded):
+        if self.aborted is not None:
+            return self._aborted_error()
+        if isinstance(answer, PipeEnded):
             process = self.processes[index]
             process.join(timeout=5)
             error = EnvProcessError(f"{self._label(index)} ended during {cmd} ({exit_words(process.exitcode)}): its "
@@ -142,8 +152,8 @@ class LeanSubprocVecEnv(VecEnv):
             try:
                 answer = remotes[index].recv()
             except (EOFError, OSError) as exc:
-                answer = _PipeEnded(exc)
-            if type(answer) in _FAILED and failed is None:
+                answer = PipeEnded(exc)
+            if type(answer) in FAILED and failed is None:
                 failed = len(answers)
             answers.append(answer)
         if failed is not None:
@@ -158,24 +168,54 @@ class LeanSubprocVecEnv(VecEnv):
 
     # the VecEnv API ---------------------------------------------------------------------------
 
+    def _recv_step(self) -> tuple[list[Any], bool]:
+        """The step's answers, in order, however long they take (no limit: kept as lean as SB3's list of recv())."""
+        answers: list[Any] = []
+        trouble = False
+        for index, remote in enumerate(self.remotes):
+            self.reading = index  # for restart_envs from another thread: the envs from here on are outstanding
+            try:
+                answer = remote.recv()
+            except (EOFError, OSError) as exc:
+                answer = PipeEnded(exc)
+            if type(answer) in FAILED:
+                trouble = True
+            answers.append(answer)
+        return answers, trouble
+
+    # the VecEnv API ---------------------------------------------------------------------------
+
     def step_async(self, actions: np.ndarray) -> None:
-        for remote, action in zip(self.remotes, actions, strict=True):
-            remote.send(("step", action))
-        self.waiting = True
+        marked = self._marked_now()  # restart_envs' envs: their processes end now, and step_wait replaces them
+        for index, (remote, action) in enumerate(zip(self.remotes, actions, strict=True)):
+            if marked and index in marked:
+                continue
+            try:
+                remote.send(("step", action))
+            except OSError:
+                pass  # its process has ended: step_wait reads the pipe's end and says so
 
     def step_wait(self) -> VecEnvStepReturn:
         try:
-            results = self._recv_all(range(self.num_envs), "step")
+            limit = self.step_timeout_s
+            answers, trouble = self._recv_step() if limit is None else self._recv_step_within(limit)
+            if trouble:
+                answers = self._settle(answers)  # replaced envs' slots become truncated episodes, or the error is raised
         finally:
             self.waiting = False
-        obs, rews, dones, infos, self.reset_infos = zip(*results, strict=True)  # type: ignore[assignment]
-        return _stack_obs(obs, self.observation_space), np.stack(rews), np.stack(dones), infos  # type: ignore[return-value]
+        obs, rews, dones, infos, self.reset_infos = zip(*answers, strict=True)  # type: ignore[assignment]
+        self.last_obs = obs
+        rewards, done = np.stack(rews), np.stack(dones)
+        self.tally.add(rewards, done, any(dones))
+        return _stack_obs(obs, self.observation_space), rewards, done, infos  # type: ignore[return-value]
 
     def reset(self) -> VecEnvObs:
         for index, remote in enumerate(self.remotes):
             remote.send(("reset", (self._seeds[index], self._options[index])))
         results = self._recv_all(range(self.num_envs), "reset")
         obs, self.reset_infos = zip(*results, strict=True)  # type: ignore[assignment]
+        self.last_obs = obs
+        self.tally.restart()
         self._reset_seeds()
         self._reset_options()
         return _stack_obs(obs, self.observation_space)
@@ -201,12 +241,11 @@ class LeanSubprocVecEnv(VecEnv):
                 pass  # that env's process has already ended
 
     def _end_processes(self) -> None:
-        """Join every env process (a stuck one is terminated), then close our ends of the pipes."""
+        """Join every env process (a stuck one is killed: they ignore SIGTERM), then close our ends of the pipes."""
         for process in self.processes:
             process.join(timeout=30)
             if process.is_alive():
-                process.terminate()
-                process.join(timeout=5)
+                end_process(process)
         for remote in self.remotes:
             remote.close()
 

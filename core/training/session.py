@@ -48,6 +48,7 @@ from core.training.fit_record import record_estimate
 from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.training.lean_vec_env import EnvProcessError
+from core.training.restart_log import EnvRestartLog
 from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
 from core.training.watchdog import StallWatch
 from core.util.awake import KeepAwake
@@ -143,8 +144,10 @@ class TrainingSession:
         if choice.skipped:
             self._event(out, f"resuming from an older checkpoint: {choice.note}", "warning")
         self._announce(out, status, ckpt, moved)
-        env = self._env(out, ckpt)
+        restarts = EnvRestartLog(self.run_dir, out, count=status.env_restarts or 0)
+        env = self._env(out, ckpt, restarts)
         model = self._model(out, env, ckpt)
+        restarts.step = lambda: model.num_timesteps
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
         model.set_logger(self._logger(out, attempt=attempt, health=health))
@@ -172,9 +175,11 @@ class TrainingSession:
         # the device the worker really trains on: the Monitor's title shows it
         write_status(self.run_dir, device=device_label(resolve_device(self.cfg.runtime.device)))
 
-    def _env(self, out: JsonlWriter, ckpt: Checkpoint | None) -> VecEnv:
-        """The training env, checked against the algorithm, with its VecNormalize statistics restored."""
-        env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume)
+    def _env(self, out: JsonlWriter, ckpt: Checkpoint | None, restarts: EnvRestartLog) -> VecEnv:
+        """The training env, checked against the algorithm, with its VecNormalize statistics restored; the lean
+        env processes tell ``restarts`` of each one they replace."""
+        env, notes = build_vec_env(self.cfg, monitor_dir=self.layout.monitor, append_monitor=self.resume,
+                                   on_replaced=restarts)
         for note in notes:
             self._event(out, note, "warning")
         spaces = replace(describe(env.observation_space, env.action_space), action_masks=env.has_attr("action_masks"))

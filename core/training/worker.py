@@ -130,7 +130,7 @@ def failure_kind(exc: BaseException) -> str:
         return "interrupted"
     if name == "ConfigError":
         return "config"
-    if name == "EnvProcessError" or name == "EnvsAborted":
+    if name in ("EnvProcessError", "EnvsAborted"):
         return "env"
     text = str(exc)
     if "no complete checkpoint to resume from" in text:
@@ -154,7 +154,7 @@ def failure_reason(exc: BaseException) -> str:
         return f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate shows what fits)"
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted (Ctrl-C in the worker's console)"
-    if type(exc).__name__ == "EnvProcessError":  # lean_vec_env's (not imported here: SB3): the env's traceback follows
+    if type(exc).__name__ in ("EnvProcessError", "EnvsAborted"):  # lean_vec_env (not imported: SB3)
         return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"  # the traceback goes to its own field
     return f"{type(exc).__name__}: {exc}".strip()
 

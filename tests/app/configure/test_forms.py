@@ -204,3 +204,21 @@ def test_env_picker_edits_wrappers_and_frame_stack(qtbot, panel):
     assert [(w.name, w.kwargs) for w in env.wrappers] == [("gymnasium.wrappers.TimeLimit", {"max_episode_steps": 50})]
     assert env.frame_stack == 3
     qtbot.waitUntil(lambda: "[12]" in picker.spaces_label.text(), timeout=TIMEOUT_MS)  # CartPole's 4 obs x 3 frames
+
+
+def test_env_picker_sets_the_step_time_limit_which_needs_the_lean_env_processes(qtbot, panel):
+    """env.step_timeout_s sits with the env options, in the schema's words; with vec_env dummy it is the env's error."""
+    picker = panel.env_picker
+    picker.options_toggle.setChecked(True)
+    assert picker.step_limit_edit.isVisibleTo(picker) and "Needs runtime.vec_env subproc" in picker.step_limit_edit.toolTip()
+    qtbot.keyClicks(picker.step_limit_edit, "30")
+    qtbot.waitUntil(lambda: picker.env_error.isVisibleTo(picker), timeout=TIMEOUT_MS)
+    assert "set runtime.vec_env: subproc, or clear env.step_timeout_s" in picker.env_error.text()
+    assert not panel.launch_button.isEnabled()
+    row = panel.rows["runtime.vec_env"]
+    row.editor.setCurrentIndex(1)
+    row.editor.activated.emit(1)
+    qtbot.waitUntil(lambda: panel.launch_button.isEnabled(), timeout=TIMEOUT_MS)
+    assert panel.current_config().env.step_timeout_s == 30.0 and picker.env_error.isHidden()
+    picker.options_toggle.setChecked(False)
+    assert picker.options_toggle.text() == "Env options: step limit 30 s"

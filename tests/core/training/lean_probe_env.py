@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import signal
 import sys
+import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -55,3 +58,35 @@ class FailingEnv(CartPoleEnv):
             raise RuntimeError(f"FailingEnv broke at step {self.count}")
         return super().step(action)
 
+
+
+class HangingEnv(CartPoleEnv):
+    """CartPole whose step ``at`` never answers in time: it sleeps ``seconds`` (``mode="sleep"``, a simulator's call
+    that does not come back) or deadlocks on a lock it holds (``"deadlock"``). With ``once`` (a file path) only the
+    first process to create that file hangs: the process that replaces it, and the other envs, step on. Only a lean
+    env process (a multiprocessing child) hangs: the spaces probe of a launch, a plain subprocess, plays on."""
+
+    def __init__(self, mode: str = "sleep", at: int = 3, seconds: float = 5.0, once: str | None = None):
+        super().__init__()
+        self.mode, self.at, self.seconds, self.once, self.count = mode, at, seconds, once, 0
+
+    def _hangs_now(self) -> bool:
+        if self.count != self.at or multiprocessing.parent_process() is None:
+            return False
+        if self.once is None:
+            return True
+        try:
+            os.close(os.open(self.once, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return False
+        return True
+
+    def step(self, action):
+        self.count += 1
+        if self._hangs_now():
+            if self.mode == "deadlock":
+                lock = threading.Lock()
+                lock.acquire()
+                lock.acquire()  # never returns
+            time.sleep(self.seconds)
+        return super().step(action)
