@@ -52,7 +52,9 @@ def test_a_hung_env_reads_stalled_is_notified_and_clears_when_steps_come_again(r
     assert read_status(run).stalled is None and read_status(run).stall_limit_s == 1.5
 
 
-def test_on_stall_stop_ends_a_run_whose_env_deadlocked_and_it_resumes_from_its_checkpoint(runs_dir, tmp_path):
+def test_on_stall_stop_ends_a_run_whose_env_deadlocked_in_the_worker_and_it_resumes(runs_dir, tmp_path):
+    """vec_env dummy: the training thread itself is stuck in the env, so the watchdog gives it up and records the
+    stop with the checkpoint it resumes from."""
     run = night_run(runs_dir, tmp_path / "deadlock", hang_s=None, on_stall="stop")
     assert run_worker(run, timeout=120) == 0
     status = read_status(run)
@@ -60,5 +62,19 @@ def test_on_stall_stop_ends_a_run_whose_env_deadlocked_and_it_resumes_from_its_c
     assert "stalled at step 299" in status.exit_reason and "resumes from the checkpoint at step 256" in status.exit_reason
     assert {"stalled", "stall_stop"} <= set(event_codes(run))
     assert find_checkpoint(run).checkpoint.step == 256
+    resume_run(run, reap=False)
+    assert wait_state(run, ("finished", "failed", "crashed"), timeout=120) == "finished"
+
+
+def test_on_stall_stop_with_env_processes_checkpoints_where_it_stalled_and_resumes(runs_dir, tmp_path):
+    """vec_env subproc: the env processes are ended, the training thread comes back and stops with a checkpoint of
+    its own, at the step it stalled at."""
+    run = night_run(runs_dir, tmp_path / "deadlock", hang_s=None, on_stall="stop", vec_env="subproc")
+    assert run_worker(run, timeout=120) == 0
+    status = read_status(run)
+    assert status.state == "stopped", (run / "worker.log").read_text()[-2000:]
+    assert status.exit_reason == "stopped at step 299 (stalled at step 299)"
+    assert "stall_stop" not in event_codes(run), "the training thread came back: nothing was given up"
+    assert find_checkpoint(run).checkpoint.step == 299
     resume_run(run, reap=False)
     assert wait_state(run, ("finished", "failed", "crashed"), timeout=120) == "finished"
