@@ -78,3 +78,23 @@ def test_on_stall_stop_with_env_processes_checkpoints_where_it_stalled_and_resum
     assert find_checkpoint(run).checkpoint.step == 299
     resume_run(run, reap=False)
     assert wait_state(run, ("finished", "failed", "crashed"), timeout=120) == "finished"
+
+
+def test_a_worker_too_wedged_for_its_watchdog_reads_stalled_from_its_silent_records(runs_dir):
+    """The readers' own judgement: a live worker whose records have not grown for twice its stall limit (at least
+    10 minutes) reads stalled though its status never said so; one that wrote lately reads running."""
+    import os
+
+    from core.run.layout import RunDir
+    from tests.app.fake_runs import append_jsonl, make_fake_run
+
+    run = make_fake_run(runs_dir, state="running", stall_limit_s=300.0)  # this process is its worker
+    append_jsonl(RunDir(run).metrics, [{"kind": "progress", "step": 4096, "t": time.time(), "fps": 900.0, "total": 10000}])
+    assert read_status(run).state == "running"
+    quiet_since = time.time() - 601
+    os.utime(RunDir(run).metrics, (quiet_since, quiet_since))
+    status = read_status(run)
+    assert status.state == "stalled" and status.recorded_state == "running" and status.stalled["by"] == "reader"
+    from core.run.status import stall_note
+
+    assert stall_note(status) == f"no step since {time.strftime('%H:%M', time.localtime(quiet_since))}"
