@@ -4,7 +4,8 @@ Trains the same config (PPO, CartPole-v1, 8 DummyVecEnv envs, n_steps 256, ~50k 
 plain SB3 script (A) and through ``python -m core.training.worker`` (B), alternating A B A B,
 each in a fresh process. Throughput is steps / seconds spent inside ``learn()`` for both (the
 worker's ``summary.json`` records its own), so imports and env start-up are left out of both.
-Prints each pair and the median ratio B/A (goal >= 0.98).
+Prints each pair with the CPU time per env step of each side (the training process, every thread, inside
+``learn()``: the worker's ``train_cpu_s``), and the median ratios B/A (goal >= 0.99 for steps/s).
 
     python bench/overhead.py [--rounds 3] [--timesteps 50000]
 """
@@ -18,6 +19,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
@@ -29,19 +31,24 @@ from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
 env = make_vec_env("CartPole-v1", n_envs=8)
 model = PPO("MlpPolicy", env, n_steps=256, seed=1, device="cpu", verbose=0)
-start = time.monotonic()
+start, cpu = time.monotonic(), time.process_time()
 model.learn(total_timesteps=int(sys.argv[1]))
-print(json.dumps({"steps": model.num_timesteps, "seconds": time.monotonic() - start}))
+print(json.dumps({"steps": model.num_timesteps, "seconds": time.monotonic() - start, "cpu_s": time.process_time() - cpu}))
 """
 
 
-def plain(timesteps: int) -> float:
+class Side(NamedTuple):
+    steps_per_s: float
+    cpu_us_per_step: float  # CPU time of the training process (every thread) per env step, inside learn()
+
+
+def plain(timesteps: int) -> Side:
     out = subprocess.run([sys.executable, "-c", PLAIN, str(timesteps)], capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
-    return data["steps"] / data["seconds"]
+    return Side(data["steps"] / data["seconds"], 1e6 * data["cpu_s"] / data["steps"])
 
 
-def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
+def worker(timesteps: int, root: Path, telemetry_hz: float) -> Side:
     from core.config.validate import validate_config
     from core.run.layout import RunDir
     from core.run.store import RunStore
@@ -52,7 +59,8 @@ def worker(timesteps: int, root: Path, telemetry_hz: float) -> float:
                            "budget": {"total_timesteps": timesteps}}).config
     run = RunStore(root).create(cfg)
     subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=REPO)
-    return read_json(RunDir(run).summary)["steps_per_s"]
+    summary = read_json(RunDir(run).summary)
+    return Side(summary["steps_per_s"], 1e6 * summary["train_cpu_s"] / summary["timesteps"])
 
 
 def main() -> None:
@@ -62,15 +70,19 @@ def main() -> None:
     parser.add_argument("--telemetry-hz", type=float, default=5.0,
                         help="the worker's telemetry rate (default 5, as users run it)")
     args = parser.parse_args()
-    ratios = []
+    ratios, cpu_ratios = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
             a = plain(args.timesteps)
             b = worker(args.timesteps, Path(tmp), args.telemetry_hz)
-            ratios.append(b / a)
-            print(f"round {i + 1}: plain SB3 {a:,.0f} steps/s   rlpanel worker {b:,.0f} steps/s   ratio {b / a:.3f}", flush=True)
-    print(f"median ratio worker/plain over {args.rounds} rounds: {statistics.median(ratios):.3f} (goal >= 0.98)")
-
+            ratios.append(b.steps_per_s / a.steps_per_s)
+            cpu_ratios.append(b.cpu_us_per_step / a.cpu_us_per_step)
+            print(f"round {i + 1}: plain SB3 {a.steps_per_s:,.0f} steps/s ({a.cpu_us_per_step:.1f} us CPU/step)   "
+                  f"rlpanel worker {b.steps_per_s:,.0f} steps/s ({b.cpu_us_per_step:.1f} us CPU/step)   "
+                  f"ratio {ratios[-1]:.3f}, CPU per step {cpu_ratios[-1]:.3f}", flush=True)
+    print(f"median ratio worker/plain over {args.rounds} rounds: {statistics.median(ratios):.3f} (goal >= 0.99); "
+          f"CPU per step worker/plain {statistics.median(cpu_ratios):.3f} (spread {min(cpu_ratios):.3f}-"
+          f"{max(cpu_ratios):.3f})")
 
 if __name__ == "__main__":
     main()

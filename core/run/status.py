@@ -49,6 +49,7 @@ class StatusFields(TypedDict, total=False):
     ended_at: float | None
     restarted_at: float | None
     train_time_s: float
+    train_cpu_s: float  # the worker process's CPU seconds while training (all its threads), over the attempts
     attempt: int
     error: dict[str, str] | None  # message, and a failure's traceback (its last lines)
     exit_reason: str | None
@@ -83,7 +84,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "resumed_from": (str,),
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
     "keep_awake_warned": (str,), "device": (str,), "env_restarts": (int,), "status_version": (int,),
-    "stalled": (dict,), "stall_limit_s": _NUMBER, "failure_kind": (str,), "auto_resume": (dict,),
+    "train_cpu_s": _NUMBER, "stalled": (dict,), "stall_limit_s": _NUMBER, "failure_kind": (str,), "auto_resume": (dict,),
 }
 _WRITERS_OWN = ("updated_at", "status_version")
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
@@ -110,6 +111,7 @@ class RunStatus:
     ended_at: float | None = None
     restarted_at: float | None = None
     train_time_s: float | None = None
+    train_cpu_s: float | None = None
     attempt: int | None = None
     error: dict[str, str] | None = None
     exit_reason: str | None = None
@@ -182,7 +184,7 @@ def parse_status(raw: Any) -> RunStatus:
         elif value is not None:
             known[key] = value
     for key in ("pid_create_time", "created_at", "updated_at", "launched_at", "started_at", "ended_at",
-                "restarted_at", "train_time_s", "paused_s", "stall_limit_s"):
+                "restarted_at", "train_time_s", "train_cpu_s", "paused_s", "stall_limit_s"):
         if key in known:
             known[key] = float(known[key])
     if "error" in known:

@@ -68,6 +68,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
         wall = max(times) - start if times and start else 0.0
     out["wall_time_s"] = round(wall, 3)
     out["steps_per_s"] = round(out["timesteps"] / wall, 2) if wall > 0 else None
+    out["train_cpu_s"] = round(status.train_cpu_s, 3) if status.train_cpu_s is not None else None
     out["attempts"] = status.attempt or 1
     best = best_checkpoint(run_dir)  # the checkpoint of the best periodic evaluation (checkpoints/best.json)
     out["best_eval"] = {"step": best.step, "mean_reward": best.mean_reward} if best is not None else None

@@ -151,7 +151,8 @@ class TrainingSession:
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
         model.set_logger(self._logger(out, attempt=attempt, health=health))
-        state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0)
+        state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0,
+                                    prior_cpu=status.train_cpu_s or 0.0)
         if health.notes:
             write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
@@ -244,7 +245,7 @@ class TrainingSession:
         return where
 
     def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
-               prior_time: float) -> tuple[str, str]:
+               prior_time: float, prior_cpu: float) -> tuple[str, str]:
         """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
@@ -282,7 +283,7 @@ class TrainingSession:
         awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
         self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
-        started = time.monotonic()
+        started, cpu_started = time.monotonic(), time.process_time()
         try:
             self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
@@ -303,7 +304,8 @@ class TrainingSession:
             if handler is not None:
                 handler.write_events()
             awake.release()
-            write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started)
+            write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started,
+                         train_cpu_s=prior_cpu + time.process_time() - cpu_started)
             if telemetry is not None:
                 telemetry.stop()
             env.close()
