@@ -289,8 +289,21 @@ class LivePlot(pg.PlotWidget):
             item.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
     def in_view(self) -> bool:
-        """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area."""
-        return self.isVisible() and not self.visibleRegion().isEmpty()
+        """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area,
+        its window not minimized. (Each parent's rectangle clips it: ``visibleRegion()`` is empty in a
+        window the platform has not exposed, offscreen ones included.)"""
+        if not self.isVisible() or self.window().isMinimized():
+            return False
+        rect, widget = self.rect(), self
+        while not widget.isWindow():
+            parent = widget.parentWidget()
+            if parent is None:
+                break
+            rect = rect.translated(widget.pos()).intersected(parent.rect())
+            if rect.isEmpty():
+                return False
+            widget = parent
+        return True
 
     def refresh(self) -> bool:
         """Push changed series into their curves; returns whether anything was redrawn.
