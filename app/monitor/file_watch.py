@@ -71,6 +71,7 @@ class RunWatch(QObject):
         super().__init__(parent)
         self.files: tuple[Path, ...] = ()  # the files in the folder whose growth matters
         self.run_dir: Path | None = None
+        self._identity: dict[str, int] = {}  # path -> the file (inode) watched under it
         self._watcher: QFileSystemWatcher | None = None
         self._coalesce = QTimer(self)
         self._coalesce.setSingleShot(True)
@@ -99,6 +100,7 @@ class RunWatch(QObject):
 
     def stop(self) -> None:
         self._coalesce.stop()
+        self._identity.clear()
         if self._watcher is not None:
             self._watcher.deleteLater()
             self._watcher = None
@@ -108,14 +110,24 @@ class RunWatch(QObject):
         return self._watcher is not None
 
     def _add_files(self) -> str | None:
-        """Watch each of ``files`` that exists and is not watched yet (a replaced file drops its watch)."""
+        """Watch each of ``files`` that exists and is not watched yet, or was replaced since (a file
+        rewritten whole, as the recorder thins old telemetry, is another file: inotify watches the old one)."""
         assert self._watcher is not None
         watched = set(self._watcher.files())
         for file in self.files:
             path = str(file)
-            if path not in watched and file.exists() and not self._watcher.addPath(path):
+            try:
+                identity = os.stat(path).st_ino
+            except OSError:
+                continue  # not there yet: the folder's change signal says when it comes
+            if path in watched and self._identity.get(path) == identity:
+                continue
+            if path in watched:
+                self._watcher.removePath(path)
+            if not self._watcher.addPath(path):
                 self.stop()  # e.g. the limit of watched files: poll instead, never half watched
                 return f"the file system refused to watch {file.name} (too many watched files?)"
+            self._identity[path] = identity
         return None
 
     def _on_folder_changed(self, _path: str) -> None:

@@ -7,7 +7,7 @@ from PySide6.QtCore import QFileSystemWatcher
 
 import app.monitor.file_watch as file_watch
 from app.monitor.follower import RunFollower
-from tests.app.fake_runs import append_jsonl, episodes, make_fake_run
+from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 from tests.app.monitor.test_follower import Collected
 
 NEVER_MS = 600_000  # a poll interval no test waits for: what arrives came through the watcher
@@ -44,6 +44,15 @@ def test_an_appended_record_arrives_without_waiting_for_the_poll(qtbot, runs_dir
         (run_dir / "status.json.tmp").write_text(status)
         (run_dir / "status.json.tmp").replace(run_dir / "status.json")
         qtbot.waitUntil(lambda: got.statuses[-1].state == "paused", timeout=5000)
+        # telemetry rewritten whole (the recorder thins old samples): the new file is watched in turn
+        telemetry = run_dir / "telemetry.jsonl"
+        append_jsonl(telemetry, gpu_lines(10))
+        qtbot.waitUntil(lambda: len(got.telemetry) == 10, timeout=5000)
+        append_jsonl(run_dir / "thinned.tmp", gpu_lines(2))
+        (run_dir / "thinned.tmp").replace(telemetry)
+        qtbot.waitUntil(lambda: got.telemetry[-3:] == ["reset", 60, 60], timeout=5000)
+        append_jsonl(telemetry, gpu_lines(3))
+        qtbot.waitUntil(lambda: len(got.telemetry) == 16, timeout=5000)
     finally:
         follower.close()
 
