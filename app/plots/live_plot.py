@@ -365,7 +365,7 @@ class LivePlot(pg.PlotWidget):
         """An empty plot shows no tick values (a time axis over 0..1 s read "00.500").
 
         Only on a change: ``setStyle`` throws away the axis' drawing, and re-making the x axis of
-        10 plots on every frame was ~40 % of a 12 h run's redraw (bench/gui_scale.py).
+        10 plots on every frame was about a third of a 12 h run's redraw (bench/gui_scale.py, profiled).
         """
         if show != self._x_values_shown:
             self._x_values_shown = show
