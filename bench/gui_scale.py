@@ -224,10 +224,12 @@ def main() -> int:
         ms = [r * 1000 for r in redraws[False]]
         own = [r * 1000 for r in redraws[True]]
         shown = sum(plot.isVisible() for plot in monitor.all_plots())
+        in_view = sum(plot.in_view() for plot in monitor.all_plots())
         print(f"redraw of the Monitor tab ({shown} plots shown, every curve): median {statistics.median(ms):.1f} ms, "
               f"p95 {percentile(ms, 0.95):.1f} ms   (goal: median <= 16 ms); CPU time median "
               f"{statistics.median(cpu[False]) * 1000:.1f} ms,"
               f" of which setData {statistics.median(set_cpu[False]) * 1000:.1f} ms")
+        print(f"  plots in view, the only ones drawn: {in_view} of {shown} shown (the rest scrolled out of the chart grid)")
         print(f"  drawn as pyqtgraph does on its own, frames alternating with those: median "
               f"{statistics.median(own):.1f} ms, p95 {percentile(own, 0.95):.1f} ms, CPU time median "
               f"{statistics.median(cpu[True]) * 1000:.1f} ms; "
@@ -237,6 +239,9 @@ def main() -> int:
         lat = [v * 1000 for v in latencies]
         print(f"record written -> in the plot's data: median {statistics.median(lat):.0f} ms, "
               f"max {max(lat):.0f} ms   (goal: < 1000 ms; poll interval {window.follower.controller.poll_ms} ms)")
+        follower = window.follower.controller
+        print("  the follower " + ("watches the run folder (file system change signals)" if follower.watching
+                                   else f"polls ({follower.not_watched})"))
         print(f"loading the 12 h history took {load_s:.1f} s")
         print("torch imported by the GUI:", "torch" in sys.modules)
         window.close()

@@ -1,7 +1,9 @@
 """Follow one run folder from a QThread and hand the window batches of what appeared.
 
-``RunController`` lives in its own QThread: a QTimer there reads ``status.json``, the new lines
-of ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log``, turns the records into columns
+``RunController`` lives in its own QThread: it reads ``status.json``, the new lines of
+``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log`` as soon as the file system says they
+changed (``app.monitor.file_watch``; a burst of changes is one read), else, where the folder cannot
+be watched (a network drive, a refused watch), on a QTimer every ``POLL_MS``; turns the records into columns
 (``app.monitor.batches``: the per-record work happens here, not in the GUI thread), and emits
 one signal per kind per tick. Every signal carries the generation it was read for;
 ``RunFollower`` (GUI side) drops a signal whose generation is not the current one, so a batch
@@ -21,6 +23,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.monitor.batches import metrics_batch, telemetry_batch
+from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.threads.background import WorkerThread, run_in_background
 from core.run.control import stop_run
 from core.run.layout import RunDir
@@ -49,9 +52,12 @@ class RunController(QObject):
     log_lines = Signal(int, object)
     loading = Signal(int, float)  # the share of the history read while catching up; -1 once caught up
 
-    def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES):
+    def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES, watch: bool = True):
         super().__init__()
         self.poll_ms = poll_ms
+        self.watch_wanted = watch  # False: poll only (the fallback, injected by tests)
+        self.not_watched: str | None = None  # why the followed folder is polled instead of watched
+        self._watch: RunWatch | None = None
         self.chunk_bytes = chunk_bytes
         self.run_dir: Path | None = None
         self.generation = 0
@@ -61,6 +67,7 @@ class RunController(QObject):
         self._unacked = 0  # batches emitted that the window has not taken yet
         self.most_unacked = 0  # the most there ever were (tests: never more than one tick's two)
         self._was_loading = False
+        self._missed = False  # a change came while the window had not taken the last batch
 
     @Slot(str, int)
     def follow(self, run_dir: str, generation: int) -> None:
@@ -69,26 +76,41 @@ class RunController(QObject):
         self.run_dir = Path(run_dir) if run_dir else None
         self._last_status = None
         self._unacked = 0
-        self._was_loading = False
+        self._was_loading = self._missed = False
+        layout = RunDir(self.run_dir or Path())
         if self.run_dir is None:
             self._readers = None
         else:
-            layout = RunDir(self.run_dir)
             self._readers = (JsonlReader(layout.metrics), JsonlReader(layout.telemetry),
                              TextTail(layout.worker_log, LOG_TAIL_BYTES, CHUNK_BYTES))
-        if self._timer is None:  # created here so it belongs to this object's thread
+        if self._timer is None:  # created here so they belong to this object's thread
             self._timer = QTimer(self)
             self._timer.timeout.connect(self.poll)
-        self._timer.start(self.poll_ms)
+            self._watch = RunWatch(self)
+            self._watch.changed.connect(self.poll)
+        assert self._watch is not None
+        # the files that grow; status.json is replaced whole (a change of the folder itself)
+        files = (layout.metrics, layout.telemetry, layout.worker_log) if self.run_dir is not None else ()
+        self.not_watched = self._watch.watch(self.run_dir, files, self.watch_wanted)
+        self._timer.start(self._steady_ms())
         self.poll()
+
+    @property
+    def watching(self) -> bool:
+        """The followed folder's changes come from the file system (else from polls every ``poll_ms``)."""
+        return self._watch is not None and self._watch.watching
+
+    def _steady_ms(self) -> int:
+        """The poll's interval once caught up: a safety net while watching, the only way in otherwise."""
+        return max(self.poll_ms, WATCHED_POLL_MS) if self.watching else self.poll_ms
 
     @Slot(int)
     def ack(self, generation: int) -> None:
         """The window took a batch of ``generation``: the next chunk may be read."""
         if generation == self.generation and self._unacked:
             self._unacked -= 1
-            if not self._unacked and self._was_loading and self._timer is not None:
-                self._timer.start(0)  # catching up: the next chunk at once
+            if not self._unacked and (self._was_loading or self._missed) and self._timer is not None:
+                self._timer.start(0)  # catching up, or records came meanwhile: the next read at once
 
     @Slot()
     def poll(self) -> None:
@@ -106,16 +128,18 @@ class RunController(QObject):
             self.log_lines.emit(gen, lines)
         active = status.state in ACTIVE
         if self._unacked:  # the window has not taken the last batch yet: read on when it has
-            self._set_interval(self.poll_ms)
+            self._missed = True
+            self._set_interval(self._steady_ms())
             return
+        self._missed = False
         backlog = self._read_records(gen, metrics, telemetry)
         if backlog or self._was_loading:
             done = backlog and _progress(metrics, telemetry)
             self.loading.emit(gen, done if backlog else -1.0)
             self._was_loading = backlog
-        # Catch up on a long history quickly; then poll at the normal pace. A run that ended is
-        # read once more for its last lines and then polled slowly.
-        self._set_interval(self.poll_ms if backlog or active else 4 * self.poll_ms)
+        # Catch up on a long history quickly; then poll at the normal pace (slowly while watched).
+        # A run that ended is read once more for its last lines and then polled slowly.
+        self._set_interval(self.poll_ms if backlog else self._steady_ms() * (1 if active else 4))
 
     def _read_records(self, gen: int, metrics: JsonlReader, telemetry: JsonlReader) -> bool:
         """Read a chunk of each file and emit it as columns; returns whether more is waiting."""
@@ -148,6 +172,8 @@ class RunController(QObject):
     def shutdown(self) -> None:
         if self._timer is not None:
             self._timer.stop()
+        if self._watch is not None:
+            self._watch.stop()
 
 
 def _was_replaced(reader: JsonlReader) -> bool:
@@ -192,11 +218,12 @@ class RunFollower(QObject):
     _ack = Signal(int)
     _shutdown = Signal()
 
-    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES):
+    def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES,
+                 watch: bool = True):
         super().__init__(parent)
         self.generation = 0
         self.run_dir: Path | None = None
-        self.controller = RunController(poll_ms, chunk_bytes)
+        self.controller = RunController(poll_ms, chunk_bytes, watch)
         self._follow.connect(self.controller.follow)
         self._ack.connect(self.controller.ack)
         self._shutdown.connect(self.controller.shutdown)

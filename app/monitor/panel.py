@@ -43,6 +43,7 @@ from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50
+SOON_MS = 15  # new records are drawn this soon after the last redraw, not at the next tick (~a frame)
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
 SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
@@ -113,6 +114,13 @@ class MonitorPanel(QWidget):
         self._timer.setInterval(REDRAW_MS)
         self._timer.timeout.connect(self.redraw)
         self._timer.start()
+        # New data is drawn at once rather than at the next tick (up to 50 ms later: half the
+        # latency goal of a record on screen), but never sooner than SOON_MS after the last redraw.
+        self._soon = QTimer(self)
+        self._soon.setSingleShot(True)
+        self._soon.timeout.connect(self.redraw)
+        # a chart scrolled into view draws what it missed now, not at the next tick
+        self.scalars.charts_area.verticalScrollBar().valueChanged.connect(lambda _: self._redraw_soon())
 
     def _build_controls(self) -> None:
         self.x_mode = QComboBox()
@@ -206,6 +214,13 @@ class MonitorPanel(QWidget):
             self._show_progress()
         if batch.records:
             self.last_record_t = time.time()
+        self._redraw_soon()
+
+    def _redraw_soon(self) -> None:
+        if self._soon.isActive() or not self.isVisible() or self._loading is not None:
+            return
+        since_ms = (time.perf_counter() - self._last_redraw) * 1000
+        self._soon.start(max(0, int(SOON_MS - since_ms)))
 
     def set_run_state(self, state: str | None, pause_reason: str | None = None) -> None:
         """The followed run's state: the time left shows only while it runs; a paused or stalled run says why."""
@@ -264,6 +279,7 @@ class MonitorPanel(QWidget):
             self.gpu.add_throttled(part.throttled)
         self.gpu.set_latest(batch.latest)
         self._update_status()
+        self._redraw_soon()
 
     def set_gpu_unavailable(self, reason: str | None) -> None:
         self.gpu.set_unavailable(reason)
@@ -341,7 +357,8 @@ class MonitorPanel(QWidget):
         if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
             return False  # a long history is coming in: redrawing its halves would only slow it down
         self._last_redraw = start
-        changed = any([plot.refresh() for plot in self.all_plots() if plot.isVisible()])
+        self._soon.stop()
+        changed = any([plot.refresh() for plot in self.all_plots()])  # each plot out of view skips itself
         if changed:
             self.redrawn.emit(time.perf_counter() - start)
         return changed

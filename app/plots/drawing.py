@@ -90,9 +90,9 @@ def with_breaks(x: np.ndarray, y: np.ndarray, segments: list[tuple[int, int]]) -
 
 def lonely_points(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The points a line cannot show: finite, with no finite neighbour on either side."""
-    if not len(y):
-        return x[:0], y[:0]
     finite = np.isfinite(y)
+    if len(y) != 1 and finite.all():  # a whole line (most frames): nothing to look for
+        return x[:0], y[:0]
     before = np.concatenate(([False], finite[:-1]))
     after = np.concatenate((finite[1:], [False]))
     alone = finite & ~before & ~after

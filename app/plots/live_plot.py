@@ -201,7 +201,7 @@ class LivePlot(pg.PlotWidget):
         self.clear_data()
         self._headroom.follow(None, None)
         self._headroom.follow_y(None, None)
-        self.getPlotItem().getAxis("bottom").setStyle(showValues=False)
+        self._show_x_values(False)
 
     def mark_break(self) -> None:
         """The run did not run from here: the next points of every series start a new segment."""
@@ -278,7 +278,8 @@ class LivePlot(pg.PlotWidget):
     def _apply_x_axis(self) -> None:
         item = self.getPlotItem()
         axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else pg.AxisItem("bottom")
-        axis.setStyle(showValues=any(s.buf.size for s in getattr(self, "_series", {}).values()))  # none while empty
+        self._x_values_shown = any(s.buf.size for s in getattr(self, "_series", {}).values())  # none while empty
+        axis.setStyle(showValues=self._x_values_shown)
         item.setAxisItems({"bottom": axis})
         item.setLabel("bottom", X_LABELS[self.x_mode])
         # An axis draws its grid lines too; replaying them costs ~10 ms per plot per frame in
@@ -287,9 +288,30 @@ class LivePlot(pg.PlotWidget):
         for side in ("left", "bottom"):
             item.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
 
+    def in_view(self) -> bool:
+        """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area,
+        its window not minimized. (Each parent's rectangle clips it: ``visibleRegion()`` is empty in a
+        window the platform has not exposed, offscreen ones included.)"""
+        if not self.isVisible() or self.window().isMinimized():
+            return False
+        rect, widget = self.rect(), self
+        while not widget.isWindow():
+            parent = widget.parentWidget()
+            if parent is None:
+                break
+            rect = rect.translated(widget.pos()).intersected(parent.rect())
+            if rect.isEmpty():
+                return False
+            widget = parent
+        return True
+
     def refresh(self) -> bool:
-        """Push changed series into their curves; returns whether anything was redrawn."""
-        if self.paused:
+        """Push changed series into their curves; returns whether anything was redrawn.
+
+        A plot out of view (a hidden tab, scrolled out of the chart grid) draws nothing: its data
+        keeps arriving in the buffers, and the first refresh in view draws it all at once.
+        """
+        if self.paused or not self.in_view():
             return False
         changed = False
         self._update_derived()
@@ -337,17 +359,21 @@ class LivePlot(pg.PlotWidget):
         else:
             self._headroom.follow(None, None)
         self._headroom.follow_y(*self._y_extent())
-        # an empty plot shows no tick values (a time axis over 0..1 s read "00.500")
-        self.getPlotItem().getAxis("bottom").setStyle(showValues=bool(xs))
+        self._show_x_values(bool(xs))
+
+    def _show_x_values(self, show: bool) -> None:
+        """An empty plot shows no tick values (a time axis over 0..1 s read "00.500").
+
+        Only on a change: ``setStyle`` throws away the axis' drawing, and re-making the x axis of
+        10 plots on every frame was about a third of a 12 h run's redraw (bench/gui_scale.py, profiled).
+        """
+        if show != self._x_values_shown:
+            self._x_values_shown = show
+            self.getPlotItem().getAxis("bottom").setStyle(showValues=show)
 
     def _y_extent(self) -> tuple[float | None, float | None]:
-        lows, highs = [], []
-        for series in self._series.values():
-            values = series.buf.values
-            if len(values) and not np.isnan(values).all():
-                lows.append(float(np.nanmin(values)))
-                highs.append(float(np.nanmax(values)))
-        return (min(lows), max(highs)) if lows else (None, None)
+        extents = [e for e in (s.extent() for s in self._series.values()) if e is not None]
+        return (min(lo for lo, _ in extents), max(hi for _, hi in extents)) if extents else (None, None)
 
     def _in_view(self, x: np.ndarray) -> tuple[int, int]:
         """The index range of ``x`` in view, one point wider each side (all of it while autoscaling)."""
