@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from app.monitor.batches import Columns, MetricsBatch, MetricsPart, TelemetryBatch, TelemetryPart
+from app.monitor.batches import GPU_FIELDS, Columns, MetricsBatch, MetricsPart, TelemetryBatch, TelemetryPart
 
 
 class _Arrays:
@@ -76,3 +76,20 @@ def decode_telemetry(meta: dict[str, Any], arrays: list[np.ndarray]) -> Telemetr
 def decode(meta: dict[str, Any], arrays: list[np.ndarray]) -> MetricsBatch | TelemetryBatch:
     """The batch a chunk holds, by its kind."""
     return decode_metrics(meta, arrays) if meta.get("kind") == "metrics" else decode_telemetry(meta, arrays)
+
+
+def merged(batches: list[MetricsBatch] | list[TelemetryBatch]) -> MetricsBatch | TelemetryBatch:
+    """One batch of several that follow each other (none a reset): what the window takes in one go."""
+    first = batches[0]
+    if isinstance(first, MetricsBatch):
+        progress = [b.last_progress for b in batches if isinstance(b, MetricsBatch) and b.last_progress is not None]
+        return MetricsBatch([p for b in batches for p in b.parts], [e for b in batches for e in b.events],  # type: ignore[union-attr]
+                            progress[-1] if progress else None, False, sum(b.records for b in batches))  # type: ignore[union-attr]
+    latest: dict[int, dict[str, Any]] = {}
+    unavailable = None
+    for b in batches:
+        assert isinstance(b, TelemetryBatch)
+        latest.update(b.latest)
+        gpu_data = any(name in GPU_FIELDS for p in b.parts for name, _ in p.series)
+        unavailable = b.unavailable or (None if gpu_data else unavailable)
+    return TelemetryBatch([p for b in batches for p in b.parts], latest, unavailable, False)  # type: ignore[union-attr]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry
+from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry, merged
 from app.monitor.batches import metrics_batch, telemetry_batch
 from app.threads.background import WorkerThread, run_in_background
 from core.run.control import stop_run
@@ -40,6 +40,7 @@ POLL_MS = 200
 CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
 LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
 CACHE_MIN_BYTES = 1024 * 1024  # a chunk read is cached from this size: a live tick's few lines are not
+REPLAY_BYTES = 32 * 1024 * 1024  # cached chunks handed over as one batch: their JSONL bytes (~70,000 samples)
 
 
 class RunController(QObject):
@@ -141,15 +142,17 @@ class RunController(QObject):
         if self._caches is None or not (self._cached[0] or self._cached[1]):
             return False
         for signal, cache, pending in zip((self.records, self.telemetry), self._caches, self._cached, strict=True):
-            if pending:
+            batches = []
+            first = pending[0].start if pending else 0
+            while pending and (not batches or pending[0].end - first <= REPLAY_BYTES):
                 entry = pending.popleft()
                 try:
-                    batch = decode(*cache.load(entry))
+                    batches.append(decode(*cache.load(entry)))
                 except (OSError, ValueError, KeyError, IndexError, TypeError):  # changed under us: parse from here
                     self._reread_from(entry.start, cache, pending)
-                    continue
+            if batches:
                 self.cached_batches += 1
-                self._emit(signal, gen, batch)
+                self._emit(signal, gen, merged(batches))
         shares = [(e[0].start if e else r.offset, r.path) for e, r in zip(self._cached, self._readers[:2], strict=True)]
         self._was_loading = True
         self.loading.emit(gen, _share_read(shares))

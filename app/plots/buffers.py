@@ -64,13 +64,13 @@ class SeriesBuffer:
     def compact(self, keep_raw: int) -> None:
         """Keep the newest ``keep_raw`` points and the envelope of the older ones (see the module's docstring).
 
-        The points each side of a break are kept, so a segment still ends and starts where it did.
+        The first point and the points each side of a break are kept, so a segment still ends and starts where it did.
         Bumps ``generation``: what was derived from the points is computed again.
         """
         cut = self.size - keep_raw
         if cut <= 2 * OLD_BUCKETS:
             return
-        edges = [i for b in self.breaks if b <= cut for i in (b - 1, b) if i < cut]
+        edges = [0] + [i for b in self.breaks if b <= cut for i in (b - 1, b) if i < cut]  # the first point: where x starts
         old = np.unique(np.concatenate((envelope_indices(self.values[:cut], 2 * OLD_BUCKETS), edges)).astype(np.int64))
         m = len(old)
         kept = self._data[:, old]
