@@ -78,18 +78,20 @@ def decode(meta: dict[str, Any], arrays: list[np.ndarray]) -> MetricsBatch | Tel
     return decode_metrics(meta, arrays) if meta.get("kind") == "metrics" else decode_telemetry(meta, arrays)
 
 
-def merged(batches: list[MetricsBatch] | list[TelemetryBatch]) -> MetricsBatch | TelemetryBatch:
-    """One batch of several that follow each other (none a reset): what the window takes in one go."""
-    first = batches[0]
-    if isinstance(first, MetricsBatch):
-        progress = [b.last_progress for b in batches if isinstance(b, MetricsBatch) and b.last_progress is not None]
-        return MetricsBatch([p for b in batches for p in b.parts], [e for b in batches for e in b.events],  # type: ignore[union-attr]
-                            progress[-1] if progress else None, False, sum(b.records for b in batches))  # type: ignore[union-attr]
+def merged(batches: list[MetricsBatch | TelemetryBatch]) -> MetricsBatch | TelemetryBatch:
+    """One batch of several of one kind that follow each other (none a reset): what the window takes in one go."""
+    metrics = [b for b in batches if isinstance(b, MetricsBatch)]
+    if metrics:
+        progress = [b.last_progress for b in metrics if b.last_progress is not None]
+        return MetricsBatch([p for b in metrics for p in b.parts], [e for b in metrics for e in b.events],
+                            progress[-1] if progress else None, False, sum(b.records for b in metrics))
     latest: dict[int, dict[str, Any]] = {}
     unavailable = None
+    parts: list[TelemetryPart] = []
     for b in batches:
         assert isinstance(b, TelemetryBatch)
         latest.update(b.latest)
+        parts += b.parts
         gpu_data = any(name in GPU_FIELDS for p in b.parts for name, _ in p.series)
         unavailable = b.unavailable or (None if gpu_data else unavailable)
-    return TelemetryBatch([p for b in batches for p in b.parts], latest, unavailable, False)  # type: ignore[union-attr]
+    return TelemetryBatch(parts, latest, unavailable, False)

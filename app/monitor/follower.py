@@ -24,7 +24,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
 from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry, merged
-from app.monitor.batches import metrics_batch, telemetry_batch
+from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.threads.background import WorkerThread, run_in_background
 from core.run.control import stop_run
 from core.run.history_cache import ChunkEntry, HistoryCache
@@ -139,10 +139,10 @@ class RunController(QObject):
 
     def _replay_cached(self, gen: int) -> bool:
         """Hand the window the next cached chunk of each file; False once none is left."""
-        if self._caches is None or not (self._cached[0] or self._cached[1]):
+        if self._caches is None or self._readers is None or not (self._cached[0] or self._cached[1]):
             return False
         for signal, cache, pending in zip((self.records, self.telemetry), self._caches, self._cached, strict=True):
-            batches = []
+            batches: list[MetricsBatch | TelemetryBatch] = []
             first = pending[0].start if pending else 0
             while pending and (not batches or pending[0].end - first <= REPLAY_BYTES):
                 entry = pending.popleft()
@@ -162,6 +162,7 @@ class RunController(QObject):
     def _reread_from(self, offset: int, cache: HistoryCache, pending: deque[ChunkEntry]) -> None:
         """A cached chunk could not be read: the rest of the file is parsed again, from ``offset``."""
         pending.clear()
+        assert self._readers is not None and self._caches is not None
         reader = self._readers[0] if cache is self._caches[0] else self._readers[1]
         reader.offset = offset
         cache.end = -1  # nothing is appended to it this time
