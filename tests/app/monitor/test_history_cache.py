@@ -14,7 +14,7 @@ from PySide6.QtCore import Qt, QThread
 import app.monitor.follower as follower_module
 from app.monitor.batches import metrics_batch, telemetry_batch
 from app.monitor.follower import RunController, RunFollower
-from app.plots.buffers import OLD_BUCKETS, SeriesBuffer
+from app.plots.buffers import RAW_SHARE, SeriesBuffer
 from app.plots.system_plots import MAX_POINTS, SystemPlots
 from core.run.history_cache import HistoryCache
 from core.run.layout import RunDir
@@ -183,7 +183,7 @@ def test_opening_hands_the_history_over_in_chunks_from_the_readers_thread(qtbot,
 
 
 def test_a_bounded_buffer_keeps_the_newest_points_raw_and_the_envelope_of_the_rest():
-    limit = 8 * OLD_BUCKETS
+    limit = 2**16
     buf = SeriesBuffer(max_points=limit)
     n = 10 * limit
     t = np.arange(n, dtype=float)
@@ -196,7 +196,7 @@ def test_a_bounded_buffer_keeps_the_newest_points_raw_and_the_envelope_of_the_re
         buf.extend(t[start:start + 3000], t[start:start + 3000], values[start:start + 3000])
         assert buf.size <= limit and buf._data.shape[1] <= limit  # never more points, nor more room
     assert buf.compactions > 1
-    raw = limit // 2
+    raw = limit // RAW_SHARE
     np.testing.assert_array_equal(buf.values[-raw:], values[-raw:])  # the newest as they were
     assert np.nanmax(buf.values) == 50.0 and np.nanmin(buf.values) == np.nanmin(values)  # every extreme is still there
     assert (np.diff(buf.times) > 0).all() and set(buf.times) <= set(t)  # real points, in order
