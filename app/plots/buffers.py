@@ -12,14 +12,14 @@ holds more: past it, all but the newest ``max_points // RAW_SHARE`` points are c
 and the highest point of each of ``max_points // 4`` buckets (``envelope_indices``: real points,
 so every spike stays). The whole series then keeps about the same points per second (a line is
 decimated by index, so a sparse old part would get fewer pixel columns than its time span), at
-screen resolution; a 48 h run's GPU plots take ~8 MB a series instead of ~32 MB.
+screen resolution; a 48 h run's GPU plots take ~4 MB a series instead of ~32 MB.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-RAW_SHARE = 16  # a bounded buffer keeps its newest max_points // RAW_SHARE points raw (2**18: 55 min at 5 Hz)
+RAW_SHARE = 16  # a bounded buffer keeps its newest max_points // RAW_SHARE points raw (2**17: 27 min at 5 Hz)
 
 
 class SeriesBuffer:

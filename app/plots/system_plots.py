@@ -43,7 +43,7 @@ from core.telemetry.thresholds import gpu_alerts, warn_levels
 from core.telemetry.throttle import reason_names
 
 GIB = 1024**3
-MAX_POINTS = 2**18  # points a reading's series holds: 14 h of 5 Hz samples raw, older ones as their envelope
+MAX_POINTS = 2**17  # points a reading's series holds (4 MB): its older part kept as its envelope (app.plots.buffers)
 
 # field -> (title, y label, unit)
 GPU_FIELDS = {
