@@ -11,21 +11,26 @@ still queued from the previous run never lands in the new run's plots.
 
 Opening a long run never blocks the GUI thread: the history is read in chunks, and the next chunk
 is read only when the window has taken the previous one (``ack``), so batches never pile up in
-the GUI thread's queue; meanwhile ``loading`` says how much is read. Stopping runs
+the GUI thread's queue; meanwhile ``loading`` says how much is read. The columns of each chunk of
+at least ``CACHE_MIN_BYTES`` are kept in the run's cache (``core.run.history_cache``); the next open
+hands the window the cached chunks first (no parsing) and parses only the bytes after them. Stopping runs
 ``core.run.control.stop_run`` in the background (``app.threads.background``), because it blocks for up
 to its timeout and following must go on meanwhile.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.monitor.batches import metrics_batch, telemetry_batch
+from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry, merged
+from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.threads.background import WorkerThread, run_in_background
 from core.run.control import stop_run
+from core.run.history_cache import ChunkEntry, HistoryCache
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import ACTIVE
@@ -37,6 +42,8 @@ from core.util.jsonl import JsonlReader
 POLL_MS = 200
 CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
 LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
+CACHE_MIN_BYTES = 1024 * 1024  # a chunk read is cached from this size: a live tick's few lines are not
+REPLAY_BYTES = 32 * 1024 * 1024  # cached chunks handed over as one batch: their JSONL bytes (~70,000 samples)
 
 
 class RunController(QObject):
@@ -52,13 +59,18 @@ class RunController(QObject):
     log_lines = Signal(int, object)
     loading = Signal(int, float)  # the share of the history read while catching up; -1 once caught up
 
-    def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES, watch: bool = True):
+    def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES, watch: bool = True,
+                 cache: bool = True):
         super().__init__()
         self.poll_ms = poll_ms
         self.watch_wanted = watch  # False: poll only (the fallback, injected by tests)
         self.not_watched: str | None = None  # why the followed folder is polled instead of watched
         self._watch: RunWatch | None = None
         self.chunk_bytes = chunk_bytes
+        self.cache = cache  # keep the columns in the run's cache, and open from it
+        self._caches: tuple[HistoryCache, HistoryCache] | None = None
+        self._cached: tuple[deque[ChunkEntry], deque[ChunkEntry]] = (deque(), deque())  # still to hand over
+        self.cached_batches = 0  # batches handed over from the cache (tests)
         self.run_dir: Path | None = None
         self.generation = 0
         self._timer: QTimer | None = None
@@ -77,11 +89,18 @@ class RunController(QObject):
         self._last_status = None
         self._unacked = 0
         self._was_loading = self._missed = False
+        self._caches, self._cached = None, (deque(), deque())
         layout = RunDir(self.run_dir or Path())
         if self.run_dir is None:
             self._readers = None
         else:
-            self._readers = (JsonlReader(layout.metrics), JsonlReader(layout.telemetry),
+            offsets = (0, 0)
+            if self.cache:
+                self._caches = (HistoryCache(layout.cache_of(layout.metrics), layout.metrics),
+                                HistoryCache(layout.cache_of(layout.telemetry), layout.telemetry))
+                self._cached = (deque(self._caches[0].chunks()), deque(self._caches[1].chunks()))
+                offsets = (self._caches[0].end, self._caches[1].end)
+            self._readers = (JsonlReader(layout.metrics, offsets[0]), JsonlReader(layout.telemetry, offsets[1]),
                              TextTail(layout.worker_log, LOG_TAIL_BYTES, CHUNK_BYTES))
         if self._timer is None:  # created here so they belong to this object's thread
             self._timer = QTimer(self)
@@ -132,6 +151,8 @@ class RunController(QObject):
             self._set_interval(self._steady_ms())
             return
         self._missed = False
+        if self._replay_cached(gen):
+            return
         backlog = self._read_records(gen, metrics, telemetry)
         if backlog or self._was_loading:
             done = backlog and _progress(metrics, telemetry)
@@ -141,23 +162,70 @@ class RunController(QObject):
         # A run that ended is read once more for its last lines and then polled slowly.
         self._set_interval(self.poll_ms if backlog else self._steady_ms() * (1 if active else 4))
 
+    def _replay_cached(self, gen: int) -> bool:
+        """Hand the window the next cached chunk of each file; False once none is left."""
+        if self._caches is None or self._readers is None or not (self._cached[0] or self._cached[1]):
+            return False
+        for signal, cache, pending in zip((self.records, self.telemetry), self._caches, self._cached, strict=True):
+            batches: list[MetricsBatch | TelemetryBatch] = []
+            first = pending[0].start if pending else 0
+            while pending and (not batches or pending[0].end - first <= REPLAY_BYTES):
+                entry = pending.popleft()
+                try:
+                    batches.append(decode(*cache.load(entry)))
+                except (OSError, ValueError, KeyError, IndexError, TypeError):  # changed under us: parse from here
+                    self._reread_from(entry.start, cache, pending)
+            if batches:
+                self.cached_batches += 1
+                self._emit(signal, gen, merged(batches))
+        shares = [(e[0].start if e else r.offset, r.path) for e, r in zip(self._cached, self._readers[:2], strict=True)]
+        self._was_loading = True
+        self.loading.emit(gen, _share_read(shares))
+        self._set_interval(self.poll_ms)
+        return True
+
+    def _reread_from(self, offset: int, cache: HistoryCache, pending: deque[ChunkEntry]) -> None:
+        """A cached chunk could not be read: the rest of the file is parsed again, from ``offset``."""
+        pending.clear()
+        assert self._readers is not None and self._caches is not None
+        reader = self._readers[0] if cache is self._caches[0] else self._readers[1]
+        reader.offset = offset
+        cache.end = -1  # nothing is appended to it this time
+
     def _read_records(self, gen: int, metrics: JsonlReader, telemetry: JsonlReader) -> bool:
         """Read a chunk of each file and emit it as columns; returns whether more is waiting."""
         backlog = False
         replaced = _was_replaced(metrics)  # a resume or a restart rewrote it
+        start = 0 if replaced else metrics.offset
         raw = metrics.read_new(self.chunk_bytes)
         backlog |= bool(raw) and _has_more(metrics)
         recs = well_formed_only(raw)  # a damaged line never reaches the plots
         if recs or replaced:
-            self._emit(self.records, gen, metrics_batch(recs, reset=replaced))
+            batch = metrics_batch(recs, reset=replaced)
+            self._keep(0, replaced, start, metrics.offset, batch)
+            self._emit(self.records, gen, batch)
         replaced = _was_replaced(telemetry)  # the recorder thins old telemetry by rewriting the file
+        start = 0 if replaced else telemetry.offset
         samples = [s for s in telemetry.read_new(self.chunk_bytes) if well_formed_sample(s)]
         if replaced:
             samples = [{"kind": "reset"}, *samples]
         if samples:
-            self._emit(self.telemetry, gen, telemetry_batch(samples))
+            tbatch = telemetry_batch(samples)
+            self._keep(1, replaced, start, telemetry.offset, tbatch)
+            self._emit(self.telemetry, gen, tbatch)
             backlog |= _has_more(telemetry)
         return backlog
+
+    def _keep(self, which: int, replaced: bool, start: int, end: int, batch) -> None:
+        """Add the columns of the source bytes ``start:end`` to the file's cache (a big enough chunk)."""
+        if self._caches is None:
+            return
+        cache = self._caches[which]
+        if replaced:
+            cache.clear()
+        if end - start >= CACHE_MIN_BYTES:
+            encode = encode_metrics if which == 0 else encode_telemetry
+            cache.append(start, end, *encode(batch))
 
     def _emit(self, signal, gen: int, batch) -> None:
         self._unacked += 1
@@ -185,11 +253,16 @@ def _was_replaced(reader: JsonlReader) -> bool:
 
 def _progress(*readers: JsonlReader) -> float:
     """The share of the files read so far."""
+    return _share_read([(reader.offset, reader.path) for reader in readers])
+
+
+def _share_read(offsets: list[tuple[int, Path]]) -> float:
+    """The share of the files before these offsets."""
     read = size = 0
-    for reader in readers:
+    for offset, path in offsets:
         try:
-            size += reader.path.stat().st_size
-            read += reader.offset
+            size += path.stat().st_size
+            read += offset
         except OSError:
             pass
     return min(1.0, read / size) if size else 1.0
@@ -219,11 +292,11 @@ class RunFollower(QObject):
     _shutdown = Signal()
 
     def __init__(self, parent: QObject | None = None, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES,
-                 watch: bool = True):
+                 watch: bool = True, cache: bool = True):
         super().__init__(parent)
         self.generation = 0
         self.run_dir: Path | None = None
-        self.controller = RunController(poll_ms, chunk_bytes, watch)
+        self.controller = RunController(poll_ms, chunk_bytes, watch, cache)
         self._follow.connect(self.controller.follow)
         self._ack.connect(self.controller.ack)
         self._shutdown.connect(self.controller.shutdown)

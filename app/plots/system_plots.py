@@ -43,6 +43,7 @@ from core.telemetry.thresholds import gpu_alerts, warn_levels
 from core.telemetry.throttle import reason_names
 
 GIB = 1024**3
+MAX_POINTS = 2**17  # points a reading's series holds (4 MB): its older part kept as its envelope (app.plots.buffers)
 
 # field -> (title, y label, unit)
 GPU_FIELDS = {
@@ -178,6 +179,7 @@ class SystemPlots:
             plot = self.plots[field]
             if not plot.has_series(key):
                 plot.add_series(key, *self._name_and_color(field, key, len(plot.series_keys())), keep=False)
+                plot.buffer(key).max_points = MAX_POINTS  # older readings at screen resolution (app.plots.buffers)
                 if field == RAM:
                     plot.set_title(self._ram_title())
             plot.buffer(key).extend(times, times, values)

@@ -60,6 +60,15 @@ class RunDir:
         return self.path / "annotations.json"
 
     @property
+    def history_cache(self) -> Path:
+        """The window's cache of the records as columns (``cache/``): rebuilt from the JSONL files, never the source."""
+        return self.path / "cache"
+
+    def cache_of(self, source: Path) -> Path:
+        """The cache file of ``metrics.jsonl`` or ``telemetry.jsonl``: ``cache/<stem>.cols``."""
+        return self.history_cache / f"{Path(source).stem}.cols"
+
+    @property
     def telemetry(self) -> Path:
         """GPU and process samples (``telemetry.jsonl``)."""
         return self.path / "telemetry.jsonl"

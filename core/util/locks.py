@@ -33,3 +33,22 @@ def held_briefly(path: Path, timeout_s: float = 30.0, what: str = "this folder")
         yield
     finally:
         lock.release()
+
+
+@contextmanager
+def held_if_free(path: Path) -> Iterator[bool]:
+    """Hold the lock file ``path`` if no one else does (yields True), else do without it (yields False).
+
+    For work another process may be doing just as well (a cache two windows could both extend).
+    """
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    lock = FileLock(str(path), is_singleton=False)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        lock.release()
