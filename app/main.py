@@ -13,7 +13,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     ``RLPANEL_QUIT_AFTER_MS`` closes the window after that many milliseconds (smoke test, bench);
     ``RLPANEL_SHOWN_FILE`` names a file that gets the time the window was first shown.
     """
-    from PySide6.QtCore import QCoreApplication, QTimer
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
     from app.main_window import MainWindow, quit_after
@@ -33,13 +33,13 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     folder.mkdir(parents=True, exist_ok=True)
     quit_ms = os.environ.get("RLPANEL_QUIT_AFTER_MS")
     window = MainWindow(folder, confirm_close=not quit_ms)
-    window.show()
     shown_file = os.environ.get("RLPANEL_SHOWN_FILE")
     if shown_file:
         import time
 
-        # Written once the event loop has painted the first frame, i.e. the user sees the window.
-        QTimer.singleShot(0, lambda: Path(shown_file).write_text(repr(time.time())))
+        # Written once the first frame has been painted, i.e. the user sees the window.
+        window.first_frame.connect(lambda: Path(shown_file).write_text(repr(time.time())))
+    window.show()
     if quit_ms:
         quit_after(int(quit_ms))
     wake = close_on_signals(window)

@@ -11,7 +11,9 @@ import os
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from typing import TYPE_CHECKING, cast
+
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 
@@ -23,14 +25,11 @@ from app.monitor.log_panel import LogPanel
 from app.monitor.panel import IDLE_TITLE, MonitorPanel
 from app.monitor.tensorboard import TensorBoardLauncher
 from app.notify.notifier import WindowNotifier
-from app.queue.panel import QueuePanel
-from app.results.panel import ResultsPanel
 from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
-from app.sweeps.panel import SweepsPanel
-from app.system.panel import SystemPanel
 from app.theme import apply_theme, plot_colors
 from app.threads.background import run_in_background
+from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import fit_shown, restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
@@ -45,13 +44,22 @@ from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
+if TYPE_CHECKING:  # built when first shown (LazyTabs): their modules (scipy, optuna) load then
+    from app.queue.panel import QueuePanel
+    from app.results.panel import ResultsPanel
+    from app.sweeps.panel import SweepsPanel
+    from app.system.panel import SystemPanel
+
 STOP_TIMEOUT_S = 60.0
+AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
                 "not running": "was not running"}
 
 
 class MainWindow(QMainWindow):
+    first_frame = Signal()  # once, when the window's first frame has been painted (the startup bench's time)
+
     def __init__(self, runs_dir: Path | str, confirm_close: bool = True, tray: bool | None = None):
         super().__init__()
         self.runs_dir = absolute(runs_dir)  # handed to workers and the queue runner
@@ -70,17 +78,16 @@ class MainWindow(QMainWindow):
         self.config.runs_dir = self.runs_dir
         self.configure = ConfigurePanel(self.config)
         self.monitor = MonitorPanel()
-        self.runs = RunsPanel(self.runs_dir)
-        self.results = ResultsPanel(self.runs_dir)
-        self.queue = QueuePanel(self.runs_dir, self.config)
-        self.sweeps = SweepsPanel(self.runs_dir)
+        self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
         self.log = LogPanel()
-        self.system = SystemPanel(self.runs_dir)
-        self.system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
         self.tabs = QTabWidget()
-        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
-                             (self.sweeps, "Sweeps"), (self.log, "Log"), (self.system, "System")):
-            self.tabs.addTab(widget, name)
+        # Results, Queue, Sweeps and System are built when first shown (or first asked for): the first frame waits for
+        # neither them nor their modules (ARCHITECTURE.md, "The window")
+        self.lazy_tabs = LazyTabs(self.tabs)
+        for name, page in (("Monitor", self.monitor), ("Runs", self.runs), ("Results", self._build_results),
+                           ("Queue", self._build_queue), ("Sweeps", self._build_sweeps), ("Log", self.log),
+                           ("System", self._build_system)):
+            self.lazy_tabs.add(name, page)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
@@ -107,12 +114,10 @@ class MainWindow(QMainWindow):
         self.monitor.tensorboard_requested.connect(lambda: self.tensorboard.open(self.run_dir))
         self.monitor.close_requested.connect(lambda: self.follow_run(None))
         self.runs.tensorboard_requested.connect(self.tensorboard.open)
-        self.gpu_monitor = IdleGpuMonitor(self)
+        self.gpu_monitor = IdleGpuMonitor(self, start=False)  # NVML starts after the first frame
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
-        self.queue.run_activated.connect(self.open_run)
-        self.sweeps.run_activated.connect(self.open_run)
         self.runs.resume_requested.connect(self.resume_run)
         self.runs.restart_requested.connect(self.restart_run)
         self.runs.selection_changed.connect(lambda _info: self._update_actions())
@@ -124,14 +129,69 @@ class MainWindow(QMainWindow):
         self.monitor.apply_theme(*plot_colors())
         self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._shown = False
+        self._painted = False
+        self._after_done = False
+        QTimer.singleShot(AFTER_FIRST_FRAME_AT_LATEST_MS, self._after_first_frame)
         self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
         restore_window(self)
         self._update_actions()
 
     # --- construction ----------------------------------------------------------------------
 
+    def _build_results(self) -> ResultsPanel:
+        from app.results.panel import ResultsPanel
+
+        return ResultsPanel(self.runs_dir)
+
+    def _build_queue(self) -> QueuePanel:
+        from app.queue.panel import QueuePanel
+
+        queue = QueuePanel(self.runs_dir, self.config)
+        queue.run_activated.connect(self.open_run)
+        return queue
+
+    def _build_sweeps(self) -> SweepsPanel:
+        from app.sweeps.panel import SweepsPanel
+
+        sweeps = SweepsPanel(self.runs_dir)
+        sweeps.run_activated.connect(self.open_run)
+        return sweeps
+
+    def _build_system(self) -> SystemPanel:
+        from app.system.panel import SystemPanel
+
+        system = SystemPanel(self.runs_dir)
+        system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
+        return system
+
+    @property
+    def results(self) -> ResultsPanel:
+        return cast("ResultsPanel", self.lazy_tabs.get("Results"))
+
+    @property
+    def queue(self) -> QueuePanel:
+        return cast("QueuePanel", self.lazy_tabs.get("Queue"))
+
+    @property
+    def sweeps(self) -> SweepsPanel:
+        return cast("SweepsPanel", self.lazy_tabs.get("Sweeps"))
+
+    @property
+    def system(self) -> SystemPanel:
+        return cast("SystemPanel", self.lazy_tabs.get("System"))
+
+    def _after_first_frame(self) -> None:
+        """What the first frame does not wait for: the runs listing (and with it the re-attach to a running run)
+        and NVML's idle GPU monitor. Once, at the first frame or ``AFTER_FIRST_FRAME_AT_LATEST_MS`` after
+        construction, whichever comes first (a window started minimised paints nothing)."""
+        if self._after_done:
+            return
+        self._after_done = True
+        self.runs.refresh()
+        self.gpu_monitor.start()
+
     def _tab_shown(self, _index: int) -> None:
-        if self.tabs.currentWidget() is self.results:  # the Results tab reads the runs folder again when shown
+        if self.lazy_tabs.current_name() == "Results":  # the Results tab reads the runs folder again when shown
             self.results.refresh()
 
     def _build_actions(self) -> None:
@@ -427,6 +487,13 @@ class MainWindow(QMainWindow):
             ids.add(self.run_dir.name)
         return sorted(ids)
 
+    def paintEvent(self, event):  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        if not self._painted:  # the children paint in this same pass: what follows runs once they are on screen
+            self._painted = True
+            QTimer.singleShot(0, self.first_frame.emit)
+            QTimer.singleShot(0, self._after_first_frame)
+
     def showEvent(self, event):  # noqa: N802 (Qt API)
         super().showEvent(event)
         if not self._shown:
@@ -461,7 +528,8 @@ class MainWindow(QMainWindow):
         self.follower.close()
         self.gpu_monitor.close()
         self.tensorboard.close()
-        self.results.close_loader()
+        if self.lazy_tabs.is_built("Results"):
+            self.results.close_loader()
         super().closeEvent(event)
 
 
