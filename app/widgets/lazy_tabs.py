@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtWidgets import QTabWidget, QWidget
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 
 class LazyTabs(QObject):
     """The pages of ``tabs``: ``add(name, factory)`` puts a placeholder there, ``get(name)`` builds the page
     (once) and swaps it in at the same index, current if the placeholder was. A tab made current builds
-    before ``currentChanged``'s later slots run, so they see the real page."""
+    before ``currentChanged``'s later slots run, so they see the real page; a placeholder current from the
+    start (the first tab) waits for its owner's ``get``."""
 
     built = Signal(str, QWidget)  # the name and the page, once, right after it took its placeholder's place
 
@@ -24,8 +25,9 @@ class LazyTabs(QObject):
         self._pages: dict[str, QWidget] = {}
         tabs.currentChanged.connect(self._current_changed)  # connected first: the page exists for the others
 
-    def add(self, name: str, factory: Callable[[], QWidget] | QWidget) -> None:
-        """A tab named ``name``: a widget now, or a factory called when the tab is first needed."""
+    def add(self, name: str, factory: Callable[[], QWidget] | QWidget, waiting: str = "") -> None:
+        """A tab named ``name``: a widget now, or a factory called when the tab is first needed (the placeholder
+        says ``waiting`` meanwhile: a tab shown in the first frame and built right after it)."""
         if isinstance(factory, QWidget):
             self._pages[name] = factory
             self.tabs.addTab(factory, name)
@@ -33,7 +35,16 @@ class LazyTabs(QObject):
         self._factories[name] = factory
         placeholder = QWidget()
         placeholder.setObjectName(f"lazyTab{name}")
-        self.tabs.addTab(placeholder, name)
+        if waiting:
+            label = QLabel(waiting, placeholder)
+            label.setEnabled(False)
+            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            QVBoxLayout(placeholder).addWidget(label)
+        blocked = self.tabs.blockSignals(True)  # the first tab added becomes current: that is no showing yet
+        try:
+            self.tabs.addTab(placeholder, name)
+        finally:
+            self.tabs.blockSignals(blocked)
 
     def is_built(self, name: str) -> bool:
         return name in self._pages
