@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -42,7 +41,7 @@ from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
-if TYPE_CHECKING:  # built when first shown (LazyTabs) or after the first frame: their modules (pyqtgraph, scipy, optuna) load then
+if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs): their modules (pyqtgraph, scipy...) load then
     from app.monitor.follower import RunFollower
     from app.monitor.panel import MonitorPanel
     from app.queue.panel import QueuePanel

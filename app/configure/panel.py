@@ -67,7 +67,7 @@ QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
 
 
-class _BuiltOnAsk(dict):  # type: ignore[type-arg]
+class _BuiltOnAsk(dict):
     """The panel's forms or rows by name: one of an algorithm whose form is not built yet is built when asked for
     by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
 
