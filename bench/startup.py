@@ -134,7 +134,7 @@ def main() -> int:
     print("start to window shown:", ", ".join(f"{t:.2f} s" for t in app.walls))
     report(arms)
     print(f"median {statistics.median(app.walls):.2f} s   (goal <= {GOAL_S} s)")
-    print("torch imported by the GUI: no (app/ never imports it; tests/app/test_startup_imports.py)")
+    print("torch imported by the GUI: no (app/ never imports it; tests/app/test_startup.py)")
     return 0
 
 
