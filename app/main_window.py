@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, cast
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
+from shiboken6 import isValid
 
+from app.configure.estimator import target_choices
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel, LaunchRequest
 from app.monitor.idle_gpu import IdleGpuMonitor
@@ -75,7 +77,7 @@ class MainWindow(QMainWindow):
 
         self.config = ConfigModel(self, hold_probes=True)  # what Configure edits and the Queue tab turns into jobs
         self.config.runs_dir = self.runs_dir
-        self.configure = ConfigurePanel(self.config)
+        self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
         self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
         self.log = LogPanel()
         self.tabs = QTabWidget()
@@ -220,9 +222,17 @@ class MainWindow(QMainWindow):
         self._after_timer.stop()
         self.lazy_tabs.get("Monitor")
         _ = self.follower
-        self.config.release_probes()
+        # this machine's GPUs (NVML), off the GUI thread; then the env's spaces and the estimate, which plans for them
+        run_in_background(target_choices, self._targets_found, lambda _why: self._targets_found(None))
         self.runs.refresh()
         self.gpu_monitor.start()
+
+    def _targets_found(self, choices: list[tuple[str, str]] | None) -> None:
+        if not isValid(self):  # the window closed meanwhile
+            return
+        if choices is not None:
+            self.configure.show_targets(choices)
+        self.config.release_probes()
 
     def _tab_shown(self, _index: int) -> None:
         if self.lazy_tabs.current_name() == "Results":  # the Results tab reads the runs folder again when shown

@@ -31,10 +31,14 @@ def env_key(env: EnvSpec | dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, default=repr)
 
 
-def target_choices() -> list[tuple[str, str]]:
-    """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles."""
-    detected = detected_profiles()
-    auto = f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
+def target_choices(detect: bool = True) -> list[tuple[str, str]]:
+    """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles.
+
+    ``detect=False``: the shipped profiles only, NVML not asked (the window's first frame; the rest comes after it).
+    """
+    detected = detected_profiles() if detect else []
+    auto = "auto: looking for a GPU\u2026" if not detect else \
+        f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
     out = [("auto", auto)]
     out += [(p.name, f"{p.name} ({p.memory_gib:.1f} GiB)") for p in detected[1:]]
     out += [(p.name, f"{p.name} ({p.memory_gib:.0f} GiB)") for p in known_profiles()]

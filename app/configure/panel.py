@@ -106,7 +106,9 @@ class ConfigurePanel(QWidget):
 
     launch_requested = Signal(object)
 
-    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None):
+    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True):
+        """``detect_gpus=False``: the target combo lists the shipped profiles until ``show_targets`` (the window asks
+        NVML for this machine's GPUs after its first frame, off the GUI thread)."""
         super().__init__(parent)
         self.model = model or ConfigModel(self)
         self.config_changed = self.model.config_changed
@@ -123,7 +125,7 @@ class ConfigurePanel(QWidget):
         self.rows: dict[str, FieldRow] = _BuiltOnAsk(lambda path: self._algo_form(path.partition(".")[0]).rows[path])
         forms_widget = self._build_forms()
         self.fit_box = FitBox()
-        self.fit_box.set_targets(target_choices(), "auto")
+        self.fit_box.set_targets(target_choices(detect=detect_gpus), "auto")
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
         self.fit_box.suggestion_clicked.connect(self.apply_suggestion)
         self.errors_list = FitList()
@@ -293,6 +295,10 @@ class ConfigurePanel(QWidget):
                 row.set_changed(self.model.state.is_changed(path))
             self._show_issues(self.model.issues)
         return form
+
+    def show_targets(self, choices: list[tuple[str, str]]) -> None:
+        """The target combo's choices (``estimator.target_choices``), the config's target selected."""
+        self.fit_box.set_targets(choices, str(self.model.state.effective_raw().get("target_gpu") or "auto"))
 
     def round_budget(self, steps: int) -> None:
         """A round-to button: the budget becomes a whole number of rollouts (or train_freq cycles)."""

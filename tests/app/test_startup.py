@@ -37,6 +37,7 @@ def watched(self, *args, **kwargs):
     def first_frame():
         built["at_first_frame"] = sorted(sys.modules)
         built["tabs_at_first_frame"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
+        built["target_at_first_frame"] = self.configure.fit_box.target_combo.itemText(0)
         QTimer.singleShot(100, later)
     def later(waited=[0]):
         waited[0] += 1
@@ -46,6 +47,7 @@ def watched(self, *args, **kwargs):
             return
         built["tabs_later"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
         built["follower"] = self._follower is not None
+        built["target_later"] = self.configure.fit_box.target_combo.itemText(0)
         built["runs_listed"] = self.runs.folder_label.text()
         built["later"] = sorted(sys.modules)
         out.write_text(json.dumps(built))
@@ -68,9 +70,11 @@ def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_its
     assert not [m for m in DEFERRED if m in early]
     assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
     assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
+    assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
     # right after, by itself: the Monitor with its plots, the follower, the env probe; the other tabs wait to be shown
     assert seen["tabs_later"][:2] == ["MonitorPanel", "RunsPanel"] and seen["tabs_later"][2:5] == ["QWidget"] * 3
     assert seen["follower"] and {"pyqtgraph", "numpy", "gymnasium"} <= set(seen["later"])
+    assert seen["target_later"].startswith("auto: ") and "looking" not in seen["target_later"]  # this machine's GPU, or none
     assert not {"scipy", "optuna", "torch", "stable_baselines3"} & set(seen["later"])  # no tab that needs them shown
 
 
