@@ -39,7 +39,23 @@ def gui_main() -> int:
     return run_app()
 
 
+def window_only(argv: list[str]) -> argparse.Namespace | None:
+    """The window's own command line (nothing, or ``--runs-dir DIR``), read without the command parser: building
+    that imports every command, scipy and optuna with them, which the window does not wait for. None: anything else,
+    for ``core.cli`` (a command, ``--help``, a mistake it explains)."""
+    if not argv:
+        return argparse.Namespace(runs_dir=None, json=False, command=None)
+    if len(argv) == 1 and argv[0].startswith("--runs-dir=") and len(argv[0]) > len("--runs-dir="):
+        return argparse.Namespace(runs_dir=argv[0].partition("=")[2], json=False, command=None)
+    if len(argv) == 2 and argv[0] == "--runs-dir" and argv[1] and not argv[1].startswith("-"):
+        return argparse.Namespace(runs_dir=argv[1], json=False, command=None)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
+    window = window_only(sys.argv[1:] if argv is None else argv)
+    if window is not None:
+        return _open_window(window)
     from core.cli.main import main as cli_main
 
     return cli_main(argv, open_window=_open_window)

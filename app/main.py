@@ -11,9 +11,10 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     """Create the application, apply the theme, show the main window and run until it closes.
 
     ``RLPANEL_QUIT_AFTER_MS`` closes the window after that many milliseconds (smoke test, bench);
-    ``RLPANEL_SHOWN_FILE`` names a file that gets the time the window was first shown.
+    ``RLPANEL_SHOWN_FILE`` names a file that gets the time the window's first frame was painted (a line), and the
+    process's CPU seconds then (a second line).
     """
-    from PySide6.QtCore import QCoreApplication, QTimer
+    from PySide6.QtCore import QCoreApplication
     from PySide6.QtWidgets import QApplication
 
     from app.main_window import MainWindow, quit_after
@@ -28,18 +29,18 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     app = existing if isinstance(existing, QApplication) else QApplication(argv if argv is not None else sys.argv[:1])
     app.setWindowIcon(app_icon())
     collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
-    apply_theme(app)
+    apply_theme(app, plots=False)  # the plots, and pyqtgraph, come after the first frame (MainWindow)
     folder = absolute(runs_dir) if runs_dir else default_runs_dir()  # the worker starts in another folder
     folder.mkdir(parents=True, exist_ok=True)
     quit_ms = os.environ.get("RLPANEL_QUIT_AFTER_MS")
     window = MainWindow(folder, confirm_close=not quit_ms)
-    window.show()
     shown_file = os.environ.get("RLPANEL_SHOWN_FILE")
     if shown_file:
         import time
 
-        # Written once the event loop has painted the first frame, i.e. the user sees the window.
-        QTimer.singleShot(0, lambda: Path(shown_file).write_text(repr(time.time())))
+        # Written once the first frame has been painted, i.e. the user sees the window; then the CPU time it took.
+        window.first_frame.connect(lambda: Path(shown_file).write_text(f"{time.time()!r}\n{time.process_time()!r}\n"))
+    window.show()
     if quit_ms:
         quit_after(int(quit_ms))
     wake = close_on_signals(window)

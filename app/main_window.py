@@ -10,28 +10,26 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
+from shiboken6 import isValid
 
+from app.configure.estimator import target_choices
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel, LaunchRequest
-from app.monitor.follower import RunFollower
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
-from app.monitor.panel import IDLE_TITLE, MonitorPanel
 from app.monitor.tensorboard import TensorBoardLauncher
 from app.notify.notifier import WindowNotifier
-from app.queue.panel import QueuePanel
-from app.results.panel import ResultsPanel
 from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
-from app.sweeps.panel import SweepsPanel
-from app.system.panel import SystemPanel
-from app.theme import apply_theme, plot_colors
+from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
-from app.window_state import fit_shown, restore_window, save_window
+from app.widgets.lazy_tabs import LazyTabs
+from app.window_state import fit_shown, restore_monitor, restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
 from core.config.trust import code_module, is_trusted, trust
@@ -45,13 +43,24 @@ from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
+if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs): their modules (pyqtgraph, scipy...) load then
+    from app.monitor.follower import RunFollower
+    from app.monitor.panel import MonitorPanel
+    from app.queue.panel import QueuePanel
+    from app.results.panel import ResultsPanel
+    from app.sweeps.panel import SweepsPanel
+    from app.system.panel import SystemPanel
+
 STOP_TIMEOUT_S = 60.0
+AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
                 "not running": "was not running"}
 
 
 class MainWindow(QMainWindow):
+    first_frame = Signal()  # once, when the window's first frame has been painted (the startup bench's time)
+
     def __init__(self, runs_dir: Path | str, confirm_close: bool = True, tray: bool | None = None):
         super().__init__()
         self.runs_dir = absolute(runs_dir)  # handed to workers and the queue runner
@@ -66,21 +75,20 @@ class MainWindow(QMainWindow):
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
-        self.config = ConfigModel(self)  # what Configure edits and the Queue tab turns into jobs
+        self.config = ConfigModel(self, hold_probes=True)  # what Configure edits and the Queue tab turns into jobs
         self.config.runs_dir = self.runs_dir
-        self.configure = ConfigurePanel(self.config)
-        self.monitor = MonitorPanel()
-        self.runs = RunsPanel(self.runs_dir)
-        self.results = ResultsPanel(self.runs_dir)
-        self.queue = QueuePanel(self.runs_dir, self.config)
-        self.sweeps = SweepsPanel(self.runs_dir)
+        self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
+        self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
         self.log = LogPanel()
-        self.system = SystemPanel(self.runs_dir)
-        self.system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
         self.tabs = QTabWidget()
-        for widget, name in ((self.monitor, "Monitor"), (self.runs, "Runs"), (self.results, "Results"), (self.queue, "Queue"),
-                             (self.sweeps, "Sweeps"), (self.log, "Log"), (self.system, "System")):
-            self.tabs.addTab(widget, name)
+        # the Monitor is built right after the first frame; Results, Queue, Sweeps and System when first shown (or first
+        # asked for): the first frame waits for neither them nor their modules (ARCHITECTURE.md, "The window")
+        self.lazy_tabs = LazyTabs(self.tabs)
+        self.lazy_tabs.add("Monitor", self._build_monitor, waiting="Starting the plots…")
+        for name, page in (("Runs", self.runs), ("Results", self._build_results),
+                           ("Queue", self._build_queue), ("Sweeps", self._build_sweeps), ("Log", self.log),
+                           ("System", self._build_system)):
+            self.lazy_tabs.add(name, page)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
@@ -95,24 +103,14 @@ class MainWindow(QMainWindow):
         self.state_label = QLabel()
         self.statusBar().addPermanentWidget(self.state_label)
 
-        self.follower = RunFollower(self)
-        self.follower.records.connect(self._on_records)
-        self.follower.telemetry.connect(self.monitor.add_telemetry_batch)
-        self.follower.status.connect(self._on_status)
-        self.follower.log_lines.connect(self.log.add_log_lines)
-        self.follower.loading.connect(self._on_loading)
-        self.follower.stop_finished.connect(self._on_stop_finished)
+        self._follower: RunFollower | None = None  # made after the first frame (its module loads numpy)
         self.tensorboard = TensorBoardLauncher(self)
         self.tensorboard.message.connect(lambda text: self.statusBar().showMessage(text, 15000))
-        self.monitor.tensorboard_requested.connect(lambda: self.tensorboard.open(self.run_dir))
-        self.monitor.close_requested.connect(lambda: self.follow_run(None))
         self.runs.tensorboard_requested.connect(self.tensorboard.open)
-        self.gpu_monitor = IdleGpuMonitor(self)
+        self.gpu_monitor = IdleGpuMonitor(self, start=False)  # NVML starts after the first frame
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
-        self.queue.run_activated.connect(self.open_run)
-        self.sweeps.run_activated.connect(self.open_run)
         self.runs.resume_requested.connect(self.resume_run)
         self.runs.restart_requested.connect(self.restart_run)
         self.runs.selection_changed.connect(lambda _info: self._update_actions())
@@ -121,17 +119,123 @@ class MainWindow(QMainWindow):
         self.notifier = WindowNotifier(self, tray_available=tray)  # the tray icon and desktop notifications
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_color_scheme)
-        self.monitor.apply_theme(*plot_colors())
         self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._shown = False
+        self._painted = False
+        self._after_done = False  # _after_first_frame ran (or the window closed first: then it never does)
+        self._after_timer = QTimer(self)
+        self._after_timer.setSingleShot(True)
+        self._after_timer.timeout.connect(self._after_first_frame)
+        self._after_timer.start(AFTER_FIRST_FRAME_AT_LATEST_MS)
         self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
         restore_window(self)
         self._update_actions()
 
     # --- construction ----------------------------------------------------------------------
 
+    def _build_monitor(self) -> MonitorPanel:
+        apply_plot_theme()
+        from app.monitor.panel import MonitorPanel
+
+        monitor = MonitorPanel()
+        monitor.tensorboard_requested.connect(lambda: self.tensorboard.open(self.run_dir))
+        monitor.close_requested.connect(lambda: self.follow_run(None))
+        monitor.apply_theme(*plot_colors())
+        restore_monitor(monitor)
+        if self.run_dir is None:  # what came while it was not built yet
+            monitor.set_estimate(self._pending_estimate)
+            if self._idle_unavailable is not None:
+                monitor.set_gpu_unavailable(self._idle_unavailable)
+        return monitor
+
+    def _build_results(self) -> ResultsPanel:
+        apply_plot_theme()
+        from app.results.panel import ResultsPanel
+
+        return ResultsPanel(self.runs_dir)
+
+    def _build_queue(self) -> QueuePanel:
+        from app.queue.panel import QueuePanel
+
+        queue = QueuePanel(self.runs_dir, self.config)
+        queue.run_activated.connect(self.open_run)
+        return queue
+
+    def _build_sweeps(self) -> SweepsPanel:
+        apply_plot_theme()
+        from app.sweeps.panel import SweepsPanel
+
+        sweeps = SweepsPanel(self.runs_dir)
+        sweeps.run_activated.connect(self.open_run)
+        return sweeps
+
+    def _build_system(self) -> SystemPanel:
+        from app.system.panel import SystemPanel
+
+        system = SystemPanel(self.runs_dir)
+        system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
+        return system
+
+    @property
+    def follower(self) -> RunFollower:
+        """The run follower (its thread), made when first needed: after the first frame at the latest."""
+        if self._follower is None:
+            from app.monitor.follower import RunFollower
+
+            follower = self._follower = RunFollower(self)
+            follower.records.connect(self._on_records)
+            follower.telemetry.connect(self._on_telemetry)
+            follower.status.connect(self._on_status)
+            follower.log_lines.connect(self.log.add_log_lines)
+            follower.loading.connect(self._on_loading)
+            follower.stop_finished.connect(self._on_stop_finished)
+        return self._follower
+
+    @property
+    def monitor(self) -> MonitorPanel:
+        return cast("MonitorPanel", self.lazy_tabs.get("Monitor"))
+
+    @property
+    def results(self) -> ResultsPanel:
+        return cast("ResultsPanel", self.lazy_tabs.get("Results"))
+
+    @property
+    def queue(self) -> QueuePanel:
+        return cast("QueuePanel", self.lazy_tabs.get("Queue"))
+
+    @property
+    def sweeps(self) -> SweepsPanel:
+        return cast("SweepsPanel", self.lazy_tabs.get("Sweeps"))
+
+    @property
+    def system(self) -> SystemPanel:
+        return cast("SystemPanel", self.lazy_tabs.get("System"))
+
+    def _after_first_frame(self) -> None:
+        """What the first frame does not wait for: the Monitor's plots (pyqtgraph), the run follower, the env's spaces
+        and with them the estimate (gymnasium), the runs listing (and with it the re-attach to a running run) and NVML's
+        idle GPU monitor. Once, at the first frame or ``AFTER_FIRST_FRAME_AT_LATEST_MS`` after
+        construction, whichever comes first (a window started minimised paints nothing)."""
+        if self._after_done:
+            return
+        self._after_done = True
+        self._after_timer.stop()
+        self.lazy_tabs.get("Monitor")
+        _ = self.follower
+        # this machine's GPUs (NVML), off the GUI thread; then the env's spaces and the estimate, which plans for them
+        run_in_background(target_choices, self._targets_found, lambda _why: self._targets_found(None))
+        self.runs.refresh()
+        self.gpu_monitor.start()
+
+    def _targets_found(self, choices: list[tuple[str, str]] | None) -> None:
+        if not isValid(self):  # the window closed meanwhile
+            return
+        if choices is not None:
+            self.configure.show_targets(choices)
+        self.config.release_probes()
+
     def _tab_shown(self, _index: int) -> None:
-        if self.tabs.currentWidget() is self.results:  # the Results tab reads the runs folder again when shown
+        if self.lazy_tabs.current_name() == "Results":  # the Results tab reads the runs folder again when shown
             self.results.refresh()
 
     def _build_actions(self) -> None:
@@ -330,6 +434,8 @@ class MainWindow(QMainWindow):
         self._device = None
         self.run_state = None
         if self.run_dir is None:
+            from app.monitor.panel import IDLE_TITLE
+
             self.monitor.set_run(None, IDLE_TITLE)
             self.log.set_run("No run followed")
             self.monitor.set_gpu_unavailable(self._idle_unavailable)
@@ -343,6 +449,8 @@ class MainWindow(QMainWindow):
 
     def _run_title(self) -> str:
         if self.run_dir is None:
+            from app.monitor.panel import IDLE_TITLE
+
             return IDLE_TITLE
         info = self.runs.infos.get(self.run_dir.name)
         label = info.label if info is not None else read_run_label(self.run_dir)
@@ -354,6 +462,9 @@ class MainWindow(QMainWindow):
     def _on_records(self, batch) -> None:
         self.monitor.add_batch(batch)
         self.log.add_events(batch.events)
+
+    def _on_telemetry(self, batch) -> None:
+        self.monitor.add_telemetry_batch(batch)
 
     def _on_loading(self, share: float) -> None:
         self.monitor.set_loading(f"Loading the run's history… {100 * share:.0f} %" if share >= 0 else None)
@@ -392,12 +503,12 @@ class MainWindow(QMainWindow):
 
     def _on_idle_unavailable(self, reason: str) -> None:
         self._idle_unavailable = reason
-        if self.run_dir is None:
+        if self.run_dir is None and self.lazy_tabs.is_built("Monitor"):  # else the Monitor is built with it
             self.monitor.set_gpu_unavailable(reason)
 
     def _on_estimate_changed(self, estimate: FitEstimate | None) -> None:
         self._pending_estimate = estimate
-        if self.run_dir is None:
+        if self.run_dir is None and self.lazy_tabs.is_built("Monitor"):  # else the Monitor is built with it
             self.monitor.set_estimate(estimate)
 
     def _update_actions(self) -> None:
@@ -419,13 +530,21 @@ class MainWindow(QMainWindow):
         app = QApplication.instance()
         if isinstance(app, QApplication):
             apply_theme(app)
-        self.monitor.apply_theme(*plot_colors())
+        if self.lazy_tabs.is_built("Monitor"):
+            self.monitor.apply_theme(*plot_colors())
 
     def running_runs(self) -> list[str]:
         ids = set(self.active_run_ids)
         if self.run_dir is not None and self.run_state in ACTIVE:
             ids.add(self.run_dir.name)
         return sorted(ids)
+
+    def paintEvent(self, event):  # noqa: N802 (Qt API)
+        super().paintEvent(event)
+        if not self._painted:  # the children paint in this same pass: what follows runs once they are on screen
+            self._painted = True
+            QTimer.singleShot(0, self.first_frame.emit)
+            self._after_timer.start(0)
 
     def showEvent(self, event):  # noqa: N802 (Qt API)
         super().showEvent(event)
@@ -457,11 +576,15 @@ class MainWindow(QMainWindow):
         if running:
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         save_window(self)
+        self._after_done = True  # a window closed before its first frame starts no thread after it
+        self._after_timer.stop()
         self.notifier.close()
-        self.follower.close()
+        if self._follower is not None:
+            self._follower.close()
         self.gpu_monitor.close()
         self.tensorboard.close()
-        self.results.close_loader()
+        if self.lazy_tabs.is_built("Results"):
+            self.results.close_loader()
         super().closeEvent(event)
 
 

@@ -7,7 +7,6 @@ white in a dark window. Colours that must read on both palettes come as (light, 
 
 from __future__ import annotations
 
-import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QGuiApplication, QPainter, QPalette
 from PySide6.QtWidgets import QApplication, QProxyStyle, QStyle, QStyleOption, QWidget
@@ -117,17 +116,29 @@ def plot_colors(dark: bool | None = None) -> tuple[str, str]:
     return c["plot_bg"], c["plot_fg"]
 
 
-def apply_theme(app: QApplication, dark: bool | None = None) -> bool:
-    """Style the whole app for ``dark`` (default: the system's scheme); returns the choice."""
+def apply_theme(app: QApplication, dark: bool | None = None, plots: bool = True) -> bool:
+    """Style the whole app for ``dark`` (default: the system's scheme); returns the choice.
+
+    ``plots=False`` leaves pyqtgraph unimported (the window's start: its first frame has no plot yet); whoever
+    makes the first plot then calls ``apply_plot_theme()``.
+    """
     dark = system_is_dark() if dark is None else dark
     global _STYLE
     if _STYLE is None:
         _STYLE = IndicatorStyle("Fusion")
         app.setStyle(_STYLE)
     app.setPalette(palette_for(dark))
+    if plots:
+        apply_plot_theme(dark)
+    return dark
+
+
+def apply_plot_theme(dark: bool | None = None) -> None:
+    """pyqtgraph's background and foreground for ``dark`` (default: the system's scheme); imports pyqtgraph."""
+    import pyqtgraph as pg
+
     bg, fg = plot_colors(dark)
     pg.setConfigOptions(background=bg, foreground=fg, antialias=False)
-    return dark
 
 
 # --- colours picked for a widget's own palette -------------------------------------------------

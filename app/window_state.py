@@ -12,7 +12,7 @@ Functions of the window (``self``: what ``StatefulWindow`` names, the main windo
 from __future__ import annotations
 
 import json
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from PySide6.QtCore import QByteArray, QRect
 from PySide6.QtGui import QGuiApplication, QScreen
@@ -20,8 +20,11 @@ from PySide6.QtWidgets import QSplitter, QTabWidget
 
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel
-from app.monitor.panel import MonitorPanel
 from app.settings import get_setting, set_setting
+from app.widgets.lazy_tabs import LazyTabs
+
+if TYPE_CHECKING:  # the Monitor is built after the first frame (pyqtgraph with it): restore_monitor then
+    from app.monitor.panel import MonitorPanel
 
 
 class StatefulWindow(Protocol):
@@ -29,9 +32,9 @@ class StatefulWindow(Protocol):
 
     configure: ConfigurePanel
     config: ConfigModel
-    monitor: MonitorPanel
     splitter: QSplitter
     tabs: QTabWidget
+    lazy_tabs: LazyTabs
     fit_splitter: bool
 
     def width(self) -> int: ...
@@ -63,10 +66,14 @@ def restore_window(self: StatefulWindow) -> None:
         self.splitter.restoreState(splitter)
     self.tabs.setCurrentIndex(get_setting("window/tab", 0))
     restore_configure(self)
-    self.monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
+
+
+def restore_monitor(monitor: MonitorPanel) -> None:
+    """The Monitor's axis and splitter as the window last closed (when the Monitor is built)."""
+    monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
     monitor_split = get_setting("monitor/splitter", QByteArray())
     if not monitor_split.isEmpty():
-        self.monitor.splitter.restoreState(monitor_split)
+        monitor.splitter.restoreState(monitor_split)
 
 def available(self: StatefulWindow) -> QRect | None:
     """The available geometry of the window's screen (the primary one before it is shown); None without a screen."""
@@ -137,5 +144,7 @@ def save_window(self: StatefulWindow) -> None:
         set_setting(geometry_key(avail), self.saveGeometry())
     set_setting("window/splitter", self.splitter.saveState())
     set_setting("window/tab", self.tabs.currentIndex())
-    set_setting("monitor/x_mode", self.monitor.x_mode.currentData())
-    set_setting("monitor/splitter", self.monitor.splitter.saveState())
+    if self.lazy_tabs.is_built("Monitor"):  # else what it would save is what was read
+        monitor: MonitorPanel = self.lazy_tabs.get("Monitor")  # type: ignore[assignment]
+        set_setting("monitor/x_mode", monitor.x_mode.currentData())
+        set_setting("monitor/splitter", monitor.splitter.saveState())

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
+from shiboken6 import isValid
 
 from app.threads.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
@@ -30,10 +31,14 @@ def env_key(env: EnvSpec | dict[str, Any]) -> str:
     return json.dumps(data, sort_keys=True, default=repr)
 
 
-def target_choices() -> list[tuple[str, str]]:
-    """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles."""
-    detected = detected_profiles()
-    auto = f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
+def target_choices(detect: bool = True) -> list[tuple[str, str]]:
+    """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles.
+
+    ``detect=False``: the shipped profiles only, NVML not asked (the window's first frame; the rest comes after it).
+    """
+    detected = detected_profiles() if detect else []
+    auto = "auto: looking for a GPU\u2026" if not detect else \
+        f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
     out = [("auto", auto)]
     out += [(p.name, f"{p.name} ({p.memory_gib:.1f} GiB)") for p in detected[1:]]
     out += [(p.name, f"{p.name} ({p.memory_gib:.0f} GiB)") for p in known_profiles()]
@@ -96,10 +101,13 @@ class SpacesCache(QObject):
 
     ready = Signal(str)
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, held: bool = False):
+        """``held``: probes asked for wait for ``release()`` (the window's, after its first frame: a probe imports
+        gymnasium and creates the env, on a thread that would slow the first frame)."""
         super().__init__(parent)
         self._results: dict[str, tuple[Any, str]] = {}
         self._pending: set[str] = set()
+        self._held: dict[str, EnvSpec] | None = {} if held else None
 
     def get(self, env: EnvSpec) -> tuple[Any, str] | None:
         """(spaces, error) when known; else start a probe and return ``None``."""
@@ -108,12 +116,25 @@ class SpacesCache(QObject):
             return self._results[key]
         if key not in self._pending:
             self._pending.add(key)
-            copy = env.model_copy(deep=True)
-            run_in_background(lambda: probe(copy), lambda found: self._done(key, found),
-                              lambda message: self._done(key, (None, message)))
+            if self._held is not None:
+                self._held[key] = env.model_copy(deep=True)
+            else:
+                self._start(key, env.model_copy(deep=True))
         return None
 
+    def release(self) -> None:
+        """Start the probes held back, and any later one at once."""
+        held, self._held = self._held or {}, None
+        for key, env in held.items():
+            self._start(key, env)
+
+    def _start(self, key: str, env: EnvSpec) -> None:
+        run_in_background(lambda: probe(env), lambda found: self._done(key, found),
+                          lambda message: self._done(key, (None, message)))
+
     def _done(self, key: str, found: tuple[Any, str]) -> None:
+        if not isValid(self):  # the window closed while the probe ran: nobody waits for it
+            return
         self._pending.discard(key)
         self._results[key] = found
         self.ready.emit(key)
@@ -147,6 +168,8 @@ class TorchFactsCache(QObject):
         return self._pending
 
     def _done(self, facts: dict[str, Any]) -> None:
+        if not isValid(self):  # the window closed while the probe ran
+            return
         self._pending = False
         self._facts = facts
         self.ready.emit()

@@ -47,7 +47,9 @@ class ConfigModel(QObject):
     config_changed = Signal(object)    # the valid RunConfig, or None
     estimate_changed = Signal(object)  # the FitEstimate, or None
 
-    def __init__(self, parent: QObject | None = None):
+    def __init__(self, parent: QObject | None = None, hold_probes: bool = False):
+        """``hold_probes``: the env's spaces are read once ``release_probes()`` is called (the window's, after its
+        first frame); until then the estimate says it is reading them."""
         super().__init__(parent)
         self.state = ConfigState()
         self.validation = Validation({})
@@ -58,7 +60,7 @@ class ConfigModel(QObject):
         self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
         self.host_total = host_memory_total()
         self.runs_dir: Path | None = None  # the window's runs folder: how the last runs on this card compared
-        self.spaces = SpacesCache(self)
+        self.spaces = SpacesCache(self, held=hold_probes)
         self.spaces.ready.connect(lambda _key: self._check())
         self.torch = TorchFactsCache(self)
         self.torch.ready.connect(self._check)
@@ -178,6 +180,10 @@ class ConfigModel(QObject):
         self._timer.stop()
         self.validation = self.state.validate()
         self._check()
+
+    def release_probes(self) -> None:
+        """Read the env's spaces now (held since construction)."""
+        self.spaces.release()
 
     def recheck(self) -> None:
         """Estimate again (the GPU's costs changed: a calibration)."""

@@ -67,6 +67,26 @@ QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
 
 
+class _BuiltOnAsk(dict):
+    """The panel's forms or rows by name: one of an algorithm whose form is not built yet is built when asked for
+    by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
+
+    def __init__(self, build: Any):
+        super().__init__()
+        self._build = build
+
+    def __missing__(self, key: str) -> Any:
+        return self._build(key)
+
+
+def _line_up_units(form: SectionForm) -> None:
+    """A form's unit slots as wide as its own longest unit: its editors line up."""
+    width = max((row.unit_label.sizeHint().width() for row in form.rows.values()), default=0)
+    for row in form.rows.values():
+        # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
+        row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
+
+
 @dataclass
 class LaunchRequest:
     """What Launch hands the main window: the validated config and what was known about it."""
@@ -86,7 +106,9 @@ class ConfigurePanel(QWidget):
 
     launch_requested = Signal(object)
 
-    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None):
+    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True):
+        """``detect_gpus=False``: the target combo lists the shipped profiles until ``show_targets`` (the window asks
+        NVML for this machine's GPUs after its first frame, off the GUI thread)."""
         super().__init__(parent)
         self.model = model or ConfigModel(self)
         self.config_changed = self.model.config_changed
@@ -97,11 +119,13 @@ class ConfigurePanel(QWidget):
         self.env_picker = EnvPicker()
         self.env_picker.env_edited.connect(lambda env: self._edited("env", env))
         self.env_picker.algo_edited.connect(lambda algo: self._edited("algo", algo))
-        self.forms: dict[str, SectionForm] = {}
-        self.rows: dict[str, FieldRow] = {}
+        # an algorithm's form is built when it is first shown (or asked for): the first frame builds one of them
+        self._algo_slots: dict[str, tuple[type, str, QWidget]] = {}
+        self.forms: dict[str, SectionForm] = _BuiltOnAsk(self._algo_form)
+        self.rows: dict[str, FieldRow] = _BuiltOnAsk(lambda path: self._algo_form(path.partition(".")[0]).rows[path])
         forms_widget = self._build_forms()
         self.fit_box = FitBox()
-        self.fit_box.set_targets(target_choices(), "auto")
+        self.fit_box.set_targets(target_choices(detect=detect_gpus), "auto")
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
         self.fit_box.suggestion_clicked.connect(self.apply_suggestion)
         self.errors_list = FitList()
@@ -235,16 +259,46 @@ class ConfigurePanel(QWidget):
                 self._add_form(box, SectionForm(section, name, f"{titles[name]}: more", exclude=pinned), "budget_more")
                 continue
             title = f"{titles[name]} hyperparameters" if name in ALGO_SECTIONS else titles[name]
+            if name in ALGO_SECTIONS:  # a slot in its place, the form in it when first shown
+                slot = QWidget()
+                QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
+                slot.hide()
+                box.addWidget(slot)
+                self._algo_slots[name] = (section, title, slot)
+                continue
             self._add_form(box, SectionForm(section, name, title), name)
             if name == "runtime":  # what "auto" comes to here, under Torch threads
                 self.threads_hint = TorchThreadsHint.under(self.forms[name], self.rows["runtime.torch_threads"])
         box.addStretch(1)
-        for form in self.forms.values():  # a form's unit slots as wide as its own longest unit: its editors line up
-            width = max((row.unit_label.sizeHint().width() for row in form.rows.values()), default=0)
-            for row in form.rows.values():
-                # a schedule (kind, start -> end) has no unit: it takes the unit slot's room too
-                row.unit_label.setFixedWidth(0 if row.kind.editor == "schedule" else width)
+        for form in self.forms.values():
+            _line_up_units(form)
         return container
+
+    def _algo_form(self, name: str) -> SectionForm:
+        """An algorithm's form, built in its slot (with the model's values, issues and the wheel guard) if not yet."""
+        if name in self.forms:
+            return self.forms[name]
+        if name not in self._algo_slots:
+            raise KeyError(name)
+        section, title, slot = self._algo_slots[name]
+        form = SectionForm(section, name, title)
+        _line_up_units(form)
+        self._add_form(None, form, name)
+        layout = slot.layout()
+        assert layout is not None
+        layout.addWidget(form)
+        if hasattr(self, "wheel_guard"):  # else the panel's own guard_wheel, at its end, takes it in
+            guard_wheel(form, self.wheel_guard)
+            raw = self.model.state.effective_raw()
+            for path, row in form.rows.items():
+                row.set_value(get_path(raw, path))
+                row.set_changed(self.model.state.is_changed(path))
+            self._show_issues(self.model.issues)
+        return form
+
+    def show_targets(self, choices: list[tuple[str, str]]) -> None:
+        """The target combo's choices (``estimator.target_choices``), the config's target selected."""
+        self.fit_box.set_targets(choices, str(self.model.state.effective_raw().get("target_gpu") or "auto"))
 
     def round_budget(self, steps: int) -> None:
         """A round-to button: the budget becomes a whole number of rollouts (or train_freq cycles)."""
@@ -444,7 +498,11 @@ class ConfigurePanel(QWidget):
 
     def _show_algo_form(self, algo: str) -> None:
         for name in ALGO_SECTIONS:
-            self.forms[name].setVisible(name == algo.lower())
+            shown = name == algo.lower()
+            if shown and name in self._algo_slots:
+                self._algo_form(name)
+            if name in self._algo_slots:
+                self._algo_slots[name][2].setVisible(shown)
         self.forms_area.setMinimumWidth(self.forms_min_width())  # the form shown sets how narrow the column may get
 
     def _show_validation(self) -> None:

@@ -72,7 +72,8 @@ class IdleGpuMonitor(QObject):
     _start = Signal()
     _shutdown = Signal()
 
-    def __init__(self, parent: QObject | None = None, poll_ms: int = IDLE_POLL_MS):
+    def __init__(self, parent: QObject | None = None, poll_ms: int = IDLE_POLL_MS, start: bool = True):
+        """``start=False``: NVML is opened at ``start()`` (the window's, after its first frame)."""
         super().__init__(parent)
         self.poller = GpuPoller(poll_ms)
         self._start.connect(self.poller.start)
@@ -80,7 +81,15 @@ class IdleGpuMonitor(QObject):
         self.poller.samples.connect(self.samples)
         self.poller.unavailable.connect(self.unavailable)
         self.worker = WorkerThread(self.poller, "gpu-monitor")
-        self._start.emit()
+        self._started = False
+        if start:
+            self.start()
+
+    def start(self) -> None:
+        """Open NVML and poll, in the poller's thread (once)."""
+        if not self._started:
+            self._started = True
+            self._start.emit()
 
     def close(self) -> None:
         self._shutdown.emit()

@@ -167,7 +167,8 @@ class RunsPanel(QWidget):
     selection_changed = Signal(object)  # RunInfo or None
     refreshed = Signal(object)
 
-    def __init__(self, runs_dir: Path, parent=None):
+    def __init__(self, runs_dir: Path, parent=None, list_now: bool = True):
+        """``list_now=False``: the first listing waits for ``refresh()`` (the window's, after its first frame)."""
         super().__init__(parent)
         self.store = RunStore(runs_dir)
         self.infos: dict[str, RunInfo] = {}
@@ -236,7 +237,8 @@ class RunsPanel(QWidget):
         self._timer.timeout.connect(self.refresh)
         self._timer.start(REFRESH_MS)
         self._update_buttons()
-        self.refresh()
+        if list_now:
+            self.refresh()
 
     def _buttons(self) -> None:
         self.open_button = QPushButton("Open")

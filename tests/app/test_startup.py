@@ -1,0 +1,128 @@
+"""The window's start (issue 29): the first frame waits for nothing it does not show, and what it leaves for later
+(the Monitor's plots, the follower, the runs listing, the other tabs, the env probe) comes by itself right after."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
+
+from app.configure.panel import ALGO_SECTIONS, ConfigurePanel
+from app.entry import window_only
+from app.widgets.lazy_tabs import LazyTabs
+from tests.app.test_app_smoke import app_env
+from tests.conftest import REPO
+
+# What the first frame must not wait for: the command parser's modules (scipy, optuna), the learning stack, the plots
+# (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium).
+DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
+            "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
+            "app.monitor.panel", "app.monitor.follower")
+
+# The real ``rlpanel`` entry (app.entry.main, no command): the modules loaded at the first frame, and those loaded once
+# the Monitor is built and the env probed (or 20 s later), are written out.
+PROBE = """
+import json, sys
+from pathlib import Path
+from PySide6.QtCore import QTimer
+import app.main_window as mw
+
+out, built = Path(sys.argv[1]), {}
+init = mw.MainWindow.__init__
+
+def watched(self, *args, **kwargs):
+    init(self, *args, **kwargs)
+    def first_frame():
+        built["at_first_frame"] = sorted(sys.modules)
+        built["tabs_at_first_frame"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
+        built["target_at_first_frame"] = self.configure.fit_box.target_combo.itemText(0)
+        QTimer.singleShot(100, later)
+    def later(waited=[0]):
+        waited[0] += 1
+        came = type(self.tabs.widget(0)).__name__ == "MonitorPanel" and "gymnasium" in sys.modules
+        if not came and waited[0] < 200:  # each 100 ms, at most 20 s
+            QTimer.singleShot(100, later)
+            return
+        built["tabs_later"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
+        built["follower"] = self._follower is not None
+        built["target_later"] = self.configure.fit_box.target_combo.itemText(0)
+        built["runs_listed"] = self.runs.folder_label.text()
+        built["later"] = sorted(sys.modules)
+        out.write_text(json.dumps(built))
+        self.close()
+    self.first_frame.connect(first_frame)
+
+mw.MainWindow.__init__ = watched
+from app.entry import main
+sys.exit(main([]))
+"""
+
+
+def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_itself(tmp_path):
+    out = tmp_path / "modules.json"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=REPO, env=app_env(tmp_path), capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(out.read_text())
+    early = set(seen["at_first_frame"])
+    assert not [m for m in DEFERRED if m in early]
+    assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
+    assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
+    assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
+    # right after, by itself: the Monitor with its plots, the follower, the env probe; the other tabs wait to be shown
+    assert seen["tabs_later"][:2] == ["MonitorPanel", "RunsPanel"] and seen["tabs_later"][2:5] == ["QWidget"] * 3
+    assert seen["follower"] and {"pyqtgraph", "numpy", "gymnasium"} <= set(seen["later"])
+    assert seen["target_later"].startswith("auto: ") and "looking" not in seen["target_later"]  # this machine's GPU, or none
+    assert not {"scipy", "optuna", "torch", "stable_baselines3"} & set(seen["later"])  # no tab that needs them shown
+
+
+def test_the_window_alone_skips_the_command_parser_and_anything_else_goes_to_it():
+    assert window_only([]).runs_dir is None
+    assert window_only(["--runs-dir", "/x/runs"]).runs_dir == "/x/runs"
+    assert window_only(["--runs-dir=/x/runs"]).runs_dir == "/x/runs"
+    for argv in (["runs"], ["--help"], ["--runs-dir"], ["--runs-dir", "-x"], ["--runs-dir=", "runs"], ["--json"],
+                 ["--runs-dir", "/x", "runs"]):
+        assert window_only(argv) is None, argv  # core.cli's parser: a command, its help, or its one-line error
+
+
+def test_a_lazy_tab_is_built_when_first_shown_in_its_place_before_the_later_slots_see_it(qtbot):
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    lazy = LazyTabs(tabs)
+    made: list[str] = []
+
+    def factory(name: str):
+        return lambda: (made.append(name), QLabel(f"the {name} page"))[1]
+
+    lazy.add("First", factory("First"), waiting="Starting…")
+    lazy.add("Plain", QLabel("built already"))
+    lazy.add("Later", factory("Later"))
+    seen: list[str] = []
+    tabs.currentChanged.connect(lambda i: seen.append(type(tabs.widget(i)).__name__))
+    tabs.show()
+    assert made == [] and tabs.currentIndex() == 0  # the first tab's placeholder waits for its owner
+    assert tabs.widget(0).findChild(QLabel).text() == "Starting…"
+    tabs.setCurrentIndex(2)
+    assert made == ["Later"] and seen == ["QLabel"] and tabs.tabText(2) == "Later" and tabs.currentIndex() == 2
+    page = lazy.get("First")  # asked for: built in its place, the current tab stays
+    assert made == ["Later", "First"] and tabs.widget(0) is page and tabs.tabText(0) == "First"
+    assert tabs.currentIndex() == 2 and seen == ["QLabel"]  # a swap is no change of tab
+    assert lazy.get("First") is page and made == ["Later", "First"]  # once
+    tabs.setCurrentIndex(0)
+    assert made == ["Later", "First"] and lazy.names() == ["First", "Plain", "Later"]
+
+
+def test_configure_builds_the_shown_algorithms_form_and_any_other_when_asked(qtbot):
+    panel = ConfigurePanel()
+    qtbot.addWidget(panel)
+    algo = str(panel.model.state.effective_raw()["algo"]).lower()
+    assert [name for name in panel.forms if name in ALGO_SECTIONS] == [algo]  # one of the algorithms' forms
+    panel.set_field("algo", "SAC")
+    panel.validate_now()
+    assert panel.forms["sac"].isVisibleTo(panel) and not panel.forms[algo].isVisibleTo(panel)
+    assert panel.rows["sac.gamma"].text() == str(panel.model.state.effective_raw()["sac"]["gamma"])
+    td3 = panel.rows["td3.gamma"]  # asked for by name: built (hidden) with the value it holds
+    assert isinstance(td3, QWidget) and not panel.forms["td3"].isVisibleTo(panel) and td3.text()
+    assert "td3" in panel.forms and "ddpg" not in panel.forms
