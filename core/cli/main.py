@@ -1,7 +1,8 @@
 """The ``rlpanel`` command: the parser, built from one module per command.
 
 Each module in ``COMMANDS`` has ``register(subparsers, common)`` that adds its subparser(s)
-and sets ``func(args) -> int``. ``--json`` makes a command print one JSON document and nothing
+and sets ``func(args) -> int``; a command line that names a command imports only its module
+(``COMMAND_MODULES``). ``--json`` makes a command print one JSON document and nothing
 else on stdout; errors are one line on stderr naming the problem and the fix. A reader that
 closes the pipe early (``rlpanel runs | head``) ends the command quietly with 141 (128 + SIGPIPE,
 as a shell reports ``yes | head``), the recipe of Python's signal documentation.
@@ -10,40 +11,31 @@ as a shell reports ``yes | head``), the recipe of Python's signal documentation.
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import re
 import sys
 from collections.abc import Callable
 from typing import NoReturn
 
-from core.cli import (
-    calibrate,
-    doctor,
-    estimate,
-    evaluate,
-    export,
-    export_policy,
-    monitor,
-    notify,
-    presets,
-    queue,
-    record,
-    report,
-    runs,
-    shortcut,
-    sweep,
-    tensorboard,
-    train,
-    tune,
-    watch,
-    zoo,
-)
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
 from core.util.files import describe_os_error
 
-COMMANDS = [presets, train, runs, doctor, monitor, estimate, calibrate, evaluate, export, export_policy, report,
-            queue, sweep, zoo, tensorboard, shortcut, tune, notify, record, watch]
+# the command modules of core.cli, in the order ``rlpanel --help`` lists their commands
+COMMANDS = ["presets", "train", "runs", "doctor", "monitor", "estimate", "calibrate", "evaluate", "export",
+            "export_policy", "report", "queue", "sweep", "zoo", "tensorboard", "shortcut", "tune", "notify", "record",
+            "watch"]
+# the module that registers each command: a command line naming one imports that module alone (all of them import
+# scipy, optuna and the rest: ~4 s of a start); tests/core/cli/test_cli_main.py checks it against the registrations
+COMMAND_MODULES = {
+    "presets": "presets", "train": "train", "resume": "train", "restart": "train", "stop": "train", "runs": "runs",
+    "annotate": "runs", "delete": "runs", "doctor": "doctor", "monitor": "monitor", "estimate": "estimate",
+    "gpus": "estimate", "calibrate": "calibrate", "evaluate": "evaluate", "export": "export",
+    "export-policy": "export_policy", "report": "report", "queue": "queue", "sweep": "sweep", "zoo": "zoo",
+    "tensorboard": "tensorboard", "shortcut": "shortcut", "tune": "tune", "notify": "notify", "record": "record",
+    "watch": "watch",
+}
 
 
 class UsageError(Exception):
@@ -63,7 +55,8 @@ class Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
+    """The parser with the commands of ``modules`` (names in ``COMMANDS``; default all of them)."""
     common = Parser(add_help=False)
     common.add_argument("--runs-dir", metavar="DIR", help="runs folder (default: the runs/ folder of the user folder)")
     common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
@@ -71,9 +64,20 @@ def build_parser() -> argparse.ArgumentParser:
         prog="rlpanel", parents=[common],
         description="Control panel for stable-baselines3 training. Without a command it opens the window.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for command in COMMANDS:
-        command.register(sub, common)
+    for name in COMMANDS if modules is None else modules:
+        importlib.import_module(f"core.cli.{name}").register(sub, common)
     return parser
+
+
+def command_word(argv: list[str]) -> str | None:
+    """The command a command line names: its first word that is neither an option nor ``--runs-dir``'s value."""
+    words = iter(argv)
+    for word in words:
+        if word == "--runs-dir":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE
@@ -92,7 +96,8 @@ def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespac
 
 
 def _main(argv: list[str] | None, open_window: Callable[[argparse.Namespace], int] | None) -> int:
-    parser = build_parser()
+    module = COMMAND_MODULES.get(command_word(sys.argv[1:] if argv is None else argv) or "")
+    parser = build_parser([module] if module else None)  # an unknown word: every command, for argparse's choices
     try:
         args = parser.parse_args(argv)
     except UsageError:
