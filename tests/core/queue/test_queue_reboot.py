@@ -39,9 +39,10 @@ def test_a_queue_whose_runner_died_is_resumed_by_its_startup_entry_which_goes_at
     logon = subprocess.run(parse_exec(values["Exec"]), cwd=values["Path"], env=dict(os.environ), capture_output=True,
                            text=True, timeout=120)
     assert logon.returncode == 0 and f"resumed queue {state.id}: its runner was gone" in logon.stdout, logon.stderr
-    again = cli("queue", "resume", "--runs-dir", str(runs_dir))  # idempotent: the runner lives, the entry stays
-    assert again.returncode == 0 and "is running (its runner lives): nothing to resume" in again.stdout
-    assert entry.exists()
+    again = cli("queue", "resume", "--runs-dir", str(runs_dir))  # idempotent: nothing is started twice
+    assert again.returncode == 0 and "nothing to resume" in again.stdout, again.stdout
+    if "is running (its runner lives)" in again.stdout:  # (on a busy machine the short plan may have ended already)
+        assert entry.exists(), "the runner lives: the entry stays for a second restart"
 
     ended = wait_for(lambda: plan_over(runs_dir), timeout=240, what="the plan to end")
     assert ended.state == "finished" and ended.restarts == 1 and [j.status for j in ended.jobs] == ["finished", "finished"]
