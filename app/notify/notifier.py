@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QStatusBar, QWidget
 
 from app.monitor.log_panel import LogPanel
 from app.notify.settings_dialog import KEEP_TRAY_KEY, NotifySettingsDialog
-from app.notify.tray import UNAVAILABLE_NOTE, TrayIcon
+from app.notify.tray import UNAVAILABLE_NOTE, UNAVAILABLE_SHORT, TrayIcon
 from app.notify.watch import GOING, RunEventWatcher
 from app.runs.panel import RunsPanel
 from app.settings import get_setting
@@ -55,7 +55,7 @@ class WindowNotifier(QObject):
         self.tray.quit_requested.connect(self.quit)
         window.runs.refreshed.connect(self.on_listing)
         if not self.tray.available:
-            window.statusBar().showMessage(UNAVAILABLE_NOTE, 20000)
+            window.statusBar().showMessage(UNAVAILABLE_SHORT, 20000)
             window.log.add_notice(f"*** {UNAVAILABLE_NOTE}")
 
     def on_listing(self, infos: list[Any]) -> None:

@@ -16,6 +16,7 @@ from core.util.paths import resources_dir
 MESSAGE_MS = 15000
 UNAVAILABLE_NOTE = ("This desktop has no system tray: rlpanel shows its notifications in the Log tab "
                     "(push notifications through notify.yaml still go out from the runs themselves).")
+UNAVAILABLE_SHORT = "No system tray here: notifications show in the Log tab"  # the status bar's (the Log says more)
 
 
 def tray_icon() -> QIcon:
