@@ -151,6 +151,8 @@ def plan(run_dir: Path, now: float | None = None) -> Decision:
                             limit=int(auto.get("limit") or 0))
         decision = decide(run_dir, status, now)
         if decision.limit <= 0:
+            if status.state in FAILED and status.attempt is not None:  # decided once: a queue runner asks every pass
+                write_status(run_dir, auto_resume={**auto, "attempt": status.attempt, "limit": 0})
             return decision
         entry = {"attempt": status.attempt, "kind": failure_kind(status), "step": _last_step(run_dir),
                  "from_step": _checkpoint_step(run_dir), "at": time.time(),
