@@ -52,6 +52,26 @@ def format_value(v: float, unit: str = "") -> str:
     return f"{text} {unit}" if unit else text
 
 
+def count_label(value: float, spacing: float) -> str:
+    """A tick of a count axis (steps, episodes) as people read it: ``0``, ``500``, ``12.5k``, ``20M``, ``1.2B``, with
+    the decimals its tick spacing needs (pyqtgraph's own ``2e+07`` crowds a small chart's axis)."""
+    if value == 0:
+        return "0"
+    for div, suffix in ((1e9, "B"), (1e6, "M"), (1e3, "k")):
+        if abs(value) >= div and spacing >= div / 10:
+            step = spacing / div
+            decimals = next((d for d in range(3) if abs(round(step, d) - step) < 1e-9 * max(1.0, step)), 2)
+            return f"{value / div:.{decimals}f}{suffix}"
+    return f"{value:,.0f}" if spacing >= 1 else f"{value:g}"
+
+
+class StepAxis(pg.AxisItem):
+    """The x axis of steps or episodes, its ticks written by ``count_label``."""
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
+        return [count_label(v * scale, spacing * scale) for v in values]
+
+
 class LivePlot(pg.PlotWidget):
     """One plot of live series with a crosshair readout and an overlay message.
 
@@ -277,7 +297,7 @@ class LivePlot(pg.PlotWidget):
 
     def _apply_x_axis(self) -> None:
         item = self.getPlotItem()
-        axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else pg.AxisItem("bottom")
+        axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else StepAxis("bottom")
         self._x_values_shown = any(s.buf.size for s in getattr(self, "_series", {}).values())  # none while empty
         axis.setStyle(showValues=self._x_values_shown)
         item.setAxisItems({"bottom": axis})
