@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.errors import ConfigError
+from core.config.schema import RunConfig
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import STEP_KINDS, well_formed_only
@@ -63,6 +64,7 @@ class Decision:
     gave_up: str | None = None
     count: int = 0  # automatic resumes so far, this one included when planned
     limit: int = 0
+    from_step: int | None = None  # the newest checkpoint's step: where a resume starts (None: none, or not looked)
 
     @property
     def sentence(self) -> str:
@@ -75,23 +77,22 @@ class Decision:
         return ""
 
 
-def limit_for(run_dir: Path, status: RunStatus) -> int:
-    """The run's ``runtime.auto_resume`` (empty: ``QUEUED_DEFAULT`` for a queued run, else 0); 0 when its config
-    cannot be read (a resume would fail the same way)."""
+def _config(run_dir: Path) -> RunConfig | None:
+    """The run's config, read once per decision; None when it cannot be read (a resume would fail the same way)."""
     try:
-        configured = load_run_config(run_dir).runtime.auto_resume
+        return load_run_config(run_dir)
     except (ConfigError, OSError, ValueError):
+        return None
+
+
+def limit_for(cfg: RunConfig | None, status: RunStatus) -> int:
+    """The run's ``runtime.auto_resume`` (empty: ``QUEUED_DEFAULT`` for a queued run, else 0); 0 without a config."""
+    if cfg is None:
         return 0
+    configured = cfg.runtime.auto_resume
     if configured is not None:
         return configured
     return QUEUED_DEFAULT if status.queue else 0
-
-
-def _after_s(run_dir: Path) -> float:
-    try:
-        return load_run_config(run_dir).runtime.auto_resume_after_s
-    except (ConfigError, OSError, ValueError):
-        return 30.0
 
 
 def failure_kind(status: RunStatus) -> str:
@@ -108,12 +109,13 @@ def _checkpoint_step(run_dir: Path) -> int | None:
 
 def decide(run_dir: Path, status: RunStatus, now: float | None = None) -> Decision:
     """The decision for a crashed or failed run, from its status (pure but for reading the run's config and
-    checkpoints)."""
+    checkpoints, once each)."""
     now = time.time() if now is None else now
-    limit = limit_for(run_dir, status)
+    cfg = _config(run_dir)
+    limit = limit_for(cfg, status)
     auto = status.auto_resume or {}
     count = int(auto.get("count") or 0)
-    if limit <= 0 or status.state not in FAILED:
+    if cfg is None or limit <= 0 or status.state not in FAILED:
         return Decision(limit=limit, count=count)
     kind = failure_kind(status)
     history = list(auto.get("history") or [])
@@ -123,20 +125,15 @@ def decide(run_dir: Path, status: RunStatus, now: float | None = None) -> Decisi
     if kind in OUT_OF_MEMORY and from_step is not None and any(
             h.get("kind") in OUT_OF_MEMORY and h.get("from_step") == from_step for h in history):
         return Decision(gave_up=f"out of memory ({kind}) twice since the checkpoint at step {from_step:,}, which a "
-                                "third try would repeat: lower the batch size, n_envs or the buffer", count=count, limit=limit)
+                                "third try would repeat: lower the batch size, n_envs or the buffer", count=count,
+                        limit=limit, from_step=from_step)
     if count >= limit:
         return Decision(gave_up=f"it was resumed automatically {count} time{'s' if count != 1 else ''} already "
-                                f"(runtime.auto_resume: {limit})", count=count, limit=limit)
-    if from_step is None and not _is_baseline(run_dir):
+                                f"(runtime.auto_resume: {limit})", count=count, limit=limit, from_step=from_step)
+    if from_step is None and not cfg.is_baseline:
         return Decision(gave_up=NEVER["no_checkpoint"] + ": restart it", count=count, limit=limit)
-    return Decision(due_at=now + _after_s(run_dir) * 2 ** count, count=count + 1, limit=limit)
-
-
-def _is_baseline(run_dir: Path) -> bool:
-    try:
-        return load_run_config(run_dir).is_baseline
-    except (ConfigError, OSError, ValueError):
-        return False
+    return Decision(due_at=now + cfg.runtime.auto_resume_after_s * 2 ** count, count=count + 1, limit=limit,
+                    from_step=from_step)
 
 
 def plan(run_dir: Path, now: float | None = None) -> Decision:
@@ -155,7 +152,7 @@ def plan(run_dir: Path, now: float | None = None) -> Decision:
                 write_status(run_dir, auto_resume={**auto, "attempt": status.attempt, "limit": 0})
             return decision
         entry = {"attempt": status.attempt, "kind": failure_kind(status), "step": _last_step(run_dir),
-                 "from_step": _checkpoint_step(run_dir), "at": time.time(),
+                 "from_step": decision.from_step, "at": time.time(),
                  "reason": (status.exit_reason or status.error_message or status.state)[:300]}
         history = [*list(auto.get("history") or []), entry][-HISTORY_KEPT:]
         auto.update(attempt=status.attempt, limit=decision.limit, count=decision.count, history=history,
