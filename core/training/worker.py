@@ -87,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
         layout.space_reserve.unlink(missing_ok=True)  # on a full disk, this makes room for the status below
         tb = traceback.format_exc()
         print(tb, file=sys.stderr, flush=True)
-        message = failure_reason(exc)
+        kind, message = failure(exc)
         write_status(run_dir, state="failed", ended_at=time.time(), exit_reason=message, stalled=None,
-                     failure_kind=failure_kind(exc),
+                     failure_kind=kind,
                      error={"message": message, "traceback": "\n".join(tb.strip().splitlines()[-15:])})
         _notify_unsupervised(run_dir, "failed", message)
         return 1
@@ -117,46 +117,39 @@ def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:
         path.unlink(missing_ok=True)
 
 
-def failure_kind(exc: BaseException) -> str:
-    """What kind of failure ended the attempt (``core.run.auto_resume.KINDS``): whether resuming could help."""
+def failure(exc: BaseException) -> tuple[str, str]:
+    """``(kind, reason)`` of the exception that ended the attempt: its kind (``core.run.auto_resume.KINDS``: whether
+    resuming could help) and what ended it, in words a user can act on (a full disk, no memory, or the error)."""
     name = type(exc).__name__
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        return "disk_full"
+        # a CheckpointError's strerror is already the whole sentence (str() would prefix "[Errno 28]")
+        text = str(exc.strerror) if name == "CheckpointError" else describe_os_error(exc)
+        return "disk_full", f"{text}; the run resumes from its last checkpoint once there is space"
     if isinstance(exc, MemoryError):
-        return "host_oom"
-    if name == "OutOfMemoryError":
-        return "gpu_oom"
+        return "host_oom", ("out of memory (host RAM): lower the replay buffer (buffer_size), n_envs or the batch size, "
+                            "or close other programs; the run resumes from its last checkpoint")
+    if name == "OutOfMemoryError":  # torch.cuda.OutOfMemoryError
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return "gpu_oom", (f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate "
+                           "shows what fits)")
     if isinstance(exc, KeyboardInterrupt):
-        return "interrupted"
-    if name == "ConfigError":
-        return "config"
-    if name in ("EnvProcessError", "EnvsAborted"):
-        return "env"
+        return "interrupted", "interrupted (Ctrl-C in the worker's console)"
+    if name in ("EnvProcessError", "EnvsAborted"):  # lean_vec_env's (not imported: SB3); the traceback has its own field
+        return "env", f"{name}: {str(exc).strip().splitlines()[0]}"
     text = str(exc)
+    reason = f"{name}: {exc}".strip()
+    if name == "ConfigError":
+        return "config", reason
     if "no complete checkpoint to resume from" in text:
-        return "no_checkpoint"
+        return "no_checkpoint", reason
     if "CUDA error" in text or "CUDA driver" in text or name in ("AcceleratorError", "CudaError"):
-        return "cuda"  # a driver reset (Windows' TDR), an ECC error, a lost device: the next attempt may well run
-    return "error"
+        return "cuda", reason  # a driver reset (Windows' TDR), an ECC error, a lost device: the next attempt may run
+    return "error", reason
 
 
 def failure_reason(exc: BaseException) -> str:
-    """What ended the attempt, in words a user can act on (a full disk, no memory, or the error)."""
-    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
-        # a CheckpointError's strerror is already the whole sentence (str() would prefix "[Errno 28]")
-        text = str(exc.strerror) if type(exc).__name__ == "CheckpointError" else describe_os_error(exc)
-        return f"{text}; the run resumes from its last checkpoint once there is space"
-    if isinstance(exc, MemoryError):
-        return ("out of memory (host RAM): lower the replay buffer (buffer_size), n_envs or the batch size, "
-                "or close other programs; the run resumes from its last checkpoint")
-    if type(exc).__name__ == "OutOfMemoryError":  # torch.cuda.OutOfMemoryError
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate shows what fits)"
-    if isinstance(exc, KeyboardInterrupt):
-        return "interrupted (Ctrl-C in the worker's console)"
-    if type(exc).__name__ in ("EnvProcessError", "EnvsAborted"):  # lean_vec_env (not imported: SB3)
-        return f"{type(exc).__name__}: {str(exc).strip().splitlines()[0]}"  # the traceback goes to its own field
-    return f"{type(exc).__name__}: {exc}".strip()
+    """What ended the attempt, in a user's words (``failure``'s reason)."""
+    return failure(exc)[1]
 
 
 if __name__ == "__main__":
