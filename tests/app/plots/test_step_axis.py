@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from app.plots.live_plot import LivePlot, StepAxis, count_label
+from app.plots.axes import StepAxis, count_label
+from app.plots.live_plot import LivePlot
 
 
 @pytest.mark.parametrize(("value", "spacing", "text"), [
