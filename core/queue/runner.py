@@ -135,9 +135,13 @@ def _auto_resume(runs_dir: Path, state: QueueState) -> None:
             continue
         run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
-        if status.state not in FAILED or module_running(SUPERVISOR_MODULE, run_dir):
-            continue
-        if (status.auto_resume or {}).get("attempt") != status.attempt:
+        auto = status.auto_resume or {}
+        decided = auto.get("attempt") == status.attempt
+        if status.state not in FAILED or (decided and auto.get("due_at") is None):
+            continue  # running, or decided with nothing due (given up, off): no process scan every pass
+        if module_running(SUPERVISOR_MODULE, run_dir):
+            continue  # its supervisor plans and resumes it
+        if not decided:
             decision = auto_resume.plan(run_dir)
             if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
                 why = status.error_message or status.exit_reason or "the worker ended without a word"
