@@ -221,11 +221,17 @@ class MainWindow(QMainWindow):
         self._after_done = True
         self._after_timer.stop()
         self.lazy_tabs.get("Monitor")
+        if self._shown:  # the Monitor's plots widen the tabs: fit the window and its splitter to the screen again
+            QTimer.singleShot(0, self._fit_again)
         _ = self.follower
         # this machine's GPUs (NVML), off the GUI thread; then the env's spaces and the estimate, which plans for them
         run_in_background(target_choices, self._targets_found, lambda _why: self._targets_found(None))
         self.runs.refresh()
         self.gpu_monitor.start()
+
+    def _fit_again(self) -> None:
+        if isValid(self):
+            fit_shown(self)
 
     def _targets_found(self, choices: list[tuple[str, str]] | None) -> None:
         if not isValid(self):  # the window closed meanwhile
