@@ -4,7 +4,7 @@
 ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log`` as soon as the file system says they
 changed (``app.monitor.file_watch``; a burst of changes is one read), else, where the folder cannot
 be watched (a network drive, a refused watch), on a QTimer every ``POLL_MS``; turns the records into columns
-(``app.monitor.batches``: the per-record work happens here, not in the GUI thread), and emits
+(``core.run.columns``: the per-record work happens here, not in the GUI thread), and emits
 one signal per kind per tick. Every signal carries the generation it was read for;
 ``RunFollower`` (GUI side) drops a signal whose generation is not the current one, so a batch
 still queued from the previous run never lands in the new run's plots.
@@ -25,10 +25,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry, merged
-from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.threads.background import WorkerThread, run_in_background
+from core.run.column_codec import decode, encode_metrics, encode_telemetry, merged
+from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.control import stop_run
 from core.run.history_cache import ChunkEntry, HistoryCache
 from core.run.layout import RunDir

@@ -5,7 +5,7 @@ logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power,
 and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
 from its speed over the last minutes. The status line under it says what is loading and which
 readings are past a threshold. Data comes in as column batches built off the GUI thread
-(``app.monitor.batches``); each run gets its own plot state (``clear``).
+(``core.run.columns``); each run gets its own plot state (``clear``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.scalar_grid import ScalarGrid
@@ -39,6 +38,7 @@ from app.theme import ALERT_COLOR
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.toolbar import STRETCH, panel_toolbar
 from core.fit.result import FitEstimate
+from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.states import TERMINAL
 

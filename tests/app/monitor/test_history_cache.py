@@ -12,10 +12,10 @@ import pytest
 from PySide6.QtCore import Qt, QThread
 
 import app.monitor.follower as follower_module
-from app.monitor.batches import metrics_batch, telemetry_batch
 from app.monitor.follower import RunController, RunFollower
 from app.plots.buffers import RAW_SHARE, SeriesBuffer
 from app.plots.system_plots import MAX_POINTS, SystemPlots
+from core.run.columns import metrics_batch, telemetry_batch
 from core.run.history_cache import HistoryCache
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
