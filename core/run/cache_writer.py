@@ -88,12 +88,13 @@ class SourceCache:
 class CacheWriter:
     """The run's two caches, kept by a thread of the worker (see the module's docstring)."""
 
-    def __init__(self, run_dir: Path, every_s: float = EVERY_S, min_bytes: int = MIN_BYTES):
+    def __init__(self, run_dir: Path, every_s: float = EVERY_S, min_bytes: int = MIN_BYTES, max_bytes: int = MAX_BYTES):
         layout = RunDir(run_dir)
         self.sources = [SourceCache(layout.metrics, layout.cache_of(layout.metrics), metrics_columns),
                         SourceCache(layout.telemetry, layout.cache_of(layout.telemetry), telemetry_columns)]
         self.every_s = every_s
         self.min_bytes = min_bytes
+        self.max_bytes = max_bytes
         self.chunks = 0  # chunks written (tests)
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -108,7 +109,7 @@ class CacheWriter:
         written = 0
         for source in self.sources:
             try:
-                written += source.update(self.min_bytes if min_bytes is None else min_bytes)
+                written += source.update(self.min_bytes if min_bytes is None else min_bytes, self.max_bytes)
             except (OSError, ValueError) as exc:  # a full disk, a file changing under the parse
                 print(f"rlpanel cache: {source.cache.path.name} not updated ({exc})", flush=True)
         self.chunks += written

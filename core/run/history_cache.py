@@ -79,14 +79,14 @@ def encode_body(meta: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
     return b"".join([META_LEN.pack(len(text)), text, *(np.ascontiguousarray(a, dtype=DTYPE).tobytes() for a in arrays)])
 
 
-def decode_body(body: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """The meta and the arrays of a chunk's body (each array a copy: the body is not kept)."""
+def decode_body(body: bytes | bytearray) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The meta and the arrays of a chunk's body (the arrays are views of the body: no copy)."""
     (meta_len,) = META_LEN.unpack_from(body)
     meta = json.loads(body[META_LEN.size: META_LEN.size + meta_len])
     offset = META_LEN.size + meta_len
     arrays = []
     for n in meta.pop("_lens"):
-        arrays.append(np.frombuffer(body, dtype=DTYPE, count=n, offset=offset).copy())
+        arrays.append(np.frombuffer(body, dtype=DTYPE, count=n, offset=offset))
         offset += n * DTYPE.itemsize
     return meta, arrays
 
@@ -135,18 +135,18 @@ class HistoryCache:
         start, end, body_len, head_crc, tail_crc, body_crc = HEAD.unpack(head)
         if start != self.end or not start < end <= source_size or _probe(src, start, end) != (head_crc, tail_crc):
             return None  # not where the last one ended, or the source is not what it was
-        body = fh.read(body_len)
-        if len(body) < body_len or zlib.crc32(body) != body_crc:
-            return None  # torn: a writer stopped mid-chunk
+        if pos + HEAD.size + body_len > self._seen_size:
+            return None  # torn: a writer stopped mid-chunk (a body's CRC is checked when it is loaded)
         return ChunkEntry(start, end, pos + HEAD.size, body_len, body_crc)
 
     def load(self, entry: ChunkEntry) -> tuple[dict[str, Any], list[np.ndarray]]:
         """The meta and arrays of one chunk ``chunks()`` gave; ValueError when it is no longer there (another
         writer cut it off and wrote over it since)."""
+        body = bytearray(entry.body_len)  # writable: the arrays are its views, and the plots may keep them
         with open(self.path, "rb") as fh:
             fh.seek(entry.body_offset)
-            body = fh.read(entry.body_len)
-        if len(body) != entry.body_len or zlib.crc32(body) != entry.body_crc:
+            got = fh.readinto(body)
+        if got != entry.body_len or zlib.crc32(body) != entry.body_crc:
             raise ValueError(f"{self.path.name}: the chunk at {entry.body_offset} changed since it was read")
         return decode_body(body)
 

@@ -5,6 +5,7 @@ machine's series bounded in points."""
 from __future__ import annotations
 
 import json
+import shutil
 from collections import defaultdict
 
 import numpy as np
@@ -29,11 +30,13 @@ CHUNK = 16 * 1024  # bytes read per tick: a small run is many chunks
 
 @pytest.fixture
 def run(trained_run, runs_dir, monkeypatch):
-    """A real trained run, made longer (a stop and a resume in it: a break), cached from 4 KiB chunks."""
+    """A real trained run, made longer (a stop and a resume in it: a break), cached from 4 KiB chunks; without the
+    cache its worker wrote (core.run.cache_writer): the window's own cache, as for a run of an older version."""
     monkeypatch.setattr(follower_module, "CACHE_MIN_BYTES", 4096)
     monkeypatch.setattr(follower_module, "REPLAY_BYTES", 24 * 1024)
     run_dir = copy_run(trained_run, runs_dir)
     layout = RunDir(run_dir)
+    shutil.rmtree(layout.history_cache, ignore_errors=True)
     append_jsonl(layout.metrics, [{"kind": "attempt", "t": 2e9, "step": 0, "attempt": 2}, *episodes(0, 300, step0=10**6)])
     append_jsonl(layout.telemetry, [{"t": 2e9, "kind": "status", "nvml": True, "reason": None}, *gpu_lines(300, t0=2e9)])
     return run_dir
