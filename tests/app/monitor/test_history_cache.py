@@ -1,6 +1,6 @@
 """Opening a run from its columnar cache (core.run.history_cache): the same columns as a full parse, built,
 extended, rebuilt when torn or stale; the history handed over in chunks from the reader's thread; the
-machine's series bounded in points."""
+machine's series bounded in points; the redraw after a load drawn in turns of the event loop."""
 
 from __future__ import annotations
 
@@ -13,7 +13,9 @@ import pytest
 from PySide6.QtCore import Qt, QThread
 
 import app.monitor.follower as follower_module
+import app.monitor.panel as panel_module
 from app.monitor.follower import RunController, RunFollower
+from app.monitor.panel import MonitorPanel
 from app.plots.buffers import RAW_SHARE, SeriesBuffer
 from app.plots.system_plots import MAX_POINTS, SystemPlots
 from core.run.columns import metrics_batch, telemetry_batch
@@ -216,3 +218,28 @@ def test_the_machines_series_stay_bounded_over_a_48_hour_run(qtbot):
         buf = plots.plots[field].buffer("gpu0" if field == "temperature_c" else plots.plots[field].series_keys()[0])
         assert buf.size <= MAX_POINTS < samples
         assert buf.times[-1] == 1e9 + (samples - 1) / 5 and buf.times[0] == 1e9  # the whole 48 h, at screen resolution
+
+
+def test_a_timers_redraw_draws_the_plots_in_turns_and_a_full_redraw_all_at_once(qtbot, monkeypatch):
+    """The first redraw after a load is cut into turns of the event loop (FRAME_S each); ``redraw()`` still draws all."""
+    monkeypatch.setattr(panel_module, "FRAME_S", 0.0)  # one plot a turn: the turns show whatever the machine's speed
+    panel = MonitorPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.redraw()
+    passes: list[float] = []
+    panel.redrawn.connect(passes.append)
+    panel.add_batch(metrics_batch([*episodes(0, 2000), *[{"kind": "train", "step": i, "t": i, "train/loss": 1.0 / (1 + i)}
+                                                        for i in range(500)]]))
+    panel.add_telemetry_batch(telemetry_batch(gpu_lines(3000)))
+    plots = len(panel.all_plots())
+    panel._soon.stop()
+    panel._redraw_tick()
+    assert 0 < len(panel._pending) < plots and panel._soon.isActive() and not passes  # the rest waits for the next turn
+    qtbot.waitUntil(lambda: not panel._pending and len(passes) >= 1, timeout=5000)  # the turns came
+    assert len(passes) == 1  # one pass, told once, when its last plot was drawn
+
+    panel.add_telemetry_batch(telemetry_batch(gpu_lines(100, t0=2e9)))
+    assert panel.redraw() and not panel._pending and len(passes) == 2  # redraw(): everything at once
