@@ -76,9 +76,9 @@ def open_day(folder: Path) -> None:
     """A 24 h metrics.jsonl at the bound's worst case (each second: ``EPISODES_PER_S`` episode records,
     one aggregate, one progress, one train record of 8 values), read the way the window's follower
     reads it (chunks, well-formed records, columns): its size, and the CPU time of that reading."""
-    from app.monitor.batches import metrics_batch
     from app.monitor.follower import CHUNK_BYTES
     from core.run import records
+    from core.run.columns import metrics_batch
     from core.run.episodes import EPISODES_PER_S
     from core.run.records import well_formed_only
     from core.util.jsonl import JsonlReader

@@ -4,7 +4,7 @@
 ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log`` as soon as the file system says they
 changed (``app.monitor.file_watch``; a burst of changes is one read), else, where the folder cannot
 be watched (a network drive, a refused watch), on a QTimer every ``POLL_MS``; turns the records into columns
-(``app.monitor.batches``: the per-record work happens here, not in the GUI thread), and emits
+(``core.run.columns``: the per-record work happens here, not in the GUI thread), and emits
 one signal per kind per tick. Every signal carries the generation it was read for;
 ``RunFollower`` (GUI side) drops a signal whose generation is not the current one, so a batch
 still queued from the previous run never lands in the new run's plots.
@@ -23,12 +23,14 @@ from __future__ import annotations
 from collections import deque
 from pathlib import Path
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 
-from app.monitor.batch_codec import decode, encode_metrics, encode_telemetry, merged
-from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
+from app.plots.buffers import envelope_indices
 from app.threads.background import WorkerThread, run_in_background
+from core.run.column_codec import decode, encode_metrics, encode_telemetry, merged
+from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.control import stop_run
 from core.run.history_cache import ChunkEntry, HistoryCache
 from core.run.layout import RunDir
@@ -43,7 +45,23 @@ POLL_MS = 200
 CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
 LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
 CACHE_MIN_BYTES = 1024 * 1024  # a chunk read is cached from this size: a live tick's few lines are not
-REPLAY_BYTES = 32 * 1024 * 1024  # cached chunks handed over as one batch: their JSONL bytes (~70,000 samples)
+REPLAY_BYTES = 8 * 1024 * 1024  # cached chunks handed over as one batch: their JSONL bytes (~36,000 samples)
+HISTORY_POINTS = 2**13  # a telemetry series of a history batch (not the newest) is handed over as ~this many points
+HISTORY_RAW = 2**13  # the newest samples of the history kept as they are (27 min at 5 Hz): a zoom to the end is exact
+
+
+def at_screen_resolution(batch: TelemetryBatch, keep_raw: int) -> TelemetryBatch:
+    """``batch`` with each long series cut to the envelope of its older samples (their lowest and highest, real
+    samples: every spike stays) and its newest ``keep_raw`` samples as they are, as the machine's plots keep
+    older readings anyway (``app.plots.buffers``): the window copies ~8,000 points per series of a history
+    chunk instead of ~36,000, and holds less. A short series is kept whole."""
+    for part in batch.parts:
+        for key, (times, values) in part.series.items():
+            cut = len(values) - keep_raw
+            if cut > 2 * HISTORY_POINTS:
+                idx = np.concatenate((envelope_indices(values[:cut], HISTORY_POINTS), np.arange(cut, len(values))))
+                part.series[key] = (times[idx], values[idx])
+    return batch
 
 
 class RunController(QObject):
@@ -177,7 +195,10 @@ class RunController(QObject):
                     self._reread_from(entry.start, cache, pending)
             if batches:
                 self.cached_batches += 1
-                self._emit(signal, gen, merged(batches))
+                batch = merged(batches)
+                if isinstance(batch, TelemetryBatch):  # the newest is kept raw only if nothing follows from the cache
+                    batch = at_screen_resolution(batch, 0 if pending else HISTORY_RAW)
+                self._emit(signal, gen, batch)
         shares = [(e[0].start if e else r.offset, r.path) for e, r in zip(self._cached, self._readers[:2], strict=True)]
         self._was_loading = True
         self.loading.emit(gen, _share_read(shares))
@@ -212,8 +233,9 @@ class RunController(QObject):
         if samples:
             tbatch = telemetry_batch(samples)
             self._keep(1, replaced, start, telemetry.offset, tbatch)
-            self._emit(self.telemetry, gen, tbatch)
-            backlog |= _has_more(telemetry)
+            more = _has_more(telemetry)
+            self._emit(self.telemetry, gen, at_screen_resolution(tbatch, 0 if more else HISTORY_RAW))
+            backlog |= more
         return backlog
 
     def _keep(self, which: int, replaced: bool, start: int, end: int, batch) -> None:

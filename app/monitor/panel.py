@@ -5,7 +5,7 @@ logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power,
 and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
 from its speed over the last minutes. The status line under it says what is loading and which
 readings are past a threshold. Data comes in as column batches built off the GUI thread
-(``app.monitor.batches``); each run gets its own plot state (``clear``).
+(``core.run.columns``); each run gets its own plot state (``clear``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.monitor.batches import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.scalar_grid import ScalarGrid
@@ -39,11 +38,13 @@ from app.theme import ALERT_COLOR
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.toolbar import STRETCH, panel_toolbar
 from core.fit.result import FitEstimate
+from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50
 SOON_MS = 15  # new records are drawn this soon after the last redraw, not at the next tick (~a frame)
+FRAME_S = 0.012  # a timer's redraw draws plots for about this long, then lets the GUI thread breathe
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
 SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
@@ -112,13 +113,15 @@ class MonitorPanel(QWidget):
 
         self._timer = QTimer(self)
         self._timer.setInterval(REDRAW_MS)
-        self._timer.timeout.connect(self.redraw)
+        self._timer.timeout.connect(self._redraw_tick)
         self._timer.start()
         # New data is drawn at once rather than at the next tick (up to 50 ms later: half the
         # latency goal of a record on screen), but never sooner than SOON_MS after the last redraw.
         self._soon = QTimer(self)
         self._soon.setSingleShot(True)
-        self._soon.timeout.connect(self.redraw)
+        self._soon.timeout.connect(self._redraw_tick)
+        self._pending: list[LivePlot] = []  # the plots a timer's redraw left for its next turn (FRAME_S)
+        self._pass = (0.0, False)  # that redraw's seconds so far, and whether anything changed
         # a chart scrolled into view draws what it missed now, not at the next tick
         self.scalars.charts_area.verticalScrollBar().valueChanged.connect(lambda _: self._redraw_soon())
 
@@ -186,6 +189,7 @@ class MonitorPanel(QWidget):
         self._speed.reset()
         self._last_progress = None
         self._loading = None
+        self._pending = []
         self._update_status()
 
     def add_records(self, records: list[dict]) -> None:
@@ -194,6 +198,7 @@ class MonitorPanel(QWidget):
 
     def add_batch(self, batch: MetricsBatch) -> None:
         if batch.reset:
+            self._pending = []  # a chart left for a redraw's next turn may be gone
             self.reward_plot.reset()
             self.scalars.reset()
             self._speed.reset()
@@ -351,16 +356,35 @@ class MonitorPanel(QWidget):
             plot.follow()
 
     def redraw(self) -> bool:
+        """Every plot that changed, now (whatever a timer's redraw left for later too)."""
+        return self._redraw(None)
+
+    def _redraw_tick(self) -> None:
+        """The timers' redraw: plots in turn until FRAME_S is spent, the rest at the next turn of the event
+        loop, so drawing a long history that just loaded never holds the GUI thread much over a frame."""
+        self._redraw(FRAME_S)
+
+    def _redraw(self, budget_s: float | None) -> bool:
         if not self.isVisible():
             return False  # a hidden tab costs nothing; it catches up when shown
         start = time.perf_counter()
-        if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
-            return False  # a long history is coming in: redrawing its halves would only slow it down
-        self._last_redraw = start
+        if not self._pending:
+            if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
+                return False  # a long history is coming in: redrawing its halves would only slow it down
+            self._last_redraw = start
+            self._pending, self._pass = self.all_plots(), (0.0, False)
         self._soon.stop()
-        changed = any([plot.refresh() for plot in self.all_plots()])  # each plot out of view skips itself
-        if changed:
-            self.redrawn.emit(time.perf_counter() - start)
+        spent, changed = self._pass
+        while self._pending:
+            changed |= self._pending.pop(0).refresh()  # each plot out of view skips itself
+            if budget_s is not None and time.perf_counter() - start >= budget_s:
+                break
+        spent += time.perf_counter() - start
+        self._pass = (spent, changed)
+        if self._pending:
+            self._soon.start(0)  # the rest once the events that waited meanwhile are handled
+        elif changed:
+            self.redrawn.emit(spent)
         return changed
 
     def save_plots(self, path: Path | None = None) -> Path | None:

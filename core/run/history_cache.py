@@ -54,6 +54,7 @@ class ChunkEntry:
     end: int
     body_offset: int
     body_len: int
+    body_crc: int = 0
 
 
 def _probe(fh: Any, start: int, end: int) -> tuple[int, int]:
@@ -65,6 +66,12 @@ def _probe(fh: Any, start: int, end: int) -> tuple[int, int]:
     return zlib.crc32(head), zlib.crc32(tail)
 
 
+def probe_of(data: bytes) -> tuple[int, int]:
+    """The CRCs ``append`` takes for a chunk made of the source bytes ``data`` (its whole range): those of the
+    very bytes parsed, so a file replaced meanwhile (a thinning) cannot pass for them."""
+    return zlib.crc32(data[:PROBE_BYTES]), zlib.crc32(data[-PROBE_BYTES:])
+
+
 def encode_body(meta: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
     """A chunk's body: its meta (JSON) and its arrays, whose lengths the meta gets under ``_lens``."""
     meta = {**meta, "_lens": [len(a) for a in arrays]}
@@ -72,14 +79,14 @@ def encode_body(meta: dict[str, Any], arrays: list[np.ndarray]) -> bytes:
     return b"".join([META_LEN.pack(len(text)), text, *(np.ascontiguousarray(a, dtype=DTYPE).tobytes() for a in arrays)])
 
 
-def decode_body(body: bytes) -> tuple[dict[str, Any], list[np.ndarray]]:
-    """The meta and the arrays of a chunk's body (each array a copy: the body is not kept)."""
+def decode_body(body: bytes | bytearray) -> tuple[dict[str, Any], list[np.ndarray]]:
+    """The meta and the arrays of a chunk's body (the arrays are views of the body: no copy)."""
     (meta_len,) = META_LEN.unpack_from(body)
     meta = json.loads(body[META_LEN.size: META_LEN.size + meta_len])
     offset = META_LEN.size + meta_len
     arrays = []
     for n in meta.pop("_lens"):
-        arrays.append(np.frombuffer(body, dtype=DTYPE, count=n, offset=offset).copy())
+        arrays.append(np.frombuffer(body, dtype=DTYPE, count=n, offset=offset))
         offset += n * DTYPE.itemsize
     return meta, arrays
 
@@ -128,38 +135,46 @@ class HistoryCache:
         start, end, body_len, head_crc, tail_crc, body_crc = HEAD.unpack(head)
         if start != self.end or not start < end <= source_size or _probe(src, start, end) != (head_crc, tail_crc):
             return None  # not where the last one ended, or the source is not what it was
-        body = fh.read(body_len)
-        if len(body) < body_len or zlib.crc32(body) != body_crc:
-            return None  # torn: a writer stopped mid-chunk
-        return ChunkEntry(start, end, pos + HEAD.size, body_len)
+        if pos + HEAD.size + body_len > self._seen_size:
+            return None  # torn: a writer stopped mid-chunk (a body's CRC is checked when it is loaded)
+        return ChunkEntry(start, end, pos + HEAD.size, body_len, body_crc)
 
     def load(self, entry: ChunkEntry) -> tuple[dict[str, Any], list[np.ndarray]]:
-        """The meta and arrays of one chunk ``chunks()`` gave."""
+        """The meta and arrays of one chunk ``chunks()`` gave; ValueError when it is no longer there (another
+        writer cut it off and wrote over it since)."""
+        body = bytearray(entry.body_len)  # writable: the arrays are its views, and the plots may keep them
         with open(self.path, "rb") as fh:
             fh.seek(entry.body_offset)
-            return decode_body(fh.read(entry.body_len))
+            got = fh.readinto(body)
+        if got != entry.body_len or zlib.crc32(body) != entry.body_crc:
+            raise ValueError(f"{self.path.name}: the chunk at {entry.body_offset} changed since it was read")
+        return decode_body(body)
 
     def clear(self) -> None:
         """Start over (the source was replaced): the next chunk covers its beginning."""
         self.end = self._file_end = 0
         self.rebuilt = True
 
-    def append(self, start: int, end: int, meta: dict[str, Any], arrays: list[np.ndarray]) -> bool:
+    def append(self, start: int, end: int, meta: dict[str, Any], arrays: list[np.ndarray],
+               probe: tuple[int, int] | None = None) -> bool:
         """Add the columns of the source bytes ``start:end``; False when not added (not where the cache
-        ends, another window is writing it, or the folder cannot be written)."""
+        ends, another writer is writing it or wrote since, or the folder cannot be written). ``probe``: the
+        CRCs of the bytes the columns came from (``probe_of``); without it, the source is read for them now."""
         if start != self.end or end <= start:
             return False
         try:
             with held_if_free(self.path.parent / LOCK_NAME) as held:
                 if not held:
                     return False
-                return self._append_held(start, end, encode_body(meta, arrays))
-        except OSError:  # a read-only folder, a full disk: the window works without a cache
+                return self._append_held(start, end, encode_body(meta, arrays), probe)
+        except OSError:  # a read-only folder, a full disk: the run works without a cache
             return False
 
-    def _append_held(self, start: int, end: int, body: bytes) -> bool:
-        with open(self.source, "rb") as src:
-            head_crc, tail_crc = _probe(src, start, end)
+    def _append_held(self, start: int, end: int, body: bytes, probe: tuple[int, int] | None) -> bool:
+        if probe is None:
+            with open(self.source, "rb") as src:
+                probe = _probe(src, start, end)
+        head_crc, tail_crc = probe
         mode = "r+b" if self.path.exists() else "w+b"
         with open(self.path, mode) as fh:
             if fh.seek(0, os.SEEK_END) != self._seen_size:

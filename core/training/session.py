@@ -24,6 +24,7 @@ from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.config.steps import planned_steps
 from core.fit.device import worker_threads
 from core.run import records
+from core.run.cache_writer import CacheWriter
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import well_formed
@@ -269,6 +270,7 @@ class TrainingSession:
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
         where = self._run_gpu()
         telemetry = self._start_telemetry(where.gpu if where is not None else None)
+        cache = CacheWriter(self.run_dir).start()  # the window opens the run from columns, the first time too
         guard, note = start_guard(self.cfg, where)
         self._event(out, note)
         handler = None
@@ -308,6 +310,7 @@ class TrainingSession:
                          train_cpu_s=prior_cpu + time.process_time() - cpu_started)
             if telemetry is not None:
                 telemetry.stop()
+            cache.stop()
             env.close()
             if eval_env is not None:
                 eval_env.close()

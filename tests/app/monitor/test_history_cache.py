@@ -1,10 +1,11 @@
 """Opening a run from its columnar cache (core.run.history_cache): the same columns as a full parse, built,
 extended, rebuilt when torn or stale; the history handed over in chunks from the reader's thread; the
-machine's series bounded in points."""
+machine's series bounded in points; the redraw after a load drawn in turns of the event loop."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import defaultdict
 
 import numpy as np
@@ -12,10 +13,12 @@ import pytest
 from PySide6.QtCore import Qt, QThread
 
 import app.monitor.follower as follower_module
-from app.monitor.batches import metrics_batch, telemetry_batch
+import app.monitor.panel as panel_module
 from app.monitor.follower import RunController, RunFollower
+from app.monitor.panel import MonitorPanel
 from app.plots.buffers import RAW_SHARE, SeriesBuffer
 from app.plots.system_plots import MAX_POINTS, SystemPlots
+from core.run.columns import metrics_batch, telemetry_batch
 from core.run.history_cache import HistoryCache
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
@@ -29,11 +32,13 @@ CHUNK = 16 * 1024  # bytes read per tick: a small run is many chunks
 
 @pytest.fixture
 def run(trained_run, runs_dir, monkeypatch):
-    """A real trained run, made longer (a stop and a resume in it: a break), cached from 4 KiB chunks."""
+    """A real trained run, made longer (a stop and a resume in it: a break), cached from 4 KiB chunks; without the
+    cache its worker wrote (core.run.cache_writer): the window's own cache, as for a run of an older version."""
     monkeypatch.setattr(follower_module, "CACHE_MIN_BYTES", 4096)
     monkeypatch.setattr(follower_module, "REPLAY_BYTES", 24 * 1024)
     run_dir = copy_run(trained_run, runs_dir)
     layout = RunDir(run_dir)
+    shutil.rmtree(layout.history_cache, ignore_errors=True)
     append_jsonl(layout.metrics, [{"kind": "attempt", "t": 2e9, "step": 0, "attempt": 2}, *episodes(0, 300, step0=10**6)])
     append_jsonl(layout.telemetry, [{"t": 2e9, "kind": "status", "nvml": True, "reason": None}, *gpu_lines(300, t0=2e9)])
     return run_dir
@@ -213,3 +218,29 @@ def test_the_machines_series_stay_bounded_over_a_48_hour_run(qtbot):
         buf = plots.plots[field].buffer("gpu0" if field == "temperature_c" else plots.plots[field].series_keys()[0])
         assert buf.size <= MAX_POINTS < samples
         assert buf.times[-1] == 1e9 + (samples - 1) / 5 and buf.times[0] == 1e9  # the whole 48 h, at screen resolution
+
+
+def test_a_timers_redraw_draws_the_plots_in_turns_and_a_full_redraw_all_at_once(qtbot, monkeypatch):
+    """The first redraw after a load is cut into turns of the event loop (FRAME_S each); ``redraw()`` still draws all."""
+    monkeypatch.setattr(panel_module, "FRAME_S", 0.0)  # one plot a turn: the turns show whatever the machine's speed
+    panel = MonitorPanel()
+    qtbot.addWidget(panel)
+    panel.resize(1200, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.redraw()
+    passes: list[float] = []
+    panel.redrawn.connect(passes.append)
+    panel.add_batch(metrics_batch([*episodes(0, 2000), *[{"kind": "train", "step": i, "t": i, "train/loss": 1.0 / (1 + i)}
+                                                        for i in range(500)]]))
+    panel.add_telemetry_batch(telemetry_batch(gpu_lines(3000)))
+    plots = len(panel.all_plots())
+    panel._timer.stop()  # the turns come from the redraw itself, not from the 50 ms tick
+    panel._soon.stop()
+    panel._redraw_tick()
+    assert 0 < len(panel._pending) < plots and panel._soon.isActive() and not passes  # the rest waits for the next turn
+    qtbot.waitUntil(lambda: not panel._pending and len(passes) >= 1, timeout=5000)  # the turns came
+    assert len(passes) == 1  # one pass, told once, when its last plot was drawn
+
+    panel.add_telemetry_batch(telemetry_batch(gpu_lines(100, t0=2e9)))
+    assert panel.redraw() and not panel._pending and len(passes) == 2  # redraw(): everything at once

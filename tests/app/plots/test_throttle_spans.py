@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import time
 
-from app.monitor.batches import throttle_spans
 from app.monitor.panel import MonitorPanel
+from core.run.columns import throttle_spans
 from tests.app.fake_runs import gpu_lines
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from app.monitor.batches import GPU_FIELDS, Columns, MetricsBatch, MetricsPart, TelemetryBatch, TelemetryPart
+from core.run.columns import GPU_FIELDS, Columns, MetricsBatch, MetricsPart, TelemetryBatch, TelemetryPart
 
 
 class _Arrays:

@@ -1,8 +1,10 @@
-"""Records turned into columns, off the GUI thread: what the plots take in one ``extend`` each.
+"""A run's records turned into columns: what the window's plots take in one ``extend`` each, and what the cache keeps.
 
-The run follower reads a run folder in its own thread and hands the window these batches instead
-of lists of records: the per-record Python work (thousands of records a batch while a long run
-loads) happens there, and the GUI thread only copies arrays into plot buffers. No Qt here.
+The window's run follower (``app.monitor.follower``) reads a run folder in its own thread and hands the
+window these batches instead of lists of records: the per-record Python work (thousands of records a
+batch while a long run loads) happens there, and the GUI thread only copies arrays into plot buffers.
+The worker's cache writer (``core.run.cache_writer``) builds the same batches for the run's cache, so a
+run opens from columns the first time too. Record kinds it does not know are skipped.
 
 A batch is cut into parts where the run did not run: an ``attempt`` record in the metrics (every
 start of the worker writes one), a ``status`` line in the telemetry (every start of its recorder
@@ -36,15 +38,15 @@ def _num(v: Any) -> float:
         return float("nan")
 
 
-def _columns(steps: list, times: list, values: list) -> Columns:
+def _columns(steps: list[Any], times: list[Any], values: list[Any]) -> Columns:
     return np.asarray(steps, dtype=float), np.asarray(times, dtype=float), np.asarray(values, dtype=float)
 
 
 class _Collect:
     """Lists of (step, t, value) per series, turned into arrays at the end."""
 
-    def __init__(self):
-        self.cols: dict[Any, tuple[list, list, list]] = {}
+    def __init__(self) -> None:
+        self.cols: dict[Any, tuple[list[Any], list[Any], list[Any]]] = {}
 
     def add(self, key: Any, step: Any, t: Any, value: float) -> None:
         col = self.cols.setdefault(key, ([], [], []))
