@@ -103,6 +103,10 @@ def _seconds(v: Any) -> float:
     return max(float(v), 0.0) if _number(v) else 0.0
 
 
+def _pct(share: float) -> str:
+    return f"{100 * share:.0f} %"
+
+
 def _round1(v: float | None) -> float | None:
     return None if v is None else round(v, 1)
 
@@ -140,27 +144,27 @@ def advice(split: TimeSplit | None, device: str, algo: str) -> str:
     on_policy = spec.on_policy if spec is not None else True
     gpu = device.startswith("cuda")
     if other >= max(OTHER_NOTICE, collect, train) or (other >= 2 * OTHER_NOTICE):
-        return (f"Checkpoints, evaluations and logging take {other:.0%} of the time: checkpoint or evaluate less often "
+        return (f"Checkpoints, evaluations and logging take {_pct(other)} of the time: checkpoint or evaluate less often "
                 "(budget.checkpoint_every, budget.eval_every); what is learned stays the same.")
     if collect >= DOMINANT:
         waits = "the GPU waits while the envs step" if gpu else "training waits while the envs step"
         size = ("each rollout grows with them (n_envs x n_steps): lower n_steps to keep its size, or the learning changes"
                 if on_policy else "each cycle collects n_envs x train_freq steps: fewer gradient steps per step unless "
                 "gradient_steps grows with it, so the learning changes")
-        return (f"Collecting takes {collect:.0%} of the time and {waits}: more env processes (runtime.n_envs, "
+        return (f"Collecting takes {_pct(collect)} of the time and {waits}: more env processes (runtime.n_envs, "
                 f"vec_env subproc, while cores are free) or a faster env would help; {size}.")
     if train >= DOMINANT:
         if not gpu:
             fewer = ("fewer epochs (n_epochs) or a larger batch_size" if on_policy else "fewer gradient_steps")
-            return (f"Training takes {train:.0%} of the time on the CPU: a GPU (runtime.device cuda) helps a big network "
+            return (f"Training takes {_pct(train)} of the time on the CPU: a GPU (runtime.device cuda) helps a big network "
                     f"and changes nothing that is learned; {fewer} would too, but changes what is learned.")
         busy = split.gpu_train_pct
         if busy is not None and busy < LOW_GPU_PCT:
-            return (f"Training takes {train:.0%} of the time but the GPU is busy only {busy:.0f} % of it: the network or "
+            return (f"Training takes {_pct(train)} of the time but the GPU is busy only {busy:.0f} % of it: the network or "
                     "batch is small for it, so the CPU may be as fast (runtime.device cpu, nothing learned changes); a "
                     "larger batch_size fills the GPU but changes what is learned.")
         fewer = "fewer epochs (n_epochs)" if on_policy else "fewer gradient_steps"
-        return (f"Training takes {train:.0%} of the time on the GPU: {fewer} or a smaller network would be faster, but "
+        return (f"Training takes {_pct(train)} of the time on the GPU: {fewer} or a smaller network would be faster, but "
                 "either changes what is learned.")
-    return (f"Collecting ({collect:.0%}) and training ({train:.0%}) share the time: SB3 does not run them at once, so "
+    return (f"Collecting ({_pct(collect)}) and training ({_pct(train)}) share the time: SB3 does not run them at once, so "
             "speeding up either one alone helps only in part.")
