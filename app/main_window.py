@@ -479,6 +479,8 @@ class MainWindow(QMainWindow):
         previous, self.run_state = self.run_state, status.state
         name = self.run_dir.name if self.run_dir else ""
         self._device = status.device  # written by the worker: the device it really trains on
+        info = self.runs.infos.get(name)
+        self.monitor.time_split.set_context(status.device, info.algo if info is not None else None)  # for its advice
         self.monitor.set_title(self._run_title())
         self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else stall_note(status))
         if previous in ACTIVE and self.run_state in TERMINAL:

@@ -133,8 +133,6 @@ class RunRecorder(BaseCallback):
         self.cycles: CycleClock | None = None  # where each update cycle's time goes (read at the rollouts' edges)
 
     def _on_training_start(self) -> None:
-        if self.cycles is not None:
-            self.cycles.training_start()
         self._last_t = self.beat = time.monotonic()
         self._last_step = self.num_timesteps
         self._next_flush = self._next_stop_check = self._last_t + self.interval_s
@@ -218,8 +216,6 @@ class RunRecorder(BaseCallback):
         self.out.write(out)
 
     def _on_training_end(self) -> None:
-        if self.cycles is not None:
-            self.cycles.training_end(self.num_timesteps)
         self.flush(last=True)
 
 

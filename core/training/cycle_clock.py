@@ -8,8 +8,9 @@ rollout start to the next, its collection from the rollout's start to its end an
 from the rollout's end to the next start (``train()``, or ARS's update: all that runs there). The
 heavy callback work is timed ``aside`` where it happens (checkpoints, evaluations, logger dumps,
 the GPU guard's pauses: rare, so a clock read each costs nothing) and taken out of the phase it
-fell in; ``other_s`` is the cycle less the two, so the three add up to the time in ``learn``
-(the first cycle also holds what ran before the first rollout).
+fell in; ``other_s`` is the cycle less the two, so the three add up to the attempt's training time
+(the worker's ``train_time_s``: the session starts and ends the clock around ``learn``, so the first
+cycle also holds ``learn``'s set-up and the last one the final checkpoint).
 
 Off-policy with ``train_freq`` 1 ends a cycle every step: cycles are summed into one ``cycle``
 record at most every ``interval_s`` (their count ``n``), like the other records. On a CUDA run the

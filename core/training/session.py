@@ -297,6 +297,7 @@ class TrainingSession:
         self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
         started, cpu_started = time.monotonic(), time.process_time()
+        cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
         try:
             self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
@@ -311,6 +312,7 @@ class TrainingSession:
                 write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
         finally:
+            cycles.training_end(model.num_timesteps)
             watch.stop()
             if guard is not None:
                 guard.stop()
