@@ -115,6 +115,17 @@ class TimeSplitView(QWidget):
                 split.add_record(rec)
         return split
 
+    def _words(self, recent: TimeSplit | None, whole_line: str) -> str:
+        """The recent shares, then the whole run's (in short where they differ; once where they are the same)."""
+        recent_shares = recent.shares() if recent is not None else None
+        whole_shares = self.whole.shares()
+        if recent is None or recent_shares is None or whole_shares is None:
+            return f"Whole run: {whole_line}"
+        if [round(100 * s) for s in recent_shares] == [round(100 * s) for s in whole_shares]:
+            return f"{whole_line} (the whole run)"
+        short = " / ".join(f"{100 * s:.0f}" for s in whole_shares)
+        return f"Last {RECENT_S:.0f} s: {split_line(recent)}; whole run {short} %"
+
     def _show(self) -> None:
         recent = self.recent_split()
         whole_line = split_line(self.whole)
@@ -123,9 +134,7 @@ class TimeSplitView(QWidget):
             return
         shown = recent if recent is not None and recent.shares() else self.whole
         self.bar.set_shares(shown.shares())
-        recent_line = split_line(recent)
-        text = f"Recent: {recent_line}   ·   whole run: {whole_line}" if recent_line else f"Whole run: {whole_line}"
-        self.words.setText(text)
+        self.words.setText(self._words(recent, whole_line))
         self.words.setToolTip(f"{self.whole.n:,} update cycles in all; the recent ones: the last {RECENT_S:.0f} s")
         self.advice.setText(advice(shown, self.device, self.algo))  # what the run waits on now
         self.show()
