@@ -36,7 +36,7 @@ from core.config.trust import code_module, is_trusted, trust
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
-from core.run.names import read_run_label
+from core.run.names import config_algo, read_run_label
 from core.run.start import StartedGroup, restart_run, start_group, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.status import RunStatus, stall_note
@@ -438,6 +438,7 @@ class MainWindow(QMainWindow):
         """Show ``run_dir`` from its first record (None: the live GPU monitor)."""
         self.run_dir = Path(run_dir) if run_dir else None
         self._device = None
+        self._algo: str | None = None  # the followed run's algorithm (the time split's advice depends on it)
         self.run_state = None
         if self.run_dir is None:
             from app.monitor.panel import IDLE_TITLE
@@ -447,6 +448,8 @@ class MainWindow(QMainWindow):
             self.monitor.set_gpu_unavailable(self._idle_unavailable)
         else:
             self.monitor.set_run(self.run_dir, self._run_title())
+            info = self.runs.infos.get(self.run_dir.name)
+            self._algo = info.algo if info is not None else config_algo(self.run_dir)
             self.log.set_run(f"{self.run_dir.name}: worker.log and events")
             self.runs.select(self.run_dir.name)
         self.monitor.set_estimate(estimate if run_dir else self._pending_estimate)
@@ -479,6 +482,7 @@ class MainWindow(QMainWindow):
         previous, self.run_state = self.run_state, status.state
         name = self.run_dir.name if self.run_dir else ""
         self._device = status.device  # written by the worker: the device it really trains on
+        self.monitor.time_split.set_context(status.device, self._algo)  # what its advice depends on
         self.monitor.set_title(self._run_title())
         self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else stall_note(status))
         if previous in ACTIVE and self.run_state in TERMINAL:

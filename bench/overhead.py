@@ -8,6 +8,11 @@ Prints each pair with the CPU time per env step of each side (the training proce
 ``learn()``: the worker's ``train_cpu_s``), and the median ratios B/A (goal >= 0.99 for steps/s).
 
     python bench/overhead.py [--rounds 3] [--timesteps 50000]
+
+``--against DIR`` compares two workers instead: A is the worker of another checkout (``git archive
+main | tar -x -C /tmp/main``), B this one's, on the same config: what a change to the worker costs
+(the update cycles' time split, issue 31). ``--dqn`` trains DQN with ``train_freq`` 1 instead (an update
+cycle every step: the split's worst case); it needs ``--against``.
 """
 
 from __future__ import annotations
@@ -48,17 +53,23 @@ def plain(timesteps: int) -> Side:
     return Side(data["steps"] / data["seconds"], 1e6 * data["cpu_s"] / data["steps"])
 
 
-def worker(timesteps: int, root: Path, telemetry_hz: float) -> Side:
+DQN_EVERY_STEP = {"algo": "DQN", "dqn": {"train_freq": 1, "learning_starts": 1000}, "runtime": {"n_envs": 1}}
+
+
+def worker(timesteps: int, root: Path, telemetry_hz: float, tree: Path = REPO, dqn: bool = False) -> Side:
+    from core.config.dotted import merge
     from core.config.validate import validate_config
     from core.run.layout import RunDir
     from core.run.store import RunStore
     from core.util.files import read_json
 
-    cfg = validate_config({"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
-                                                                              "telemetry_hz": telemetry_hz},
-                           "budget": {"total_timesteps": timesteps}}).config
+    raw = {"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
+                                                               "telemetry_hz": telemetry_hz},
+           "budget": {"total_timesteps": timesteps}}
+    cfg = validate_config(merge(raw, DQN_EVERY_STEP) if dqn else raw).config
     run = RunStore(root).create(cfg)
-    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=REPO)
+    # the worker's own tree first on its path: ``-m`` puts the working folder there
+    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=tree)
     summary = read_json(RunDir(run).summary)
     return Side(summary["steps_per_s"], 1e6 * summary["train_cpu_s"] / summary["timesteps"])
 
@@ -69,7 +80,13 @@ def main() -> None:
     parser.add_argument("--timesteps", type=int, default=50_000)
     parser.add_argument("--telemetry-hz", type=float, default=5.0,
                         help="the worker's telemetry rate (default 5, as users run it)")
+    parser.add_argument("--against", type=Path, help="A: the worker of this checkout instead of plain SB3")
+    parser.add_argument("--dqn", action="store_true", help="DQN, train_freq 1 (with --against)")
     args = parser.parse_args()
+    if args.against is not None:
+        return compare_workers(args)
+    if args.dqn:
+        parser.error("--dqn needs --against (the plain SB3 script trains PPO)")
     ratios, cpu_ratios = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
@@ -83,6 +100,24 @@ def main() -> None:
     print(f"median ratio worker/plain over {args.rounds} rounds: {statistics.median(ratios):.3f} (goal >= 0.99); "
           f"CPU per step worker/plain {statistics.median(cpu_ratios):.3f} (spread {min(cpu_ratios):.3f}-"
           f"{max(cpu_ratios):.3f})")
+
+
+def compare_workers(args: argparse.Namespace) -> None:
+    """A: the worker of ``args.against``, B: this one's, interleaved A B A B; the median ratios B/A."""
+    ratios, cpu_ratios = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(args.rounds):
+            a = worker(args.timesteps, Path(tmp), args.telemetry_hz, args.against.resolve(), args.dqn)
+            b = worker(args.timesteps, Path(tmp), args.telemetry_hz, REPO, args.dqn)
+            ratios.append(b.steps_per_s / a.steps_per_s)
+            cpu_ratios.append(b.cpu_us_per_step / a.cpu_us_per_step)
+            print(f"round {i + 1}: A {a.steps_per_s:,.0f} steps/s ({a.cpu_us_per_step:.1f} us CPU/step)   "
+                  f"B {b.steps_per_s:,.0f} steps/s ({b.cpu_us_per_step:.1f} us CPU/step)   "
+                  f"ratio {ratios[-1]:.3f}, CPU per step {cpu_ratios[-1]:.3f}", flush=True)
+    print(f"median B/A over {args.rounds} rounds: steps/s {statistics.median(ratios):.3f} (spread {min(ratios):.3f}-"
+          f"{max(ratios):.3f}); CPU per step {statistics.median(cpu_ratios):.3f} (spread {min(cpu_ratios):.3f}-"
+          f"{max(cpu_ratios):.3f})")
+
 
 if __name__ == "__main__":
     main()

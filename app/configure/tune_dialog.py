@@ -32,7 +32,7 @@ from app.threads.background import run_in_background
 from core.config.schema import RunConfig
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
-from core.tune.table import COLUMNS, TuneResult, TuneRow, cells
+from core.tune.table import COLUMNS, TuneResult, TuneRow, cells, pick_reason
 
 __all__ = ["COLUMNS", "TuneDialog"]
 
@@ -171,7 +171,7 @@ class TuneDialog(QDialog):
             self.table.setRowCount(index + 1)
         for column, text in enumerate(cells(row)):
             item = QTableWidgetItem(text)
-            if column in (1, 2, 3):
+            if column in (1, 2, 3, 4):
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if row.note:
                 item.setToolTip(row.note)
@@ -208,8 +208,9 @@ class TuneDialog(QDialog):
         speedup = result.speedup()
         ratio = f", {speedup:.2f}x your config" if speedup else ""
         saved = f"; saved as preset {result.preset}" if result.preset else ""
+        reason = pick_reason(result)
         self.status.setText(f"Pick: row {index + 1}, {picked.steps_per_s or 0:,.0f} steps/s{ratio}{saved} "
-                            f"(search ended: {result.stopped}).")
+                            f"(search ended: {result.stopped}).{' ' + reason[:1].upper() + reason[1:] + '.' if reason else ''}")
         self.use_button.setEnabled(True)
 
     def _failed(self, message: str) -> None:

@@ -4,8 +4,9 @@ Three areas in a splitter: the episode reward; a grid of small charts (speed and
 logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power, the run's CPU
 and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
 from its speed over the last minutes. The status line under it says what is loading and which
-readings are past a threshold. Data comes in as column batches built off the GUI thread
-(``core.run.columns``); each run gets its own plot state (``clear``).
+readings are past a threshold; under it, where the run's time goes (``TimeSplitView``). Data comes
+in as column batches built off the GUI thread (``core.run.columns``); each run gets its own plot
+state (``clear``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.monitor.time_split_view import TimeSplitView
 from app.plots.live_plot import LivePlot
 from app.plots.reward_plot import RewardPlot
 from app.plots.scalar_grid import ScalarGrid
@@ -87,6 +89,7 @@ class MonitorPanel(QWidget):
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.status.hide()
+        self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()
 
         top = QHBoxLayout()
@@ -109,6 +112,7 @@ class MonitorPanel(QWidget):
         layout.addLayout(top)
         layout.addWidget(self._controls)
         layout.addWidget(self.status)
+        layout.addWidget(self.time_split)
         layout.addWidget(self.splitter, 1)
 
         self._timer = QTimer(self)
@@ -190,6 +194,7 @@ class MonitorPanel(QWidget):
         self._last_progress = None
         self._loading = None
         self._pending = []
+        self.time_split.reset()
         self._update_status()
 
     def add_records(self, records: list[dict]) -> None:
@@ -214,6 +219,7 @@ class MonitorPanel(QWidget):
                 for step, t in zip(steps[-SPEED_RECORDS:].tolist(), times[-SPEED_RECORDS:].tolist(), strict=True):
                     self._speed.update(step, t)
             self.scalars.add_scalars(part.train)
+        self.time_split.add_batch(batch)
         if batch.last_progress is not None:
             self._last_progress = batch.last_progress
             self._show_progress()

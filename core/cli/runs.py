@@ -13,6 +13,7 @@ from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
 from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
+from core.run.time_split import TimeSplit, advice, split_line
 from core.telemetry.summary import memory_lines
 from core.util.files import read_json
 from core.util.text import format_age, format_bytes, format_duration, format_number
@@ -168,6 +169,16 @@ def value_text(key: str, value: Any) -> str | None:
     return str(value)[:200]
 
 
+def time_split_lines(data: dict[str, Any], status: RunStatus) -> list[str]:
+    """Where the run's time went (the summary's split, or the status's while it trains) and the advice from it."""
+    summary = data.get("summary") or {}
+    split = TimeSplit.from_json(summary.get("time_split")) or TimeSplit.from_json(status.time_split)
+    line = split_line(split)
+    if not line:
+        return []
+    return [f"time: {line}", f"advice: {advice(split, status.device or 'cpu', str(data.get('algo') or ''))}"]
+
+
 def _details(data: dict[str, Any], status: RunStatus) -> str:
     head = {**data, "total": data.get("total") or None}  # a baseline plans no steps: no total, not "0"
     lines = [f"{k}: {text}" for k in HEAD_KEYS if (text := value_text(k, head.get(k))) is not None]
@@ -197,6 +208,7 @@ def _details(data: dict[str, Any], status: RunStatus) -> str:
         lines.append(f"env restarts: {status.env_restarts} (env processes replaced mid-run, each episode cut short; "
                      "the warning events say when and why)")
     lines += [f"note: {note}" for note in status.notes[:10]]
+    lines += time_split_lines(data, status)
     if status.error:
         lines.append(f"error: {status.error.get('message')}")
         if status.error.get("traceback"):

@@ -16,7 +16,7 @@ from core.config.errors import ConfigError
 from core.config.spaces import check_spaces, probe_spaces
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
-from core.tune.table import HEADER, TuneRow, format_row, format_table
+from core.tune.table import HEADER, TuneRow, format_row, format_table, pick_reason
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -78,7 +78,8 @@ def run_tune(args: argparse.Namespace) -> int:
     if not args.no_save:
         save_tuned_preset(cfg, result)
     if args.json:
-        data = {**result.to_json(), "algo": cfg.algo, "env": cfg.env.label, "budget_s": args.budget_s}
+        data = {**result.to_json(), "algo": cfg.algo, "env": cfg.env.label, "budget_s": args.budget_s,
+                "why": pick_reason(result)}
         print(json.dumps(data, indent=2, default=str))
         return 0
     print("\n" + format_table(result))
@@ -87,6 +88,8 @@ def run_tune(args: argparse.Namespace) -> int:
     ratio = f" ({speedup:.2f}x your config)" if speedup else ""
     print(f"\npick: row {result.pick + 1 if result.pick is not None else '-'}, {picked.steps_per_s or 0:,.0f} steps/s{ratio}; "
           f"search ended: {result.stopped}; {result.machine}")
+    if reason := pick_reason(result):
+        print(f"why: {reason}")
     if result.preset:
         print(f"saved as preset {result.preset}: rlpanel train --preset {result.preset}")
     return 0

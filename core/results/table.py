@@ -35,6 +35,7 @@ from core.run.states import TERMINAL
 from core.run.status import RunStatus
 from core.run.store import RunStore, run_info
 from core.run.summary import summarize
+from core.run.time_split import TimeSplit
 from core.telemetry.energy import co2_kg
 from core.telemetry.host import measure_name
 from core.telemetry.summary import gpu_memory_peaks, host_memory_peak, telemetry_summary
@@ -82,6 +83,8 @@ COLUMNS: list[Column] = [
     Column("peak_host_memory_mib", "Peak host memory, this run", "MiB", "float", 0),
     Column("host_memory_measure", "Host memory measure"),
     Column("peak_temperature_c", "Peak temperature", "°C", "float", 0),
+    Column("collect_pct", "Collecting", "% of time", "float", 0),
+    Column("train_pct", "Training", "% of time", "float", 0),
     Column("energy_kwh", "GPU energy", "kWh", "float", 4),
     Column("co2_kg", "CO2 estimate", "kg", "float", 4),
     Column("delta_reward", "Δ vs baseline", "", "delta", 2),
@@ -93,7 +96,7 @@ DELTA_KEYS = ("delta_reward", "delta_se", "delta_reward_pct", "delta_basis")
 WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the episodes behind them
 STORED_EVAL_KEYS = ("stored_eval_mean_reward", "stored_eval_checkpoint", "stored_eval_episodes", "stored_eval_deterministic")
 # shown only when a row has the number (NVML, a grid intensity, an rlpanel evaluate)
-OPTIONAL_KEYS = ("energy_kwh", "co2_kg", *STORED_EVAL_KEYS)
+OPTIONAL_KEYS = ("energy_kwh", "co2_kg", "collect_pct", "train_pct", *STORED_EVAL_KEYS)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
@@ -133,6 +136,8 @@ class ResultRow:
     peak_host_memory_mib: float | None = None  # the run's processes, each by its own memory (host_memory_measure)
     host_memory_measure: str = ""  # PSS | USS | private bytes | RSS sum (core.telemetry.host.MEASURE_NAMES)
     peak_temperature_c: float | None = None
+    collect_pct: float | None = None  # the share of the update cycles' time spent collecting (core.run.time_split)
+    train_pct: float | None = None  # ... and training (gradient steps)
     energy_kwh: float | None = None  # the GPU energy over the run (NVML's counter, else its power samples)
     co2_kg: float | None = None  # energy_kwh at the grid intensity the user set (results(grid_g_per_kwh=...))
     delta_reward: float | None = None
@@ -235,6 +240,8 @@ def result_row(run_dir: Path) -> ResultRow:
     if "final_window" not in summary or "final_measures" not in summary:  # a summary.json from before these figures
         summary = {**summarize(run_dir), **summary}
     gpu, host = gpu_memory_peaks(summary), host_memory_peak(summary)
+    split = TimeSplit.from_json(summary.get("time_split"))
+    shares = tuple(100 * s for s in split.shares() or ()) if split is not None else ()
     steps_per_s = _num(summary.get("steps_per_s"))
     wall = _num(summary.get("wall_time_s"))
     timesteps = _whole(summary.get("timesteps"))
@@ -259,6 +266,7 @@ def result_row(run_dir: Path) -> ResultRow:
         peak_host_memory_mib=host.memory_bytes / MIB if host else None,
         host_memory_measure=measure_name(host.measure) if host else "",
         peak_temperature_c=_num(summary.get("peak_temperature_c")), energy_kwh=_energy(run_dir, summary),
+        collect_pct=shares[0] if shares else None, train_pct=shares[1] if shares else None,
         # a fixed policy (a baseline) is measured by all its episodes, a learning one by its last
         measures=_measures(summary.get("all_measures" if info.algo in BASELINES else "final_measures")),
         exit_reason=_why(info.status), attempts=max(1, info.status.attempt or 0), resumed=_resumed(info.status),

@@ -7,11 +7,21 @@ chunk always continues the one before it (the cache starts over when its source 
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 import numpy as np
 
-from core.run.columns import GPU_FIELDS, Columns, MetricsBatch, MetricsPart, TelemetryBatch, TelemetryPart
+from core.run.columns import (
+    GPU_FIELDS,
+    RECENT_CYCLES,
+    Columns,
+    MetricsBatch,
+    MetricsPart,
+    TelemetryBatch,
+    TelemetryPart,
+)
+from core.run.time_split import TimeSplit
 
 
 class _Arrays:
@@ -42,7 +52,8 @@ def encode_metrics(batch: MetricsBatch) -> tuple[dict[str, Any], list[np.ndarray
               "progress": out.put_cols(p.progress), "train": [[k, out.put_cols(v)] for k, v in p.train.items()],
               "episode_weights": out.put(p.episode_weights)} for p in batch.parts]
     meta = {"kind": "metrics", "parts": parts, "events": batch.events, "last_progress": batch.last_progress,
-            "records": batch.records}
+            "records": batch.records, "time_split": asdict(batch.time_split) if batch.time_split else None,
+            "recent_cycles": batch.recent_cycles}
     return meta, out.arrays
 
 
@@ -53,7 +64,9 @@ def decode_metrics(meta: dict[str, Any], arrays: list[np.ndarray]) -> MetricsBat
         train = {key: cols for key, ref in p["train"] if (cols := src.get_cols(ref)) is not None}
         parts.append(MetricsPart(p["after_break"], src.get_cols(p["episodes"]), src.get_cols(p["evals"]),
                                  src.get_cols(p["progress"]), train, src.get(p["episode_weights"])))
-    return MetricsBatch(parts, meta["events"], meta["last_progress"], False, meta["records"])
+    split = meta.get("time_split")  # a chunk cached before the time split has none
+    return MetricsBatch(parts, meta["events"], meta["last_progress"], False, meta["records"],
+                        TimeSplit(**split) if isinstance(split, dict) else None, meta.get("recent_cycles") or [])
 
 
 def encode_telemetry(batch: TelemetryBatch) -> tuple[dict[str, Any], list[np.ndarray]]:
@@ -83,8 +96,14 @@ def merged(batches: list[MetricsBatch | TelemetryBatch]) -> MetricsBatch | Telem
     metrics = [b for b in batches if isinstance(b, MetricsBatch)]
     if metrics:
         progress = [b.last_progress for b in metrics if b.last_progress is not None]
+        split = None
+        for m in metrics:
+            if m.time_split is not None:
+                split = split or TimeSplit()
+                split.add(m.time_split)
         return MetricsBatch([p for b in metrics for p in b.parts], [e for b in metrics for e in b.events],
-                            progress[-1] if progress else None, False, sum(b.records for b in metrics))
+                            progress[-1] if progress else None, False, sum(b.records for b in metrics), split,
+                            [c for b in metrics for c in b.recent_cycles][-RECENT_CYCLES:])
     latest: dict[int, dict[str, Any]] = {}
     unavailable = None
     parts: list[TelemetryPart] = []

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from core.run.episodes import group_of
+from core.run.records import CYCLE
+from core.run.time_split import TimeSplit
 from core.telemetry.throttle import slowdown
 
 GIB = 1024**3
@@ -27,6 +29,7 @@ GPU_FIELDS = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "utilization_p
 HOST_FIELDS = {"process_cpu_pct": 1.0, "rss_bytes": 1 / GIB}
 RUN_KEY = "run"  # the series key of the run's own CPU and of its RSS sum
 THROTTLE_GAP_S = 5.0  # slowed samples closer than this are one span
+RECENT_CYCLES = 60  # cycle records a batch hands over as they are (~a minute): the Monitor's "recent" split
 
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps, times, values
 
@@ -77,6 +80,8 @@ class MetricsBatch:
     last_progress: dict[str, Any] | None
     reset: bool = False  # the file was replaced (a resume or restart rewrote it): start over
     records: int = 0
+    time_split: TimeSplit | None = None  # the batch's cycle records summed (the whole run's split adds them up)
+    recent_cycles: list[dict[str, Any]] = field(default_factory=list)  # its newest cycle records (RECENT_CYCLES)
 
 
 def _metrics_part(records: list[dict[str, Any]], after_break: bool) -> MetricsPart:
@@ -124,21 +129,29 @@ def metrics_batch(records: list[dict[str, Any]], reset: bool = False) -> Metrics
     """Columns of a batch of ``metrics.jsonl`` records; events kept as records (the log shows them)."""
     groups: list[tuple[bool, list[dict[str, Any]]]] = [(False, [])]
     events: list[dict[str, Any]] = []
+    cycles: list[dict[str, Any]] = []
     last_progress = None
     for rec in records:
         kind = rec.get("kind")
         if kind == "reset":
-            groups, events, last_progress, reset = [(False, [])], [], None, True
+            groups, events, last_progress, reset, cycles = [(False, [])], [], None, True, []
         elif kind == "attempt":
             groups.append((True, []))
         elif kind == "event":
             events.append(rec)
+        elif kind == CYCLE:
+            cycles.append(rec)
         else:
             groups[-1][1].append(rec)
             if kind == "progress":
                 last_progress = rec
     parts = [_metrics_part(recs, brk) for brk, recs in groups if recs or brk]
-    return MetricsBatch(parts, events, last_progress, reset, len(records))
+    split = None
+    if cycles:
+        split = TimeSplit()
+        for rec in cycles:
+            split.add_record(rec)
+    return MetricsBatch(parts, events, last_progress, reset, len(records), split, cycles[-RECENT_CYCLES:])
 
 
 Span = tuple[float, float, int]  # start and end time, and the slowdown reasons (NVML bits) seen in it

@@ -29,6 +29,15 @@ def config_name(run_dir: Path) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+def config_algo(run_dir: Path) -> str | None:
+    """The ``algo`` of the run's config.yaml as written (None: none, or a config that cannot be read)."""
+    try:
+        algo = read_yaml_mapping(RunDir(run_dir).config).get("algo")
+    except (OSError, ValueError):
+        return None
+    return algo if isinstance(algo, str) and algo else None
+
+
 def read_run_label(run_dir: Path) -> str:
     """``run_label`` read from the run folder (for a caller without its ``RunInfo``)."""
     run_dir = Path(run_dir)

@@ -14,6 +14,10 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
   for what a program may act on: thermal_pause, thermal_resume, gpu_memory); the worker also prints
   most to worker.log (``event_echo``), which the Log tab, showing both, drops (``is_event_echo``)
+- cycle    {step, t, n, collect_s, train_s, other_s[, gpu_collect_pct, gpu_train_pct]}: where the time of ``n``
+  update cycles went (collecting, training, the rest; ``core.training.cycle_clock``), at most one a second
+  (faster cycles merged, their seconds summed); the GPU's mean utilisation in each phase on a CUDA run.
+  Read through ``core.run.time_split``
 - attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a
   restart): the run did not run between the records before it and those after it, so plots break
   their lines there
@@ -29,6 +33,7 @@ from typing import Any
 
 EPISODE, PROGRESS, TRAIN, EVAL, EVENT, ATTEMPT = "episode", "progress", "train", "eval", "event", "attempt"
 EPISODES = "episodes"  # an aggregate of many episode records
+CYCLE = "cycle"  # where the time of the update cycles went (core.run.time_split)
 STEP_KINDS = (EPISODE, EPISODES, PROGRESS, TRAIN)  # the kinds whose step tells how far a run got
 
 
@@ -89,6 +94,19 @@ def train(step: int, values: dict[str, float | None]) -> dict[str, Any]:
     return {"kind": TRAIN, "step": int(step), "t": time.time(), **values}
 
 
+def cycle(step: int, n: int, collect_s: float, train_s: float, other_s: float,
+          gpu_collect_pct: float | None = None, gpu_train_pct: float | None = None) -> dict[str, Any]:
+    """``n`` update cycles ending at ``step``: seconds collecting, training and the rest, and the GPU's mean
+    utilisation while collecting and while training (a CUDA run with telemetry)."""
+    rec: dict[str, Any] = {"kind": CYCLE, "step": int(step), "t": time.time(), "n": int(n),
+                           "collect_s": round(collect_s, 6), "train_s": round(train_s, 6), "other_s": round(other_s, 6)}
+    if gpu_collect_pct is not None:
+        rec["gpu_collect_pct"] = round(gpu_collect_pct, 1)
+    if gpu_train_pct is not None:
+        rec["gpu_train_pct"] = round(gpu_train_pct, 1)
+    return rec
+
+
 def evaluation(step: int, mean_reward: float, std_reward: float, episodes: int) -> dict[str, Any]:
     return {"kind": EVAL, "step": int(step), "t": time.time(), "mean_reward": float(mean_reward),
             "std_reward": float(std_reward), "episodes": int(episodes)}
@@ -144,6 +162,8 @@ _REQUIRED: dict[str, dict[str, Any]] = {
     PROGRESS: {"step": _int, "t": _num, "fps": _num_or_none, "total": lambda v: v is None or _int(v)},
     TRAIN: {"step": _int, "t": _num},
     EVAL: {"step": _int, "t": _num, "mean_reward": _num, "std_reward": _num},
+    CYCLE: {"step": _int, "t": _num, "n": lambda v: _int(v) and v > 0, "collect_s": _num, "train_s": _num,
+            "other_s": _num},
     EVENT: {"t": _num, "message": lambda v: isinstance(v, str), "level": lambda v: isinstance(v, str)},
 }
 

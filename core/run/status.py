@@ -71,6 +71,7 @@ class StatusFields(TypedDict, total=False):
     stall_limit_s: float | None  # the stall limit in force (readers judge a worker that cannot say so itself)
     failure_kind: str | None  # what ended a failed or crashed attempt (core.run.auto_resume.KINDS)
     auto_resume: dict[str, Any] | None  # {count, limit, history, due_at, gave_up} (core.run.auto_resume)
+    time_split: dict[str, Any] | None  # where the update cycles' time went so far (core.run.time_split), over the attempts
 
 
 _NUMBER = (int, float)
@@ -85,6 +86,7 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "pause_reason": (str,), "paused_s": _NUMBER, "estimate_gpu": (dict,), "planned_timesteps": (int,),
     "keep_awake_warned": (str,), "device": (str,), "env_restarts": (int,), "status_version": (int,),
     "train_cpu_s": _NUMBER, "stalled": (dict,), "stall_limit_s": _NUMBER, "failure_kind": (str,), "auto_resume": (dict,),
+    "time_split": (dict,),
 }
 _WRITERS_OWN = ("updated_at", "status_version")
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
@@ -133,6 +135,7 @@ class RunStatus:
     stall_limit_s: float | None = None
     failure_kind: str | None = None
     auto_resume: dict[str, Any] | None = None
+    time_split: dict[str, Any] | None = None
     status_version: int | None = None  # None: a file from before the version was written (version 1)
     broken: str | None = None  # why the file is no status (state is then "broken")
     problems: tuple[str, ...] = ()  # fields of the wrong type, dropped

@@ -19,6 +19,7 @@ from core.run.episodes import (
 from core.run.layout import RunDir
 from core.run.records import EVAL, STEP_KINDS, well_formed_only
 from core.run.status import read_recorded_status
+from core.run.time_split import split_of
 from core.telemetry.summary import telemetry_summary
 from core.util.jsonl import read_jsonl
 
@@ -52,6 +53,8 @@ def summarize_records(records: list[dict[str, Any]]) -> dict[str, Any]:
         # the env's own measures (env.info_keys): the mean of the last REWARD_WINDOW episodes that have each, and of all
         "final_measures": measure_means(last),
         "all_measures": measure_means(every),
+        # where the update cycles' time went, over the attempts (core.run.time_split); None: no cycle records
+        "time_split": split.to_json() if (split := split_of(records)) is not None else None,
     }
 
 

@@ -60,11 +60,13 @@ class TelemetryRecorder:
 
     ``root_pid`` is the root of the run's process tree (default: this process). ``torch_memory``
     returns ``torch.cuda.memory_reserved()`` (or None) and is used only where NVML has no
-    per-process figure. ``hz <= 0`` disables recording (``start`` does nothing).
+    per-process figure. ``on_run_gpu`` is called on this thread with the run GPU's utilisation (%) at each
+    sample (``core.training.cycle_clock``). ``hz <= 0`` disables recording (``start`` does nothing).
     """
 
     def __init__(self, path: Path, hz: float, root_pid: int | None = None,
                  torch_memory: Callable[[], int | None] | None = None, *, run_gpu: int | None = None,
+                 on_run_gpu: Callable[[float | None], None] | None = None,
                  flush_every_s: float = 1.0, tree_refresh_s: float = 3.0,
                  thin_after_s: float = 3600.0, thin_every_s: float = 3600.0):
         if not isinstance(hz, (int, float)) or not 0 <= hz <= MAX_HZ:
@@ -78,6 +80,7 @@ class TelemetryRecorder:
         self.thin_after_s = thin_after_s
         self.thin_every_s = thin_every_s
         self.run_gpu = run_gpu
+        self.on_run_gpu = on_run_gpu  # told the run GPU's utilisation at each sample (the worker's time split)
         self._gpu = GpuSampler(torch_memory=torch_memory, torch_device=0 if run_gpu is None else run_gpu)
         self._host = HostSampler()
         self._stop = threading.Event()
@@ -161,6 +164,8 @@ class TelemetryRecorder:
             return [_host_fields({"t": round(host.t, 3), "gpu": None}, host)]
         lines = []
         for s in self._gpu.sample(pids):
+            if self.on_run_gpu is not None and s.index == self.run_gpu:
+                self.on_run_gpu(s.utilization_pct)
             lines.append(_host_fields({
                 "t": round(s.t, 3), "gpu": s.index,
                 "memory_used_bytes": s.memory_used_bytes, "memory_total_bytes": s.memory_total_bytes,

@@ -2,7 +2,8 @@
 
 The per-step cost is a look at ``dones``, one monotonic clock read and the watchdog's beat
 (``RunRecorder.beat``, ``longest_gap``); everything else
-(episode records, progress, the STOP check) happens about once a second.
+(episode records, progress, the STOP check) happens about once a second. The update cycles' time
+split (``core.training.cycle_clock``) reads the clock at the rollouts' edges only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from core.run import records
 from core.run.episodes import EpisodeLimiter
 from core.run.layout import RunDir
 from core.training.checkpoints import Checkpointer
+from core.training.cycle_clock import CycleClock
 from core.training.env_replacement import TRUNCATED_KEY
 from core.training.health import TrainingHealth
 from core.util.jsonl import JsonlWriter
@@ -128,6 +130,7 @@ class RunRecorder(BaseCallback):
         self.longest_gap = 0.0  # the longest pause between two steps so far (an update, an evaluation, a checkpoint)
         self.stopped = False
         self.ignores_false = False  # the algorithm does not end learn() when a step returns False (ARS)
+        self.cycles: CycleClock | None = None  # where each update cycle's time goes (read at the rollouts' edges)
 
     def _on_training_start(self) -> None:
         self._last_t = self.beat = time.monotonic()
@@ -172,7 +175,13 @@ class RunRecorder(BaseCallback):
             raise TrainingHalted()
         return False
 
+    def _on_rollout_start(self) -> None:
+        if self.cycles is not None:
+            self.cycles.rollout_start(self.num_timesteps)
+
     def _on_rollout_end(self) -> None:
+        if self.cycles is not None:
+            self.cycles.rollout_end()
         if not self.ignores_false:
             return
         now = time.time()  # ARS's episodes of this rollout, which it keeps as Monitor infos
@@ -182,7 +191,10 @@ class RunRecorder(BaseCallback):
     def _guard_stops(self) -> bool:
         """The guard's turn; after a pause the progress clock starts again (the pause is no slow step)."""
         paused_before = getattr(self.on_second, "pauses", 0)
-        stop = self.on_second() if self.on_second is not None else False
+        turn = self.on_second
+        if turn is not None and self.cycles is not None:
+            turn = self.cycles.aside(turn)  # a thermal pause is time neither collecting nor training
+        stop = turn() if turn is not None else False
         if getattr(self.on_second, "pauses", 0) != paused_before:
             self._last_t = self.beat = time.monotonic()  # the pause is no pause between steps for the watchdog
             self._last_step = self.num_timesteps

@@ -6,6 +6,7 @@ import json
 import os
 import random
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -13,7 +14,7 @@ from typing import Any
 
 import torch as th
 from stable_baselines3.common.base_class import BaseAlgorithm
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, EvalCallback
 from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, Logger, TensorBoardOutputFormat
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
@@ -30,11 +31,13 @@ from core.run.layout import RunDir
 from core.run.records import well_formed
 from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
+from core.run.time_split import TimeSplit
 from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
 from core.training.best import KeepBest
 from core.training.callbacks import CheckpointEvery, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
 from core.training.checkpoints import Checkpointer
+from core.training.cycle_clock import CycleClock, keep_in_status, split_so_far, timed_evaluation
 from core.training.devices import run_gpu
 from core.training.factory import (
     build_model,
@@ -153,7 +156,7 @@ class TrainingSession:
                                 self.cfg.algo)
         model.set_logger(self._logger(out, attempt=attempt, health=health))
         state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0,
-                                    prior_cpu=status.train_cpu_s or 0.0)
+                                    prior_cpu=status.train_cpu_s or 0.0, prior_split=TimeSplit.from_json(status.time_split))
         if health.notes:
             write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
@@ -246,7 +249,7 @@ class TrainingSession:
         return where
 
     def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
-               prior_time: float, prior_cpu: float) -> tuple[str, str]:
+               prior_time: float, prior_cpu: float, prior_split: TimeSplit | None = None) -> tuple[str, str]:
         """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
@@ -256,6 +259,8 @@ class TrainingSession:
         # the steps SB3 will really run (whole rollouts, from the checkpoint's step): what progress counts towards
         write_status(self.run_dir, planned_timesteps=plan.steps)
         recorder = RunRecorder(out, stop, plan.steps, health=health, info_keys=tuple(self.cfg.env.info_keys))
+        cycles = recorder.cycles = CycleClock(out)
+        keep_in_status(cycles, self.run_dir, prior_split)
 
         def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
             self._metrics_writer.flush()
@@ -268,8 +273,16 @@ class TrainingSession:
             self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
         rules = RuleStop(recorder, total)
         callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
+        # the heavy work inside a cycle is timed aside (each is rare): the split's "other"
+        checkpointer.save = cycles.aside(checkpointer.save)  # type: ignore[method-assign]
+        model.logger.dump = cycles.aside(model.logger.dump)  # type: ignore[method-assign]
+        for callback in callbacks:
+            if isinstance(callback, EvalCallback):
+                timed_evaluation(callback, cycles)
         where = self._run_gpu()
-        telemetry = self._start_telemetry(where.gpu if where is not None else None)
+        cuda = device_label(resolve_device(self.cfg.runtime.device)).startswith("cuda")
+        telemetry = self._start_telemetry(where.gpu if where is not None else None,
+                                          on_run_gpu=cycles.gpu_sample if cuda else None)
         cache = CacheWriter(self.run_dir).start()  # the window opens the run from columns, the first time too
         guard, note = start_guard(self.cfg, where)
         self._event(out, note)
@@ -286,6 +299,7 @@ class TrainingSession:
         self._awake_note(out, awake)
         write_status(self.run_dir, state="running")
         started, cpu_started = time.monotonic(), time.process_time()
+        cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
         try:
             self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
@@ -300,6 +314,7 @@ class TrainingSession:
                 write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
         finally:
+            cycles.training_end(model.num_timesteps)
             watch.stop()
             if guard is not None:
                 guard.stop()
@@ -307,7 +322,8 @@ class TrainingSession:
                 handler.write_events()
             awake.release()
             write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started,
-                         train_cpu_s=prior_cpu + time.process_time() - cpu_started)
+                         train_cpu_s=prior_cpu + time.process_time() - cpu_started,
+                         time_split=split_so_far(prior_split, cycles.total).to_json())
             if telemetry is not None:
                 telemetry.stop()
             cache.stop()
@@ -352,13 +368,14 @@ class TrainingSession:
                               TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
         return Logger(folder=str(sb3), output_formats=formats)
 
-    def _start_telemetry(self, gpu: int | None) -> TelemetryRecorder | None:
+    def _start_telemetry(self, gpu: int | None,
+                         on_run_gpu: Callable[[float | None], None] | None = None) -> TelemetryRecorder | None:
         """The recorder, told the run's GPU by NVML index (its memory figure, and the energy counts only it)."""
         hz = self.cfg.runtime.telemetry_hz
         if not hz:
             return None
         torch_memory = (lambda: th.cuda.memory_reserved()) if th.cuda.is_available() else None
         recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
-                                     run_gpu=gpu)
+                                     run_gpu=gpu, on_run_gpu=on_run_gpu)
         recorder.start()
         return recorder

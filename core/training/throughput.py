@@ -5,7 +5,8 @@ subprocess envs are children of this one), measured over whole update cycles (on
 plus its update, so the figure counts the gradient work a setting brings with it). The warm-up is
 left out: starting the process, importing torch, making the envs and the model, cycles that end in
 the first ``--warmup-s`` of learning and, off-policy, the random play before ``learning_starts``.
-Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles, learn_s}``
+Writes ``{steps_per_s, steps, seconds, host_peak_bytes, gpu_peak_bytes, device, cycles, learn_s, collect_s, train_s}``
+(collect_s, train_s: of ``seconds``, the time collecting and the time between a rollout's end and the next start)
 (or ``{error}``) to OUT atomically, and the figures so far after every measured cycle.
 
 ``CONFIG OUT --seconds N`` probes one config. ``--serve`` probes one candidate per stdin line
@@ -110,14 +111,23 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
             self.cycles = 0
             self.written = self.t0
             self.done = False
+            self.rollout_end: float | None = None
+            self.collect_s = self.train_s = 0.0  # of the measured cycles: collecting, and training (the rest between)
+
+        def _on_rollout_end(self) -> None:
+            self.rollout_end = time.perf_counter()
 
         def _on_rollout_start(self) -> None:
             now, steps = time.perf_counter(), self.num_timesteps
             if self.start is None or now - self.t0 < warmup_s:  # cycles in the first warmup_s move the start on
                 if steps >= learning_starts:
                     self.start = (now, steps)
+                    self.collect_s = self.train_s = 0.0
                 return
             previous = self.last[0] if self.last is not None else self.start[0]
+            if self.rollout_end is not None:  # the cycle's split: its collection, then its training (core.run.time_split)
+                self.collect_s += self.rollout_end - previous
+                self.train_s += now - self.rollout_end
             self.last, self.cycles = (now, steps), self.cycles + 1
             # the boundary nearest to `seconds` (this one or, a cycle as long again, the next): a PPO cycle of
             # 2,048 steps is ~5 s on a busy 2-core machine, and "at least 6 s" measured two, ~10 s per probe
@@ -125,7 +135,8 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
                 self.done = True
             elif out is not None and now - self.written >= WRITE_EVERY_S:  # off-policy cycles can be a few steps
                 self.written = now
-                write_json_atomic(out, {**figures(self.start, self.last, self.cycles, memory.peak), "partial": True})
+                write_json_atomic(out, {**figures(self.start, self.last, self.cycles, memory.peak), "partial": True,
+                                        "collect_s": self.collect_s, "train_s": self.train_s})
 
         def _on_step(self) -> bool:
             return not self.done
@@ -150,7 +161,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     if clock.start is None or clock.last is None:
         return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
     return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device),
-            "learn_s": learn_s, "torch_threads": th.get_num_threads()}
+            "learn_s": learn_s, "torch_threads": th.get_num_threads(), "collect_s": clock.collect_s, "train_s": clock.train_s}
 
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:

@@ -50,6 +50,8 @@ class ProbeResult:
     cycles: int | None = None
     learn_s: float | None = None   # of wall_s, the time in learn(); the rest: a start, the envs, the model
     ended: str | None = None       # "timed out" or "cancelled" (its tree was ended), "ended" (the child died)
+    collect_s: float | None = None  # of the measured cycles' time, collecting; and training (core.run.time_split)
+    train_s: float | None = None
 
     @property
     def overhead_s(self) -> float | None:
@@ -223,7 +225,8 @@ class ProbePool:
             if data is not None and data.get("steps_per_s"):  # what it measured before its timeout
                 return ProbeResult(data["steps_per_s"], data.get("host_peak_bytes"), None,
                                    f"{ended} after {wall:.0f} s; measured over {data.get('cycles')} whole cycles", wall, fresh,
-                                   steps=data.get("steps"), cycles=data.get("cycles"), ended=ended)
+                                   steps=data.get("steps"), cycles=data.get("cycles"), ended=ended,
+                                   collect_s=data.get("collect_s"), train_s=data.get("train_s"))
             return ProbeResult(error=f"{ended} after {wall:.0f} s, before a whole cycle was measured", wall_s=wall,
                                started_process=fresh, ended=ended)
         if data is None or data.get("partial"):  # an answer always follows the final figures: not reached
@@ -233,7 +236,7 @@ class ProbePool:
             result = ProbeResult(steps_per_s=data.get("steps_per_s"), host_bytes=data.get("host_peak_bytes"),
                                  gpu_bytes=data.get("gpu_peak_bytes"), error=data.get("error"), wall_s=wall,
                                  started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"),
-                                 learn_s=data.get("learn_s"))
+                                 learn_s=data.get("learn_s"), collect_s=data.get("collect_s"), train_s=data.get("train_s"))
         if not self.reuse:
             self._drop(key, close=True)
         return result

@@ -37,7 +37,7 @@ from core.fit.result import MIB, NO_FIT
 from core.tune.devices import machine_line, usable_devices, user_device
 from core.tune.knobs import Settings, algo_moves, learning_changes, settings_of, with_n_envs
 from core.tune.probe import ProbePool, ProbeResult
-from core.tune.table import CANNOT_RUN, TuneResult, TuneRow
+from core.tune.table import CANNOT_RUN, TuneResult, TuneRow, split_pcts
 
 PAYS = 1.05          # a step is followed while it is more than 5 % faster
 STARTUP_GUESS_S = 9.0  # a probe's time outside learn() with a process start (python, torch, SB3): ~8-10 s measured
@@ -266,7 +266,7 @@ class Tuner:
         note = "" if result.error is None else result.error if result.steps_per_s else f"not measured: {result.error}"
         measured = result.steps_per_s is not None
         row = TuneRow(settings, True if measured else None, result.steps_per_s, result.host_bytes, result.gpu_bytes,
-                      changes, note)
+                      changes, note, *split_pcts(result.collect_s, result.train_s))
         return self._add(key, row)
 
     def probe_config(self, cfg: RunConfig, starts: bool) -> ProbeResult:

@@ -10,7 +10,7 @@ from core.tune.devices import machine_line, usable_devices, user_device
 from core.tune.preset import description
 from core.tune.probe import ProbePool
 from core.tune.search import TuneOptions, Tuner
-from core.tune.table import CANNOT_RUN, cells, format_row
+from core.tune.table import CANNOT_RUN, COLUMNS, cells, format_row
 
 SMALL = {"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 64, "n_epochs": 2},
          "runtime": {"device": "cpu", "torch_threads": 1}}
@@ -78,7 +78,7 @@ def test_a_cuda_device_that_cannot_run_here_is_one_row_and_the_search_follows_th
     first = result.rows[0]
     assert first.settings["runtime.device"] == "cuda:7"  # the user's own device first
     assert first.note.startswith(CANNOT_RUN) and first.steps_per_s is None and first.fits is None, first
-    assert cells(first)[4] == "-" and " yes " not in format_row(1, first)
+    assert cells(first)[COLUMNS.index("fits")] == "-" and " yes " not in format_row(1, first)
     assert result.rows[1].settings["runtime.device"] == "cpu" and result.rows[1].fits is True
     assert result.rows[1].steps_per_s and result.baseline == 1  # "x your config" compares with the CPU row
     assert [r.settings["runtime.device"] for r in result.rows].count("cuda:7") == 1

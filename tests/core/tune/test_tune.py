@@ -16,6 +16,7 @@ from core.fit.result import TIGHT_UPTO
 from core.tune.preset import MARK, save_tuned_preset
 from core.tune.probe import ProbePool
 from core.tune.search import TuneOptions, Tuner
+from core.tune.table import pick_reason
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.training
@@ -34,6 +35,10 @@ def test_tune_on_cartpole_picks_a_fitting_config_and_saves_a_preset_that_loads()
     assert picked.host_bytes and picked.host_bytes > 50 << 20  # a real process tree's memory
     assert rows == list(range(len(result.rows)))  # every row was reported as it came
     assert result.rows[0].settings["runtime.n_envs"] == 1  # the user's own config comes first
+    measured = [r for r in result.rows if r.steps_per_s]
+    assert all(r.collect_pct is not None and r.train_pct is not None for r in measured)  # each probe's split
+    assert all(abs(r.collect_pct + r.train_pct - 100) < 1e-6 and r.collect_pct > 0 for r in measured)
+    assert pick_reason(result) and "%" in pick_reason(result)
     name = save_tuned_preset(cfg, result)
     assert name == "tuned-ppo-cartpole-v1"
     preset = get_preset(name)
