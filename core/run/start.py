@@ -29,6 +29,7 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.seeds import with_seed
 from core.config.spaces import EnvSpaces, probe_spaces
+from core.config.trust import require_trusted_policy
 from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, launch_worker
@@ -63,6 +64,8 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
     """
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
+    if check_env:  # an own network is code: refused before anything imports it, like an env entry point
+        require_trusted_policy(config.policy)
     if spaces is None:
         try:
             spaces = probe_spaces(config.env)
