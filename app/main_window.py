@@ -340,7 +340,8 @@ class MainWindow(QMainWindow):
             if is_trusted(module):
                 continue
             what = f"The preset {preset}" if preset else "This config"
-            names = ", ".join(ref for ref in (config.env.entry_point, *config.policy.code) if ref and ref.startswith(module + ":"))
+            refs = (config.env.entry_point, *config.policy.code)
+            names = ", ".join(ref for ref in refs if ref and ref.startswith(module + ":"))
             answer = QMessageBox.question(
                 self, "This preset runs code",
                 f"{what} runs code from {module} ({names}).\n\n"

@@ -14,8 +14,8 @@ from core.config.spaces import probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.fit.device import torch_facts
 from core.fit.estimate import estimate
-from core.fit.measured import measure_network
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
+from core.fit.measured import measure_network
 from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 from core.run.card_history import card_ratios
 

@@ -15,8 +15,8 @@ from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
 from core.config.steps import planned_steps
 from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device, worker_threads
-from core.fit.measured import measure_network
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
+from core.fit.measured import measure_network
 from core.fit.result import FITS, MIB, FitEstimate
 from core.fit.suggest import suggest_fix
 

@@ -16,9 +16,9 @@ import argparse
 import json
 import os
 import sys
-from unittest import mock
 from dataclasses import asdict, dataclass
 from typing import Any
+from unittest import mock
 
 import gymnasium as gym
 import torch as th
@@ -86,16 +86,19 @@ def training_loss(policy: Any, obs: Any, actions: th.Tensor) -> th.Tensor:
     """One training forward pass of ``policy``'s kind: actor-critic, actor and critic(s), or Q-network."""
     if hasattr(policy, "evaluate_actions"):  # PPO, A2C (and a custom ActorCriticPolicy)
         values, log_prob, entropy = policy.evaluate_actions(obs, actions)
-        return values.sum() + log_prob.sum() + (entropy.sum() if entropy is not None else 0)
+        loss: th.Tensor = values.sum() + log_prob.sum()
+        return loss + entropy.sum() if entropy is not None else loss
     if hasattr(policy, "actor") and hasattr(policy, "critic"):  # SAC, TD3, DDPG: the actor's loss, the larger graph
         actor = policy.actor
         pi = actor.action_log_prob(obs)[0] if hasattr(actor, "action_log_prob") else actor(obs)
-        return sum(q.sum() for q in policy.critic(obs, pi))
+        q_values: list[th.Tensor] = list(policy.critic(obs, pi))
+        return th.stack([q.sum() for q in q_values]).sum()
     if hasattr(policy, "q_net"):  # DQN
         out: th.Tensor = policy.q_net(obs).sum()
         return out
-    out = policy(obs)
-    return out.sum() if isinstance(out, th.Tensor) else sum(t.sum() for t in out)
+    found = policy(obs)
+    parts: list[th.Tensor] = [found] if isinstance(found, th.Tensor) else [t for t in found if isinstance(t, th.Tensor)]
+    return th.stack([t.float().sum() for t in parts]).sum()
 
 
 def measure_policy(policy: th.nn.Module, observation_space: gym.Space[Any], action_space: gym.Space[Any],

@@ -34,7 +34,8 @@ class GraphEnv(gym.Env[dict[str, np.ndarray], int]):
         self.adjacency = np.zeros((self.n, self.n), np.float32)
         self.agent = self.goal = self.steps = 0
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(self, *, seed: int | None = None,
+              options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         adj = np.zeros((self.n, self.n), np.float32)
         ring = np.arange(self.n)
