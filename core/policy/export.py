@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from torch import nn
 from stable_baselines3.common.policies import BasePolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from torch import nn
 from torch.jit._trace import TracerWarning
 
 from core.policy.export_check import check_export, space_sample
