@@ -112,3 +112,16 @@ def test_export_that_cannot_trace_names_the_network(own_run):
                    cwd=REPO, home=home)
     assert done.returncode != 0
     assert "your network my_net.Twin" in done.stderr + done.stdout and "cannot be traced" in done.stderr + done.stdout
+
+
+@pytest.mark.training
+def test_graph_attention_preset_trains(tmp_path, runs_dir, user_home):
+    """The shipped example: the graph env and its attention network, both trusted, trained from any folder."""
+    done = rlpanel("train", "--preset", "graph-attention", "--trust", "examples.graph_env.env", "--trust",
+                   "examples.graph_env.network", "--timesteps", "128", "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32",
+                   "--set", "ppo.n_epochs=1", "--set", "runtime.n_envs=2", "--runs-dir", str(runs_dir), "--json",
+                   cwd=tmp_path, home=user_home)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["state"] == "finished", result
+    assert read_json(runs_dir / result["id"] / "summary.json")["timesteps"] >= 128
