@@ -176,6 +176,8 @@ class FieldRow(QWidget):
             else:
                 assert isinstance(editor, QLineEdit)
                 editor.setText(text)
+                if not editor.hasFocus():  # a value longer than the field shows its start (a module:Class, a mapping)
+                    editor.setCursorPosition(0)
         finally:
             editor.blockSignals(False)
 

@@ -55,7 +55,7 @@ class BrowseButton(QToolButton):
         super().__init__(parent or row)
         self.path = row.path
         self.folder = Path(folder or os.getcwd())
-        self.setText("Browse\u2026")
+        self.setText("\u2026")  # compact: the narrow form column keeps its room for the module:Class
         self.setObjectName(f"{row.path}.browse")
         self.setToolTip("Pick the Python file of your network, then the class in it (read, not run)")
         self.clicked.connect(self.browse)
