@@ -126,7 +126,8 @@ class FitEstimate:
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
             "planned_timesteps": self.planned_timesteps,
             "torch_threads": self.torch_threads.to_json() if self.torch_threads is not None else None,
-            "network_source": self.network_source,
+            # an own network's counts are measured: said only then (the formulas' estimates read as before)
+            **({"network_source": self.network_source} if self.network_source else {}),
         }
 
 
