@@ -64,8 +64,8 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
     """
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
-    if check_env:  # an own network is code: refused before anything imports it, like an env entry point
-        require_trusted_policy(config.policy)
+    # an own network is code: refused before anything imports it, a queue's or sweep's job too (ConfigError: its job fails)
+    require_trusted_policy(config.policy)
     if spaces is None:
         try:
             spaces = probe_spaces(config.env)
