@@ -61,6 +61,8 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
     ``spaces``: the env's, when the caller probed them already (a probe of an entry point is a subprocess).
     An env whose spaces cannot be read raises ``ConfigError``, unless not ``check_env``: then the
     check is skipped and the worker's failure says why (a queue's or sweep's job, whose estimate is advice too).
+    An own network (``policy.features_extractor``, ``policy.class``) whose module the user has not trusted raises
+    ``ConfigError`` always, before anything imports it.
     """
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
