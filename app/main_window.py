@@ -32,7 +32,7 @@ from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import fit_shown, restore_monitor, restore_window, save_window
 from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
-from core.config.trust import code_module, is_trusted, trust
+from core.config.trust import config_modules, is_trusted, trust
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
@@ -334,20 +334,23 @@ class MainWindow(QMainWindow):
         return run_dir
 
     def confirm_code(self, config: RunConfig, preset: str | None = None) -> bool:
-        """Whether the run may import its env's code: trusted already, or the user says yes now."""
-        module = code_module(config.env)
-        if module is None or is_trusted(module):
-            return True
-        what = f"The preset {preset}" if preset else "This config"
-        answer = QMessageBox.question(
-            self, "This preset runs code",
-            f"{what} runs code from {module} (env entry point {config.env.entry_point}).\n\n"
-            f"rlpanel imports it only to train. Run code from {module} now and from now on?",
-            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-        if answer != QMessageBox.StandardButton.Yes:
-            self.statusBar().showMessage(f"Not launched: {module} is not trusted", 8000)
-            return False
-        trust(module)
+        """Whether the run may import its code (the env's entry point, an own network): trusted already, or the
+        user says yes now, module by module."""
+        for module in config_modules(config):
+            if is_trusted(module):
+                continue
+            what = f"The preset {preset}" if preset else "This config"
+            refs = (config.env.entry_point, *config.policy.code)
+            names = ", ".join(ref for ref in refs if ref and ref.startswith(module + ":"))
+            answer = QMessageBox.question(
+                self, "This preset runs code",
+                f"{what} runs code from {module} ({names}).\n\n"
+                f"rlpanel imports it only to train. Run code from {module} now and from now on?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
+            if answer != QMessageBox.StandardButton.Yes:
+                self.statusBar().showMessage(f"Not launched: {module} is not trusted", 8000)
+                return False
+            trust(module)
         return True
 
     def stop_run(self) -> None:

@@ -22,6 +22,7 @@ from core.config.spaces import EnvSpaces, probe_spaces
 from core.fit.device import cached_torch_facts, torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
+from core.fit.measured import MeasuredNetwork, measure_network, network_key
 from core.fit.result import FitEstimate
 from core.run.card_history import card_ratios
 
@@ -172,4 +173,45 @@ class TorchFactsCache(QObject):
             return
         self._pending = False
         self._facts = facts
+        self.ready.emit()
+
+
+def measure(cfg: RunConfig) -> tuple[MeasuredNetwork | None, str]:
+    """(the measured own network, "") or (None, why not): off the GUI thread (a child process builds it)."""
+    try:
+        return measure_network(cfg), ""
+    except ConfigError as exc:
+        return None, "; ".join(i.message for i in exc.issues)
+
+
+class NetworkCache(QObject):
+    """The user's own network measured (``core.fit.measured``), once per network; ``ready`` when a measurement ends.
+
+    Asked only for a config whose code is trusted (the model checks first). The estimate reads the measurement
+    from ``core.fit.measured.lookup``, which the background measurement fills."""
+
+    ready = Signal()
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._results: dict[str, tuple[MeasuredNetwork | None, str]] = {}
+        self._pending: set[str] = set()
+
+    def get(self, cfg: RunConfig) -> tuple[MeasuredNetwork | None, str] | None:
+        """(measurement or None, error) when known; else start measuring and return ``None``."""
+        key = network_key(cfg)
+        if key in self._results:
+            return self._results[key]
+        if key not in self._pending:
+            self._pending.add(key)
+            copy = cfg.model_copy(deep=True)
+            run_in_background(lambda: measure(copy), lambda found: self._done(key, found),
+                              lambda message: self._done(key, (None, message)))
+        return None
+
+    def _done(self, key: str, found: tuple[MeasuredNetwork | None, str]) -> None:
+        if not isValid(self):  # the window closed while the network was measured
+            return
+        self._pending.discard(key)
+        self._results[key] = found
         self.ready.emit()

@@ -292,6 +292,8 @@ class FitBox(QGroupBox):
     def _detail(estimate: FitEstimate) -> str:
         big = estimate.biggest()
         parts = [f"trains on {estimate.train_device}"] if estimate.train_device else []
+        if estimate.network_source:  # the user's own network: built and counted, not a formula
+            parts.append(f"{estimate.parameter_count:,} parameters, {estimate.network_source}")
         parts.append(f"biggest: {term_label(big.name)} {format_bytes(big.bytes)} ({big.where})")
         if estimate.host_verdict in (TIGHT, NO_FIT):
             parts.append(f"host RAM: {estimate.host_verdict}")

@@ -176,6 +176,8 @@ class FieldRow(QWidget):
             else:
                 assert isinstance(editor, QLineEdit)
                 editor.setText(text)
+                if not editor.hasFocus():  # a value longer than the field shows its start (a module:Class, a mapping)
+                    editor.setCursorPosition(0)
         finally:
             editor.blockSignals(False)
 
@@ -227,7 +229,8 @@ class SectionForm(QGroupBox):
         for name, info in model.model_fields.items():
             if name in exclude:
                 continue
-            path = f"{prefix}.{name}" if prefix else name
+            key = info.alias or name  # the name a config file and --set use (policy.class)
+            path = f"{prefix}.{key}" if prefix else key
             if is_section(info.annotation):
                 sub = SectionForm(info.annotation, path, info.title or name)
                 sub.edited.connect(self.edited)

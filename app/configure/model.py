@@ -15,13 +15,13 @@ from typing import Any
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.configure.estimator import SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
+from app.configure.estimator import NetworkCache, SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import FieldHint, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
 from core.config.spaces import EnvSpaces, check_spaces
-from core.config.trust import code_module, is_trusted
+from core.config.trust import code_module, is_trusted, policy_modules
 from core.fit.device import device_issue
 from core.fit.estimate import host_memory_total
 from core.fit.result import FitEstimate, Suggestion
@@ -64,6 +64,8 @@ class ConfigModel(QObject):
         self.spaces.ready.connect(lambda _key: self._check())
         self.torch = TorchFactsCache(self)
         self.torch.ready.connect(self._check)
+        self.networks = NetworkCache(self)  # the user's own network, measured for the estimate
+        self.networks.ready.connect(self._check)
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
@@ -116,7 +118,11 @@ class ConfigModel(QObject):
         module = code_module(cfg.env)
         if module and not is_trusted(module):  # nothing is probed for code the user has not trusted
             return True
-        return self.spaces.get(cfg.env) is not None and not (needs_torch_facts(cfg) and self.torch.get() is None)
+        if self.spaces.get(cfg.env) is None or (needs_torch_facts(cfg) and self.torch.get() is None):
+            return False
+        if cfg.policy.code and not cfg.is_baseline and all(is_trusted(m) for m in policy_modules(cfg.policy)):
+            return self.networks.get(cfg) is not None
+        return True
 
     def value(self, path: str) -> Any:
         return self.state.value(path)
@@ -216,7 +222,11 @@ class ConfigModel(QObject):
                 torch = self.torch.get() if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)
                 issues += [issue] if issue else []
-                estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch, self.runs_dir)
+                waiting = self._network_wait(cfg, issues)
+                if waiting:
+                    self.estimate_note = waiting
+                else:
+                    estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch, self.runs_dir)
         self.issues = issues
         changed = estimate != self.estimate
         self.estimate = estimate
@@ -224,6 +234,23 @@ class ConfigModel(QObject):
         self.config_changed.emit(cfg if not issues else None)
         if changed:
             self.estimate_changed.emit(estimate)
+
+    def _network_wait(self, cfg: RunConfig, issues: list[FieldIssue]) -> str:
+        """Why the estimate waits for the user's own network ("" when it need not: none, or measured); a network
+        that cannot be built is an issue at its field. Nothing is measured for code the user has not trusted."""
+        if not cfg.policy.code or cfg.is_baseline:
+            return ""
+        untrusted = [m for m in policy_modules(cfg.policy) if not is_trusted(m)]
+        if untrusted:
+            return f"no estimate: measuring your network would run code from {', '.join(untrusted)} (Launch asks first)"
+        found = self.networks.get(cfg)
+        if found is None:
+            return "measuring your network\u2026"
+        if found[0] is None:
+            field = "policy.features_extractor" if cfg.policy.features_extractor else "policy.class"
+            issues.append(FieldIssue(field, found[1]))
+            return "your network cannot be measured"
+        return ""
 
     def _spaces_while_invalid(self, env: Any) -> str:
         """The env's spaces even while another field is invalid (no probe for a bad env, nor for untrusted code)."""

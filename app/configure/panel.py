@@ -37,6 +37,7 @@ from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
 from app.configure.hints import HintsBox
 from app.configure.model import ConfigModel
+from app.configure.own_network import BROWSED, add_browse_button
 from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
 from app.configure.steps_hint import PlannedStepsHint
@@ -269,6 +270,11 @@ class ConfigurePanel(QWidget):
             self._add_form(box, SectionForm(section, name, title), name)
             if name == "runtime":  # what "auto" comes to here, under Torch threads
                 self.threads_hint = TorchThreadsHint.under(self.forms[name], self.rows["runtime.torch_threads"])
+            if name == "policy":  # the own network: pick its file and class (read, never run)
+                self.browse_buttons = [add_browse_button(self.rows[path]) for path in BROWSED]
+                for button in self.browse_buttons:
+                    button.picked.connect(self._own_network_picked)
+                    button.problem.connect(lambda path, why: self.rows[path].set_error(why))
         box.addStretch(1)
         for form in self.forms.values():
             _line_up_units(form)
@@ -472,6 +478,19 @@ class ConfigurePanel(QWidget):
                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
                                      QMessageBox.StandardButton.No)
         return answer == QMessageBox.StandardButton.Yes
+
+    def _own_network_picked(self, path: str, ref: str, folder: str) -> None:
+        """A class picked with Browse...: set the field; a file outside the launch folder records its folder as the
+        run's import folder (``env.path``) when none is set, else the field says why it cannot be imported."""
+        current = self.model.state.effective_raw().get("env") or {}
+        if folder and current.get("path") not in (None, "", folder):
+            self.rows[path].set_error(f"{ref} is in {folder}, but this config imports from {current['path']} (env.path): "
+                                      "put the file there, or start rlpanel from its folder")
+            return
+        if folder:
+            self.set_field("env.path", folder)
+        self.set_field(path, ref)
+        self.refresh_values()
 
     def _edited(self, path: str, value: Any) -> None:
         self.model.edit(path, value)

@@ -15,6 +15,7 @@ from core.config.steps import PlannedSteps, planned_steps
 from core.fit.device import torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
+from core.fit.measured import measure_network
 from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 from core.run.card_history import card_ratios
 
@@ -39,6 +40,8 @@ def run_estimate(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     cfg = validated.config
     spaces = probe_spaces(cfg.env)
+    if cfg.policy.code and not cfg.is_baseline:  # an own network is measured (a child process, once trusted)
+        measure_network(cfg)
     gpu = get_profile(args.gpu or cfg.target_gpu)
     if gpu is not None and gpu.detected:  # how the last runs on this card compared with their estimates
         gpu = with_history(gpu, card_ratios(runs_dir(args), gpu.uuid))
@@ -64,6 +67,8 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: Pl
         lines.append(f"GPU fixed costs: {result.gpu_source}" + (f"; {result.gpu_history}" if result.gpu_history else ""))
     if plan is not None and plan.differs:  # SB3 trains whole rollouts: 33,000 asked may be 36,864 trained
         lines.append(f"{plan.text()}, for a budget of {plan.budget:,}")
+    if result.network_source:  # an own network: counted by building it, not by the formulas
+        lines.append(f"network: {result.parameter_count:,} parameters, {result.network_source}")
     if result.torch_threads is not None:  # what "auto" comes to on this machine, as the worker will resolve it
         lines.append(f"torch threads: {result.torch_threads.text()}")
     lines += [f"warning: {w}" for w in result.warnings] + [""]

@@ -50,7 +50,8 @@ def algo_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
 
 def policy_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` as data: ``activation_fn`` and ``optimizer_class`` are the schema's names
-    (``relu``, ``adamw``) for the reader to turn into classes or text.
+    (``relu``, ``adamw``), ``features_extractor_class`` the own network's 'module:Class', for the reader to turn
+    into classes or text.
 
     Built for the model (``changed_only`` False): the resolved network and activation, every setting the
     policy takes that is set. For a zoo entry (``changed_only`` True): only what differs from the defaults.
@@ -88,4 +89,8 @@ def policy_kwargs(cfg: RunConfig, changed_only: bool = False) -> dict[str, Any]:
         optimizer_kwargs["weight_decay"] = policy.weight_decay
     if optimizer_kwargs:
         out["optimizer_kwargs"] = optimizer_kwargs
+    if policy.features_extractor:  # the user's own network: 'module:Class' for the reader to import or write
+        out["features_extractor_class"] = policy.features_extractor
+        if policy.features_extractor_kwargs:
+            out["features_extractor_kwargs"] = dict(policy.features_extractor_kwargs)
     return out

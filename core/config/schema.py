@@ -11,7 +11,7 @@ import re
 from typing import Any, Final, Literal, TypeVar
 
 import yaml
-from pydantic import Field, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.ars import ARSParams
@@ -37,6 +37,7 @@ RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "lengt
 ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
 POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
 OPTIMIZERS = ("auto", "adam", "adamw", "rmsprop", "rmsprop_tf_like", "sgd")
+CODE_REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # 'package.module:Class': code a config names
 # Short names for the wrappers people use most; any other is a dotted 'package.module.Class'.
 WRAPPER_ALIASES = {
     "TimeLimit": "gymnasium.wrappers.TimeLimit",
@@ -149,15 +150,30 @@ class EnvSpec(Section):
     def label(self) -> str:
         return self.id or (self.entry_point or "").rsplit(":", 1)[-1]
 
-    def with_import_folder(self, folder: str) -> EnvSpec:
-        """This env with ``path`` set to ``folder`` when it is a custom env that has none yet."""
-        if not self.entry_point or self.path:
+    def with_import_folder(self, folder: str, code: bool = False) -> EnvSpec:
+        """This env with ``path`` set to ``folder`` when it is a custom env (or ``code``: the config names other code,
+        an own network) that has none yet."""
+        if not (self.entry_point or code) or self.path:
             return self
         return self.model_copy(update={"path": str(folder)})
 
 
+def _code_ref(field: str, value: str | None, example: str) -> str | None:
+    """``value`` when it is 'package.module:Class' (empty: None), else the error naming ``field`` and the fix."""
+    if value is None or not value.strip():
+        return None
+    value = value.strip()
+    if not CODE_REF.fullmatch(value):
+        raise ValueError(f"policy.{field} is not 'module:Class': write the module, a colon and the class, e.g. {example}")
+    return value
+
+
 class PolicyParams(Section):
-    """The policy network shared by the algorithm's actor and critic(s)."""
+    """The policy network shared by the algorithm's actor and critic(s), or the user's own network
+    (``features_extractor``, ``class``: code, imported only once the user trusts its module)."""
+
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False, validate_by_name=True,
+                              validate_by_alias=True, serialize_by_alias=True)
 
     net_arch: list[int] | dict[str, list[int]] | None = hp(
         None, "Network layers",
@@ -182,6 +198,42 @@ class PolicyParams(Section):
     optimizer_eps: float | None = hp(None, "Optimizer epsilon", "Numerical stabiliser of the optimizer (empty: its default).",
                                      "", gt=0, le=1)
     weight_decay: float = hp(0.0, "Weight decay", "L2 penalty of the optimizer.", "", ge=0, le=1)
+    # the user's own network (issue 30): code, imported by the worker and the estimate's probe once its module is trusted
+    features_extractor: str | None = hp(
+        None, "Own network", "Your own features extractor in front of the policy and value heads, as 'module:Class' (an "
+        "SB3 BaseFeaturesExtractor subclass; its module is imported only once you trust it). Empty: SB3's.")
+    features_extractor_kwargs: dict[str, Any] = hp(
+        {}, "Own network kwargs", "Keyword arguments of your features extractor (a mapping, e.g. {heads: 4, hidden: 64}); "
+        "SB3 adds observation_space.")
+    policy_class: str | None = hp(
+        None, "Own policy class", "A whole policy of your own as 'module:Class' (a subclass of SB3's policy for the "
+        "algorithm, e.g. ActorCriticPolicy for PPO); its module is imported only once you trust it. Empty: SB3's.",
+        alias="class")
+
+    @field_validator("features_extractor")
+    @classmethod
+    def _features_extractor(cls, v: str | None) -> str | None:
+        return _code_ref("features_extractor", v, "my_nets:GraphAttention")
+
+    @field_validator("policy_class")
+    @classmethod
+    def _policy_class(cls, v: str | None) -> str | None:
+        return _code_ref("class", v, "my_policies:GraphPolicy")
+
+    @field_validator("features_extractor_kwargs", mode="before")
+    @classmethod
+    def _extractor_kwargs(cls, v: Any) -> Any:
+        if v is None:
+            return {}
+        if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
+            raise ValueError("policy.features_extractor_kwargs must be a mapping of keyword arguments by name, e.g. "
+                             "{heads: 4, hidden: 64}")
+        return v
+
+    @property
+    def code(self) -> tuple[str, ...]:
+        """The 'module:Class' references of the user's own network (extractor, policy class), in that order."""
+        return tuple(ref for ref in (self.features_extractor, self.policy_class) if ref)
 
     @field_validator("net_arch")
     @classmethod
@@ -336,8 +388,8 @@ class RunConfig(Section):
         return self.algo in BASELINES
 
     def with_import_folder(self, folder: str) -> RunConfig:
-        """This config with a custom env's import folder recorded (see ``EnvSpec.path``)."""
-        env = self.env.with_import_folder(folder)
+        """This config with a custom env's or own network's import folder recorded (see ``EnvSpec.path``)."""
+        env = self.env.with_import_folder(folder, code=bool(self.policy.code))
         return self if env is self.env else self.model_copy(update={"env": env})
 
     def to_yaml(self) -> str:

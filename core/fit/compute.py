@@ -34,10 +34,10 @@ from core.config.algorithms.off_policy import OffPolicyParams
 from core.config.algorithms.on_policy import RolloutParams
 from core.config.schema import RunConfig, section_as
 from core.config.spaces import EnvSpaces
-from core.fit import buffers
+from core.fit import buffers, measured
 from core.fit.families.registry import family_of, train_batch
 from core.fit.gpus import AllocatorModel, GpuProfile, history_factor
-from core.fit.networks import FLOAT, ModelShape
+from core.fit.networks import FLOAT, ModelShape, Network, Optimizer
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
 from core.util.procs import effective_start_method
 
@@ -81,10 +81,23 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     dev = "gpu" if on_gpu else "host"
     family = family_of(cfg)
     shape = family.shape(cfg, spaces)
+    acts, pass_name = family.activation_bytes(cfg, spaces, shape)
+    network = measured.lookup(cfg) if cfg.policy.code else None
+    if network is not None:  # the user's own network: its counts are measured, not the formulas'
+        shape = measured_shape(shape, network)
+        if not network.error:
+            batch_size = train_batch(cfg)
+            acts = max(network.activations_for(batch_size), FLOAT * network.trainable)
+            pass_name = f"training pass on {batch_size:,} samples, {measured.SOURCE}"
+        else:
+            notes.append(f"the training pass of your network could not run on the meta device ({network.error}): "
+                         "the activations are those of SB3's default network")
+    elif cfg.policy.code:
+        notes.append("your own network is not measured yet: the parameters and activations are those of SB3's default "
+                     "network (rlpanel estimate measures it)")
     params = FLOAT * shape.param_count
     grads = FLOAT * shape.trainable_count
     optim = shape.optimizer_bytes
-    acts, pass_name = family.activation_bytes(cfg, spaces, shape)
     batch = family.batch_copy_bytes(cfg, spaces)
     n_params = shape.param_count
     terms = [
@@ -117,7 +130,17 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
         if device != "cpu" and gpu is None:
             notes.append("no GPU: the run trains on the CPU, so only host memory counts")
     return FitEstimate(verdict, capacity, gpu_bytes, host_bytes, terms, name, host_verdict, host_capacity, on_gpu,
-                       n_params, allocator_bytes, full_at, None, notes)
+                       n_params, allocator_bytes, full_at, None, notes, network_source=measured.SOURCE if network else "")
+
+
+def measured_shape(formula: ModelShape, network: measured.MeasuredNetwork) -> ModelShape:
+    """The model as measured: the trained networks, the target copies (no gradients, never stepped), one optimizer
+    of the algorithm's kind over everything trained."""
+    nets = [Network("your network (measured)", network.trainable, network.tensors, True)]
+    if network.params > network.trainable:
+        nets.append(Network("target networks", network.params - network.trainable, 0, False))
+    kind = formula.optimizers[0].kind if formula.optimizers else "adam"
+    return ModelShape(tuple(nets), (Optimizer("policy", kind, network.trainable, network.tensors),), formula.cnn)
 
 
 def _gpu_fixed_terms(cfg: RunConfig, shape: ModelShape, gpu: GpuProfile, alloc: AllocatorModel, live: int,

@@ -16,6 +16,7 @@ from core.config.steps import planned_steps
 from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device, worker_threads
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
+from core.fit.measured import measure_network
 from core.fit.result import FITS, MIB, FitEstimate
 from core.fit.suggest import suggest_fix
 
@@ -99,7 +100,9 @@ def _planned_device(cfg: RunConfig) -> str:
 
 def estimate_config(cfg: RunConfig, gpu_name: str | None = None, host_memory_bytes: int | None = None,
                     torch: dict[str, Any] | None = None) -> FitEstimate:
-    """Convenience for callers holding only a config: probe the env, resolve the GPU, estimate."""
+    """Convenience for callers holding only a config: probe the env, measure an own network, resolve the GPU, estimate."""
     spaces = probe_spaces(cfg.env)
+    if cfg.policy.code and not cfg.is_baseline:
+        measure_network(cfg)
     gpu = get_profile(gpu_name or cfg.target_gpu)
     return estimate(cfg, spaces, gpu, host_memory_bytes, torch=torch)

@@ -68,6 +68,7 @@ class FitEstimate:
     gpu_history: str = ""           # how the last runs on the card compared: "last 5 runs: 0.94-1.03 of estimate"
     planned_timesteps: int | None = None  # the steps SB3 trains: whole rollouts (core.config.steps); None: a baseline
     torch_threads: TorchThreads | None = None  # the worker's torch threads here: configured or "auto" resolved
+    network_source: str = ""        # "measured from your network" (an own network, core.fit.measured); "": the formulas
 
     @property
     def usage(self) -> float:
@@ -125,6 +126,8 @@ class FitEstimate:
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
             "planned_timesteps": self.planned_timesteps,
             "torch_threads": self.torch_threads.to_json() if self.torch_threads is not None else None,
+            # an own network's counts are measured: said only then (the formulas' estimates read as before)
+            **({"network_source": self.network_source} if self.network_source else {}),
         }
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+from stable_baselines3.common.policies import BasePolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 from torch.jit._trace import TracerWarning
 
@@ -27,6 +29,8 @@ from core.policy.export_sidecar import INPUT_NAME, OUTPUT_NAME, sidecar, sidecar
 from core.policy.load import LoadedPolicy, load_policy
 from core.policy.tool import tool_main, tool_parser
 from core.util.files import replace_retrying, write_json_atomic
+
+SB3_PACKAGES = ("stable_baselines3", "sb3_contrib")  # a policy or extractor from elsewhere is the user's own network
 
 FORMATS = ("onnx", "torchscript")
 ONNX_OPSET = 17  # read by onnxruntime 1.14 and later, and by TensorRT 8.6 and OpenVINO 2023
@@ -87,9 +91,21 @@ def write_file(module: ExportedPolicy, example: torch.Tensor, fmt: str, output: 
         except Exception as exc:  # noqa: BLE001 - any failure of the tracer is the same to the user: this policy did not trace
             part.unlink(missing_ok=True)
             first = (str(exc).strip().splitlines() or [""])[0][:300]
-            raise ExportRefused(f"the policy could not be traced for {fmt}: {type(exc).__name__}: {first}") from exc
+            raise ExportRefused(f"the policy could not be traced for {fmt}{own_network(module)}: {type(exc).__name__}: "
+                                f"{first}") from exc
     replace_retrying(part, output)
     return sorted({str(w.message).splitlines()[0][:200] for w in caught if issubclass(w.category, TracerWarning)})
+
+
+def own_network(module: nn.Module) -> str:
+    """' (your network mod.Class)' for the user's own code in ``module`` (a features extractor, else a policy class,
+    from outside SB3 and rlpanel): what a failed trace names. Empty when it is all SB3's."""
+    for kind in (BaseFeaturesExtractor, BasePolicy):
+        for part in module.modules():
+            cls = type(part)
+            if isinstance(part, kind) and cls.__module__.split(".", 1)[0] not in SB3_PACKAGES:
+                return f" (your network {cls.__module__}.{cls.__qualname__})"
+    return ""
 
 
 def _trace(module: nn.Module, example: torch.Tensor, fmt: str, path: Path) -> None:

@@ -29,6 +29,7 @@ from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.seeds import with_seed
 from core.config.spaces import EnvSpaces, probe_spaces
+from core.config.trust import require_trusted_policy
 from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, launch_worker
@@ -60,9 +61,13 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
     ``spaces``: the env's, when the caller probed them already (a probe of an entry point is a subprocess).
     An env whose spaces cannot be read raises ``ConfigError``, unless not ``check_env``: then the
     check is skipped and the worker's failure says why (a queue's or sweep's job, whose estimate is advice too).
+    An own network (``policy.features_extractor``, ``policy.class``) whose module the user has not trusted raises
+    ``ConfigError`` always, before anything imports it.
     """
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
+    # an own network is code: refused before anything imports it, a queue's or sweep's job too (ConfigError: its job fails)
+    require_trusted_policy(config.policy)
     if spaces is None:
         try:
             spaces = probe_spaces(config.env)

@@ -156,6 +156,8 @@ def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     out = sb3_args.policy_kwargs(cfg)
     if "activation_fn" in out:  # not in ARS's LinearPolicy
         out["activation_fn"] = ACTIVATION_FNS[out["activation_fn"]]
+    if "features_extractor_class" in out:  # the user's own network (trusted before launch; imported here)
+        out["features_extractor_class"] = load_code(out["features_extractor_class"], "policy.features_extractor")
     if "optimizer_class" in out:
         out["optimizer_class"] = OPTIMIZERS[out["optimizer_class"]]
     elif "optimizer_kwargs" in out and isinstance(cfg.params, A2CParams) and cfg.params.use_rms_prop:
@@ -201,8 +203,21 @@ def action_noise(kind: str, std: float, env: VecEnv) -> Any:
     return cls(mean=np.zeros(n), sigma=std * np.ones(n))
 
 
-def policy_name(cfg: RunConfig, env: VecEnv) -> str:
-    """The SB3 policy: the config's kind, or chosen from the observations (images: CnnPolicy; dicts: MultiInputPolicy)."""
+def load_code(ref: str, field: str) -> Any:
+    """The class ``ref`` ('module:Class') of the user's own network; an import that fails says which field names it."""
+    try:
+        return load_object(ref)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"{field}: cannot import {ref} ({type(exc).__name__}: {exc}); the module must be in the run's "
+                         "import folder (env.path, the folder rlpanel was started from) or installed") from exc
+
+
+def policy_name(cfg: RunConfig, env: VecEnv) -> str | type[Any]:
+    """The SB3 policy: the user's own class (``policy.class``), the config's kind, or chosen from the observations
+    (images: CnnPolicy; dicts: MultiInputPolicy)."""
+    if cfg.policy.policy_class:
+        cls: type[Any] = load_code(cfg.policy.policy_class, "policy.class")
+        return cls
     spec = require_spec(cfg)
     if spec.policy_switch is not None and policy_switched(cfg):
         return spec.policy_switch[0]  # ARS's LinearPolicy
@@ -262,15 +277,21 @@ def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:
                          f"now); {cfg.env.label} has none: add one to the env (or a wrapper), or use PPO")
 
 
-def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
+def model_parts(cfg: RunConfig, env: VecEnv) -> tuple[type[BaseAlgorithm], str | type[Any], dict[str, Any]]:
+    """The algorithm's class, its policy (a name or the user's own class) and its keyword arguments for ``env``:
+    what ``build_model`` builds, and what ``core.training.measure`` builds on torch's meta device."""
     cfg = resolved(cfg)
     cls = algorithm_class(cfg)
     check_action_masks(cfg, env)
     kind = policy_name(cfg, env)
     if cfg.policy.kind == "auto" and policy_kind(cfg, env) == "CnnPolicy":  # resolved_net_arch needs to know
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"kind": "CnnPolicy"})})
-    return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log,
-               **model_kwargs(cfg, env))
+    return cls, kind, model_kwargs(cfg, env)
+
+
+def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
+    cls, kind, kwargs = model_parts(cfg, env)
+    return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log, **kwargs)
 
 
 def load_model(cfg: RunConfig, path: Path, env: VecEnv, device: str = "auto") -> BaseAlgorithm:

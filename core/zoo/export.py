@@ -95,6 +95,9 @@ def _policy_name(cfg: RunConfig, notes: list[str]) -> str:
     if switch is not None and policy_switched(cfg):
         return switch[0]  # ARS: LinearPolicy
     kind = _auto_policy(cfg, notes) if cfg.policy.kind == "auto" else str(cfg.policy.kind)
+    if cfg.policy.policy_class:
+        notes.append(f"policy.class {cfg.policy.policy_class}: rl_zoo3 takes a policy by SB3's name only; written as "
+                     f"{kind} (pass your class to the algorithm yourself)")
     for name, mapped in cfg.spec.policy_names:  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
         if mapped == kind:
             return name
@@ -143,6 +146,8 @@ def _policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
         out["activation_fn"] = _Code(ACTIVATION_NAMES[out["activation_fn"]])
     if "optimizer_class" in out:
         out["optimizer_class"] = _Code(OPTIMIZER_NAMES[out["optimizer_class"]])
+    if "features_extractor_class" in out:  # the own network: rl_zoo3's dotted name (module.Class)
+        out["features_extractor_class"] = _Code(str(out["features_extractor_class"]).replace(":", "."))
     return out
 
 

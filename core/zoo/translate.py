@@ -163,6 +163,15 @@ def _policy_kwargs(b: _Builder, kwargs: Any) -> None:
                     b.put("policy.optimizer_eps" if opt_key == "eps" else "policy.weight_decay", opt_value, f"{key}.{opt_key}")
                 else:
                     b.drop(f"{key}.{opt_key}", f"rlpanel sets only the optimizer's eps and weight_decay, not {opt_key}")
+        elif name == "features_extractor_class":  # the user's own network: module.Class -> module:Class
+            text = value.dotted if isinstance(value, Name) else str(value)
+            module, _, cls = text.replace(":", ".").rpartition(".")
+            b.put("policy.features_extractor", f"{module}:{cls}" if module else text, key)
+        elif name == "features_extractor_kwargs":
+            if isinstance(value, dict) and not any(isinstance(v, Name) for v in value.values()):
+                b.put("policy.features_extractor_kwargs", value, key)
+            else:
+                b.drop(key, f"{value!r} is not a mapping of plain values (a name such as nn.ReLU cannot be stored)")
         elif name in POLICY_FIELDS:
             b.put(f"policy.{name}", value, key)
         elif name in in_policy:  # a policy setting the algorithm's table holds (RecurrentPPO's LSTM sizes, quantiles)

@@ -1,0 +1,95 @@
+"""The user's own network, measured for the estimate (issue 30): ``core.training.measure`` in a child process.
+
+A config with ``policy.features_extractor`` or ``policy.class`` names a network the formulas of
+``core.fit.families`` cannot count. ``measure_network(cfg)`` runs ``python -m core.training.measure``
+(torch, SB3 and the user's code stay out of this process, as with the env probe) once the user
+trusted the code, from the run's import folder, and keeps the result by the network's settings;
+``compute`` then takes the parameters and the activations from it (``lookup``), scaled to the
+batch a config or a suggested fix trains with. The fit result says "measured from your network".
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from dataclasses import dataclass
+
+from core.config.errors import ConfigError, FieldIssue
+from core.config.schema import RunConfig
+from core.config.trust import require_trusted, require_trusted_policy
+from core.util.paths import CODE_ROOT
+
+MEASURE_MODULE = "core.training.measure"
+MEASURE_TIMEOUT_S = 180.0
+SOURCE = "measured from your network"
+
+
+@dataclass(frozen=True)
+class MeasuredNetwork:
+    """What ``core.training.measure`` found (``NetworkMeasure`` as plain data)."""
+
+    params: int
+    trainable: int
+    tensors: int
+    activation_bytes: int  # one training pass of ``batch`` samples
+    batch: int
+    error: str = ""        # why the pass could not run: the activations are then the formula's
+
+    def activations_for(self, batch: int) -> int:
+        """The activation term for a pass of ``batch`` samples (it grows with the batch)."""
+        return self.activation_bytes * batch // max(self.batch, 1)
+
+
+_cache: dict[str, MeasuredNetwork] = {}
+_lock = threading.Lock()
+
+
+def network_key(cfg: RunConfig) -> str:
+    """What the measurement depends on: the env, the algorithm and its section, the policy (not the batch)."""
+    data = cfg.model_dump(mode="json", include={"env", "algo", "policy"})
+    data["env"].pop("path", None) if isinstance(data.get("env"), dict) else None
+    return json.dumps(data, sort_keys=True, default=repr)
+
+
+def lookup(cfg: RunConfig) -> MeasuredNetwork | None:
+    """The measurement of ``cfg``'s network when ``measure_network`` made it, else None."""
+    with _lock:
+        return _cache.get(network_key(cfg))
+
+
+def measure_network(cfg: RunConfig, use_cache: bool = True) -> MeasuredNetwork:
+    """Measure ``cfg``'s own network in a child process (``ConfigError`` naming the field when it cannot be built;
+    refused before any import while its code is not trusted)."""
+    require_trusted(cfg.env)
+    require_trusted_policy(cfg.policy)
+    key = network_key(cfg)
+    if use_cache and (found := lookup(cfg)) is not None:
+        return found
+    where = "policy.class" if cfg.policy.policy_class and not cfg.policy.features_extractor else "policy.features_extractor"
+    folder = cfg.env.path or os.getcwd()
+    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
+    cmd = [sys.executable, "-m", MEASURE_MODULE, "--config", cfg.model_dump_json()]
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=MEASURE_TIMEOUT_S,
+                              env={**os.environ, "PYTHONPATH": pythonpath}, cwd=folder if os.path.isdir(folder) else None)
+    except subprocess.TimeoutExpired:
+        raise ConfigError([FieldIssue(where, f"measuring your network took longer than {MEASURE_TIMEOUT_S:.0f} s: "
+                                             "make its constructor fast (no downloads in __init__)")]) from None
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    try:
+        data = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        data = {"error_build": f"the measuring process failed (exit {done.returncode}): {tail}"}
+    if "error_build" in data:
+        raise ConfigError([FieldIssue(where, f"your network cannot be built for {cfg.env.label}: {data['error_build']}; "
+                                             "check the class and policy.features_extractor_kwargs")])
+    found = MeasuredNetwork(int(data["params"]), int(data["trainable"]), int(data["tensors"]),
+                            int(data["saved_bytes"]) + 2 * int(data["widest_bytes"]), int(data["batch"]),
+                            str(data.get("error", "")))
+    with _lock:
+        _cache[key] = found
+    return found

@@ -1,0 +1,1 @@
+"""Examples that train with rlpanel: importable from a source checkout (``examples.graph_env``)."""

@@ -1,0 +1,1 @@
+"""A small graph env and a plain-torch graph-attention network: "your own network" (README)."""
