@@ -17,6 +17,7 @@ from core.config.algorithms.registry import ALGOS
 from core.config.dotted import merge
 from core.config.errors import ConfigError, FieldIssue, issues_text
 from core.config.schema import RunConfig
+from core.config.trust import code_modules
 from core.config.validate import ValidatedConfig, strip_ignored, validate_config
 from core.util.files import write_atomic
 from core.util.paths import builtin_presets_dir, user_presets_dir
@@ -62,10 +63,24 @@ def _read(path: Path, builtin: bool) -> Preset:
         data = read_yaml_mapping(path)
     except ValueError as exc:
         return Preset(path.stem, path, builtin, error=str(exc).removeprefix(f"{path}: "))
-    problem = metadata_problem(data)
+    problem = metadata_problem(data) or (missing_example(data) if builtin else None)
     if problem:
         return Preset(path.stem, path, builtin, data, error=problem)
     return Preset(path.stem, path, builtin, data)
+
+
+def missing_example(data: dict[str, Any]) -> str | None:
+    """Why a built-in preset that trains an example of the repository's ``examples/`` cannot run here, or None.
+
+    The examples are user code to read and copy, so the wheel does not install them (a top-level ``examples``
+    package would clash with other projects'): such a preset works from a source checkout only.
+    """
+    wanted = [m for m in code_modules(data) if m.split(".", 1)[0] == "examples"]
+    folder = builtin_presets_dir().parent.parent / "examples"
+    if not wanted or all((folder / Path(*m.split(".")[1:2])).is_dir() for m in wanted):
+        return None
+    return (f"trains the example {wanted[0]}, which only a source checkout of rlpanel has (its examples/ folder: "
+            "git clone the repository and pip install -e . there)")
 
 
 def metadata_problem(data: dict[str, Any]) -> str | None:

@@ -147,12 +147,12 @@ def advice(split: TimeSplit | None, device: str, algo: str) -> str:
         return (f"Checkpoints, evaluations and logging take {_pct(other)} of the time: checkpoint or evaluate less often "
                 "(budget.checkpoint_every, budget.eval_every); what is learned stays the same.")
     if collect >= DOMINANT:
-        waits = "the GPU waits while the envs step" if gpu else "training waits while the envs step"
-        size = ("each rollout grows with them (n_envs x n_steps): lower n_steps to keep its size, or the learning changes"
-                if on_policy else "each cycle collects n_envs x train_freq steps: fewer gradient steps per step unless "
-                "gradient_steps grows with it, so the learning changes")
-        return (f"Collecting takes {_pct(collect)} of the time and {waits}: more env processes (runtime.n_envs, "
-                f"vec_env subproc, while cores are free) or a faster env would help; {size}.")
+        waits = "the GPU waits" if gpu else "training waits"
+        size = ("more envs grow each rollout (n_envs x n_steps): lower n_steps to keep its size, or the learning changes"
+                if on_policy else "more envs collect n_envs x train_freq steps a cycle: raise gradient_steps with them, or "
+                "the learning changes")
+        return (f"Collecting takes {_pct(collect)} and {waits}: more env processes (runtime.n_envs, vec_env subproc) or "
+                f"a faster env help; {size}.")
     if train >= DOMINANT:
         if not gpu:
             fewer = ("fewer epochs (n_epochs) or a larger batch_size" if on_policy else "fewer gradient_steps")

@@ -35,7 +35,7 @@ def test_the_line_says_the_shares_and_the_gpu_when_measured():
 def test_collecting_dominates_more_envs_and_says_the_rollout_grows():
     text = advice(_split(8, 1.5, 0.5), "cuda:0", "PPO")
     assert text.startswith("Collecting takes 80 %") and "the GPU waits" in text
-    assert "runtime.n_envs" in text and "rollout grows" in text and "learning changes" in text
+    assert "runtime.n_envs" in text and "grow each rollout" in text and "learning changes" in text
     off = advice(_split(8, 1.5, 0.5), "cpu", "SAC")
     assert "train_freq" in off and "gradient_steps" in off and "the GPU" not in off
 

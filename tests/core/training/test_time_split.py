@@ -78,7 +78,7 @@ def test_the_three_parts_add_up_to_the_learning_time(which, request):
     run = request.getfixturevalue(which)
     split = _split(run)
     wall = read_json(run / "summary.json")["wall_time_s"]  # the worker's time in training, the final checkpoint too
-    assert split.total_s <= wall
+    assert split.total_s <= wall + 0.003  # each of the three parts and the wall time are written to the ms
     assert math.isclose(split.total_s, wall, rel_tol=0.05), (split.total_s, wall)
     assert min(split.collect_s, split.train_s, split.other_s) >= 0
     assert read_status(run).time_split == read_json(run / "summary.json")["time_split"]  # status keeps the last totals
