@@ -44,7 +44,7 @@ def write_run(root: Path) -> Path:
     from core.run.store import RunStore
     from core.util.procs import process_identity
 
-    cfg = validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO", "name": "bench-12h",
+    cfg = validate_config({"env": {"id": "CartPole-v1"}, "algo": "PPO", "name": f"bench-{HOURS:g}h",
                            "budget": {"total_timesteps": 50_000_000}}).config
     run = RunStore(root).create(cfg)
     seconds = int(HOURS * 3600)

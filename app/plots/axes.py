@@ -1,6 +1,10 @@
-"""The x axis of counts (steps, episodes): ticks written as people read counts (``20M``, ``12.5k``)."""
+"""The x axes: counts (steps, episodes) written as people read counts (``20M``, ``12.5k``), and wall time as the
+local clock, as many ticks as a chart's width has room for."""
 
 from __future__ import annotations
+
+import math
+from datetime import datetime
 
 import pyqtgraph as pg
 
@@ -23,3 +27,46 @@ class StepAxis(pg.AxisItem):
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
         return [count_label(v * scale, spacing * scale) for v in values]
+
+
+# tick steps of a wall-time axis, in seconds: the first that leaves each label its room is taken
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 12 * 3600, 86400,
+              2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
+TIME_LABEL_PX = 52  # "23:45" and its gap at the axis' font; "Nov 27" fits too
+
+
+def time_ticks(low: float, high: float, width_px: float) -> tuple[float, list[float]]:
+    """The tick step and the ticks of a wall-time axis over [low, high] (unix seconds) ``width_px`` wide: as many
+    as have room, on whole local minutes, hours or days (so 06:00, 12:00, 18:00, and midnight as the date)."""
+    span = max(high - low, 1e-9)
+    room = max(2, int(width_px // TIME_LABEL_PX))
+    step = next((s for s in TIME_STEPS if span / s + 1 <= room), TIME_STEPS[-1] * (int(span / (TIME_STEPS[-1] * room)) + 1))
+    offset = _utc_offset(low)  # local time: ticks land on the clock's whole hours
+    first = math.ceil((low + offset) / step) * step - offset
+    count = int((high - first) // step) + 1
+    return step, [first + i * step for i in range(max(0, count))]
+
+
+def time_label(value: float, step: float) -> str:
+    """One wall-time tick in local time: seconds only where the step needs them, a date at midnight and for day
+    steps (``03:15``, ``03:15:30``, ``Nov 27``)."""
+    when = datetime.fromtimestamp(value)
+    if step >= 86400 or (when.hour == 0 and when.minute == 0 and when.second == 0 and step >= 3600):
+        return f"{when:%b} {when.day}"
+    return f"{when:%H:%M:%S}" if step < 60 else f"{when:%H:%M}"
+
+
+def _utc_offset(t: float) -> float:
+    return datetime.fromtimestamp(t).astimezone().utcoffset().total_seconds()  # type: ignore[union-attr]
+
+
+class WallTimeAxis(pg.AxisItem):
+    """The x axis of wall time: local clock ticks as many as the plot's width has room for. (pyqtgraph's
+    ``DateAxisItem`` showed a 24 h history on a small chart as a single "27", the day of the month.)"""
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803
+        step, ticks = time_ticks(minVal, maxVal, size)
+        return [(step, ticks)]
+
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
+        return [time_label(v * scale, spacing * scale) for v in values]

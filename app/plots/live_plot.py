@@ -30,7 +30,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
-from app.plots.axes import StepAxis
+from app.plots.axes import StepAxis, WallTimeAxis
 from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
@@ -278,7 +278,7 @@ class LivePlot(pg.PlotWidget):
 
     def _apply_x_axis(self) -> None:
         item = self.getPlotItem()
-        axis = pg.DateAxisItem(orientation="bottom") if self.x_mode == "time" else StepAxis("bottom")
+        axis = WallTimeAxis("bottom") if self.x_mode == "time" else StepAxis("bottom")
         self._x_values_shown = any(s.buf.size for s in getattr(self, "_series", {}).values())  # none while empty
         axis.setStyle(showValues=self._x_values_shown)
         item.setAxisItems({"bottom": axis})

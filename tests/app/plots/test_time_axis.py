@@ -1,0 +1,41 @@
+"""The wall-time axis: local clock ticks, as many as a chart's width has room for (a 24 h history on a small GPU
+chart read as a single "27" with pyqtgraph's DateAxisItem)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pyqtgraph as pg
+
+from app.plots.axes import TIME_LABEL_PX, WallTimeAxis, time_label, time_ticks
+
+NOON = datetime(2026, 11, 27, 12, 7, 41).timestamp()
+
+
+def test_a_day_on_a_small_chart_gets_clock_ticks_that_have_room_and_land_on_whole_hours():
+    for span_h, width in ((24, 200), (24, 500), (12, 200), (48, 260), (1, 200)):
+        low, high = NOON - span_h * 3600, NOON
+        step, ticks = time_ticks(low, high, width)
+        assert 2 <= len(ticks) <= width // TIME_LABEL_PX, (span_h, width, ticks)
+        assert all(low <= t <= high for t in ticks)
+        for t in ticks:  # on the local clock's whole steps
+            when = datetime.fromtimestamp(t)
+            assert when.second == 0 and (step < 3600 or when.minute == 0), when
+    step, ticks = time_ticks(NOON - 24 * 3600, NOON, 500)
+    labels = [time_label(t, step) for t in ticks]
+    assert "Nov 27" in labels and "18:00" in labels  # midnight reads as the date
+    assert time_label(NOON, 30) == "12:07:41" and time_label(NOON, 600) == "12:07" and time_label(NOON, 86400) == "Nov 27"
+
+
+def test_the_plots_time_axis_writes_those_ticks(qtbot):
+    widget = pg.PlotWidget(axisItems={"bottom": WallTimeAxis("bottom")})
+    qtbot.addWidget(widget)
+    widget.resize(260, 200)
+    widget.plot([NOON - 24 * 3600, NOON], [0, 1])
+    widget.show()
+    qtbot.waitExposed(widget)
+    axis = widget.getPlotItem().getAxis("bottom")
+    low, high = widget.getPlotItem().viewRange()[0]
+    (step, ticks), = axis.tickValues(low, high, axis.width())
+    strings = axis.tickStrings(ticks, 1, step)
+    assert len(strings) >= 2 and all(":" in s or s.startswith("Nov") for s in strings), strings
