@@ -32,10 +32,14 @@ def test_the_plots_time_axis_writes_those_ticks(qtbot):
     qtbot.addWidget(widget)
     widget.resize(260, 200)
     widget.plot([NOON - 24 * 3600, NOON], [0, 1])
+    widget.setLabel("bottom", "wall time")
     widget.show()
     qtbot.waitExposed(widget)
     axis = widget.getPlotItem().getAxis("bottom")
+    qtbot.waitUntil(lambda: axis.range[1] > 1e9)  # the view took the data's range
     low, high = widget.getPlotItem().viewRange()[0]
     (step, ticks), = axis.tickValues(low, high, axis.width())
-    strings = axis.tickStrings(ticks, 1, step)
+    strings = axis.tickStrings(ticks, axis.autoSIPrefixScale, step)  # the scale pyqtgraph draws them with
     assert len(strings) >= 2 and all(":" in s or s.startswith("Nov") for s in strings), strings
+    assert "x1e" not in axis.labelString()  # unix seconds (~1.8e9) are not scaled by an SI prefix: "00:00:01"
+    assert set(strings) & {time_label(t, step) for t in time_ticks(NOON - 24 * 3600, NOON, axis.width())[1]}
