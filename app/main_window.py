@@ -75,7 +75,7 @@ class MainWindow(QMainWindow):
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
-        self.config = ConfigModel(self, hold_probes=True)  # what Configure edits and the Queue tab turns into jobs
+        self.config = ConfigModel(self, hold_probes=True, hold_validation=True)  # what Configure edits and the Queue tab turns into jobs
         self.config.runs_dir = self.runs_dir
         self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
         self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
@@ -220,6 +220,7 @@ class MainWindow(QMainWindow):
             return
         self._after_done = True
         self._after_timer.stop()
+        self.config.flush()  # the first validation (pydantic builds its schema of the config then): Configure's verdict
         self.lazy_tabs.get("Monitor")
         if self._shown:  # the Monitor's plots widen the tabs: fit the window and its splitter to the screen again
             QTimer.singleShot(0, self._fit_again)

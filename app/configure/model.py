@@ -47,11 +47,14 @@ class ConfigModel(QObject):
     config_changed = Signal(object)    # the valid RunConfig, or None
     estimate_changed = Signal(object)  # the FitEstimate, or None
 
-    def __init__(self, parent: QObject | None = None, hold_probes: bool = False):
+    def __init__(self, parent: QObject | None = None, hold_probes: bool = False, hold_validation: bool = False):
         """``hold_probes``: the env's spaces are read once ``release_probes()`` is called (the window's, after its
-        first frame); until then the estimate says it is reading them."""
+        first frame); until then the estimate says it is reading them. ``hold_validation``: the first validation waits
+        for ``flush()`` (the window's, right after its first frame: the first validation builds pydantic's schema of
+        the config, ~0.1 s); anything that reads the outcome before (``current_config``, ``errors``...) flushes first."""
         super().__init__(parent)
         self.state = ConfigState()
+        self.state.presets_checked = not hold_validation
         self.validation = Validation({})
         self.issues: list[FieldIssue] = []
         self.estimate: FitEstimate | None = None
@@ -68,7 +71,11 @@ class ConfigModel(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.validate_now)
-        self.validate_now()
+        self._held = hold_validation  # validated by the next flush()
+        if hold_validation:
+            self.estimate_note = "checking the config\u2026"
+        else:
+            self.validate_now()
 
     # --- what it holds ---------------------------------------------------------------------
 
@@ -108,7 +115,7 @@ class ConfigModel(QObject):
 
     def settled(self) -> bool:
         """No validation pending and the env's spaces known: the issues and estimate are final."""
-        if self._timer.isActive():
+        if self._timer.isActive() or self._held:
             return False
         cfg = self.validation.config
         if cfg is None:
@@ -162,7 +169,8 @@ class ConfigModel(QObject):
         self.state.preset = preset
         self.state.overrides = copy.deepcopy(overrides)
         self.values_changed.emit()
-        self.validate_now()
+        if not self._held:  # the window's last session, put back before its first frame: validated after it
+            self.validate_now()
 
     def apply_suggestion(self, suggestion: Suggestion) -> None:
         """Apply the estimate's suggested fix: set its path to its new value."""
@@ -172,12 +180,13 @@ class ConfigModel(QObject):
     # --- validation --------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Validate now if an edit is waiting for it."""
-        if self._timer.isActive():
+        """Validate now if an edit (or the held first validation) is waiting for it."""
+        if self._timer.isActive() or self._held:
             self.validate_now()
 
     def validate_now(self) -> None:
         self._timer.stop()
+        self._held = False
         self.validation = self.state.validate()
         self._check()
 

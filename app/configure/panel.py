@@ -507,6 +507,8 @@ class ConfigurePanel(QWidget):
 
     def _show_validation(self) -> None:
         model = self.model
+        if not self.presets_box.checked:  # the first validation checked the presets: the broken ones say so now
+            self.presets_box.reload()
         self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         self.steps_hint.show_plan(model.validation.config)

@@ -115,7 +115,8 @@ class PresetsBox(QGroupBox):
     def reload(self, select: str | None = None) -> None:
         """Read the preset folders again; keep (or move to) ``select``; emit nothing."""
         current = select if select is not None else self.selected()
-        self.presets = {p.name: p for p in list_presets()}
+        self.checked = self.state.presets_checked  # else read only: validated with the config's first validation
+        self.presets = {p.name: p for p in list_presets(self.checked)}
         self.state.invalidate()
         warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         self.list.blockSignals(True)
