@@ -34,10 +34,8 @@ from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
 from core.config.trust import code_module, is_trusted, trust
 from core.fit.result import FitEstimate
-from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
 from core.run.names import read_run_label
-from core.run.start import StartedGroup, restart_run, start_group, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
@@ -50,6 +48,7 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.results.panel import ResultsPanel
     from app.sweeps.panel import SweepsPanel
     from app.system.panel import SystemPanel
+    from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
 
 STOP_TIMEOUT_S = 60.0
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
@@ -75,7 +74,8 @@ class MainWindow(QMainWindow):
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
-        self.config = ConfigModel(self, hold_probes=True, hold_validation=True)  # what Configure edits and the Queue tab turns into jobs
+        # what Configure edits and the Queue tab turns into jobs: validated, and its env probed, after the first frame
+        self.config = ConfigModel(self, hold_probes=True, hold_validation=True)
         self.config.runs_dir = self.runs_dir
         self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
         self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
@@ -299,6 +299,8 @@ class MainWindow(QMainWindow):
         them, the Monitor follows the first."""
         if not self.confirm_code(config, preset):
             return None
+        from core.run.start import start_group
+
         try:
             group = start_group(self.store, config, seeds, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
@@ -321,6 +323,8 @@ class MainWindow(QMainWindow):
         """
         if not self.confirm_code(config, preset):
             return None
+        from core.run.start import start_run
+
         try:  # a custom env is imported from the folder the window was started in, for a resume too
             started = start_run(self.store, config, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
@@ -388,6 +392,8 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, title, text)
 
     def resume_run(self, run_dir: Path) -> None:
+        from core.run.control import RunStateError, is_cluster_run, resume_run
+
         run_dir = Path(run_dir)
         if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
             self.statusBar().showMessage(f"Submitting {run_dir.name} to its Ray cluster to resume...")
@@ -417,6 +423,9 @@ class MainWindow(QMainWindow):
                 "(nothing is deleted).")
             if answer != QMessageBox.StandardButton.Yes:
                 return False
+        from core.run.control import RunStateError
+        from core.run.start import restart_run
+
         try:
             attempt = restart_run(run_dir)
         except (RunStateError, ValueError, OSError) as exc:

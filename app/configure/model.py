@@ -9,8 +9,9 @@ from that one validation, and views hear of it through ``validated``.
 from __future__ import annotations
 
 import copy
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -20,11 +21,11 @@ from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import FieldHint, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
-from core.config.spaces import EnvSpaces, check_spaces
 from core.config.trust import code_module, is_trusted
-from core.fit.device import device_issue
-from core.fit.estimate import host_memory_total
-from core.fit.result import FitEstimate, Suggestion
+
+if TYPE_CHECKING:  # the estimate's modules load at the first check, after the window's first frame
+    from core.config.spaces import EnvSpaces
+    from core.fit.result import FitEstimate, Suggestion
 
 DEBOUNCE_MS = 100
 KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
@@ -61,7 +62,6 @@ class ConfigModel(QObject):
         self.estimate_note = ""  # why there is no estimate
         self.spaces_text = ""    # the env's action and observation spaces, in words
         self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
-        self.host_total = host_memory_total()
         self.runs_dir: Path | None = None  # the window's runs folder: how the last runs on this card compared
         self.spaces = SpacesCache(self, held=hold_probes)
         self.spaces.ready.connect(lambda _key: self._check())
@@ -78,6 +78,13 @@ class ConfigModel(QObject):
             self.validate_now()
 
     # --- what it holds ---------------------------------------------------------------------
+
+    @cached_property
+    def host_total(self) -> int | None:
+        """This machine's memory in bytes (psutil: read when first needed)."""
+        from core.fit.estimate import host_memory_total
+
+        return host_memory_total()
 
     @property
     def preset(self) -> str | None:
@@ -200,6 +207,9 @@ class ConfigModel(QObject):
 
     def _check(self) -> None:
         """Spaces rules and the estimate for the current config; then tell the views."""
+        from core.config.spaces import check_spaces
+        from core.fit.device import device_issue
+
         validation = self.validation
         issues = list(validation.issues)
         estimate: FitEstimate | None = None

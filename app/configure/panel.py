@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -41,7 +41,6 @@ from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
 from app.configure.steps_hint import PlannedStepsHint
 from app.configure.threads_hint import TorchThreadsHint, threads_here
-from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from app.widgets.fit_list import FitList
@@ -52,7 +51,9 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.seeds import parse_seeds, seeds_text
 from core.fit.result import FitEstimate, Suggestion
-from core.run.start import group_memory_problem
+
+if TYPE_CHECKING:
+    from app.configure.tune_dialog import TuneDialog
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
@@ -423,6 +424,8 @@ class ConfigurePanel(QWidget):
             return False
         if estimate is not None and estimate.device_warnings and not self.confirm_warnings(estimate):
             return False
+        from core.run.start import group_memory_problem  # its modules (filelock...) load at the first launch
+
         crowded = group_memory_problem(estimate, len(seeds)) if estimate is not None and seeds else None
         if crowded and not self.confirm_group(crowded):
             return False
@@ -445,6 +448,8 @@ class ConfigurePanel(QWidget):
                    f"{config.algo} is a baseline: it does not train, so there is nothing to tune.")
             QMessageBox.information(self, "Tune", why)
             return None
+        from app.configure.tune_dialog import TuneDialog  # a dialog on demand: its modules load when first opened
+
         dialog = TuneDialog(config, self)
         dialog.pick_chosen.connect(self.use_tuned)
         self.tune_dialog = dialog

@@ -62,8 +62,9 @@ def model_defaults(model: type[BaseModel]) -> dict[str, Any]:
     after the window's first frame)."""
     out: dict[str, Any] = {}
     for name, info in model.model_fields.items():
-        if is_section(info.annotation) and info.default_factory is info.annotation:
-            out[name] = model_defaults(info.annotation)
+        section = info.annotation
+        if info.default_factory is section and is_section(section):
+            out[name] = model_defaults(section)
         else:
             out[name] = to_jsonable_python(info.get_default(call_default_factory=True))
     return out
