@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -77,7 +78,8 @@ class MainWindow(QMainWindow):
         # what Configure edits and the Queue tab turns into jobs: validated, and its env probed, after the first frame
         self.config = ConfigModel(self, hold_probes=True, hold_validation=True)
         self.config.runs_dir = self.runs_dir
-        self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
+        self.configure = ConfigurePanel(self.config, detect_gpus=False, later_forms=True)  # NVML, the forms below the
+        # fold: after the first frame
         self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
         self.log = LogPanel()
         self.tabs = QTabWidget()
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
         self._shown = False
         self._painted = False
         self._after_done = False  # _after_first_frame ran (or the window closed first: then it never does)
+        self._after_steps: list[Callable[[], None]] = []  # what is left of it: one step per event-loop turn
         self._after_timer = QTimer(self)
         self._after_timer.setSingleShot(True)
         self._after_timer.timeout.connect(self._after_first_frame)
@@ -220,10 +223,30 @@ class MainWindow(QMainWindow):
             return
         self._after_done = True
         self._after_timer.stop()
-        self.config.flush()  # the first validation (pydantic builds its schema of the config then): Configure's verdict
+        # in steps, one per event-loop turn, so the window answers between them (a click, a repaint): Configure's
+        # verdict (the first validation: pydantic builds its schema then), its forms below the fold, the Monitor's
+        # modules (pyqtgraph, numpy), the Monitor, and the rest
+        self._after_steps = [self.config.flush, self.configure.build_later_forms, self._import_monitor,
+                             self._show_monitor, self._start_following]
+        self._next_after_step()
+
+    def _next_after_step(self) -> None:
+        if not self._after_steps or not isValid(self):  # done, or the window closed meanwhile
+            return
+        self._after_steps.pop(0)()
+        if self._after_steps:
+            QTimer.singleShot(0, self._next_after_step)
+
+    def _import_monitor(self) -> None:
+        apply_plot_theme()
+        import app.monitor.panel  # noqa: F401 (pyqtgraph and numpy: a step of their own)
+
+    def _show_monitor(self) -> None:
         self.lazy_tabs.get("Monitor")
         if self._shown:  # the Monitor's plots widen the tabs: fit the window and its splitter to the screen again
             QTimer.singleShot(0, self._fit_again)
+
+    def _start_following(self) -> None:
         _ = self.follower
         # this machine's GPUs (NVML), off the GUI thread; then the env's spaces and the estimate, which plans for them
         run_in_background(target_choices, self._targets_found, lambda _why: self._targets_found(None))
@@ -593,6 +616,7 @@ class MainWindow(QMainWindow):
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         save_window(self)
         self._after_done = True  # a window closed before its first frame starts no thread after it
+        self._after_steps.clear()  # nor one closed between the steps after it
         self._after_timer.stop()
         self.notifier.close()
         if self._follower is not None:
