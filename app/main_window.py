@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -34,10 +35,8 @@ from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
 from core.config.trust import config_modules, is_trusted, trust
 from core.fit.result import FitEstimate
-from core.run.control import RunStateError, is_cluster_run, resume_run
 from core.run.layout import RunDir
 from core.run.names import config_algo, read_run_label
-from core.run.start import StartedGroup, restart_run, start_group, start_run
 from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
 from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore
@@ -50,6 +49,7 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.results.panel import ResultsPanel
     from app.sweeps.panel import SweepsPanel
     from app.system.panel import SystemPanel
+    from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
 
 STOP_TIMEOUT_S = 60.0
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
@@ -75,9 +75,11 @@ class MainWindow(QMainWindow):
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
 
-        self.config = ConfigModel(self, hold_probes=True)  # what Configure edits and the Queue tab turns into jobs
+        # what Configure edits and the Queue tab turns into jobs: validated, and its env probed, after the first frame
+        self.config = ConfigModel(self, hold_probes=True, hold_validation=True)
         self.config.runs_dir = self.runs_dir
-        self.configure = ConfigurePanel(self.config, detect_gpus=False)  # NVML after the first frame
+        self.configure = ConfigurePanel(self.config, detect_gpus=False, later_forms=True)  # NVML, the forms below the
+        # fold: after the first frame
         self.runs = RunsPanel(self.runs_dir, list_now=False)  # listed after the first frame
         self.log = LogPanel()
         self.tabs = QTabWidget()
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
         self._shown = False
         self._painted = False
         self._after_done = False  # _after_first_frame ran (or the window closed first: then it never does)
+        self._after_steps: list[Callable[[], None]] = []  # what is left of it: one step per event-loop turn
         self._after_timer = QTimer(self)
         self._after_timer.setSingleShot(True)
         self._after_timer.timeout.connect(self._after_first_frame)
@@ -220,9 +223,30 @@ class MainWindow(QMainWindow):
             return
         self._after_done = True
         self._after_timer.stop()
+        # in steps, one per event-loop turn, so the window answers between them (a click, a repaint): Configure's
+        # verdict (the first validation: pydantic builds its schema then), its forms below the fold, the Monitor's
+        # modules (pyqtgraph, numpy), the Monitor, and the rest
+        self._after_steps = [self.config.flush, self.configure.build_later_forms, self._import_monitor,
+                             self._show_monitor, self._start_following]
+        self._next_after_step()
+
+    def _next_after_step(self) -> None:
+        if not self._after_steps or not isValid(self):  # done, or the window closed meanwhile
+            return
+        self._after_steps.pop(0)()
+        if self._after_steps:
+            QTimer.singleShot(0, self._next_after_step)
+
+    def _import_monitor(self) -> None:
+        apply_plot_theme()
+        import app.monitor.panel  # noqa: F401 (pyqtgraph and numpy: a step of their own)
+
+    def _show_monitor(self) -> None:
         self.lazy_tabs.get("Monitor")
         if self._shown:  # the Monitor's plots widen the tabs: fit the window and its splitter to the screen again
             QTimer.singleShot(0, self._fit_again)
+
+    def _start_following(self) -> None:
         _ = self.follower
         # this machine's GPUs (NVML), off the GUI thread; then the env's spaces and the estimate, which plans for them
         run_in_background(target_choices, self._targets_found, lambda _why: self._targets_found(None))
@@ -298,6 +322,8 @@ class MainWindow(QMainWindow):
         them, the Monitor follows the first."""
         if not self.confirm_code(config, preset):
             return None
+        from core.run.start import start_group
+
         try:
             group = start_group(self.store, config, seeds, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
@@ -320,6 +346,8 @@ class MainWindow(QMainWindow):
         """
         if not self.confirm_code(config, preset):
             return None
+        from core.run.start import start_run
+
         try:  # a custom env is imported from the folder the window was started in, for a resume too
             started = start_run(self.store, config, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
@@ -390,6 +418,8 @@ class MainWindow(QMainWindow):
         QMessageBox.warning(self, title, text)
 
     def resume_run(self, run_dir: Path) -> None:
+        from core.run.control import RunStateError, is_cluster_run, resume_run
+
         run_dir = Path(run_dir)
         if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
             self.statusBar().showMessage(f"Submitting {run_dir.name} to its Ray cluster to resume...")
@@ -419,6 +449,9 @@ class MainWindow(QMainWindow):
                 "(nothing is deleted).")
             if answer != QMessageBox.StandardButton.Yes:
                 return False
+        from core.run.control import RunStateError
+        from core.run.start import restart_run
+
         try:
             attempt = restart_run(run_dir)
         except (RunStateError, ValueError, OSError) as exc:
@@ -590,6 +623,7 @@ class MainWindow(QMainWindow):
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         save_window(self)
         self._after_done = True  # a window closed before its first frame starts no thread after it
+        self._after_steps.clear()  # nor one closed between the steps after it
         self._after_timer.stop()
         self.notifier.close()
         if self._follower is not None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Signal
 from shiboken6 import isValid
@@ -18,13 +18,12 @@ from shiboken6 import isValid
 from app.threads.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
-from core.config.spaces import EnvSpaces, probe_spaces
-from core.fit.device import cached_torch_facts, torch_facts
-from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
-from core.fit.measured import MeasuredNetwork, measure_network, network_key
-from core.fit.result import FitEstimate
-from core.run.card_history import card_ratios
+from core.fit.measured import MeasuredNetwork, measure_network, network_key  # light: no torch, no estimate
+
+if TYPE_CHECKING:  # the estimate's modules (psutil, the families' arithmetic) load at the first estimate, after the first frame
+    from core.config.spaces import EnvSpaces
+    from core.fit.result import FitEstimate
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
@@ -73,6 +72,8 @@ def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None) -> GpuProfi
     key = (str(runs_dir), gpu.uuid)
     known = _history.get(key)
     if known is None or time.monotonic() - known[0] > HISTORY_TTL_S:
+        from core.run.card_history import card_ratios
+
         known = _history[key] = (time.monotonic(), card_ratios(runs_dir, gpu.uuid))
     return with_history(gpu, known[1])
 
@@ -80,6 +81,8 @@ def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None) -> GpuProfi
 def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
                  torch: dict[str, Any] | None = None, runs_dir: Path | None = None) -> tuple[FitEstimate | None, str]:
     """The fit estimate, or ``None`` and why not."""
+    from core.fit.estimate import estimate
+
     try:
         gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir)
         return estimate(cfg, spaces, gpu, host_memory_bytes=host_total, torch=torch), ""
@@ -91,6 +94,8 @@ def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
 
 def probe(env: EnvSpec) -> tuple[Any, str]:
     """(spaces, "") or (None, why not): the env's spaces, read off the GUI thread."""
+    from core.config.spaces import probe_spaces
+
     try:
         return probe_spaces(env), ""
     except ConfigError as exc:
@@ -155,11 +160,17 @@ class TorchFactsCache(QObject):
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._facts: dict[str, Any] | None = cached_torch_facts()
+        self._facts: dict[str, Any] | None = None
+        self._read = False  # the cached facts are read at the first get (the first estimate, after the first frame)
         self._pending = False
 
     def get(self) -> dict[str, Any] | None:
         """The facts when known; else start the probe (once) and return ``None``."""
+        from core.fit.device import cached_torch_facts, torch_facts
+
+        if not self._read:
+            self._read = True
+            self._facts = cached_torch_facts()
         if self._facts is None and not self._pending:
             self._pending = True
             run_in_background(torch_facts, self._done, lambda message: self._done({"error": message}))

@@ -9,8 +9,9 @@ from that one validation, and views hear of it through ``validated``.
 from __future__ import annotations
 
 import copy
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -20,11 +21,11 @@ from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import FieldHint, FieldIssue
 from core.config.schema import EnvSpec, RunConfig
-from core.config.spaces import EnvSpaces, check_spaces
 from core.config.trust import code_module, is_trusted, policy_modules
-from core.fit.device import device_issue
-from core.fit.estimate import host_memory_total
-from core.fit.result import FitEstimate, Suggestion
+
+if TYPE_CHECKING:  # the estimate's modules load at the first check, after the window's first frame
+    from core.config.spaces import EnvSpaces
+    from core.fit.result import FitEstimate, Suggestion
 
 DEBOUNCE_MS = 100
 KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
@@ -47,18 +48,20 @@ class ConfigModel(QObject):
     config_changed = Signal(object)    # the valid RunConfig, or None
     estimate_changed = Signal(object)  # the FitEstimate, or None
 
-    def __init__(self, parent: QObject | None = None, hold_probes: bool = False):
+    def __init__(self, parent: QObject | None = None, hold_probes: bool = False, hold_validation: bool = False):
         """``hold_probes``: the env's spaces are read once ``release_probes()`` is called (the window's, after its
-        first frame); until then the estimate says it is reading them."""
+        first frame); until then the estimate says it is reading them. ``hold_validation``: the first validation waits
+        for ``flush()`` (the window's, right after its first frame: the first validation builds pydantic's schema of
+        the config, ~0.1 s); anything that reads the outcome before (``current_config``, ``errors``...) flushes first."""
         super().__init__(parent)
         self.state = ConfigState()
+        self.state.presets_checked = not hold_validation
         self.validation = Validation({})
         self.issues: list[FieldIssue] = []
         self.estimate: FitEstimate | None = None
         self.estimate_note = ""  # why there is no estimate
         self.spaces_text = ""    # the env's action and observation spaces, in words
         self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
-        self.host_total = host_memory_total()
         self.runs_dir: Path | None = None  # the window's runs folder: how the last runs on this card compared
         self.spaces = SpacesCache(self, held=hold_probes)
         self.spaces.ready.connect(lambda _key: self._check())
@@ -70,9 +73,20 @@ class ConfigModel(QObject):
         self._timer.setSingleShot(True)
         self._timer.setInterval(DEBOUNCE_MS)
         self._timer.timeout.connect(self.validate_now)
-        self.validate_now()
+        self._held = hold_validation  # validated by the next flush()
+        if hold_validation:
+            self.estimate_note = "checking the config\u2026"
+        else:
+            self.validate_now()
 
     # --- what it holds ---------------------------------------------------------------------
+
+    @cached_property
+    def host_total(self) -> int | None:
+        """This machine's memory in bytes (psutil: read when first needed)."""
+        from core.fit.estimate import host_memory_total
+
+        return host_memory_total()
 
     @property
     def preset(self) -> str | None:
@@ -110,7 +124,7 @@ class ConfigModel(QObject):
 
     def settled(self) -> bool:
         """No validation pending and the env's spaces known: the issues and estimate are final."""
-        if self._timer.isActive():
+        if self._timer.isActive() or self._held:
             return False
         cfg = self.validation.config
         if cfg is None:
@@ -168,7 +182,8 @@ class ConfigModel(QObject):
         self.state.preset = preset
         self.state.overrides = copy.deepcopy(overrides)
         self.values_changed.emit()
-        self.validate_now()
+        if not self._held:  # the window's last session, put back before its first frame: validated after it
+            self.validate_now()
 
     def apply_suggestion(self, suggestion: Suggestion) -> None:
         """Apply the estimate's suggested fix: set its path to its new value."""
@@ -178,12 +193,13 @@ class ConfigModel(QObject):
     # --- validation --------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """Validate now if an edit is waiting for it."""
-        if self._timer.isActive():
+        """Validate now if an edit (or the held first validation) is waiting for it."""
+        if self._timer.isActive() or self._held:
             self.validate_now()
 
     def validate_now(self) -> None:
         self._timer.stop()
+        self._held = False
         self.validation = self.state.validate()
         self._check()
 
@@ -197,6 +213,9 @@ class ConfigModel(QObject):
 
     def _check(self) -> None:
         """Spaces rules and the estimate for the current config; then tell the views."""
+        from core.config.spaces import check_spaces
+        from core.fit.device import device_issue
+
         validation = self.validation
         issues = list(validation.issues)
         estimate: FitEstimate | None = None

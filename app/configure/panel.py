@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -42,7 +42,6 @@ from app.configure.presets_box import PresetsBox
 from app.configure.state import ConfigState
 from app.configure.steps_hint import PlannedStepsHint
 from app.configure.threads_hint import TorchThreadsHint, threads_here
-from app.configure.tune_dialog import TuneDialog
 from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from app.widgets.fit_list import FitList
@@ -53,7 +52,9 @@ from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
 from core.config.seeds import parse_seeds, seeds_text
 from core.fit.result import FitEstimate, Suggestion
-from core.run.start import group_memory_problem
+
+if TYPE_CHECKING:
+    from app.configure.tune_dialog import TuneDialog
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
@@ -66,11 +67,13 @@ SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the for
 FOLD_PRESETS_BELOW = 800
 QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
+# forms below the fold of the forms' column (after the algorithm's): built after the window's first frame
+LATER_FORMS = ("policy", "runtime", "budget_more")
 
 
 class _BuiltOnAsk(dict):
-    """The panel's forms or rows by name: one of an algorithm whose form is not built yet is built when asked for
-    by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
+    """The panel's forms or rows by name: one of a form not built yet (an algorithm's, one built later) is built
+    when asked for by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
 
     def __init__(self, build: Any):
         super().__init__()
@@ -78,6 +81,16 @@ class _BuiltOnAsk(dict):
 
     def __missing__(self, key: str) -> Any:
         return self._build(key)
+
+
+def _row_paths(section: Any, prefix: str, exclude: tuple[str, ...] = ()) -> list[str]:
+    """The row paths a ``SectionForm(section, prefix, exclude=exclude)`` holds (its nested sections' too)."""
+    paths: list[str] = []
+    for name, info in section.model_fields.items():
+        if name not in exclude:
+            path = f"{prefix}.{name}"
+            paths += _row_paths(info.annotation, path) if is_section(info.annotation) else [path]
+    return paths
 
 
 def _line_up_units(form: SectionForm) -> None:
@@ -107,9 +120,12 @@ class ConfigurePanel(QWidget):
 
     launch_requested = Signal(object)
 
-    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True):
+    def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True,
+                 later_forms: bool = False):
         """``detect_gpus=False``: the target combo lists the shipped profiles until ``show_targets`` (the window asks
-        NVML for this machine's GPUs after its first frame, off the GUI thread)."""
+        NVML for this machine's GPUs after its first frame, off the GUI thread). ``later_forms``: the forms below the
+        fold (``LATER_FORMS``) wait in their places for ``build_later_forms()`` (the window's, after its first frame),
+        or for one of their rows to be asked for."""
         super().__init__(parent)
         self.model = model or ConfigModel(self)
         self.config_changed = self.model.config_changed
@@ -121,10 +137,13 @@ class ConfigurePanel(QWidget):
         self.env_picker.env_edited.connect(lambda env: self._edited("env", env))
         self.env_picker.algo_edited.connect(lambda algo: self._edited("algo", algo))
         # an algorithm's form is built when it is first shown (or asked for): the first frame builds one of them
-        self._algo_slots: dict[str, tuple[type, str, QWidget]] = {}
+        self._algo_slots: dict[str, tuple[type, str, QWidget, tuple[str, ...]]] = {}  # the later forms' too
+        self._slot_paths: dict[str, str] = {}  # a later form's row paths: the form's name
+        self.threads_hint: TorchThreadsHint | None = None  # under Torch threads, once the runtime form is built
         self.forms: dict[str, SectionForm] = _BuiltOnAsk(self._algo_form)
-        self.rows: dict[str, FieldRow] = _BuiltOnAsk(lambda path: self._algo_form(path.partition(".")[0]).rows[path])
-        forms_widget = self._build_forms()
+        self.rows: dict[str, FieldRow] = _BuiltOnAsk(
+            lambda path: self._algo_form(self._slot_paths.get(path) or path.partition(".")[0]).rows[path])
+        forms_widget = self._build_forms(later_forms)
         self.fit_box = FitBox()
         self.fit_box.set_targets(target_choices(detect=detect_gpus), "auto")
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
@@ -236,7 +255,7 @@ class ConfigurePanel(QWidget):
         self.refresh_values()
         self._show_validation()
 
-    def _build_forms(self) -> QWidget:
+    def _build_forms(self, later_forms: bool) -> QWidget:
         """One form per schema section; top-level scalars (such as ``name``) in a Run form."""
         container = QWidget()
         box = QVBoxLayout(container)
@@ -257,37 +276,67 @@ class ConfigurePanel(QWidget):
                 self.steps_hint = PlannedStepsHint.under(self.budget_form, self.rows["budget.total_timesteps"])
                 self.steps_hint.round_clicked.connect(self.round_budget)
                 pinned = tuple(n for n in section.model_fields if n not in BUDGET_MORE)
-                self._add_form(box, SectionForm(section, name, f"{titles[name]}: more", exclude=pinned), "budget_more")
+                if later_forms:
+                    self._add_slot(box, "budget_more", section, f"{titles[name]}: more", pinned)
+                else:
+                    self._add_form(box, SectionForm(section, name, f"{titles[name]}: more", exclude=pinned), "budget_more")
                 continue
             title = f"{titles[name]} hyperparameters" if name in ALGO_SECTIONS else titles[name]
             if name in ALGO_SECTIONS:  # a slot in its place, the form in it when first shown
-                slot = QWidget()
-                QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
-                slot.hide()
-                box.addWidget(slot)
-                self._algo_slots[name] = (section, title, slot)
+                self._add_slot(box, name, section, title).hide()
+                continue
+            if later_forms and name in LATER_FORMS:
+                self._add_slot(box, name, section, title)
                 continue
             self._add_form(box, SectionForm(section, name, title), name)
-            if name == "runtime":  # what "auto" comes to here, under Torch threads
-                self.threads_hint = TorchThreadsHint.under(self.forms[name], self.rows["runtime.torch_threads"])
-            if name == "policy":  # the own network: pick its file and class (read, never run)
-                self.browse_buttons = [add_browse_button(self.rows[path]) for path in BROWSED]
-                for button in self.browse_buttons:
-                    button.picked.connect(self._own_network_picked)
-                    button.problem.connect(lambda path, why: self.rows[path].set_error(why))
+            if name == "runtime":
+                self._add_threads_hint()
+            if name == "policy":
+                self._add_browse_buttons()
         box.addStretch(1)
         for form in self.forms.values():
             _line_up_units(form)
         return container
 
+    def _add_slot(self, box: QVBoxLayout, name: str, section: type, title: str, exclude: tuple[str, ...] = ()) -> QWidget:
+        """A place in the forms' column for a form built later (``_algo_form``)."""
+        slot = QWidget()
+        QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
+        box.addWidget(slot)
+        self._algo_slots[name] = (section, title, slot, exclude)
+        if name not in ALGO_SECTIONS:
+            prefix = "budget" if name == "budget_more" else name
+            self._slot_paths.update(dict.fromkeys(_row_paths(section, prefix, exclude), name))
+        return slot
+
+    def _add_browse_buttons(self) -> None:
+        """The own network's rows: pick its file and class (read, never run)."""
+        self.browse_buttons = [add_browse_button(self.rows[path]) for path in BROWSED]
+        for button in self.browse_buttons:
+            button.picked.connect(self._own_network_picked)
+            button.problem.connect(lambda path, why: self.rows[path].set_error(why))
+
+    def _add_threads_hint(self) -> None:
+        """What "auto" comes to here, under Torch threads."""
+        self.threads_hint = TorchThreadsHint.under(self.forms["runtime"], self.rows["runtime.torch_threads"])
+
+    def build_later_forms(self) -> None:
+        """The forms below the fold, in their places (``later_forms``); the column's width follows them."""
+        for name in LATER_FORMS:
+            if name in self._algo_slots:
+                self._algo_form(name)
+        self.forms_area.setMinimumWidth(self.forms_min_width())
+
     def _algo_form(self, name: str) -> SectionForm:
-        """An algorithm's form, built in its slot (with the model's values, issues and the wheel guard) if not yet."""
+        """An algorithm's form (or one built later), built in its slot (with the model's values, issues and the wheel
+        guard) if not yet."""
         if name in self.forms:
             return self.forms[name]
         if name not in self._algo_slots:
             raise KeyError(name)
-        section, title, slot = self._algo_slots[name]
-        form = SectionForm(section, name, title)
+        section, title, slot, exclude = self._algo_slots[name]
+        prefix = "budget" if name == "budget_more" else name
+        form = SectionForm(section, prefix, title, exclude=exclude)
         _line_up_units(form)
         self._add_form(None, form, name)
         layout = slot.layout()
@@ -300,6 +349,12 @@ class ConfigurePanel(QWidget):
                 row.set_value(get_path(raw, path))
                 row.set_changed(self.model.state.is_changed(path))
             self._show_issues(self.model.issues)
+        if name == "runtime":
+            self._add_threads_hint()
+            if hasattr(self, "wheel_guard"):
+                self._show_threads()
+        if name == "policy":
+            self._add_browse_buttons()
         return form
 
     def show_targets(self, choices: list[tuple[str, str]]) -> None:
@@ -429,6 +484,8 @@ class ConfigurePanel(QWidget):
             return False
         if estimate is not None and estimate.device_warnings and not self.confirm_warnings(estimate):
             return False
+        from core.run.start import group_memory_problem  # its modules (filelock...) load at the first launch
+
         crowded = group_memory_problem(estimate, len(seeds)) if estimate is not None and seeds else None
         if crowded and not self.confirm_group(crowded):
             return False
@@ -451,6 +508,8 @@ class ConfigurePanel(QWidget):
                    f"{config.algo} is a baseline: it does not train, so there is nothing to tune.")
             QMessageBox.information(self, "Tune", why)
             return None
+        from app.configure.tune_dialog import TuneDialog  # a dialog on demand: its modules load when first opened
+
         dialog = TuneDialog(config, self)
         dialog.pick_chosen.connect(self.use_tuned)
         self.tune_dialog = dialog
@@ -526,15 +585,21 @@ class ConfigurePanel(QWidget):
 
     def _show_validation(self) -> None:
         model = self.model
+        if not self.presets_box.checked:  # the first validation checked the presets: the broken ones say so now
+            self.presets_box.reload()
         self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         self.steps_hint.show_plan(model.validation.config)
-        self.threads_hint.show_threads(threads_here(model.validation.config, model.estimate))
+        self._show_threads()
         if model.estimate is not None:
             self.fit_box.show_estimate(model.estimate, model.host_total)
         else:
             self.fit_box.show_unavailable(model.estimate_note)
         self._show_seeds()
+
+    def _show_threads(self) -> None:
+        if self.threads_hint is not None:
+            self.threads_hint.show_threads(threads_here(self.model.validation.config, self.model.estimate))
 
     def _show_seeds(self) -> None:
         """Launch says how many runs it starts; a Seeds field it cannot read says why under it and disables Launch."""

@@ -6,7 +6,7 @@ this box only asks the user (names, confirmations) and shows the result.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -26,9 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.preset_diff import PresetDiffDialog
 from app.configure.state import ConfigState
-from app.configure.zoo_import import ZooImportDialog
 from app.theme import error_color
 from core.config.errors import ConfigError
 from core.config.presets import (
@@ -41,6 +39,9 @@ from core.config.presets import (
     save_user_preset,
 )
 from core.util.text import safe_name
+
+if TYPE_CHECKING:
+    from app.configure.zoo_import import ZooImportDialog
 
 NO_PRESET = "(schema defaults)"
 NAME_ROLE = Qt.ItemDataRole.UserRole
@@ -115,7 +116,8 @@ class PresetsBox(QGroupBox):
     def reload(self, select: str | None = None) -> None:
         """Read the preset folders again; keep (or move to) ``select``; emit nothing."""
         current = select if select is not None else self.selected()
-        self.presets = {p.name: p for p in list_presets()}
+        self.checked = self.state.presets_checked  # else read only: validated with the config's first validation
+        self.presets = {p.name: p for p in list_presets(self.checked)}
         self.state.invalidate()
         warn = self.style().standardIcon(QStyle.StandardPixmap.SP_MessageBoxWarning)
         self.list.blockSignals(True)
@@ -272,10 +274,14 @@ class PresetsBox(QGroupBox):
     def show_diff(self) -> None:
         name = self.selected()
         if name is not None:
+            from app.configure.preset_diff import PresetDiffDialog  # dialogs on demand: their modules load when opened
+
             PresetDiffDialog(name, self).exec()
 
     def zoo_import_dialog(self) -> ZooImportDialog:
         """The import dialog; the list is read again (and the first imported preset selected) after each import."""
+        from app.configure.zoo_import import ZooImportDialog
+
         dialog = ZooImportDialog(self)
         dialog.imported.connect(self._zoo_imported)
         return dialog

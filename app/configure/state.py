@@ -9,6 +9,9 @@ import copy
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+from pydantic_core import to_jsonable_python
+
 from app.configure.fields import is_section
 from core.config.dotted import del_path, get_path, merge, set_path
 from core.config.errors import ConfigError, FieldHint, FieldIssue
@@ -50,7 +53,21 @@ def defaults() -> dict[str, Any]:
     """Every field's schema default, in the shape of a raw config."""
     env: dict[str, Any] = {"id": "CartPole-v1", "entry_point": None, "kwargs": {}, "wrappers": [], "frame_stack": None,
                            "step_timeout_s": None}
-    return RunConfig.model_construct().model_dump(mode="json") | {"env": env}
+    return model_defaults(RunConfig) | {"env": env}
+
+
+def model_defaults(model: type[BaseModel]) -> dict[str, Any]:
+    """``model.model_construct().model_dump(mode="json")`` read off the fields alone: a section made by its own class
+    is walked into rather than built, so no model's schema is built (pydantic defers that to the first validation,
+    after the window's first frame)."""
+    out: dict[str, Any] = {}
+    for name, info in model.model_fields.items():
+        section = info.annotation
+        if info.default_factory is section and is_section(section):
+            out[name] = model_defaults(section)
+        else:
+            out[name] = to_jsonable_python(info.get_default(call_default_factory=True))
+    return out
 
 
 @dataclass
@@ -74,6 +91,8 @@ class ConfigState:
         # resolve_raw reads every preset file: cache the preset's part, it changes only with the
         # preset (or when preset files change: ``invalidate``), not on each keystroke.
         self._resolved: tuple[dict[str, Any], list[FieldIssue]] | None = None
+        # False until the first validation: the presets are read, not validated (the window's first frame)
+        self.presets_checked = True
 
     @property
     def preset(self) -> str | None:
@@ -91,7 +110,7 @@ class ConfigState:
     def _preset_part(self) -> tuple[dict[str, Any], list[FieldIssue]]:
         if self._resolved is None:
             try:
-                self._resolved = (resolve_raw(self._preset, {}) if self._preset else {}, [])
+                self._resolved = (resolve_raw(self._preset, {}, self.presets_checked) if self._preset else {}, [])
             except ConfigError as exc:
                 self._resolved = ({}, list(exc.issues))
         return self._resolved
@@ -124,6 +143,9 @@ class ConfigState:
         self.overrides = del_path(self.overrides, path)
 
     def validate(self) -> Validation:
+        if not self.presets_checked:
+            self.presets_checked = True
+            self._resolved = None
         preset_part, preset_issues = self._preset_part()
         if preset_issues:
             return Validation(self.overrides, issues=preset_issues)

@@ -12,7 +12,6 @@ from PySide6.QtWidgets import QLabel, QWidget
 
 from app.configure.forms import FieldRow, empty_meaning, insert_below
 from core.config.schema import RunConfig
-from core.fit.device import worker_threads
 from core.fit.result import FitEstimate
 from core.util.threads import TorchThreads
 
@@ -24,6 +23,8 @@ def threads_here(cfg: RunConfig | None, estimate: FitEstimate | None) -> TorchTh
         return estimate.torch_threads
     if cfg is None or cfg.runtime.device == "auto":
         return None
+    from core.fit.device import worker_threads  # its modules load with the first estimate, after the first frame
+
     return worker_threads(cfg, cfg.runtime.device)
 
 

@@ -6,20 +6,21 @@ the window. Push notifications are not sent from here: the runs send them (core/
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QStatusBar, QWidget
 
 from app.monitor.log_panel import LogPanel
-from app.notify.settings_dialog import KEEP_TRAY_KEY, NotifySettingsDialog
 from app.notify.tray import UNAVAILABLE_NOTE, UNAVAILABLE_SHORT, TrayIcon
 from app.notify.watch import GOING, RunEventWatcher
 from app.runs.panel import RunsPanel
 from app.settings import get_setting
-from core.notify.messages import queue_message, run_message
-from core.queue.state import read_queue
-from core.run.control import request_stop
+
+# the settings dialog, the messages, the queue's state and stop requests load when first used, after the window's
+# first frame: its start waits for none of them
+if TYPE_CHECKING:
+    from app.notify.settings_dialog import NotifySettingsDialog
 
 WARNING_EVENTS = ("failed", "crashed", "stalled", "paused")
 
@@ -59,6 +60,9 @@ class WindowNotifier(QObject):
             window.log.add_notice(f"*** {UNAVAILABLE_NOTE}")
 
     def on_listing(self, infos: list[Any]) -> None:
+        from core.notify.messages import queue_message, run_message
+        from core.queue.state import read_queue
+
         for event in self.watcher.update(infos):
             try:
                 title, body = run_message(event.path, event.event)
@@ -92,6 +96,8 @@ class WindowNotifier(QObject):
 
     def stop(self, run_id: str) -> None:
         """Ask a run to stop (it saves a checkpoint at its next check, within seconds)."""
+        from core.run.control import request_stop
+
         try:
             request_stop(self.window.runs_dir / run_id, "requested from the tray")
         except OSError as exc:
@@ -101,6 +107,8 @@ class WindowNotifier(QObject):
 
     def keeps_running(self) -> bool:
         """Whether closing the window only hides it: the tray icon stays (a setting) and the tray exists."""
+        from app.notify.settings_dialog import KEEP_TRAY_KEY
+
         return self.tray.available and not self.quitting and get_setting(KEEP_TRAY_KEY, False)
 
     def hid_window(self) -> None:
@@ -119,6 +127,8 @@ class WindowNotifier(QObject):
                 app.quit()
 
     def open_settings(self) -> NotifySettingsDialog:
+        from app.notify.settings_dialog import NotifySettingsDialog
+
         dialog = NotifySettingsDialog(self.window if isinstance(self.window, QWidget) else None)
         dialog.setModal(True)
         dialog.show()

@@ -65,7 +65,7 @@ class WallTimeAxis(pg.AxisItem):
     ``DateAxisItem`` showed a 24 h history on a small chart as a single "27", the day of the month.)"""
 
     def __init__(self, orientation: str, **kwargs: object):
-        super().__init__(orientation, **kwargs)  # type: ignore[arg-type]
+        super().__init__(orientation, **kwargs)
         self.enableAutoSIPrefix(False)  # unix seconds are ~1.8e9: no "(x1e+09)" scale on a clock
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803

@@ -323,10 +323,15 @@ class LivePlot(pg.PlotWidget):
             self._drawn[key] = stamp
             x = series.buf.x(self.x_mode)
             start, stop = self._in_view(x)
+            buckets = self._buckets()
+            drawing = (series.buf.generation, series.buf.version, self.x_mode, start, stop, buckets, self._warn_level)
+            if series.drawn == drawing:  # the same points over the same columns: its curves hold them already
+                continue
+            series.drawn = drawing
             if series.points:
-                series.draw_points(x, start, stop, max(100, self._buckets() // 2))
+                series.draw_points(x, start, stop, max(100, buckets // 2))
             else:
-                shown = series.draw_line(self.getPlotItem(), x, start, stop, self._buckets(), self._warn_level)
+                shown = series.draw_line(self.getPlotItem(), x, start, stop, buckets, self._warn_level)
                 if self._y_span is not None and len(shown):
                     self._fit_y(shown)
             changed = True
@@ -396,6 +401,12 @@ class LivePlot(pg.PlotWidget):
 
     def _redecimate(self, *_args) -> None:
         self._drawn.clear()
+
+    def forget_drawn(self) -> None:
+        """The next refresh gives every curve its data again, changed or not (bench/gui_scale.py's worst case)."""
+        self._drawn.clear()
+        for series in self._series.values():
+            series.drawn = None
 
     def follow(self) -> None:
         """Autoscale again and keep following new data (a fixed y axis stays fixed)."""

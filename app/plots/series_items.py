@@ -38,6 +38,9 @@ class Series:
     # (buffer generation, points seen, low, high); the whole history scanned each frame cost ~1 ms a 12 h plot
     _extent: tuple[int, int, float, float] = (-1, 0, math.inf, -math.inf)
     _empty: set[str] = field(default_factory=set)  # of "dots", "alert": items last given no data
+    # what the curves were last given: (buffer generation, version, x mode, start, stop, buckets, warning level);
+    # the same again (a redraw asked for by a zoom back, a smoothing or log change, a frame with other news) is no setData
+    drawn: tuple | None = None
 
     def graphics(self) -> list:
         """The items this series put on the plot."""
@@ -70,6 +73,7 @@ class Series:
     def clear(self) -> None:
         self.buf.clear()
         self._empty = {"dots", "alert"}
+        self.drawn = None
         for curve in (self.curve, self.dots, self.alert):
             if curve is not None:
                 curve.setData([], [])

@@ -15,6 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
@@ -33,25 +34,35 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.agent.evaluate_dialog import EvaluateDialog
-from app.agent.export_dialog import ExportDialog
 from app.agent.menu import AgentMenu
-from app.agent.record_dialog import open_record
-from app.agent.watch import open_watch
 from app.runs.notes_box import NotesBox
 from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
 from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.tree import top_items
-from core.cluster.jobs import settle_cluster_run
-from core.run.control import delete_run
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, LIVE, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 from core.telemetry.energy import co2_kg
 from core.util.files import tail_lines
 from core.util.text import format_age
+
+# the agent's dialogs, Ray's job API and the run controls load when first used: the window's first frame waits for none
+if TYPE_CHECKING:
+    from app.agent.export_dialog import ExportDialog
+
+
+def _open_watch(run_dir: Path, parent: QWidget) -> QWidget:
+    from app.agent.watch import open_watch
+
+    return open_watch(run_dir, parent)
+
+
+def _open_record(run_dir: Path, parent: QWidget) -> QWidget:
+    from app.agent.record_dialog import open_record
+
+    return open_record(run_dir, parent)
 
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
@@ -258,9 +269,9 @@ class RunsPanel(QWidget):
             "Export policy…", "Write the selected run's policy as an ONNX or TorchScript file: raw observations in, the "
             "env's own actions out", self.export_policy)
         self.agent_button.add("Watch", "Watch the agent play a checkpoint in a window of its own, at the env's frame rate",
-                              lambda: self._open_agent_tool(open_watch))
+                              lambda: self._open_agent_tool(_open_watch))
         self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
-                              "checkpoint in turn", lambda: self._open_agent_tool(open_record))
+                              "checkpoint in turn", lambda: self._open_agent_tool(_open_record))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")
@@ -298,6 +309,8 @@ class RunsPanel(QWidget):
         def done(_result: object) -> None:
             self._settling = False
             self._settled_at = time.monotonic()
+
+        from core.cluster.jobs import settle_cluster_run
 
         run_in_background(lambda: [settle_cluster_run(p) for p in live], done, done)
 
@@ -375,6 +388,8 @@ class RunsPanel(QWidget):
         info = self.selected_info()
         if info is None:
             return
+        from app.agent.evaluate_dialog import EvaluateDialog
+
         self.evaluate_dialog = EvaluateDialog(info.path, info.label, self)
         self.evaluate_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.evaluate_dialog.show()
@@ -389,6 +404,8 @@ class RunsPanel(QWidget):
         info = self.selected_info()
         if info is None:
             return None
+        from app.agent.export_dialog import ExportDialog
+
         dialog = ExportDialog(info.path, parent=self)
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.show()
@@ -405,6 +422,8 @@ class RunsPanel(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 return False
         self.delete_button.setEnabled(False)
+        from core.run.control import delete_run
+
         run_in_background(lambda: delete_run(info.path), lambda _r: self._deleted(info),
                           lambda message: self._delete_failed(info, message))
         return True

@@ -89,7 +89,7 @@ class Section(BaseModel):
     fractions (``whole_number``).
     """
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False, defer_build=True)
 
     @field_validator("*", mode="before")
     @classmethod

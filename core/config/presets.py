@@ -121,11 +121,13 @@ def _folder_stamp(folder: Path) -> tuple[Any, ...]:
     return tuple(sorted((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in folder.glob("*.yaml")))
 
 
-def list_presets() -> list[Preset]:
+def list_presets(checked: bool = True) -> list[Preset]:
     """Built-in presets, then the user's (sorted by name); broken ones carry ``error``.
 
     Each preset is validated over its base chain (a preset may be valid only on its base).
     The result is cached until a preset file changes (the GUI asks on every keystroke).
+    ``checked=False``: the files as read, only a file that cannot be read or whose own keys are wrong marked broken, no
+    preset validated (the window's first frame: the first validation builds pydantic's schema, after that frame).
     """
     folders = ((builtin_presets_dir(), True), (user_presets_dir(), False))
     stamp = tuple((str(f), _folder_stamp(f)) for f, _ in folders)
@@ -135,6 +137,8 @@ def list_presets() -> list[Preset]:
     for folder, builtin in folders:
         if folder.is_dir():
             found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+    if not checked:
+        return found
     by_name: dict[str, Preset] = {}
     for preset in found:  # a user preset does not shadow a built-in of the same name
         by_name.setdefault(preset.name, preset)
@@ -155,30 +159,32 @@ def list_presets() -> list[Preset]:
     return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in found]
 
 
-def get_preset(name: str) -> Preset:
-    for preset in list_presets():
+def get_preset(name: str, checked: bool = True) -> Preset:
+    presets = list_presets(checked)
+    for preset in presets:
         if preset.name == name:
             return preset
-    known = ", ".join(p.name for p in list_presets())
+    known = ", ".join(p.name for p in presets)
     raise ConfigError([FieldIssue("preset", f"no preset named {name!r}; known: {known}")])
 
 
-def preset_chain(name: str) -> list[Preset]:
+def preset_chain(name: str, checked: bool = True) -> list[Preset]:
     """The preset and its bases, base-most first."""
-    presets = list_presets()
+    presets = list_presets(checked)
     by_name: dict[str, Preset] = {}
     for preset in presets:
         by_name.setdefault(preset.name, preset)
     return _chain(name, by_name)
 
 
-def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The merged raw config: base preset(s) <- preset <- overrides (defaults come at validation)."""
+def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = None, checked: bool = True) -> dict[str, Any]:
+    """The merged raw config: base preset(s) <- preset <- overrides (defaults come at validation). ``checked=False``:
+    the presets are not validated first (``list_presets``)."""
     raw: dict[str, Any] = {}
-    for p in preset_chain(preset) if preset else []:
+    for p in preset_chain(preset, checked) if preset else []:
         raw = merge(raw, p.overrides)
     if preset and "algo" not in raw and "algo" not in (overrides or {}):
-        raw["algo"] = get_preset(preset).algos[0]
+        raw["algo"] = get_preset(preset, checked).algos[0]
     return merge(raw, overrides or {})
 
 

@@ -18,7 +18,6 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -74,6 +73,8 @@ def calibration_key(uuid: str | None, driver: str | None, torch: str | None) -> 
 
 def torch_version() -> str | None:
     """The torch a worker here imports, read without importing it (``2.11.0+cu130``)."""
+    from importlib import metadata  # here: ~40 ms of imports (email...) the window's first frame does not wait for
+
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +31,8 @@ _memo: dict[str, dict[str, Any]] = {}
 
 
 def _torch_version() -> str | None:
+    from importlib import metadata  # here: ~40 ms of imports the window's first frame does not wait for
+
     try:
         return metadata.version("torch")
     except metadata.PackageNotFoundError:

@@ -160,7 +160,7 @@ def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, r
     """A resume on a Ray cluster is a submission through its job API (seconds): the window stays live."""
     import threading
 
-    import app.main_window as main_window
+    import core.run.control as run_control
 
     run = make_fake_run(runs_dir, "stopped", ray={"address": "127.0.0.1:8265", "python": "python"})
     calls = []
@@ -169,7 +169,7 @@ def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, r
         calls.append((Path(run_dir), threading.current_thread() is threading.main_thread()))
         return 1000, 10000
 
-    monkeypatch.setattr(main_window, "resume_run", submitting)
+    monkeypatch.setattr(run_control, "resume_run", submitting)
     window = make_window()
     window.resume_run(run)
     assert "Ray cluster" in window.statusBar().currentMessage()

@@ -9,17 +9,22 @@ import sys
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
-from app.configure.panel import ALGO_SECTIONS, ConfigurePanel
+from app.configure.model import ConfigModel
+from app.configure.panel import ALGO_SECTIONS, LATER_FORMS, ConfigurePanel
 from app.entry import window_only
 from app.widgets.lazy_tabs import LazyTabs
+from core.util.paths import user_presets_dir
 from tests.app.test_app_smoke import app_env
 from tests.conftest import REPO
 
 # What the first frame must not wait for: the command parser's modules (scipy, optuna), the learning stack, the plots
-# (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium).
+# (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium), the estimate's modules, what only
+# an action or a dialog uses (a launch, a resume, the tune, zoo and agent dialogs, the queue's state).
 DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
             "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
-            "app.monitor.panel", "app.monitor.follower")
+            "app.monitor.panel", "app.monitor.follower", "core.fit.estimate", "core.fit.device", "core.run.start",
+            "core.run.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
+            "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog")
 
 # The real ``rlpanel`` entry (app.entry.main, no command): the modules loaded at the first frame, and those loaded once
 # the Monitor is built and the env probed (or 20 s later), are written out.
@@ -28,6 +33,7 @@ import json, sys
 from pathlib import Path
 from PySide6.QtCore import QTimer
 import app.main_window as mw
+from core.config.schema import RunConfig
 
 out, built = Path(sys.argv[1]), {}
 init = mw.MainWindow.__init__
@@ -38,6 +44,9 @@ def watched(self, *args, **kwargs):
         built["at_first_frame"] = sorted(sys.modules)
         built["tabs_at_first_frame"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
         built["target_at_first_frame"] = self.configure.fit_box.target_combo.itemText(0)
+        built["schema_at_first_frame"] = RunConfig.__pydantic_complete__
+        built["validated_at_first_frame"] = self.config.validation.config is not None
+        built["forms_at_first_frame"] = sorted(self.configure.forms)
         QTimer.singleShot(100, later)
     def later(waited=[0]):
         waited[0] += 1
@@ -49,6 +58,9 @@ def watched(self, *args, **kwargs):
         built["follower"] = self._follower is not None
         built["target_later"] = self.configure.fit_box.target_combo.itemText(0)
         built["runs_listed"] = self.runs.folder_label.text()
+        built["schema_later"] = RunConfig.__pydantic_complete__
+        built["validated_later"] = self.config.validation.config is not None
+        built["forms_later"] = sorted(self.configure.forms)
         built["later"] = sorted(sys.modules)
         out.write_text(json.dumps(built))
         self.close()
@@ -71,9 +83,13 @@ def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_its
     assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
     assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
     assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
+    # pydantic builds the config's schema at the first validation, after the first frame; the forms below the fold too
+    assert not seen["schema_at_first_frame"] and not seen["validated_at_first_frame"]
+    assert not set(LATER_FORMS) & set(seen["forms_at_first_frame"]) and "budget" in seen["forms_at_first_frame"]
     # right after, by itself: the Monitor with its plots, the follower, the env probe; the other tabs wait to be shown
     assert seen["tabs_later"][:2] == ["MonitorPanel", "RunsPanel"] and seen["tabs_later"][2:5] == ["QWidget"] * 3
     assert seen["follower"] and {"pyqtgraph", "numpy", "gymnasium"} <= set(seen["later"])
+    assert seen["schema_later"] and seen["validated_later"] and set(LATER_FORMS) <= set(seen["forms_later"])
     assert seen["target_later"].startswith("auto: ") and "looking" not in seen["target_later"]  # this machine's GPU, or none
     assert not {"scipy", "optuna", "torch", "stable_baselines3"} & set(seen["later"])  # no tab that needs them shown
 
@@ -126,3 +142,38 @@ def test_configure_builds_the_shown_algorithms_form_and_any_other_when_asked(qtb
     td3 = panel.rows["td3.gamma"]  # asked for by name: built (hidden) with the value it holds
     assert isinstance(td3, QWidget) and not panel.forms["td3"].isVisibleTo(panel) and td3.text()
     assert "td3" in panel.forms and "ddpg" not in panel.forms
+
+
+def test_a_held_config_shows_its_values_at_once_and_is_validated_with_its_presets_at_its_first_flush(qtbot):
+    folder = user_presets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "wild.yaml").write_text("ppo:\n  gamma: 7\n")  # readable, but no valid config
+    model = ConfigModel(hold_validation=True)  # the window's: validated right after its first frame
+    panel = ConfigurePanel(model, detect_gpus=False)
+    qtbot.addWidget(panel)
+    model.load_edits("fast", {"ppo": {"n_epochs": 3}})  # the last session's edits, put back before the first frame
+    assert panel.rows["ppo.n_epochs"].text() == "3" and panel.presets_box.selected() == "fast"
+    assert model.validation.config is None and not model.settled() and "wild" not in panel.presets_box.broken()
+    config = model.current_config()  # a reader flushes: validated now, the presets with it
+    assert config is not None and config.ppo.n_epochs == 3
+    assert "gamma" in panel.presets_box.broken()["wild"] and panel.presets_box.selected() == "fast"
+
+
+def test_the_forms_below_the_fold_are_built_later_or_when_asked_for_and_show_what_forms_built_at_once_show(qtbot):
+    edits = {"runtime": {"device": "tpu"}, "policy": {"net_arch": [32, 32]}, "budget": {"keep_checkpoints": 2}}
+    at_once = ConfigurePanel()
+    later = ConfigurePanel(ConfigModel(hold_validation=True), later_forms=True)
+    for panel in (at_once, later):
+        qtbot.addWidget(panel)
+        panel.model.load_edits(None, edits)
+    assert not set(LATER_FORMS) & set(later.forms) and later.threads_hint is None
+    device = later.rows["runtime.device"]  # asked for by its path: its form is built, the others wait
+    assert "runtime" in later.forms and "policy" not in later.forms and later.threads_hint is not None
+    later.model.flush()  # the first validation: the issue shows on the row built before it
+    later.build_later_forms()
+    assert set(LATER_FORMS) <= set(later.forms) and device is later.rows["runtime.device"]
+    assert later.rows["budget.keep_checkpoints"] is later.forms["budget_more"].rows["budget.keep_checkpoints"]
+    assert set(at_once.rows) == set(later.rows)
+    for path, row in at_once.rows.items():
+        assert (later.rows[path].text(), later.rows[path].error()) == (row.text(), row.error()), path
+    assert device.error() and "tpu" in device.error()

@@ -59,3 +59,27 @@ def test_a_chart_scrolled_out_of_the_grid_waits_and_draws_when_scrolled_into_vie
     panel.scalars.charts_area.ensureWidgetVisible(last)
     assert last.in_view()
     qtbot.waitUntil(lambda: drawn(last, "value") == [3.0, 4.0, 5.0, 6.0, 7.0], timeout=5000)
+
+
+def test_a_redraw_asked_of_an_unchanged_plot_gives_its_curves_no_data_and_new_points_reach_them(qtbot):
+    tabs = QTabWidget()
+    qtbot.addWidget(tabs)
+    plot = SpeedPlot()
+    tabs.addTab(plot, "speed")
+    tabs.resize(600, 300)
+    tabs.show()
+    fps = plot.buffer("fps")
+    fps.extend(np.arange(5000) * 100.0, np.arange(5000.0), np.sin(np.arange(5000.0)))  # decimated: longer than the plot
+    assert plot.refresh()
+    given: list[int] = []
+    plot.curve("fps").sigPlotChanged.connect(lambda *_: given.append(len(drawn(plot, "fps"))))
+    before = drawn(plot, "fps")
+    for ask in (lambda: plot.set_smoothing(0.0), lambda: plot.set_log_y(False), plot._redecimate):
+        ask()  # each asks every curve to be drawn again; the same points over the same columns need no setData
+        assert not plot.refresh()
+    assert given == [] and drawn(plot, "fps") == before
+    fps.append(500_000.0, 5000.0, 2.0)
+    assert plot.refresh() and len(given) == 1 and drawn(plot, "fps")[-1] == 2.0
+    after = drawn(plot, "fps")
+    plot.forget_drawn()  # the bench's worst case: every curve given its data again, the same
+    assert plot.refresh() and len(given) == 2 and drawn(plot, "fps") == after

@@ -119,7 +119,7 @@ def test_point_8_resume_needs_a_checkpoint_else_restart(qtbot, panel, runs_dir):
 
 
 def test_point_8_the_window_restarts_a_run_without_a_checkpoint(qtbot, make_window, runs_dir, monkeypatch):
-    import app.main_window as main_window
+    import core.run.start as run_start  # where the window calls restart_run from
 
     crashed = make_fake_run(runs_dir, state="crashed", name="early")
     window = make_window()
@@ -127,7 +127,7 @@ def test_point_8_the_window_restarts_a_run_without_a_checkpoint(qtbot, make_wind
     qtbot.waitUntil(lambda: window.run_state == "crashed", timeout=5000)
     assert not window.resume_action.isEnabled() and window.restart_action.isEnabled()
     restarted = []
-    monkeypatch.setattr(main_window, "restart_run", lambda path: restarted.append(path) or 2)
+    monkeypatch.setattr(run_start, "restart_run", lambda path: restarted.append(path) or 2)
     assert window.restart_run(crashed, confirm=False)
     assert restarted == [crashed] and "attempt 2" in window.statusBar().currentMessage()
 
