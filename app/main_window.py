@@ -230,6 +230,10 @@ class MainWindow(QMainWindow):
                              self._show_monitor, self._start_following]
         self._next_after_step()
 
+    def started(self) -> bool:
+        """All that follows the first frame is built (the Monitor, the forms below the fold, the follower)."""
+        return self._after_done and not self._after_steps
+
     def _next_after_step(self) -> None:
         if not self._after_steps or not isValid(self):  # done, or the window closed meanwhile
             return

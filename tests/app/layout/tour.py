@@ -78,16 +78,18 @@ def tour(runs_dir: Path, shots: Path | None) -> dict:
     window = MainWindow(runs_dir, confirm_close=False, tray=False)
     window.show()
     deadline = time.monotonic() + 120
-    while not window.configure.model.settled() and time.monotonic() < deadline:
-        settle(app, 0.05)
+    while not (window.started() and window.configure.model.settled()) and time.monotonic() < deadline:
+        settle(app, 0.05)  # the steps after the first frame (the forms below the fold among them), then the verdict
     views: dict[str, list[str]] = {}
 
     def look(view: str, top: QWidget, prepare: Callable[[], object] = lambda: None) -> None:
         prepare()
         settle(app)
         views[view] = findings(top)
-        if views[view]:  # a busy machine may not have laid out a label yet: a real cut is still there a second later
-            settle(app, 1.0)
+        for wait in (1.0, 2.0):  # a busy machine may not have laid out a label yet: a real cut is still there later
+            if not views[view]:
+                break
+            settle(app, wait)
             views[view] = findings(top)
         if shots:
             top.grab().save(str(shots / f"{view}.png"))

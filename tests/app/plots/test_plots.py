@@ -70,7 +70,7 @@ def test_x_axis_switches_to_wall_time(qtbot):
     panel.set_x_mode("time")
     qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None
                     and panel.reward_plot.curve("episode").getOriginalDataset()[0][0] > 1e9, timeout=3000)
-    assert type(panel.reward_plot.getPlotItem().getAxis("bottom")).__name__ == "DateAxisItem"
+    assert type(panel.reward_plot.getPlotItem().getAxis("bottom")).__name__ == "WallTimeAxis"
 
 
 def test_gpu_plots_draw_memory_with_capacity_and_estimate_lines(qtbot):
