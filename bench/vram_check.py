@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from core.config.presets import list_presets, resolve  # noqa: E402
 from core.config.spaces import probe_spaces  # noqa: E402
+from core.config.trust import code_modules  # noqa: E402
 from core.fit.estimate import estimate  # noqa: E402
 from core.fit.gpus import get_profile  # noqa: E402
 
@@ -50,7 +51,7 @@ EXTRA = [("defaults", "PPO", "CartPole-v1"), ("defaults", "A2C", "CartPole-v1"),
 def cases(extra: bool = False) -> list[tuple[str, str, dict[str, Any]]]:
     out = []
     for preset in list_presets():
-        if preset.builtin:
+        if preset.builtin and not code_modules(preset.data):  # an own network is measured, not a case of the formulas
             for algo in preset.algos:
                 env = "Pendulum-v1" if algo == "SAC" else "CartPole-v1"
                 out.append((preset.name, algo, {"algo": algo, "env": {"id": env}}))

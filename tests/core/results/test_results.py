@@ -58,9 +58,12 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
         assert row.delta_reward == row.final_mean_reward - base.final_mean_reward
         assert row.delta_reward_pct == pytest.approx(100 * row.delta_reward / abs(base.final_mean_reward))
     assert base.delta_reward == 0.0
-    # no NVML here: no energy, so no energy or CO2 column; one host memory measure, named in its header
+    # no NVML here: no energy, so no energy or CO2 column; one host memory measure, named in its header; the real
+    # runs' time split (issue 31) is shown
+    split = ("collect_pct", "train_pct")
     assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [
-        c.key for c in COLUMNS if c.key not in (*OPTIONAL_KEYS, "host_memory_measure")]
+        c.key for c in COLUMNS if c.key not in (*OPTIONAL_KEYS, "host_memory_measure") or c.key in split]
+    assert all(0 < r.collect_pct < 100 and 0 < r.train_pct < 100 for r in (one, two)) and base.collect_pct is None
     assert {c.key: c.title for c in columns_for(rows)}["peak_host_memory_mib"] == "Peak host memory, this run, PSS (MiB)"
     for row, key in ((one, "one"), (two, "two")):  # the baseline plays without telemetry
         summary = read_json(real_runs[key] / "summary.json")
