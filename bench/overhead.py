@@ -53,6 +53,12 @@ def plain(timesteps: int) -> Side:
     return Side(data["steps"] / data["seconds"], 1e6 * data["cpu_s"] / data["steps"])
 
 
+CREATE = """
+import json, sys
+from core.config.validate import validate_config
+from core.run.store import RunStore
+print(RunStore(sys.argv[2]).create(validate_config(json.loads(sys.argv[1])).config))
+"""
 DQN_EVERY_STEP = {"algo": "DQN", "dqn": {"train_freq": 1, "learning_starts": 1000}, "runtime": {"n_envs": 1}}
 
 
@@ -66,8 +72,13 @@ def worker(timesteps: int, root: Path, telemetry_hz: float, tree: Path = REPO, d
     raw = {"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
                                                                "telemetry_hz": telemetry_hz},
            "budget": {"total_timesteps": timesteps}}
-    cfg = validate_config(merge(raw, DQN_EVERY_STEP) if dqn else raw).config
-    run = RunStore(root).create(cfg)
+    raw = merge(raw, DQN_EVERY_STEP) if dqn else raw
+    if tree == REPO:
+        run = RunStore(root).create(validate_config(raw).config)
+    else:  # the other tree's own schema writes its run's config (a field it does not know would fail its worker)
+        made = subprocess.run([sys.executable, "-c", CREATE, json.dumps(raw), str(root)], capture_output=True, text=True,
+                              check=True, cwd=tree)
+        run = Path(made.stdout.strip().splitlines()[-1])
     # the worker's own tree first on its path: ``-m`` puts the working folder there
     subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=tree)
     summary = read_json(RunDir(run).summary)
