@@ -65,8 +65,11 @@ class FieldRow(QWidget):
         self.editor = self._make_editor()
         if not isinstance(self.editor, (QCheckBox, ScheduleEditor)):  # room for 1e-05 or 1000000 before the row wraps
             self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
-        self.editor.setToolTip(tooltip(info, path))
+        self.help = tooltip(info, path)
+        self.editor.setToolTip(self.help)
         self.editor.setObjectName(path)
+        if isinstance(self.editor, QLineEdit):  # a value longer than the field (a module:Class, a mapping): whole in its tip
+            self.editor.textChanged.connect(self._value_tip)
         self.reset_button = QToolButton()
         self.reset_button.setText("\u21ba")
         self.reset_button.setAutoRaise(True)
@@ -94,6 +97,10 @@ class FieldRow(QWidget):
         box.setSpacing(2)
         box.addLayout(line)
         box.addWidget(self.error_label)
+
+    def _value_tip(self, text: str) -> None:
+        assert isinstance(self.editor, QLineEdit)
+        self.editor.setToolTip(f"{text}\n\n{self.help}" if len(text) > 20 else self.help)
 
     def _make_editor(self) -> QWidget:
         kind = self.kind
@@ -176,6 +183,7 @@ class FieldRow(QWidget):
             else:
                 assert isinstance(editor, QLineEdit)
                 editor.setText(text)
+                self._value_tip(text)  # its signals are blocked here
                 if not editor.hasFocus():  # a value longer than the field shows its start (a module:Class, a mapping)
                     editor.setCursorPosition(0)
         finally:

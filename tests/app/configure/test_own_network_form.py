@@ -57,3 +57,6 @@ def test_fit_bar_says_measured_from_your_network(qtbot, panel):
     assert estimate.network_source == "measured from your network"
     assert "measured from your network" in panel.fit_box.detail_label.text()
     assert f"{estimate.parameter_count:,} parameters" in panel.fit_box.detail_label.text()
+    # the narrow form column shows the start of module:Class; its tip holds the whole value, then the field's help
+    tip = panel.rows["policy.features_extractor"].editor.toolTip()
+    assert tip.startswith("examples.graph_env.network:GraphAttention\n\n") and panel.rows["policy.features_extractor"].help in tip
