@@ -39,6 +39,9 @@ def _yaml_or_text(text: str) -> Any:
         return text
 
 
+ENTRY_HELP = "A custom env class; only the training worker imports it (its spaces are read in a subprocess)"
+
+
 class EnvPicker(QGroupBox):
     """Emits ``env_edited(dict)`` (the raw ``env`` section) and ``algo_edited(str)`` on user edits."""
 
@@ -73,8 +76,9 @@ class EnvPicker(QGroupBox):
         self.id_combo.setToolTip("A registered gymnasium id; type any other id")
         self.entry_edit = QLineEdit()
         self.entry_edit.setPlaceholderText("package.module:Class")
-        self.entry_edit.setToolTip("A custom env class; only the training worker imports it "
-                                   "(its spaces are read in a subprocess)")
+        self.entry_edit.setToolTip(ENTRY_HELP)
+        self.entry_edit.textChanged.connect(  # a module:Class longer than the field: whole in its tip
+            lambda text: self.entry_edit.setToolTip(f"{text}\n\n{ENTRY_HELP}" if len(text) > 20 else ENTRY_HELP))
         self.kwargs_edit = QPlainTextEdit()
         self.kwargs_edit.setPlaceholderText("e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")
@@ -239,6 +243,7 @@ class EnvPicker(QGroupBox):
             self._show_kind()
             if entry:
                 self.entry_edit.setText(str(entry))
+                self.entry_edit.setCursorPosition(0)  # its start (the module) when it is longer than the field
             else:
                 self.id_combo.setEditText(str(env.get("id") or ""))
             kwargs = env.get("kwargs") or {}
