@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f\u2028\u2029]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # what str.splitlines splits on: C1 (NEL \x85) too
 
 
 def one_line(text: str) -> str:
