@@ -19,6 +19,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
 
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
+    from app.threads.background import wait_for_background
     from app.threads.main_thread_gc import MainThreadGc
     from core.util.paths import absolute, default_runs_dir
 
@@ -46,6 +47,9 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     wake = close_on_signals(window)
     code = app.exec()
     wake.stop()
+    # Background work still running (the torch facts' child process, an estimate, the env probe) ends first: its
+    # answer reaching a torn-down object can crash the exit (a SIGSEGV seen once, under load, in the startup test)
+    wait_for_background(10_000)
     # Tear the widgets down while Qt is still alive: left to interpreter shutdown, PySide6 may
     # crash garbage-collecting them (exit 134 instead of 0).
     window.deleteLater()
