@@ -13,6 +13,7 @@ from typing import Any, cast
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -229,6 +230,7 @@ class SectionForm(QGroupBox):
                  exclude: tuple[str, ...] = (), parent: QWidget | None = None):
         super().__init__(title or model.__name__, parent)
         self.prefix = prefix
+        self.nested = False  # a section inside another's form (runtime's VecNormalize)
         self.rows: dict[str, FieldRow] = {}
         layout = QFormLayout(self)
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -245,9 +247,21 @@ class SectionForm(QGroupBox):
                 sub.reset_requested.connect(self.reset_requested)
                 self.rows.update(sub.rows)
                 layout.addRow(sub)
+                sub.nested = True
                 continue
             row = FieldRow(path, info)
             row.edited.connect(self.edited)
             row.reset_requested.connect(self.reset_requested)
             self.rows[path] = row
             layout.addRow(row.label, row)
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's
+        """A nested section asks for the height its rows need at its width: its parent's QFormLayout gives a spanning
+        row its one-line height (sizeHint), not its height for width, so rows that wrap (label above the editor) were
+        squeezed to half a line after a relayout (VecNormalize at 1366x768 once an algorithm's form was swapped in)."""
+        super().resizeEvent(event)
+        layout = self.layout()
+        if self.nested and layout is not None and layout.hasHeightForWidth():
+            needed = layout.totalHeightForWidth(self.width())
+            if needed > 0 and needed != self.minimumHeight():
+                self.setMinimumHeight(needed)
