@@ -359,25 +359,35 @@ def _gym_error_text(env: EnvSpec, exc: BaseException) -> str:
     return f"cannot create environment {env.id!r}: {name}: {detail}; {fix}"
 
 
+def child_json(cmd: list[str], folder: str | None, timeout_s: float) -> tuple[dict[str, Any] | None, str]:
+    """Run ``cmd`` (a probe of the user's code) with ``folder`` (else the working folder) first on its import path
+    and as its working folder; (its last JSON line, "") or (None, why it gave none: its exit and last error line).
+    Raises ``subprocess.TimeoutExpired`` past ``timeout_s``. The env probe and the network measurement
+    (``core.fit.measured``) both run this way."""
+    where = folder or os.getcwd()
+    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), where, os.environ.get("PYTHONPATH")]))
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
+                          env={**os.environ, "PYTHONPATH": pythonpath}, cwd=where if os.path.isdir(where) else None)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    try:
+        return json.loads(lines[-1]), ""
+    except (IndexError, ValueError):
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return None, f"exit {done.returncode}: {tail}"
+
+
 def _probe_subprocess(env: EnvSpec) -> EnvSpaces:
     where = "env.entry_point" if env.entry_point else "env.wrappers"
     cmd = [sys.executable, "-m", PROBE_MODULE, "--env",
            json.dumps(env.model_dump(mode="json", exclude={"frame_stack"}), default=repr)]
-    folder = env.path or os.getcwd()  # where the worker will import it from (EnvSpec.path)
-    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
-    try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=PROBE_TIMEOUT_S,
-                              env={**os.environ, "PYTHONPATH": pythonpath}, cwd=folder if os.path.isdir(folder) else None)
+    try:  # imported from where the worker will import it (EnvSpec.path)
+        data, failed = child_json(cmd, env.path, PROBE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise ConfigError([FieldIssue(where, (
             f"creating {env.label} took longer than {PROBE_TIMEOUT_S:.0f} s: make its constructor fast "
             "(no network calls in __init__) so its spaces can be read"))]) from None
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    try:
-        data = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        data = {"error": f"the probe process failed (exit {done.returncode}): {tail}"}
+    if data is None:
+        data = {"error": f"the probe process failed ({failed})"}
     if "error" in data:
         what = "the module is importable" if env.entry_point else "each wrapper's module is installed"
         raise ConfigError([FieldIssue(where, (

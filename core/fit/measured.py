@@ -11,7 +11,6 @@ batch a config or a suggested fix trains with. The fit result says "measured fro
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -19,8 +18,8 @@ from dataclasses import dataclass
 
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
+from core.config.spaces import child_json
 from core.config.trust import require_trusted, require_trusted_policy
-from core.util.paths import CODE_ROOT
 
 MEASURE_MODULE = "core.training.measure"
 MEASURE_TIMEOUT_S = 180.0
@@ -69,21 +68,14 @@ def measure_network(cfg: RunConfig, use_cache: bool = True) -> MeasuredNetwork:
     if use_cache and (found := lookup(cfg)) is not None:
         return found
     where = "policy.class" if cfg.policy.policy_class and not cfg.policy.features_extractor else "policy.features_extractor"
-    folder = cfg.env.path or os.getcwd()
-    pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
     cmd = [sys.executable, "-m", MEASURE_MODULE, "--config", cfg.model_dump_json()]
     try:
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=MEASURE_TIMEOUT_S,
-                              env={**os.environ, "PYTHONPATH": pythonpath}, cwd=folder if os.path.isdir(folder) else None)
+        data, failed = child_json(cmd, cfg.env.path, MEASURE_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise ConfigError([FieldIssue(where, f"measuring your network took longer than {MEASURE_TIMEOUT_S:.0f} s: "
                                              "make its constructor fast (no downloads in __init__)")]) from None
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    try:
-        data = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        data = {"error_build": f"the measuring process failed (exit {done.returncode}): {tail}"}
+    if data is None:
+        data = {"error_build": f"the measuring process failed ({failed})"}
     if "error_build" in data:
         raise ConfigError([FieldIssue(where, f"your network cannot be built for {cfg.env.label}: {data['error_build']}; "
                                              "check the class and policy.features_extractor_kwargs")])

@@ -22,20 +22,20 @@ def run_label(run_id: str, display_name: str | None, config_name: str | None) ->
 
 def config_name(run_dir: Path) -> str | None:
     """The ``name`` of the run's config.yaml (None: none, or a config that cannot be read)."""
-    try:
-        name = read_yaml_mapping(RunDir(run_dir).config).get("name")
-    except (OSError, ValueError):
-        return None
-    return name if isinstance(name, str) and name else None
+    return _config_text(run_dir, "name")
 
 
 def config_algo(run_dir: Path) -> str | None:
     """The ``algo`` of the run's config.yaml as written (None: none, or a config that cannot be read)."""
+    return _config_text(run_dir, "algo")
+
+
+def _config_text(run_dir: Path, key: str) -> str | None:
     try:
-        algo = read_yaml_mapping(RunDir(run_dir).config).get("algo")
+        value = read_yaml_mapping(RunDir(run_dir).config).get(key)
     except (OSError, ValueError):
         return None
-    return algo if isinstance(algo, str) and algo else None
+    return value if isinstance(value, str) and value else None
 
 
 def read_run_label(run_dir: Path) -> str:
