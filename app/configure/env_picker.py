@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.fields import FieldKind, format_value, parse_text
+from app.configure.forms import value_tip
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
@@ -78,7 +79,7 @@ class EnvPicker(QGroupBox):
         self.entry_edit.setPlaceholderText("package.module:Class")
         self.entry_edit.setToolTip(ENTRY_HELP)
         self.entry_edit.textChanged.connect(  # a module:Class longer than the field: whole in its tip
-            lambda text: self.entry_edit.setToolTip(f"{text}\n\n{ENTRY_HELP}" if len(text) > 20 else ENTRY_HELP))
+            lambda text: self.entry_edit.setToolTip(value_tip(text, ENTRY_HELP)))
         self.kwargs_edit = QPlainTextEdit()
         self.kwargs_edit.setPlaceholderText("e.g. {max_episode_steps: 500}")
         self.kwargs_edit.setToolTip("Keyword arguments passed to the env constructor (YAML or JSON mapping)")

@@ -47,6 +47,12 @@ def insert_below(form: QWidget, row: QWidget, widget: QWidget) -> None:
     layout.insertRow(index + 1, widget)
 
 
+def value_tip(text: str, help_text: str) -> str:
+    """A text field's tip: its whole value first once it is long (a module:Class, a mapping a narrow column cuts),
+    then its help."""
+    return f"{text}\n\n{help_text}" if len(text) > 20 else help_text
+
+
 class FieldRow(QWidget):
     """The editor of one config field, its reset button and its error message."""
 
@@ -101,7 +107,7 @@ class FieldRow(QWidget):
 
     def _value_tip(self, text: str) -> None:
         assert isinstance(self.editor, QLineEdit)
-        self.editor.setToolTip(f"{text}\n\n{self.help}" if len(text) > 20 else self.help)
+        self.editor.setToolTip(value_tip(text, self.help))
 
     def _make_editor(self) -> QWidget:
         kind = self.kind
