@@ -127,13 +127,17 @@ def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
 @pytest.mark.parametrize("runner_killed", [False, True], ids=["stop", "stop-after-runner-killed"])
 def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir, runner_killed):
     """``sweep stop`` asks the runner (or, its runner killed, stops the live runs itself); resume continues them."""
-    # An env of 10 ms steps: 4,000 steps take 40 s at least, so a trial past its first checkpoint (500) still has
-    # half a minute to go when the stop comes, however fast the machine (6,000 CartPole steps could both finish
-    # on a quiet one before `sweep stop` ran, after a killed runner read crashed)
+    # An env of 10 ms steps while the gate file exists: 4,000 steps take 40 s at least, so a trial past its first
+    # checkpoint (500) still has half a minute to go when the stop comes, however fast the machine (6,000 CartPole
+    # steps could both finish on a quiet one before `sweep stop` ran, after a killed runner read crashed). The gate
+    # is removed before the resume, which then runs the rest at full speed.
+    gate = tmp_path / "slow"
+    gate.touch()
     base = SMALL_SWEEP["base"]
+    env_kwargs = {"steps": 20, "delay_s": 0.01, "slow_while": str(gate)}
     two = {**SMALL_SWEEP, "name": "stop-sweep", "n_trials": 2, "pruner": "none", "sampler": "random", "seed": 2,
            "base": {**base, "env": "tests.core.run.fast_env:FastEpisodesEnv", "timesteps": 4000,
-                    "set": {**base["set"], "env.kwargs": {"steps": 20, "delay_s": 0.01}}}}
+                    "set": {**base["set"], "env.kwargs": env_kwargs}}}
     assert cli("sweep", "run", str(sweep_file(tmp_path, two)), "--detach", "--runs-dir", str(runs_dir)).returncode == 0
 
     def both_checkpointed():
@@ -158,6 +162,7 @@ def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, 
             assert read_status(runs_dir / row["run_id"]).state == "stopped"
     assert len(ran_to_the_end) < 2, "the stop came too late to test a resume: both trials had finished"
 
+    gate.unlink()
     resumed = cli("sweep", "resume", "stop-sweep", "--runs-dir", str(runs_dir), timeout=600)
     assert resumed.returncode == 0, resumed.stderr + resumed.stdout
     report = status(runs_dir, "stop-sweep")
