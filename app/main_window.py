@@ -264,8 +264,8 @@ class MainWindow(QMainWindow):
     def _targets_found(self, choices: list[tuple[str, str]] | None) -> None:
         if not isValid(self):  # the window closed meanwhile
             return
-        if choices is not None:
-            self.configure.show_targets(choices)
+        # NVML failed: the shipped profiles still
+        self.configure.show_targets(choices if choices is not None else target_choices(detect=False))
         self.config.release_probes()
 
     def _tab_shown(self, _index: int) -> None:
