@@ -60,6 +60,7 @@ STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
 
 class MainWindow(QMainWindow):
     first_frame = Signal()  # once, when the window's first frame has been painted (the startup bench's time)
+    settled = Signal()  # once, when the steps after the first frame are done (``started()``: the bench's second time)
 
     def __init__(self, runs_dir: Path | str, confirm_close: bool = True, tray: bool | None = None):
         super().__init__()
@@ -240,6 +241,8 @@ class MainWindow(QMainWindow):
         self._after_steps.pop(0)()
         if self._after_steps:
             QTimer.singleShot(0, self._next_after_step)
+        elif isValid(self):
+            self.settled.emit()
 
     def _import_monitor(self) -> None:
         apply_plot_theme()
@@ -264,8 +267,8 @@ class MainWindow(QMainWindow):
     def _targets_found(self, choices: list[tuple[str, str]] | None) -> None:
         if not isValid(self):  # the window closed meanwhile
             return
-        if choices is not None:
-            self.configure.show_targets(choices)
+        # NVML failed: the shipped profiles still
+        self.configure.show_targets(choices if choices is not None else target_choices(detect=False))
         self.config.release_probes()
 
     def _tab_shown(self, _index: int) -> None:

@@ -6,8 +6,12 @@ app/bare ratios of each round, and the child's CPU time (``getrusage(RUSAGE_CHIL
 start, the ``--quit-ms`` it stays up and its exit; and, where the arm writes it, its CPU time to the first frame).
 The app writes the time of its first painted frame (and its CPU time then) to ``RLPANEL_SHOWN_FILE`` and quits by
 itself (``RLPANEL_QUIT_AFTER_MS``); the bare window, a QMainWindow with a label, does the same. (main before issue 29
-wrote its time before the first paint, a little early, and no CPU time.) ``--other DIR`` adds an arm with another
-copy of the repository (e.g. main's, from ``git archive main | tar -x -C DIR``), started from DIR. Every arm runs
+wrote its time before the first paint, a little early, and no CPU time.) The app also writes when the steps after
+its first frame are done (``MainWindow.started()``: the Monitor and its plots, the forms below the fold, the
+follower), and with ``RLPANEL_QUIT_WHEN_STARTED`` quits ``--quit-ms`` after that instead of after the first frame:
+its line gives that time too ("started"; a copy that does not write it quits after its first frame as before).
+``--other DIR`` adds an arm with another copy of the repository (e.g. main's, from
+``git archive main | tar -x -C DIR``), started from DIR. Every arm runs
 with Python's compiled modules cached (``PYTHONPYCACHEPREFIX`` in the bench's folder, filled by a first start that
 is not counted), as an installed copy would: with ``PYTHONDONTWRITEBYTECODE`` set each start compiles every module of
 the repository again.
@@ -68,6 +72,8 @@ class Arm:
     walls: list[float] = field(default_factory=list)
     cpus: list[float] = field(default_factory=list)
     frame_cpus: list[float] = field(default_factory=list)  # CPU to the first frame, where the arm writes it
+    started: list[float] = field(default_factory=list)  # seconds to started() (the steps after the first frame)
+    started_cpus: list[float] = field(default_factory=list)  # and the CPU seconds then, where the arm writes them
 
 
 def children_cpu() -> float:
@@ -77,11 +83,12 @@ def children_cpu() -> float:
 
 def one_start(arm: Arm, home: Path, quit_ms: int) -> tuple[float, float, float | None]:
     """Seconds from the start to the first frame, the child's CPU seconds, and its CPU seconds to the first frame
-    (None from a copy that writes only the time: main before issue 29)."""
+    (None from a copy that writes only the time: main before issue 29). The seconds to ``started()`` and the CPU
+    seconds then go to ``arm`` where the copy writes them."""
     shown = home / "shown"
     shown.unlink(missing_ok=True)
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen"), "RLPANEL_HOME": str(home),
-           "RLPANEL_QUIT_AFTER_MS": str(quit_ms), "RLPANEL_SHOWN_FILE": str(shown),
+           "RLPANEL_QUIT_AFTER_MS": str(quit_ms), "RLPANEL_SHOWN_FILE": str(shown), "RLPANEL_QUIT_WHEN_STARTED": "1",
            "XDG_CONFIG_HOME": str(home / "config")}  # the user's saved window state is not touched
     env.pop("PYTHONPATH", None)  # each arm imports its own copy: the one in its folder
     # compiled once, as an installed copy is (pip writes .pyc files), into the bench's folder, not the repository's
@@ -93,6 +100,9 @@ def one_start(arm: Arm, home: Path, quit_ms: int) -> tuple[float, float, float |
     if out.returncode != 0 or not shown.exists():
         raise SystemExit(f"{arm.name} failed (exit {out.returncode}):\n{out.stderr}")
     lines = shown.read_text().split()
+    if len(lines) >= 4:
+        arm.started.append(float(lines[2]) - start)
+        arm.started_cpus.append(float(lines[3]))
     return float(lines[0]) - start, children_cpu() - cpu, float(lines[1]) if len(lines) > 1 else None
 
 
@@ -109,6 +119,9 @@ def report(arms: list[Arm]) -> None:
             if arm.frame_cpus else "   (CPU to the first frame: not written)"
         print(f"{arm.name:<12} median {statistics.median(arm.walls):.2f} s ({spread(arm.walls)}){ratio}   "
               f"CPU {statistics.median(arm.cpus):.2f} s ({spread(arm.cpus)}){frame}")
+        if arm.started:
+            print(f"{'':<12} to started() (the steps after the first frame done) median {statistics.median(arm.started):.2f} s "
+                  f"({spread(arm.started)}), CPU then {statistics.median(arm.started_cpus):.2f} s ({spread(arm.started_cpus)})")
 
 
 def main() -> int:

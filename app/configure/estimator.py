@@ -18,12 +18,15 @@ from shiboken6 import isValid
 from app.threads.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec, RunConfig
-from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
-from core.fit.measured import MeasuredNetwork, measure_network, network_key  # light: no torch, no estimate
 
-if TYPE_CHECKING:  # the estimate's modules (psutil, the families' arithmetic) load at the first estimate, after the first frame
+if TYPE_CHECKING:  # the estimate's modules (psutil, the families' arithmetic) load at the first estimate, after the first
+    # frame; the GPU profiles (NVML, the calibration) and the own network's measurement too, when first asked for
     from core.config.spaces import EnvSpaces
+    from core.fit.gpus import GpuProfile
+    from core.fit.measured import MeasuredNetwork
     from core.fit.result import FitEstimate
+
+WAITING_FOR_GPUS = "auto: looking for a GPU\u2026"
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
@@ -34,10 +37,12 @@ def env_key(env: EnvSpec | dict[str, Any]) -> str:
 def target_choices(detect: bool = True) -> list[tuple[str, str]]:
     """(value for ``target_gpu``, label) for the target combo: auto, detected GPUs, profiles.
 
-    ``detect=False``: the shipped profiles only, NVML not asked (the window's first frame; the rest comes after it).
+    ``detect=False``: the shipped profiles only, NVML not asked.
     """
+    from core.fit.gpus import detected_profiles, known_profiles
+
     detected = detected_profiles() if detect else []
-    auto = "auto: looking for a GPU\u2026" if not detect else \
+    auto = WAITING_FOR_GPUS if not detect else \
         f"auto: {detected[0].name.removeprefix('this machine: ')}" if detected else "auto: no GPU detected (CPU)"
     out = [("auto", auto)]
     out += [(p.name, f"{p.name} ({p.memory_gib:.1f} GiB)") for p in detected[1:]]
@@ -47,6 +52,8 @@ def target_choices(detect: bool = True) -> list[tuple[str, str]]:
 
 def target_profile(cfg: RunConfig) -> GpuProfile | None:
     """The GPU profile the config plans for (``None``: no GPU); unknown names are the estimate's error."""
+    from core.fit.gpus import get_profile
+
     try:
         return get_profile(cfg.target_gpu)
     except ConfigError:
@@ -55,6 +62,8 @@ def target_profile(cfg: RunConfig) -> GpuProfile | None:
 
 def needs_torch_facts(cfg: RunConfig) -> bool:
     """Whether the device depends on the worker's torch: a GPU here or CUDA asked for."""
+    from core.fit.gpus import detected_profiles
+
     device = cfg.runtime.device
     if device == "cpu":
         return False
@@ -67,6 +76,8 @@ _history: dict[tuple[str, str], tuple[float, tuple[float, ...]]] = {}
 
 def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None) -> GpuProfile | None:
     """A detected card with how its last runs in ``runs_dir`` compared with their estimates."""
+    from core.fit.gpus import with_history
+
     if gpu is None or not gpu.detected or runs_dir is None or not gpu.uuid:
         return gpu
     key = (str(runs_dir), gpu.uuid)
@@ -82,6 +93,7 @@ def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
                  torch: dict[str, Any] | None = None, runs_dir: Path | None = None) -> tuple[FitEstimate | None, str]:
     """The fit estimate, or ``None`` and why not."""
     from core.fit.estimate import estimate
+    from core.fit.gpus import get_profile
 
     try:
         gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir)
@@ -189,6 +201,8 @@ class TorchFactsCache(QObject):
 
 def measure(cfg: RunConfig) -> tuple[MeasuredNetwork | None, str]:
     """(the measured own network, "") or (None, why not): off the GUI thread (a child process builds it)."""
+    from core.fit.measured import measure_network
+
     try:
         return measure_network(cfg), ""
     except ConfigError as exc:
@@ -210,6 +224,8 @@ class NetworkCache(QObject):
 
     def get(self, cfg: RunConfig) -> tuple[MeasuredNetwork | None, str] | None:
         """(measurement or None, error) when known; else start measuring and return ``None``."""
+        from core.fit.measured import network_key  # light: no torch, no estimate
+
         key = network_key(cfg)
         if key in self._results:
             return self._results[key]

@@ -183,6 +183,7 @@ class FitBox(QGroupBox):
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Fit before launch", parent)
         self.estimate: FitEstimate | None = None
+        self.targets_complete = True  # the target list holds the profiles (set_targets)
         self.target_combo = QComboBox()
         self.target_combo.setToolTip("The GPU to plan for: the detected one (auto) or a profile from configs/gpus.yaml")
         self.target_combo.activated.connect(lambda _i: self.target_changed.emit(self.target()))
@@ -230,8 +231,10 @@ class FitBox(QGroupBox):
 
     # --- target ----------------------------------------------------------------------------
 
-    def set_targets(self, choices: list[tuple[str, str]], current: str) -> None:
-        """``choices`` are (value, label); ``current`` is selected (added if unknown)."""
+    def set_targets(self, choices: list[tuple[str, str]], current: str, complete: bool = True) -> None:
+        """``choices`` are (value, label); ``current`` is selected (added if unknown). ``complete=False``: the list
+        waits for the profiles (the window's first frame), so a target not in it is shown by its name alone."""
+        self.targets_complete = complete
         self.target_combo.blockSignals(True)
         self.target_combo.clear()
         for value, label in choices:
@@ -242,7 +245,7 @@ class FitBox(QGroupBox):
     def select_target(self, value: str) -> None:
         index = self.target_combo.findData(value)
         if index < 0:
-            self.target_combo.addItem(f"{value} (unknown profile)", value)
+            self.target_combo.addItem(f"{value} (unknown profile)" if self.targets_complete else value, value)
             index = self.target_combo.count() - 1
         self.target_combo.setCurrentIndex(index)
 

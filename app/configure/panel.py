@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.configure.env_picker import EnvPicker
-from app.configure.estimator import target_choices
+from app.configure.estimator import WAITING_FOR_GPUS, target_choices
 from app.configure.fields import is_section
 from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
@@ -122,7 +122,7 @@ class ConfigurePanel(QWidget):
 
     def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True,
                  later_forms: bool = False):
-        """``detect_gpus=False``: the target combo lists the shipped profiles until ``show_targets`` (the window asks
+        """``detect_gpus=False``: the target combo waits for ``show_targets`` and its profiles (the window asks
         NVML for this machine's GPUs after its first frame, off the GUI thread). ``later_forms``: the forms below the
         fold (``LATER_FORMS``) wait in their places for ``build_later_forms()`` (the window's, after its first frame),
         or for one of their rows to be asked for."""
@@ -145,7 +145,10 @@ class ConfigurePanel(QWidget):
             lambda path: self._algo_form(self._slot_paths.get(path) or path.partition(".")[0]).rows[path])
         forms_widget = self._build_forms(later_forms)
         self.fit_box = FitBox()
-        self.fit_box.set_targets(target_choices(detect=detect_gpus), "auto")
+        if detect_gpus:
+            self.fit_box.set_targets(target_choices(), "auto")
+        else:  # the profiles (core.fit.gpus) and this machine's GPUs come with show_targets
+            self.fit_box.set_targets([("auto", WAITING_FOR_GPUS)], "auto", complete=False)
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
         self.fit_box.suggestion_clicked.connect(self.apply_suggestion)
         self.errors_list = FitList()
@@ -585,8 +588,8 @@ class ConfigurePanel(QWidget):
 
     def _show_validation(self) -> None:
         model = self.model
-        if not self.presets_box.checked:  # the first validation checked the presets: the broken ones say so now
-            self.presets_box.reload()
+        if not self.presets_box.checked and model.state.presets_checked:  # the first validation checked the presets:
+            self.presets_box.reload()  # the broken ones say so now
         self.env_picker.show_spaces(model.spaces_text, model.info_keys_seen)
         self._show_issues(model.issues)
         self.steps_hint.show_plan(model.validation.config)

@@ -131,14 +131,15 @@ def list_presets(checked: bool = True) -> list[Preset]:
     """
     folders = ((builtin_presets_dir(), True), (user_presets_dir(), False))
     stamp = tuple((str(f), _folder_stamp(f)) for f, _ in folders)
-    if stamp in _cache:
-        return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in _cache[stamp]]
+    key = stamp if checked else ("read only", *stamp)
+    if key in _cache:
+        return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in _cache[key]]
     found: list[Preset] = []
     for folder, builtin in folders:
         if folder.is_dir():
             found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
-    if not checked:
-        return found
+    if not checked:  # the files as read, kept beside the validated list (the window's first frame reads them once)
+        return _keep(key, found)
     by_name: dict[str, Preset] = {}
     for preset in found:  # a user preset does not shadow a built-in of the same name
         by_name.setdefault(preset.name, preset)
@@ -154,8 +155,14 @@ def list_presets(checked: bool = True) -> list[Preset]:
             preset.error = issues_text(exc.issues)
         except Exception as exc:  # noqa: BLE001 - one damaged preset must not take the others down
             preset.error = f"cannot be used: {type(exc).__name__}: {str(exc)[:200]}"
-    _cache.clear()
-    _cache[stamp] = found
+    return _keep(key, found)
+
+
+def _keep(key: tuple[Any, ...], found: list[Preset]) -> list[Preset]:
+    """Cache ``found`` under ``key`` in place of the older list of its kind (validated or read only); a copy back."""
+    for old in [k for k in _cache if (k[:1] == ("read only",)) == (key[:1] == ("read only",))]:
+        del _cache[old]
+    _cache[key] = found
     return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in found]
 
 

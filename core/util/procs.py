@@ -3,6 +3,9 @@
 A pid alone may be reused after its process ended; a pid together with its start time names one
 process. The platform decisions (how to detach, which multiprocessing start method really runs)
 are functions of a platform name so that the Windows paths are tested on Linux too.
+
+psutil is imported by the functions that ask it, not with this module: the window's first frame loads this module
+(the run status and TensorBoard modules import it) and asks psutil nothing before that frame (issue 29).
 """
 
 from __future__ import annotations
@@ -13,9 +16,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
-from typing import Any
-
-import psutil
+from typing import TYPE_CHECKING, Any
 
 from core.util.paths import CODE_ROOT, absolute
 
@@ -24,6 +25,9 @@ CREATE_NEW_PROCESS_GROUP = 0x00000200
 CREATE_NO_WINDOW = 0x08000000
 CREATE_BREAKAWAY_FROM_JOB = 0x01000000
 ERROR_ACCESS_DENIED = 5
+if TYPE_CHECKING:
+    import psutil
+
 BREAKAWAY_REFUSED = ("the terminal's job object refused to let the process break away: it ends when that terminal "
                      "(VS Code, JetBrains) closes; start rlpanel from a plain terminal or the Start-menu shortcut "
                      "for runs that outlive it")
@@ -31,12 +35,16 @@ BREAKAWAY_REFUSED = ("the terminal's job object refused to let the process break
 
 def process_identity(pid: int | None = None) -> dict[str, Any]:
     """``pid`` and its start time: together they name one process (a pid alone may be reused)."""
+    import psutil
+
     proc = psutil.Process(pid or os.getpid())
     return {"pid": proc.pid, "pid_create_time": proc.create_time(), "host": socket.gethostname()}
 
 
 def is_alive(pid: int | None, create_time: float | None) -> bool:
     """Whether the process that had ``pid`` at ``create_time`` still runs (zombies are dead)."""
+    import psutil
+
     if not pid:
         return False
     try:
@@ -50,6 +58,8 @@ def is_alive(pid: int | None, create_time: float | None) -> bool:
 
 def process_tree(pid: int) -> list[psutil.Process]:
     """``pid`` and all its descendants (empty when the process is gone)."""
+    import psutil
+
     try:
         root = psutil.Process(pid)
         return [root, *root.children(recursive=True)]
@@ -63,6 +73,8 @@ def terminate_tree(pid: int, grace_s: float = 5.0, root_first: bool = False) -> 
     ``root_first`` sends SIGTERM to ``pid`` alone and gives it ``grace_s`` to end (a worker takes
     it as a graceful stop and closes its own env processes) before the rest of the tree is asked.
     """
+    import psutil
+
     procs = process_tree(pid)
     if root_first and procs:
         try:
@@ -160,6 +172,8 @@ def module_running(module: str, target: Path) -> bool:
 
     How a reader tells a worker that died before it could write its pid from one still loading.
     """
+    import psutil
+
     want = Path(target).resolve()
     for proc in psutil.process_iter(["cmdline"]):
         try:

@@ -9,22 +9,27 @@ import sys
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
+from app.configure.estimator import target_choices
 from app.configure.model import ConfigModel
 from app.configure.panel import ALGO_SECTIONS, LATER_FORMS, ConfigurePanel
 from app.entry import window_only
+from app.main import lighten_pyside_import_hook
 from app.widgets.lazy_tabs import LazyTabs
+from core.config import presets
 from core.util.paths import user_presets_dir
 from tests.app.test_app_smoke import app_env
 from tests.conftest import REPO
 
 # What the first frame must not wait for: the command parser's modules (scipy, optuna), the learning stack, the plots
 # (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium), the estimate's modules, what only
-# an action or a dialog uses (a launch, a resume, the tune, zoo and agent dialogs, the queue's state).
+# an action or a dialog uses (a launch, a resume, the tune, zoo and agent dialogs, the queue's state), psutil (asked
+# nothing before the first frame), the GPU profiles and the own network's measurement (the target list waits for them).
 DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
             "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
             "app.monitor.panel", "app.monitor.follower", "core.fit.estimate", "core.fit.device", "core.run.start",
             "core.run.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
-            "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog")
+            "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog",
+            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured")
 
 # The real ``rlpanel`` entry (app.entry.main, no command): the modules loaded at the first frame, and those loaded once
 # the Monitor is built and the env probed (or 20 s later), are written out.
@@ -73,13 +78,16 @@ sys.exit(main([]))
 
 
 def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_itself(tmp_path):
-    out = tmp_path / "modules.json"
-    done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=REPO, env=app_env(tmp_path), capture_output=True,
-                          text=True, timeout=120)
+    out, shown = tmp_path / "modules.json", tmp_path / "shown"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=REPO, env=app_env(tmp_path, RLPANEL_SHOWN_FILE=str(shown)),
+                          capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     seen = json.loads(out.read_text())
     early = set(seen["at_first_frame"])
     assert not [m for m in DEFERRED if m in early]
+    # the bench's times: the first frame (time, CPU), then the steps after it done (MainWindow.settled), later
+    frame_at, frame_cpu, started_at, started_cpu = map(float, shown.read_text().split())
+    assert frame_at <= started_at and frame_cpu <= started_cpu
     assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
     assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
     assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
@@ -177,3 +185,54 @@ def test_the_forms_below_the_fold_are_built_later_or_when_asked_for_and_show_wha
     for path, row in at_once.rows.items():
         assert (later.rows[path].text(), later.rows[path].error()) == (row.text(), row.error()), path
     assert device.error() and "tpu" in device.error()
+
+
+def test_pyside6s_import_hook_gives_the_same_answers_from_the_files_bytes(monkeypatch):
+    feature = sys.modules["shibokensupport.feature"]  # loaded with PySide6 (this module imports QtWidgets)
+    original = feature._mod_uses_pyside
+    monkeypatch.setattr(feature, "_mod_uses_pyside", original)  # put back after the test
+    assert lighten_pyside_import_hook() and not lighten_pyside_import_hook()  # once
+    lighter = feature._mod_uses_pyside
+    assert lighter is not original
+    modules = list(sys.modules.values())
+    answers = [(getattr(m, "__name__", "?"), lighter(m)) for m in modules]
+    assert answers == [(getattr(m, "__name__", "?"), original(m)) for m in modules]
+    assert dict(answers)["app.configure.panel"] and not dict(answers)["core.config.schema"]  # both answers occur
+    assert not lighter(sys) and not lighter(sys.modules["pydantic_core._pydantic_core"])  # no .py file: PySide6's own
+
+
+def test_the_target_list_waits_for_its_profiles_without_calling_a_saved_target_unknown(qtbot):
+    model = ConfigModel(hold_validation=True)
+    panel = ConfigurePanel(model, detect_gpus=False)
+    qtbot.addWidget(panel)
+    model.load_edits(None, {"target_gpu": "RTX 4070"})  # the last session's target, put back before the first frame
+    combo = panel.fit_box.target_combo
+    assert combo.itemText(0) == "auto: looking for a GPU\u2026" and combo.currentText() == "RTX 4070"
+    panel.show_targets(target_choices(detect=False))  # the window's, after its first frame
+    assert combo.currentText() == "RTX 4070 (12 GiB)" and combo.count() > 2 and panel.fit_box.target() == "RTX 4070"
+    panel.fit_box.select_target("no such card")  # a name the profiles do not know says so once they are there
+    assert combo.currentText() == "no such card (unknown profile)"
+
+
+def test_the_presets_are_read_once_until_a_file_changes_and_a_validated_list_is_kept_beside_the_read_one(monkeypatch):
+    reads: list[str] = []
+    read = presets._read
+    monkeypatch.setattr(presets, "_read", lambda path, builtin: (reads.append(path.stem), read(path, builtin))[1])
+    folder = user_presets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    mine = folder / "mine.yaml"
+    mine.write_text("description: one\nppo:\n  n_epochs: 3\n")
+    first = presets.list_presets(checked=False)
+    count = len(reads)
+    assert count == len(first) and "mine" in reads
+    again = presets.list_presets(checked=False)
+    assert len(reads) == count and [p.name for p in again] == [p.name for p in first]  # not read again
+    again[-1].data["description"] = "changed by a caller"  # a copy: the cached list keeps what the file says
+    assert presets.get_preset("mine", checked=False).description == "one" and len(reads) == count
+    checked = presets.list_presets()  # validated: read and kept on its own, the read-only list stays
+    assert len(reads) == 2 * count and not {p.name: p for p in checked}["mine"].error
+    presets.list_presets(checked=False)
+    assert len(reads) == 2 * count
+    mine.write_text("description: two, a little longer\nppo:\n  n_epochs: 4\n")  # another size: the stamp changes
+    assert presets.get_preset("mine", checked=False).description == "two, a little longer"
+    assert len(reads) == 3 * count
