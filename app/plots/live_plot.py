@@ -35,7 +35,7 @@ from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
 from app.plots.drawing import SegmentLevels
-from app.plots.headroom import Headroom
+from app.plots.headroom import FollowViewBox, Span
 from app.plots.plot_message import PlotMessage
 from app.plots.series_items import Series
 from app.plots.smoothing import Ema
@@ -61,7 +61,9 @@ class LivePlot(pg.PlotWidget):
     """
 
     def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None):
-        super().__init__(parent=parent)
+        view = FollowViewBox()  # autoscale from the extents kept below, in steps (app.plots.headroom)
+        super().__init__(parent=parent, viewBox=view)
+        view.extent = self._data_extent
         self.title = title
         self.unit = unit
         self.time_only = time_only
@@ -88,8 +90,6 @@ class LivePlot(pg.PlotWidget):
         item.vb.sigResized.connect(self._redecimate)
         self._auto_x = True
         item.vb.sigStateChanged.connect(self._on_view_state_changed)
-        self._headroom = Headroom()  # while autoscaling, x moves in steps rather than every frame
-        item.addItem(self._headroom)
         self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
         self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
@@ -200,8 +200,6 @@ class LivePlot(pg.PlotWidget):
             if key in self._series:
                 self.remove_series(key)
         self.clear_data()
-        self._headroom.follow(None, None)
-        self._headroom.follow_y(None, None)
         self._show_x_values(False)
 
     def mark_break(self) -> None:
@@ -250,6 +248,7 @@ class LivePlot(pg.PlotWidget):
 
     def set_log_y(self, on: bool) -> None:
         self.getPlotItem().setLogMode(y=on)
+        self.getPlotItem().vb.log_y = on  # pyqtgraph's autoscale, on the log of the values
         self._drawn.clear()
 
     def set_y_span(self, low: float, high: float) -> None:
@@ -358,14 +357,18 @@ class LivePlot(pg.PlotWidget):
         return band is not None and not band.is_empty()
 
     def _follow_extent(self) -> None:
+        self.getPlotItem().vb.follow_data()
+        self._show_x_values(any(s.buf.size for s in self._series.values()))
+
+    def _data_extent(self) -> tuple[Span | None, Span | None]:
+        """The data's x span (at least ``MIN_SPAN``) and y extent, for the view to follow (None: no data)."""
         xs = [s.buf.x(self.x_mode) for s in self._series.values() if s.buf.size]
+        x = None
         if xs:
-            first, last = min(float(x[0]) for x in xs), max(float(x[-1]) for x in xs)
-            self._headroom.follow(first, max(last, first + MIN_SPAN[self.x_mode]))
-        else:
-            self._headroom.follow(None, None)
-        self._headroom.follow_y(*self._y_extent())
-        self._show_x_values(bool(xs))
+            first, last = min(float(v[0]) for v in xs), max(float(v[-1]) for v in xs)
+            x = (first, max(last, first + MIN_SPAN[self.x_mode]))
+        low, high = self._y_extent()
+        return x, (low, high) if low is not None and high is not None else None
 
     def _show_x_values(self, show: bool) -> None:
         """An empty plot shows no tick values (a time axis over 0..1 s read "00.500").
