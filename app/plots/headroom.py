@@ -68,7 +68,8 @@ class FollowViewBox(pg.ViewBox):
     """A ViewBox whose autoscale follows ``extent()``: ``(x, y)``, each ``(low, high)`` of the data or None.
 
     A curve given new data no longer makes the view ask every item for its bounds: the plot calls
-    ``follow_data()`` after a frame that changed something, and the range moves only in steps
+    ``follow_data()`` after a frame that changed something, the view then looks at the extents when it is next
+    painted, and the range moves only in steps
     (see the module's docstring). ``range_sets`` counts the ranges it set (tests: an unchanged frame sets none).
     """
 
@@ -89,10 +90,9 @@ class FollowViewBox(pg.ViewBox):
         self._itemBoundsCache.pop(item, None)  # the plot calls follow_data() once its frame is drawn
 
     def follow_data(self) -> None:
-        """The data changed: move the autoscaled axes if it left them (nothing otherwise)."""
-        if self._own():
-            self.updateAutoRange()
-        elif any(self.state["autoRange"]):
+        """The data changed: before the next paint, move the autoscaled axes if it left them (nothing otherwise).
+        Deferred as pyqtgraph's own is: a redraw's turn (``FRAME_S``) stays the curves' alone."""
+        if any(self.state["autoRange"]):
             self.queueUpdateAutoRange()
 
     def updateAutoRange(self) -> None:  # noqa: N802 (pyqtgraph API)

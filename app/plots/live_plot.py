@@ -93,6 +93,8 @@ class LivePlot(pg.PlotWidget):
         self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
         self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
+        self._cached_rows = -1  # legend rows whose texts are cached (see _cache_texts)
+        self._cache_texts()
 
     def set_title(self, title: str) -> None:
         """A new title (its colour stays the theme's)."""
@@ -287,6 +289,20 @@ class LivePlot(pg.PlotWidget):
         # range or size changes, i.e. rarely for y while following a run.
         for side in ("left", "bottom"):
             item.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._cached_rows = -1
+
+    def _cache_texts(self) -> None:
+        """The title, the axes' labels and the legend painted from a cached image: each is a text item of its own
+        (an axis' cache holds its ticks, not its label) that Qt lays out again on every paint, ~0.2 ms a plot; cached,
+        one is re-rendered only when its text, colour or place changes."""
+        if self._cached_rows == len(self.legend.items):
+            return
+        item = self.getPlotItem()
+        texts = [item.titleLabel.item, self.legend, *(item.getAxis(side).label for side in ("left", "bottom"))]
+        texts += [part for sample, label in self.legend.items for part in (sample, label.item)]
+        for text in texts:
+            text.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._cached_rows = len(self.legend.items)
 
     def in_view(self) -> bool:
         """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area,
@@ -313,6 +329,7 @@ class LivePlot(pg.PlotWidget):
         """
         if self.paused or not self.in_view():
             return False
+        self._cache_texts()  # a legend row or an x axis made since
         changed = False
         self._update_derived()
         for key, series in self._series.items():

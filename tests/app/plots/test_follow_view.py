@@ -25,6 +25,8 @@ def shown(qtbot, plot, pages: list[QWidget]):
 
 
 def view(plot) -> tuple[list[float], list[float]]:
+    """The range painted (autoscale, pyqtgraph's or ours, runs before a paint)."""
+    plot.grab()
     x, y = plot.getPlotItem().vb.viewRange()
     return list(x), list(y)
 
