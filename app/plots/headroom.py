@@ -99,9 +99,9 @@ class FollowViewBox(pg.ViewBox):
         if not self._own():
             super().updateAutoRange()
             return
-        if self._updatingRange:
+        if self._updatingRange:  # pyqtgraph's guard: setRange may resize items that ask for autoscale again
             return
-        self._updatingRange = True
+        self._updatingRange: bool = True
         try:
             auto = self.state["autoRange"]
             if auto[0] is False and auto[1] is False:
