@@ -15,8 +15,9 @@ date with the new points only, and moves it in steps:
 - a flat series (all values equal) is shown as its value +- ``FLAT_ROOM`` (pyqtgraph widens a
   zero-height range by 0.5 each way, which drew a learning rate of 3e-4 as a flat 0 on a +-0.4 axis).
 
-A frame whose data stays inside the view sets no range at all. With a log y axis, or with
-``pyqtgraph_range`` set (the bench's baseline), the view autoscales as pyqtgraph does.
+A frame whose data stays inside the view sets no range at all. While the curves show a transform of the values
+(a log axis, FFT, a derivative: the plot's menu), or with ``pyqtgraph_range`` set (the bench's baseline), the view
+autoscales as pyqtgraph does.
 """
 
 from __future__ import annotations
@@ -77,11 +78,17 @@ class FollowViewBox(pg.ViewBox):
         super().__init__()
         self.extent = extent or (lambda: (None, None))
         self.pyqtgraph_range = False  # autoscale as pyqtgraph does (bench/gui_scale.py's baseline)
-        self.log_y = False
+        self.transformed = False  # the curves drawn as a transform of the values (log, FFT, derivative: the plot's menu)
         self.range_sets = 0
 
     def _own(self) -> bool:
-        return not (self.pyqtgraph_range or self.log_y)
+        return not (self.pyqtgraph_range or self.transformed)
+
+    def set_transformed(self, on: bool) -> None:
+        """The curves show a transform of the values (``on``), or the values again: autoscale fits what is drawn."""
+        self.transformed = on
+        if any(self.state["autoRange"]):
+            self.queueUpdateAutoRange()
 
     def itemBoundsChanged(self, item) -> None:  # noqa: N802 (pyqtgraph API)
         if not self._own():

@@ -90,6 +90,11 @@ class LivePlot(pg.PlotWidget):
         item.vb.sigResized.connect(self._redecimate)
         self._auto_x = True
         item.vb.sigStateChanged.connect(self._on_view_state_changed)
+        ctrl = item.ctrl  # the menu's transforms: the curves no longer show the values the extents are kept of
+        self._transforms = [ctrl.logXCheck, ctrl.logYCheck, ctrl.fftCheck, ctrl.subtractMeanCheck, ctrl.derivativeCheck,
+                            ctrl.phasemapCheck]
+        for check in self._transforms:
+            check.toggled.connect(self._on_transform)
         self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
         self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
@@ -249,8 +254,7 @@ class LivePlot(pg.PlotWidget):
         self._drawn.clear()
 
     def set_log_y(self, on: bool) -> None:
-        self.getPlotItem().setLogMode(y=on)
-        self.getPlotItem().vb.log_y = on  # pyqtgraph's autoscale, on the log of the values
+        self.getPlotItem().setLogMode(y=on)  # the view autoscales as pyqtgraph does meanwhile (_on_transform)
         self._drawn.clear()
 
     def set_y_span(self, low: float, high: float) -> None:
@@ -418,6 +422,9 @@ class LivePlot(pg.PlotWidget):
         if auto_x != self._auto_x:  # autoscale switched on or off (the "A" button, the menu, a zoom)
             self._auto_x = auto_x
             self._redecimate()
+
+    def _on_transform(self, *_args) -> None:
+        self.getPlotItem().vb.set_transformed(any(check.isChecked() for check in self._transforms))
 
     def _redecimate(self, *_args) -> None:
         self._drawn.clear()

@@ -135,3 +135,14 @@ def test_the_drawn_range_always_holds_every_point_and_moves_in_steps(qtbot, page
         for key in ("episode", "mean"):
             assert holds(plot, key), (frame, key, view(plot))
     assert vb.range_sets - sets < frames / 10  # in steps, not on every frame
+
+
+def test_a_log_axis_fits_the_logs_of_the_values_and_the_values_again_once_off(speed):
+    values = speed.buffer("fps").values
+    speed.set_log_y(True)  # as the scalar charts' "log y" box does; the plot's menu does the same
+    speed.refresh()
+    _, (low, high) = view(speed)
+    assert low <= np.log10(values.min()) and np.log10(values.max()) <= high < 4  # not the values' own 990 .. 1010
+    speed.set_log_y(False)
+    speed.refresh()
+    assert holds(speed, "fps") and view(speed)[1][0] > 900
