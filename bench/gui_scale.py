@@ -97,7 +97,7 @@ def pyqtgraph_own_drawing(monitor, on: bool) -> None:
         Series._rlpanel_draw_line = Series.draw_line
     Series.draw_line = whole_series if on else Series._rlpanel_draw_line
     for plot in monitor.all_plots():
-        plot._headroom.setVisible(not on)
+        plot.getPlotItem().vb.pyqtgraph_range = on  # autoscale over every item's bounds, to the newest point
         for series in plot._series.values():
             if series.points:
                 continue

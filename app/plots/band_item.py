@@ -142,6 +142,12 @@ def _band_pixels(x: np.ndarray, y_lo: np.ndarray, y_hi: np.ndarray, width: int, 
     np.minimum.at(col_top, cols, np.repeat(top, counts))
     np.maximum.at(col_bottom, cols, np.repeat(bottom, counts))
     col_bottom = np.maximum(col_bottom, col_top)  # at least one pixel high
-    rows = np.arange(height, dtype=np.float64)[:, None]
-    inside = (rows >= col_top[None, :]) & (rows <= col_bottom[None, :])
-    return np.ascontiguousarray(inside.astype(np.uint32) * pixel)
+    # small ints and in-place steps: the mask is height x width (~400k cells a frame), float compares cost 3x
+    col_top = np.clip(col_top, -1, height).astype(np.int16)  # MAX_PIXELS fits; a column with nothing: top past the image
+    col_bottom = np.clip(col_bottom, -1, height).astype(np.int16)
+    rows = np.arange(height, dtype=np.int16)[:, None]
+    inside = rows >= col_top
+    inside &= rows <= col_bottom
+    image = inside.view(np.uint8).astype(np.uint32)
+    image *= pixel
+    return image

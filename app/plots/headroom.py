@@ -1,65 +1,129 @@
-"""Room ahead of the newest point, so a plot that follows live data moves its x axis in steps.
+"""The view of a live plot follows its data with room ahead, in steps, from extents the plot already knows.
 
-Autoscale fits the x axis to the data; with a point arriving every 50 ms the range then changes on
-every frame, and each change re-renders the axis (ticks, labels, grid) and every item in view. A
-``Headroom`` item takes part in autoscale with bounds that reach ``FRACTION`` of the data's span
-past its newest point and only move when the data gets there: a 12 h run moves its axis about
-every 20 minutes, a 10 s one every few frames.
+pyqtgraph's autoscale asks every item of the view for its data bounds whenever one changes (each
+``setData``: ~5 ms a frame over a 12 h run's 11 plots), then sets a range fitted to the newest
+point: with a point every 50 ms that range changes on every frame, and each change re-renders
+the axes (ticks, labels, grid) and every item in view. ``FollowViewBox`` keeps pyqtgraph's
+autoscale *state* (the "A" button, the menu's checkboxes, a wheel or drag turning it off per axis,
+exactly as before) but computes the range itself from the series' extents the plot keeps up to
+date with the new points only, and moves it in steps:
 
-It also gives a flat series its y room: pyqtgraph widens a zero-height range by 0.5 each way, which
-drew a learning rate of 3e-4 as a flat 0 on a +-0.4 axis; ``follow_y`` makes it ``value +- 5 %``.
+- x reaches ``FRACTION`` of the data's span past its newest point and moves only when the data gets
+  there: a 12 h run moves its axis about every 20 minutes, a 10 s one every few frames;
+- y has ``Y_ROOM`` of the data's span each side, set again only when a value leaves it (or the data
+  fills less than ``Y_REFIT`` of it: another run, a cleared plot);
+- a flat series (all values equal) is shown as its value +- ``FLAT_ROOM`` (pyqtgraph widens a
+  zero-height range by 0.5 each way, which drew a learning rate of 3e-4 as a flat 0 on a +-0.4 axis).
+
+A frame whose data stays inside the view sets no range at all. While the curves show a transform of the values
+(a log axis, FFT, a derivative: the plot's menu), or with ``pyqtgraph_range`` set (the bench's baseline), the view
+autoscales as pyqtgraph does.
 """
 
 from __future__ import annotations
 
-import pyqtgraph as pg
-from PySide6.QtCore import QRectF
+from collections.abc import Callable
 
-FRACTION = 0.03
+import pyqtgraph as pg
+
+FRACTION = 0.03  # room on x past the newest point
+X_PAD = 0.01  # room on x before the first point
+Y_ROOM = 0.08  # room on y each side of the data, when set again
+Y_REFIT = 0.6  # the data filling less of the y range than this: fit it again (it shrank)
 FLAT_ROOM = 0.05  # a flat series is shown as its value +- 5 %
 
+Span = tuple[float, float]
 
-class Headroom(pg.GraphicsObject):
-    """An invisible item whose x bounds are the data's span plus headroom (no y bounds)."""
 
-    def __init__(self):
+def follow_x(current: Span, first: float, last: float) -> Span | None:
+    """The x range to show for data from ``first`` to ``last``, or None when ``current`` still suits it: it holds the
+    data, its left edge near the first point, and the data fills at least half of it."""
+    span = max(last - first, 1e-300)
+    low, high = current
+    room = high - low
+    if first - 2 * X_PAD * span <= low <= first and last <= high and span >= 0.5 * room:
+        return None
+    return first - X_PAD * span, last + FRACTION * span
+
+
+def flat_room(low: float, high: float) -> Span:
+    """``low .. high``, widened to the value +- ``FLAT_ROOM`` where all values are equal (as good as)."""
+    if high - low <= 1e-9 * max(abs(high), abs(low), 1e-300):
+        room = abs(high) * FLAT_ROOM or 1.0
+        return low - room, high + room
+    return low, high
+
+
+def follow_y(current: Span, low: float, high: float) -> Span | None:
+    """The y range to show for values from ``low`` to ``high``, or None when ``current`` still holds them all (and
+    they fill at least ``Y_REFIT`` of it)."""
+    low, high = flat_room(low, high)
+    span = high - low
+    r_low, r_high = current
+    if r_low <= low and high <= r_high and span >= Y_REFIT * (r_high - r_low):
+        return None
+    return low - Y_ROOM * span, high + Y_ROOM * span
+
+
+class FollowViewBox(pg.ViewBox):
+    """A ViewBox whose autoscale follows ``extent()``: ``(x, y)``, each ``(low, high)`` of the data or None.
+
+    A curve given new data no longer makes the view ask every item for its bounds: the plot calls
+    ``follow_data()`` after a frame that changed something, the view then looks at the extents when it is next
+    painted, and the range moves only in steps
+    (see the module's docstring). ``range_sets`` counts the ranges it set (tests: an unchanged frame sets none).
+    """
+
+    def __init__(self, extent: Callable[[], tuple[Span | None, Span | None]] | None = None):
         super().__init__()
-        self.setFlag(self.GraphicsItemFlag.ItemHasNoContents)
-        self.span: tuple[float, float] | None = None
-        self.y_span: tuple[float, float] | None = None
+        self.extent = extent or (lambda: (None, None))
+        self.pyqtgraph_range = False  # autoscale as pyqtgraph does (bench/gui_scale.py's baseline)
+        self.transformed = False  # the curves drawn as a transform of the values (log, FFT, derivative: the plot's menu)
+        self.range_sets = 0
 
-    def follow(self, first: float | None, last: float | None) -> None:
-        """The data now spans ``first`` .. ``last`` (``None``: no data)."""
-        if first is None or last is None:
-            self._set(None)
+    def _own(self) -> bool:
+        return not (self.pyqtgraph_range or self.transformed)
+
+    def set_transformed(self, on: bool) -> None:
+        """The curves show a transform of the values (``on``), or the values again: autoscale fits what is drawn."""
+        self.transformed = on
+        if any(self.state["autoRange"]):
+            self.queueUpdateAutoRange()
+
+    def itemBoundsChanged(self, item) -> None:  # noqa: N802 (pyqtgraph API)
+        if not self._own():
+            super().itemBoundsChanged(item)
             return
-        if self.span is not None:
-            left, right = self.span
-            stale = right - last > 2 * FRACTION * (last - first)  # cleared, or x switched units
-            if left == first and last <= right and not stale:
+        self._itemBoundsCache.pop(item, None)  # the plot calls follow_data() once its frame is drawn
+
+    def follow_data(self) -> None:
+        """The data changed: before the next paint, move the autoscaled axes if it left them (nothing otherwise).
+        Deferred as pyqtgraph's own is: a redraw's turn (``FRAME_S``) stays the curves' alone."""
+        if any(self.state["autoRange"]):
+            self.queueUpdateAutoRange()
+
+    def updateAutoRange(self) -> None:  # noqa: N802 (pyqtgraph API)
+        if not self._own():
+            super().updateAutoRange()
+            return
+        if self._updatingRange:  # pyqtgraph's guard: setRange may resize items that ask for autoscale again
+            return
+        self._updatingRange: bool = True
+        try:
+            auto = self.state["autoRange"]
+            if auto[0] is False and auto[1] is False:
                 return
-        self._set((first, last + FRACTION * (last - first)))
-
-    def follow_y(self, low: float | None, high: float | None) -> None:
-        """The data's y extent: a flat one (all values equal) gets +-5 % of its value as room, else none."""
-        span = None
-        if low is not None and high is not None and high - low <= 1e-9 * max(abs(high), abs(low), 1e-300):
-            room = abs(high) * FLAT_ROOM or 1.0
-            span = (low - room, high + room)
-        if span != self.y_span:
-            self.y_span = span
-            self.informViewBoundsChanged()
-
-    def _set(self, span: tuple[float, float] | None) -> None:
-        if span != self.span:
-            self.span = span
-            self.informViewBoundsChanged()
-
-    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802 (pyqtgraph API)
-        return self.span if ax == 0 else self.y_span
-
-    def boundingRect(self) -> QRectF:  # noqa: N802 (Qt API)
-        return QRectF()
-
-    def paint(self, *_args) -> None:
-        pass
+            x, y = self.extent()
+            target = self.state["targetRange"]
+            ranges = {}
+            if auto[0] is not False and x is not None:
+                ranges["xRange"] = follow_x((target[0][0], target[0][1]), *x)
+            if auto[1] is not False and y is not None:
+                ranges["yRange"] = follow_y((target[1][0], target[1][1]), *y)
+            ranges = {k: v for k, v in ranges.items() if v is not None}
+            if ranges:
+                self.range_sets += 1
+                self.setRange(padding=0.0, disableAutoRange=False, **ranges)
+        finally:
+            self._autoRangeNeedsUpdate = False
+            self._updatingRange = False

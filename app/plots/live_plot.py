@@ -35,7 +35,7 @@ from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
 from app.plots.drawing import SegmentLevels
-from app.plots.headroom import Headroom
+from app.plots.headroom import FollowViewBox, Span
 from app.plots.plot_message import PlotMessage
 from app.plots.series_items import Series
 from app.plots.smoothing import Ema
@@ -61,7 +61,9 @@ class LivePlot(pg.PlotWidget):
     """
 
     def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None):
-        super().__init__(parent=parent)
+        view = FollowViewBox()  # autoscale from the extents kept below, in steps (app.plots.headroom)
+        super().__init__(parent=parent, viewBox=view)
+        view.extent = self._data_extent
         self.title = title
         self.unit = unit
         self.time_only = time_only
@@ -88,11 +90,16 @@ class LivePlot(pg.PlotWidget):
         item.vb.sigResized.connect(self._redecimate)
         self._auto_x = True
         item.vb.sigStateChanged.connect(self._on_view_state_changed)
-        self._headroom = Headroom()  # while autoscaling, x moves in steps rather than every frame
-        item.addItem(self._headroom)
+        ctrl = item.ctrl  # the menu's transforms: the curves no longer show the values the extents are kept of
+        self._transforms = [ctrl.logXCheck, ctrl.logYCheck, ctrl.fftCheck, ctrl.subtractMeanCheck, ctrl.derivativeCheck,
+                            ctrl.phasemapCheck]
+        for check in self._transforms:
+            check.toggled.connect(self._on_transform)
         self.crosshair = Crosshair(self, self.readout_at)
         self._message = PlotMessage(self)
         self.readout_extra: Callable[[float], str | None] | None = None  # more words for the readout at x
+        self._cached_rows = -1  # legend rows whose texts are cached (see _cache_texts)
+        self._cache_texts()
 
     def set_title(self, title: str) -> None:
         """A new title (its colour stays the theme's)."""
@@ -200,8 +207,6 @@ class LivePlot(pg.PlotWidget):
             if key in self._series:
                 self.remove_series(key)
         self.clear_data()
-        self._headroom.follow(None, None)
-        self._headroom.follow_y(None, None)
         self._show_x_values(False)
 
     def mark_break(self) -> None:
@@ -249,7 +254,7 @@ class LivePlot(pg.PlotWidget):
         self._drawn.clear()
 
     def set_log_y(self, on: bool) -> None:
-        self.getPlotItem().setLogMode(y=on)
+        self.getPlotItem().setLogMode(y=on)  # the view autoscales as pyqtgraph does meanwhile (_on_transform)
         self._drawn.clear()
 
     def set_y_span(self, low: float, high: float) -> None:
@@ -288,6 +293,20 @@ class LivePlot(pg.PlotWidget):
         # range or size changes, i.e. rarely for y while following a run.
         for side in ("left", "bottom"):
             item.getAxis(side).setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._cached_rows = -1
+
+    def _cache_texts(self) -> None:
+        """The title, the axes' labels and the legend painted from a cached image: each is a text item of its own
+        (an axis' cache holds its ticks, not its label) that Qt lays out again on every paint, ~0.2 ms a plot; cached,
+        one is re-rendered only when its text, colour or place changes."""
+        if self._cached_rows == len(self.legend.items):
+            return
+        item = self.getPlotItem()
+        texts = [item.titleLabel.item, self.legend, *(item.getAxis(side).label for side in ("left", "bottom"))]
+        texts += [part for sample, label in self.legend.items for part in (sample, label.item)]
+        for text in texts:
+            text.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
+        self._cached_rows = len(self.legend.items)
 
     def in_view(self) -> bool:
         """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area,
@@ -314,6 +333,7 @@ class LivePlot(pg.PlotWidget):
         """
         if self.paused or not self.in_view():
             return False
+        self._cache_texts()  # a legend row or an x axis made since
         changed = False
         self._update_derived()
         for key, series in self._series.items():
@@ -358,14 +378,18 @@ class LivePlot(pg.PlotWidget):
         return band is not None and not band.is_empty()
 
     def _follow_extent(self) -> None:
+        self.getPlotItem().vb.follow_data()
+        self._show_x_values(any(s.buf.size for s in self._series.values()))
+
+    def _data_extent(self) -> tuple[Span | None, Span | None]:
+        """The data's x span (at least ``MIN_SPAN``) and y extent, for the view to follow (None: no data)."""
         xs = [s.buf.x(self.x_mode) for s in self._series.values() if s.buf.size]
+        x = None
         if xs:
-            first, last = min(float(x[0]) for x in xs), max(float(x[-1]) for x in xs)
-            self._headroom.follow(first, max(last, first + MIN_SPAN[self.x_mode]))
-        else:
-            self._headroom.follow(None, None)
-        self._headroom.follow_y(*self._y_extent())
-        self._show_x_values(bool(xs))
+            first, last = min(float(v[0]) for v in xs), max(float(v[-1]) for v in xs)
+            x = (first, max(last, first + MIN_SPAN[self.x_mode]))
+        low, high = self._y_extent()
+        return x, (low, high) if low is not None and high is not None else None
 
     def _show_x_values(self, show: bool) -> None:
         """An empty plot shows no tick values (a time axis over 0..1 s read "00.500").
@@ -398,6 +422,9 @@ class LivePlot(pg.PlotWidget):
         if auto_x != self._auto_x:  # autoscale switched on or off (the "A" button, the menu, a zoom)
             self._auto_x = auto_x
             self._redecimate()
+
+    def _on_transform(self, *_args) -> None:
+        self.getPlotItem().vb.set_transformed(any(check.isChecked() for check in self._transforms))
 
     def _redecimate(self, *_args) -> None:
         self._drawn.clear()

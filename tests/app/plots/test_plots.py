@@ -45,6 +45,8 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     panel.add_records(episodes(0, 30) + train + progress + [{"kind": "eval", "step": 600, "t": 1e9, "mean_reward": 40.0}])
     qtbot.waitUntil(lambda: panel.reward_plot.curve("episode").xData is not None
                     and len(panel.reward_plot.curve("episode").xData) == 30, timeout=3000)
+    # plots redraw in turns of FRAME_S: under load the speed chart may come at the next turn
+    qtbot.waitUntil(lambda: panel.speed_plot.curve("fps").getOriginalDataset()[1] is not None, timeout=3000)
     x, y = panel.reward_plot.curve("mean").getOriginalDataset()
     assert y[-1] == np.mean(np.arange(30))
     assert len(panel.speed_plot.curve("fps").getOriginalDataset()[1]) == 4
