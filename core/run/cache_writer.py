@@ -27,7 +27,7 @@ import numpy as np
 
 from core.run.column_codec import encode_metrics, encode_telemetry
 from core.run.columns import metrics_batch, telemetry_batch
-from core.run.history_cache import HistoryCache, probe_of
+from core.run.history_cache import HistoryCache, _probe, probe_of
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.telemetry.summary import well_formed_sample
@@ -58,6 +58,7 @@ class SourceCache:
         self.columns = columns
         self._identity: tuple[int, int] | None = None  # the source's (device, inode) when its cache was read
         self._retry_at = 0  # after a refused append: the source's size from which to try again
+        self._last: tuple[int, int, tuple[int, int]] | None = None  # the last chunk's source range and probe
 
     def update(self, min_bytes: int = MIN_BYTES, max_bytes: int = MAX_BYTES) -> int:
         """Append chunks while ``min_bytes`` of whole lines are past the cache's end; returns how many."""
@@ -65,9 +66,15 @@ class SourceCache:
             st = os.stat(self.cache.source)
         except OSError:
             return 0
-        if (st.st_dev, st.st_ino) != self._identity or st.st_size < self.cache.end:
-            self.cache.chunks()  # a first look, a file replaced (a thinning) or cut back (a resume): what still matches
+        if (st.st_dev, st.st_ino) != self._identity or st.st_size < self.cache.end or not self._last_still_there():
+            # a first look, a file replaced (a thinning), or cut back (a resume), even where it grew past the
+            # cache's end again since the last look: what still matches
+            entries = self.cache.chunks()
             self._identity = (st.st_dev, st.st_ino)
+            self._last = None
+            if entries:
+                with open(self.cache.source, "rb") as src:
+                    self._last = (entries[-1].start, entries[-1].end, _probe(src, entries[-1].start, entries[-1].end))
         written = 0
         while st.st_size - self.cache.end >= min_bytes and st.st_size >= self._retry_at:
             start = self.cache.end
@@ -77,12 +84,25 @@ class SourceCache:
             data = data[: data.rfind(b"\n") + 1]  # whole lines only: the last one may still be being written
             if len(data) < min_bytes:
                 break  # not enough whole lines yet (or one longer than a chunk: the window parses it)
-            if not self.cache.append(start, start + len(data), *self.columns(data), probe=probe_of(data)):
+            probe = probe_of(data)
+            if not self.cache.append(start, start + len(data), *self.columns(data), probe=probe):
                 self._identity = None  # another writer wrote to it, or the folder is read-only: read it again
                 self._retry_at = st.st_size + max_bytes  # and parse again only once there is more to cache
                 break
+            self._last = (start, start + len(data), probe)
             written += 1
         return written
+
+    def _last_still_there(self) -> bool:
+        """Whether the bytes under the last chunk are still those it was made of (a few bytes read)."""
+        if self._last is None:
+            return True
+        start, end, probe = self._last
+        try:
+            with open(self.cache.source, "rb") as src:
+                return _probe(src, start, end) == probe
+        except OSError:
+            return False
 
 
 class CacheWriter:

@@ -103,6 +103,25 @@ def test_a_resume_that_cut_the_records_back_and_a_thinning_are_cached_again(run)
     assert_same(got, full_parse(run))
 
 
+def test_a_file_cut_back_and_grown_past_the_caches_end_between_two_looks_is_cached_again(run):
+    """The same file (its inode), shorter and then longer than what the cache covered, before the writer looks
+    again: the stale chunks are found by their bytes, not by the file's size."""
+    layout = RunDir(run)
+    writer = CacheWriter(run, min_bytes=SMALL)
+    writer.update()
+    old_end = covered(run)[0]
+    lines = layout.metrics.read_bytes().splitlines(keepends=True)
+    layout.metrics.write_bytes(b"".join(lines[: len(lines) // 2]))
+    extra = [{"kind": "attempt", "t": 3e9, "step": 0, "attempt": 2}]
+    while layout.metrics.stat().st_size <= old_end + SMALL:
+        append_jsonl(layout.metrics, [*extra, *episodes(0, 40, step0=10**7)])
+        extra = []
+    writer.update()
+    assert covered(run)[0] == layout.metrics.stat().st_size
+    _, got = open_run(run)
+    assert_same(got, full_parse(run))
+
+
 def test_a_long_history_reaches_the_window_in_bounded_batches_at_screen_resolution(run, monkeypatch):
     monkeypatch.setattr(follower_module, "HISTORY_POINTS", 200)
     monkeypatch.setattr(follower_module, "HISTORY_RAW", 100)
