@@ -94,6 +94,8 @@ class MonitorPanel(QWidget):
         self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()
 
+        # the header keeps its height whether the bar and the close button show or not: the plots below never move
+        self.title.setMinimumHeight(max(self.close_button.sizeHint().height(), self.progress.sizeHint().height()))
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.progress)

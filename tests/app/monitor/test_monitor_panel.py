@@ -127,12 +127,15 @@ def test_point_10_a_long_history_loads_in_chunks_while_the_window_stays_responsi
     assert panel.gpu.plots["temperature_c"].point_count() == 5_000
 
 
-def test_the_loading_state_is_shown_and_cleared(qtbot):
+def test_the_loading_state_is_shown_in_the_header_and_cleared(qtbot):
     panel = make_panel(qtbot)
-    panel.set_loading("Loading the run's history… 40 %")
-    assert panel.loading and panel.status.isVisible() and "40 %" in panel.status.text()
+    plots_at = panel.splitter.geometry()
+    panel.set_loading(0.4)
+    assert panel.loading and panel.progress.isVisible() and panel.progress.format() == "Loading the run's history… 40 %"
+    assert panel.progress.value() == 400 and not panel.status.isVisible()
     panel.set_loading(None)
-    assert not panel.loading and not panel.status.isVisible()
+    assert not panel.loading and not panel.progress.isVisible()  # no progress record yet: nothing to show
+    assert panel.splitter.geometry() == plots_at  # nothing above the plots moved: they were not laid out again
 
 
 def test_save_plots_starts_in_the_runs_folder(qtbot, runs_dir, monkeypatch):
