@@ -49,6 +49,7 @@ SOON_MS = 15  # new records are drawn this soon after the last redraw, not at th
 FRAME_S = 0.012  # a timer's redraw draws plots for about this long, then lets the GUI thread breathe
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
 HOLD_S = LOADING_REDRAW_S  # a run just opened: its plots wait this long at most for its whole history before they draw
+SETTLE_TURNS = 3  # turns of the event loop a released run's plots may take to settle before they are painted
 SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
 
@@ -73,6 +74,7 @@ class MonitorPanel(QWidget):
         self._last_progress: dict | None = None
         self._loading: float | None = None  # the share of the followed run's history read, while it loads
         self._held = False  # the plots of a run just opened are not drawn until its history is in (``_hold``)
+        self._settling = 0  # turns taken so far to settle a released run's plots (``_settle``)
         self._last_redraw = 0.0
 
         self.title = ElidedLabel(IDLE_TITLE)
@@ -441,10 +443,25 @@ class MonitorPanel(QWidget):
             self._soon.start(0)  # the rest once the events that waited meanwhile are handled
             return changed
         if not self.splitter.updatesEnabled():
+            if changed and self._settling < SETTLE_TURNS:
+                self._settle()
+                return changed
             self.splitter.setUpdatesEnabled(True)  # released: every plot has its history, painted once from here
+            self._settling = 0
         if changed:
             self.redrawn.emit(spent)
         return changed
+
+    def _settle(self) -> None:
+        """Before a released run's plots are painted: what pyqtgraph does when it first paints (fit the view to the
+        data, then tick labels of another width lay the axes out again, which asks for the lines again at the new
+        width) is done now, and drawn at the next turn of the event loop; painting all that would paint each plot
+        three or four times."""
+        self._settling += 1
+        for plot in self.all_plots():
+            if plot.in_view():
+                plot.scene().prepareForPaint()
+        self._soon.start(0)
 
     def save_plots(self, path: Path | None = None) -> Path | None:
         """The plots as on screen, as a PNG; the dialog starts in the followed run's folder."""

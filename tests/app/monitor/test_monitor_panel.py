@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtCore import QEvent, QObject
+
+import app.monitor.panel as panel_module
 from app.monitor.follower import RunFollower
 from app.monitor.panel import MonitorPanel
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
@@ -125,6 +128,61 @@ def test_point_10_a_long_history_loads_in_chunks_while_the_window_stays_responsi
     assert follower.controller.most_unacked <= 2
     assert ticks  # the GUI thread's event loop ran meanwhile
     assert panel.gpu.plots["temperature_c"].point_count() == 5_000
+
+
+class PaintCount(QObject):
+    """Paint events of the plots' viewports (what drawing a plot on screen costs)."""
+
+    def __init__(self, plots):
+        super().__init__()
+        self.viewports = {plot.viewport(): plot for plot in plots}
+        self.painted: list = []
+        for viewport in self.viewports:
+            viewport.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint:
+            self.painted.append(self.viewports[obj])
+        return False
+
+
+def test_a_run_opened_is_painted_once_with_its_whole_history_not_once_per_batch(qtbot, runs_dir, monkeypatch):
+    monkeypatch.setattr(panel_module, "HOLD_S", 30.0)  # the history decides when the plots show, not the machine's speed
+    run = make_fake_run(runs_dir, state="stopped")
+    append_jsonl(run / "metrics.jsonl", episodes(0, 6_000))
+    append_jsonl(run / "telemetry.jsonl", gpu_lines(3_000))
+    panel = make_panel(qtbot)
+    qtbot.waitExposed(panel)
+    follower = RunFollower(poll_ms=50, chunk_bytes=32 * 1024)
+    batches: list[int] = []
+    follower.records.connect(lambda batch: (batches.append(batch.records), panel.add_batch(batch)))
+    follower.telemetry.connect(panel.add_telemetry_batch)
+    follower.loading.connect(lambda share: panel.set_loading(share if share >= 0 else None))
+    reward = panel.reward_plot
+    painted = PaintCount([reward, panel.gpu.plots["temperature_c"]])
+    try:
+        panel.set_run(run, "a long run")
+        follower.follow(run)
+        qtbot.waitUntil(lambda: reward.buffer("episode").size == 6_000, timeout=30_000)
+        assert panel.held and painted.painted == []  # batch after batch came, and no plot was drawn meanwhile
+        qtbot.waitUntil(lambda: not panel.loading and not panel.held, timeout=10_000)
+        qtbot.waitUntil(lambda: len(set(painted.painted)) == 2, timeout=5_000)
+        qtbot.wait(200)
+    finally:
+        follower.close()
+    assert len(batches) > 5  # the history came in many batches
+    # ... and was painted once it was all in (then again as pyqtgraph sizes the axes for the tick labels it first drew)
+    assert painted.painted.count(reward) <= 3
+    assert len(reward.curve("mean").getOriginalDataset()[0]) > 0  # drawn with the history
+
+
+def test_a_run_without_a_loading_signal_is_shown_after_the_hold(qtbot, runs_dir):
+    panel = make_panel(qtbot)
+    panel.set_run(make_fake_run(runs_dir, state="stopped"), "a run")
+    assert panel.held and not panel.splitter.updatesEnabled()
+    qtbot.waitUntil(lambda: not panel.held, timeout=5_000)  # HOLD_S: a history that never says it is in still shows
+    panel.set_run(None, "no run")
+    assert not panel.held  # the live GPU monitor is never held
 
 
 def test_the_loading_state_is_shown_in_the_header_and_cleared(qtbot):
