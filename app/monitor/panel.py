@@ -48,7 +48,8 @@ REDRAW_MS = 50
 SOON_MS = 15  # new records are drawn this soon after the last redraw, not at the next tick (~a frame)
 FRAME_S = 0.012  # a timer's redraw draws plots for about this long, then lets the GUI thread breathe
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
-HOLD_S = LOADING_REDRAW_S  # a run just opened: its plots wait this long at most for its whole history before they draw
+HOLD_S = LOADING_REDRAW_S  # a run just opened: its plots wait this long at most after its first data for the rest
+HOLD_FIRST_S = 2.0  # ... and this long at most for its first data (a reader that says nothing cannot freeze them)
 SETTLE_TURNS = 3  # turns of the event loop a released run's plots may take to settle before they are painted
 SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
@@ -74,7 +75,9 @@ class MonitorPanel(QWidget):
         self._last_progress: dict | None = None
         self._loading: float | None = None  # the share of the followed run's history read, while it loads
         self._held = False  # the plots of a run just opened are not drawn until its history is in (``_hold``)
-        self._settling = 0  # turns taken so far to settle a released run's plots (``_settle``)
+        self._fed = False  # data came while held
+        self._releasing = False  # released: the plots get their data and settle, then are painted (``_settle``)
+        self._settling = 0  # turns taken so far to settle a released run's plots
         self._last_redraw = 0.0
 
         self.title = ElidedLabel(IDLE_TITLE)
@@ -134,7 +137,6 @@ class MonitorPanel(QWidget):
         self._pass = (0.0, False)  # that redraw's seconds so far, and whether anything changed
         self._hold_timer = QTimer(self)
         self._hold_timer.setSingleShot(True)
-        self._hold_timer.setInterval(int(HOLD_S * 1000))
         self._hold_timer.timeout.connect(self._release)
         # a chart scrolled into view draws what it missed now, not at the next tick
         self.scalars.charts_area.verticalScrollBar().valueChanged.connect(lambda _: self._redraw_soon())
@@ -194,33 +196,45 @@ class MonitorPanel(QWidget):
         if run_dir is not None:
             self._hold()
         else:
-            self._release()
+            self._held = False
+            self._hold_timer.stop()
+            self._show_plots()
 
     def _hold(self) -> None:
         """Draw nothing of the plots until the run's history is in (``set_loading(None)``), or for ``HOLD_S`` at
         most: its plots are drawn once with the whole history, instead of once per batch (each drawing lays out
         and paints every plot's axes again, as their ranges and tick labels change). A history that takes longer
         (a run parsed for the first time) shows how far it got meanwhile."""
-        self._held = True
+        self._held, self._fed, self._releasing = True, False, False
         self._pending = []
         self.splitter.setUpdatesEnabled(False)
-        self._hold_timer.start()
+        self._hold_timer.start(int(HOLD_FIRST_S * 1000))
+
+    def _fed_while_held(self) -> None:
+        """Data came: ``HOLD_S`` more at most for the rest of the history."""
+        if self._held and not self._fed:
+            self._fed = True
+            self._hold_timer.start(int(HOLD_S * 1000))
 
     def _release(self) -> None:
-        """The history is in (or ``HOLD_S`` passed): the plots get their data, in turns of a frame, and are
-        painted once they all have it (``_redraw`` turns the updates back on)."""
+        """The history is in (or the hold's time passed): the plots get their data, in turns of a frame, settle,
+        and are painted once they all have it (``_redraw``, ``_settle``)."""
         self._hold_timer.stop()
         if self._held:
-            self._held = False
-            self._last_redraw = 0.0
+            self._held, self._releasing, self._settling = False, True, 0
+            self._pending = []
             self._redraw_tick()
-        elif not self.splitter.updatesEnabled():
+
+    def _show_plots(self) -> None:
+        """The plots are painted from here on."""
+        self._releasing, self._settling = False, 0
+        if not self.splitter.updatesEnabled():
             self.splitter.setUpdatesEnabled(True)
 
     @property
     def held(self) -> bool:
-        """The plots of a run just opened wait for its history (``_hold``)."""
-        return self._held or not self.splitter.updatesEnabled()
+        """The plots of a run just opened wait for its history, or are being readied to be painted (``_hold``)."""
+        return self._held or self._releasing
 
     def clear(self) -> None:
         """Nothing of the previous run stays: series, legends, readouts, progress, alerts."""
@@ -265,6 +279,7 @@ class MonitorPanel(QWidget):
             self._show_progress()
         if batch.records:
             self.last_record_t = time.time()
+        self._fed_while_held()
         self._redraw_soon()
 
     def _redraw_soon(self) -> None:
@@ -338,6 +353,7 @@ class MonitorPanel(QWidget):
             self.gpu.add_throttled(part.throttled)
         self.gpu.set_latest(batch.latest)
         self._update_status()
+        self._fed_while_held()
         self._redraw_soon()
 
     def set_gpu_unavailable(self, reason: str | None) -> None:
@@ -415,7 +431,9 @@ class MonitorPanel(QWidget):
         """Every plot that changed, now (whatever a timer's redraw left for later too; a held run's plots too)."""
         self._hold_timer.stop()
         self._held = False
-        return self._redraw(None)
+        changed = self._redraw(None)
+        self._show_plots()
+        return changed
 
     def _redraw_tick(self) -> None:
         """The timers' redraw: plots in turn until FRAME_S is spent, the rest at the next turn of the event
@@ -427,7 +445,7 @@ class MonitorPanel(QWidget):
             return False  # a hidden tab costs nothing; it catches up when shown (a held one when released)
         start = time.perf_counter()
         if not self._pending:
-            if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
+            if self._loading is not None and not self._releasing and start - self._last_redraw < LOADING_REDRAW_S:
                 return False  # a long history is coming in: redrawing its halves would only slow it down
             self._last_redraw = start
             self._pending, self._pass = self.all_plots(), (0.0, False)
@@ -442,25 +460,23 @@ class MonitorPanel(QWidget):
         if self._pending:
             self._soon.start(0)  # the rest once the events that waited meanwhile are handled
             return changed
-        if not self.splitter.updatesEnabled():
-            if changed and self._settling < SETTLE_TURNS:
+        if self._releasing:
+            if changed and budget_s is not None and self._settling < SETTLE_TURNS:
                 self._settle()
                 return changed
-            self.splitter.setUpdatesEnabled(True)  # released: every plot has its history, painted once from here
-            self._settling = 0
+            self._show_plots()  # every plot has its history: painted once from here
         if changed:
             self.redrawn.emit(spent)
         return changed
 
     def _settle(self) -> None:
-        """Before a released run's plots are painted: what pyqtgraph does when it first paints (fit the view to the
-        data, then tick labels of another width lay the axes out again, which asks for the lines again at the new
-        width) is done now, and drawn at the next turn of the event loop; painting all that would paint each plot
-        three or four times."""
+        """Before a released run's plots are painted: what pyqtgraph does as it paints (fit the view to the data,
+        which may ask for the lines again) is done now, and drawn at the next turn of the event loop. (pyqtgraph
+        still lays an axis out again after its first paint, for the width of its tick labels: one more paint.)"""
         self._settling += 1
         for plot in self.all_plots():
             if plot.in_view():
-                plot.scene().prepareForPaint()
+                plot.scene().prepareForPaint()  # the view fitted to the data (pyqtgraph does it as it paints)
         self._soon.start(0)
 
     def save_plots(self, path: Path | None = None) -> Path | None:
@@ -483,3 +499,4 @@ class MonitorPanel(QWidget):
         self.reward_plot.set_theme_colors(background, foreground)
         self.gpu.set_theme_colors(background, foreground)
         self.scalars.set_theme_colors(background, foreground)
+
