@@ -194,7 +194,9 @@ class RunController(QObject):
         telemetry = self._load_cached(telemetry_cache, self._cached[1], None)
         if telemetry:
             self.cached_batches += 1
-            self._emit(self.telemetry, gen, at_screen_resolution(joined(merged(telemetry)), HISTORY_RAW))
+            history = merged(telemetry)
+            assert isinstance(history, TelemetryBatch)
+            self._emit(self.telemetry, gen, at_screen_resolution(joined(history), HISTORY_RAW))
         shares = [(e[0].start if e else r.offset, r.path) for e, r in zip(self._cached, self._readers[:2], strict=True)]
         self._was_loading = True
         self.loading.emit(gen, _share_read(shares))

@@ -201,10 +201,10 @@ class MonitorPanel(QWidget):
             self._show_plots()
 
     def _hold(self) -> None:
-        """Draw nothing of the plots until the run's history is in (``set_loading(None)``), or for ``HOLD_S`` at
-        most: its plots are drawn once with the whole history, instead of once per batch (each drawing lays out
-        and paints every plot's axes again, as their ranges and tick labels change). A history that takes longer
-        (a run parsed for the first time) shows how far it got meanwhile."""
+        """Draw nothing of the plots until the run's history is in (``set_loading(None)``; at most ``HOLD_FIRST_S``
+        for its first data, then ``HOLD_S`` for the rest): its plots are drawn once with the whole history, not once
+        per batch (each drawing lays out and paints every plot's axes again, as their ranges and tick labels change).
+        A history that takes longer (a run parsed for the first time) shows how far it got meanwhile."""
         self._held, self._fed, self._releasing = True, False, False
         self._pending = []
         self.splitter.setUpdatesEnabled(False)
@@ -499,4 +499,3 @@ class MonitorPanel(QWidget):
         self.reward_plot.set_theme_colors(background, foreground)
         self.gpu.set_theme_colors(background, foreground)
         self.scalars.set_theme_colors(background, foreground)
-
