@@ -180,7 +180,8 @@ def test_a_run_opened_is_painted_once_with_its_whole_history_not_once_per_batch(
     assert len(reward.curve("mean").getOriginalDataset()[0]) > 0  # drawn with the history
 
 
-def test_a_run_without_a_loading_signal_is_shown_after_the_hold(qtbot, runs_dir):
+def test_a_run_without_a_loading_signal_is_shown_after_the_hold(qtbot, runs_dir, monkeypatch):
+    monkeypatch.setattr(panel_module, "HOLD_FIRST_S", 0.3)
     panel = make_panel(qtbot)
     panel.set_run(make_fake_run(runs_dir, state="stopped"), "a run")
     assert panel.held and not panel.splitter.updatesEnabled()
