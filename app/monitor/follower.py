@@ -215,7 +215,9 @@ class RunController(QObject):
             except (OSError, ValueError, KeyError, IndexError, TypeError):  # damaged, or changed under us
                 self._reread_from(entry, cache, pending)
                 break
-            batches.append(at_screen_resolution(batch, HISTORY_RAW) if isinstance(batch, TelemetryBatch) else batch)
+            if isinstance(batch, TelemetryBatch):  # only the newest samples are kept raw: those of the last chunk
+                batch = at_screen_resolution(batch, 0 if pending else HISTORY_RAW)
+            batches.append(batch)
         return batches
 
     def _reread_from(self, entry: ChunkEntry, cache: HistoryCache, pending: deque[ChunkEntry]) -> None:
