@@ -519,7 +519,7 @@ class MainWindow(QMainWindow):
         self.monitor.add_telemetry_batch(batch)
 
     def _on_loading(self, share: float) -> None:
-        self.monitor.set_loading(f"Loading the run's history… {100 * share:.0f} %" if share >= 0 else None)
+        self.monitor.set_loading(share if share >= 0 else None)
 
     def _on_status(self, status: RunStatus) -> None:
         previous, self.run_state = self.run_state, status.state

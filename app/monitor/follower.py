@@ -29,7 +29,7 @@ from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.plots.buffers import envelope_indices
 from app.threads.background import WorkerThread, run_in_background
-from core.run.column_codec import decode, encode_metrics, encode_telemetry, merged
+from core.run.column_codec import decode, encode_metrics, encode_telemetry, joined, merged
 from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.control import stop_run
 from core.run.history_cache import ChunkEntry, HistoryCache
@@ -45,7 +45,7 @@ POLL_MS = 200
 CHUNK_BYTES = 4 * 1024 * 1024  # per file per tick: a 12 h history arrives in a few big batches
 LOG_TAIL_BYTES = 64 * 1024  # the log shown on attach; older lines stay in the file
 CACHE_MIN_BYTES = 1024 * 1024  # a chunk read is cached from this size: a live tick's few lines are not
-REPLAY_BYTES = 8 * 1024 * 1024  # cached chunks handed over as one batch: their JSONL bytes (~36,000 samples)
+REPLAY_BYTES = 8 * 1024 * 1024  # cached metrics handed over as one batch: their JSONL bytes (~80,000 records)
 HISTORY_POINTS = 2**13  # a telemetry series of a history batch (not the newest) is handed over as ~this many points
 HISTORY_RAW = 2**13  # the newest samples of the history kept as they are (27 min at 5 Hz): a zoom to the end is exact
 
@@ -75,7 +75,8 @@ class RunController(QObject):
     telemetry = Signal(int, object)  # a TelemetryBatch
     status = Signal(int, object)
     log_lines = Signal(int, object)
-    loading = Signal(int, float)  # the share of the history read while catching up; -1 once caught up
+    loading = Signal(int, float)  # the share of the history read while catching up; -1 once caught up (always
+    # said once per run followed, a short history read in one go included: the window shows the run's plots then)
 
     def __init__(self, poll_ms: int = POLL_MS, chunk_bytes: int = CHUNK_BYTES, watch: bool = True,
                  cache: bool = True):
@@ -97,6 +98,7 @@ class RunController(QObject):
         self._unacked = 0  # batches emitted that the window has not taken yet
         self.most_unacked = 0  # the most there ever were (tests: never more than one tick's two)
         self._was_loading = False
+        self._caught_up = False  # ``loading`` said -1 for this run: its whole history is out (said once per run)
         self._missed = False  # a change came while the window had not taken the last batch
 
     @Slot(str, int)
@@ -106,7 +108,7 @@ class RunController(QObject):
         self.run_dir = Path(run_dir) if run_dir else None
         self._last_status = None
         self._unacked = 0
-        self._was_loading = self._missed = False
+        self._was_loading = self._missed = self._caught_up = False
         self._caches, self._cached = None, (deque(), deque())
         layout = RunDir(self.run_dir or Path())
         if self.run_dir is None:
@@ -172,46 +174,62 @@ class RunController(QObject):
         if self._replay_cached(gen):
             return
         backlog = self._read_records(gen, metrics, telemetry)
-        if backlog or self._was_loading:
-            done = backlog and _progress(metrics, telemetry)
-            self.loading.emit(gen, done if backlog else -1.0)
-            self._was_loading = backlog
+        if backlog or self._was_loading or not self._caught_up:
+            self.loading.emit(gen, _progress(metrics, telemetry) if backlog else -1.0)
+            self._was_loading, self._caught_up = backlog, not backlog
         # Catch up on a long history quickly; then poll at the normal pace (slowly while watched).
         # A run that ended is read once more for its last lines and then polled slowly.
         self._set_interval(self.poll_ms if backlog else self._steady_ms() * (1 if active else 4))
 
     def _replay_cached(self, gen: int) -> bool:
-        """Hand the window the next cached chunk of each file; False once none is left."""
+        """Hand the window the cached history: the metrics in batches of up to ``REPLAY_BYTES`` of their JSONL,
+        the telemetry all at once at screen resolution; False once nothing cached is left."""
         if self._caches is None or self._readers is None or not (self._cached[0] or self._cached[1]):
             return False
-        for signal, cache, pending in zip((self.records, self.telemetry), self._caches, self._cached, strict=True):
-            batches: list[MetricsBatch | TelemetryBatch] = []
-            first = pending[0].start if pending else 0
-            while pending and (not batches or pending[0].end - first <= REPLAY_BYTES):
-                entry = pending.popleft()
-                try:
-                    batches.append(decode(*cache.load(entry)))
-                except (OSError, ValueError, KeyError, IndexError, TypeError):  # changed under us: parse from here
-                    self._reread_from(entry.start, cache, pending)
-            if batches:
-                self.cached_batches += 1
-                batch = merged(batches)
-                if isinstance(batch, TelemetryBatch):  # the newest is kept raw only if nothing follows from the cache
-                    batch = at_screen_resolution(batch, 0 if pending else HISTORY_RAW)
-                self._emit(signal, gen, batch)
+        metrics_cache, telemetry_cache = self._caches
+        metrics = self._load_cached(metrics_cache, self._cached[0], REPLAY_BYTES)
+        if metrics:
+            self.cached_batches += 1
+            self._emit(self.records, gen, merged(metrics))
+        telemetry = self._load_cached(telemetry_cache, self._cached[1], None)
+        if telemetry:
+            self.cached_batches += 1
+            history = merged(telemetry)
+            assert isinstance(history, TelemetryBatch)
+            self._emit(self.telemetry, gen, at_screen_resolution(joined(history), HISTORY_RAW))
         shares = [(e[0].start if e else r.offset, r.path) for e, r in zip(self._cached, self._readers[:2], strict=True)]
         self._was_loading = True
         self.loading.emit(gen, _share_read(shares))
         self._set_interval(self.poll_ms)
         return True
 
-    def _reread_from(self, offset: int, cache: HistoryCache, pending: deque[ChunkEntry]) -> None:
-        """A cached chunk could not be read: the rest of the file is parsed again, from ``offset``."""
+    def _load_cached(self, cache: HistoryCache, pending: deque[ChunkEntry], most_bytes: int | None) -> list:
+        """The batches of the next cached chunks of one file, covering up to ``most_bytes`` of its JSONL (None:
+        all; telemetry is cut to screen resolution chunk by chunk, so the whole history never lies in memory)."""
+        batches: list[MetricsBatch | TelemetryBatch] = []
+        first = pending[0].start if pending else 0
+        while pending and (not batches or most_bytes is None or pending[0].end - first <= most_bytes):
+            entry = pending.popleft()
+            try:
+                batch = decode(*cache.load(entry))
+            except (OSError, ValueError, KeyError, IndexError, TypeError):  # damaged, or changed under us
+                self._reread_from(entry, cache, pending)
+                break
+            if isinstance(batch, TelemetryBatch):  # only the newest samples are kept raw: those of the last chunk
+                batch = at_screen_resolution(batch, 0 if pending else HISTORY_RAW)
+            batches.append(batch)
+        return batches
+
+    def _reread_from(self, entry: ChunkEntry, cache: HistoryCache, pending: deque[ChunkEntry]) -> None:
+        """A cached chunk could not be read: the rest of the file is parsed again, from where the chunk starts, and
+        the cache is cut back to the chunks before it, so that what is parsed now replaces it (the next open
+        reads it again instead of parsing it again; ``HistoryCache.cut_at``)."""
         pending.clear()
         assert self._readers is not None and self._caches is not None
         reader = self._readers[0] if cache is self._caches[0] else self._readers[1]
-        reader.offset = offset
-        cache.end = -1  # nothing is appended to it this time
+        reader.offset = entry.start
+        if not cache.cut_at(entry):
+            cache.end = -1  # another window holds it, or it cannot be written: nothing is appended to it this time
 
     def _read_records(self, gen: int, metrics: JsonlReader, telemetry: JsonlReader) -> bool:
         """Read a chunk of each file and emit it as columns; returns whether more is waiting."""

@@ -48,6 +48,9 @@ REDRAW_MS = 50
 SOON_MS = 15  # new records are drawn this soon after the last redraw, not at the next tick (~a frame)
 FRAME_S = 0.012  # a timer's redraw draws plots for about this long, then lets the GUI thread breathe
 LOADING_REDRAW_S = 0.5  # while a long history loads, the plots show how far it got twice a second
+HOLD_S = LOADING_REDRAW_S  # a run just opened: its plots wait this long at most after its first data for the rest
+HOLD_FIRST_S = 2.0  # ... and this long at most for its first data (a reader that says nothing cannot freeze them)
+SETTLE_TURNS = 3  # turns of the event loop a released run's plots may take to settle before they are painted
 SPEED_RECORDS = 120  # progress records that may still be in the speed's window (one a second, a minute)
 IDLE_TITLE = "No run followed: the GPU plots show the live GPU monitor."
 
@@ -70,7 +73,11 @@ class MonitorPanel(QWidget):
         self.pause_reason: str | None = None  # why the followed run is paused (its status says)
         self._speed = SpeedEstimate()
         self._last_progress: dict | None = None
-        self._loading: str | None = None
+        self._loading: float | None = None  # the share of the followed run's history read, while it loads
+        self._held = False  # the plots of a run just opened are not drawn until its history is in (``_hold``)
+        self._fed = False  # data came while held
+        self._releasing = False  # released: the plots get their data and settle, then are painted (``_settle``)
+        self._settling = 0  # turns taken so far to settle a released run's plots
         self._last_redraw = 0.0
 
         self.title = ElidedLabel(IDLE_TITLE)
@@ -92,6 +99,8 @@ class MonitorPanel(QWidget):
         self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()
 
+        # the header keeps its height whether the bar and the close button show or not: the plots below never move
+        self.title.setMinimumHeight(max(self.close_button.sizeHint().height(), self.progress.sizeHint().height()))
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
         top.addWidget(self.progress)
@@ -126,6 +135,9 @@ class MonitorPanel(QWidget):
         self._soon.timeout.connect(self._redraw_tick)
         self._pending: list[LivePlot] = []  # the plots a timer's redraw left for its next turn (FRAME_S)
         self._pass = (0.0, False)  # that redraw's seconds so far, and whether anything changed
+        self._hold_timer = QTimer(self)
+        self._hold_timer.setSingleShot(True)
+        self._hold_timer.timeout.connect(self._release)
         # a chart scrolled into view draws what it missed now, not at the next tick
         self.scalars.charts_area.verticalScrollBar().valueChanged.connect(lambda _: self._redraw_soon())
 
@@ -181,6 +193,48 @@ class MonitorPanel(QWidget):
         self.title.setText(title)
         self.close_button.setVisible(run_dir is not None)
         self.tensorboard_button.setEnabled(run_dir is not None)
+        if run_dir is not None:
+            self._hold()
+        else:
+            self._held = False
+            self._hold_timer.stop()
+            self._show_plots()
+
+    def _hold(self) -> None:
+        """Draw nothing of the plots until the run's history is in (``set_loading(None)``; at most ``HOLD_FIRST_S``
+        for its first data, then ``HOLD_S`` for the rest): its plots are drawn once with the whole history, not once
+        per batch (each drawing lays out and paints every plot's axes again, as their ranges and tick labels change).
+        A history that takes longer (a run parsed for the first time) shows how far it got meanwhile."""
+        self._held, self._fed, self._releasing = True, False, False
+        self._pending = []
+        self.splitter.setUpdatesEnabled(False)
+        self._hold_timer.start(int(HOLD_FIRST_S * 1000))
+
+    def _fed_while_held(self) -> None:
+        """Data came: ``HOLD_S`` more at most for the rest of the history."""
+        if self._held and not self._fed:
+            self._fed = True
+            self._hold_timer.start(int(HOLD_S * 1000))
+
+    def _release(self) -> None:
+        """The history is in (or the hold's time passed): the plots get their data, in turns of a frame, settle,
+        and are painted once they all have it (``_redraw``, ``_settle``)."""
+        self._hold_timer.stop()
+        if self._held:
+            self._held, self._releasing, self._settling = False, True, 0
+            self._pending = []
+            self._redraw_tick()
+
+    def _show_plots(self) -> None:
+        """The plots are painted from here on."""
+        self._releasing, self._settling = False, 0
+        if not self.splitter.updatesEnabled():
+            self.splitter.setUpdatesEnabled(True)
+
+    @property
+    def held(self) -> bool:
+        """The plots of a run just opened wait for its history, or are being readied to be painted (``_hold``)."""
+        return self._held or self._releasing
 
     def clear(self) -> None:
         """Nothing of the previous run stays: series, legends, readouts, progress, alerts."""
@@ -225,6 +279,7 @@ class MonitorPanel(QWidget):
             self._show_progress()
         if batch.records:
             self.last_record_t = time.time()
+        self._fed_while_held()
         self._redraw_soon()
 
     def _redraw_soon(self) -> None:
@@ -242,8 +297,16 @@ class MonitorPanel(QWidget):
 
     def _show_progress(self) -> None:
         """Steps (or a baseline's episodes) done of those the run trains, and the time left."""
+        if self._loading is not None:
+            self.progress.setRange(0, 1000)
+            self.progress.setValue(int(1000 * min(1.0, max(0.0, self._loading))))
+            self.progress.setFormat(f"Loading the run's history… {100 * self._loading:.0f} %")
+            self.progress.setToolTip("")
+            self.progress.show()
+            return
         last = self._last_progress
         if not last:
+            self.progress.hide()
             return
         if last.get("episodes_total"):  # a baseline counts episodes, not steps
             done, total, unit = last.get("episodes") or 0, last["episodes_total"], "episodes"
@@ -290,6 +353,7 @@ class MonitorPanel(QWidget):
             self.gpu.add_throttled(part.throttled)
         self.gpu.set_latest(batch.latest)
         self._update_status()
+        self._fed_while_held()
         self._redraw_soon()
 
     def set_gpu_unavailable(self, reason: str | None) -> None:
@@ -302,10 +366,13 @@ class MonitorPanel(QWidget):
     def set_title(self, text: str) -> None:
         self.title.setText(text)
 
-    def set_loading(self, text: str | None) -> None:
-        """A long history is being read (``text`` says how far), or it is all in (None)."""
-        self._loading = text
-        self._update_status()
+    def set_loading(self, share: float | None) -> None:
+        """The share of a long history read so far, or None once it is all in; it shows in the header's bar, where
+        it moves nothing (a line shown above the plots, then hidden, laid out and painted them all twice)."""
+        self._loading = share
+        self._show_progress()
+        if share is None and self._held:
+            self._release()
 
     @property
     def loading(self) -> bool:
@@ -319,12 +386,11 @@ class MonitorPanel(QWidget):
             alerts.insert(0, f"Paused: {self.pause_reason or 'by the GPU guard'}")
         elif self.run_state == "stalled":
             alerts.insert(0, f"Stalled: {self.pause_reason or 'no step for longer than its stall limit'}")
-        parts = ([self._loading] if self._loading else []) + alerts
-        self.status.setText("   ·   ".join(parts))
+        self.status.setText("   ·   ".join(alerts))
         self.status.setStyleSheet(f"QLabel {{ color: {ALERT_COLOR}; font-weight: 600; }}" if alerts else "")
         self.status.setToolTip("Past a threshold: within 5 °C of the GPU's slowdown temperature, memory >= 95 %, "
                                "power >= 98 % of the limit" if alerts else "")
-        self.status.setVisible(bool(parts))
+        self.status.setVisible(bool(alerts))
 
     def alerts(self) -> list[str]:
         return self.gpu.alerts()
@@ -362,8 +428,12 @@ class MonitorPanel(QWidget):
             plot.follow()
 
     def redraw(self) -> bool:
-        """Every plot that changed, now (whatever a timer's redraw left for later too)."""
-        return self._redraw(None)
+        """Every plot that changed, now (whatever a timer's redraw left for later too; a held run's plots too)."""
+        self._hold_timer.stop()
+        self._held = False
+        changed = self._redraw(None)
+        self._show_plots()
+        return changed
 
     def _redraw_tick(self) -> None:
         """The timers' redraw: plots in turn until FRAME_S is spent, the rest at the next turn of the event
@@ -371,11 +441,11 @@ class MonitorPanel(QWidget):
         self._redraw(FRAME_S)
 
     def _redraw(self, budget_s: float | None) -> bool:
-        if not self.isVisible():
-            return False  # a hidden tab costs nothing; it catches up when shown
+        if not self.isVisible() or self._held:
+            return False  # a hidden tab costs nothing; it catches up when shown (a held one when released)
         start = time.perf_counter()
         if not self._pending:
-            if self._loading is not None and start - self._last_redraw < LOADING_REDRAW_S:
+            if self._loading is not None and not self._releasing and start - self._last_redraw < LOADING_REDRAW_S:
                 return False  # a long history is coming in: redrawing its halves would only slow it down
             self._last_redraw = start
             self._pending, self._pass = self.all_plots(), (0.0, False)
@@ -389,9 +459,25 @@ class MonitorPanel(QWidget):
         self._pass = (spent, changed)
         if self._pending:
             self._soon.start(0)  # the rest once the events that waited meanwhile are handled
-        elif changed:
+            return changed
+        if self._releasing:
+            if changed and budget_s is not None and self._settling < SETTLE_TURNS:
+                self._settle()
+                return changed
+            self._show_plots()  # every plot has its history: painted once from here
+        if changed:
             self.redrawn.emit(spent)
         return changed
+
+    def _settle(self) -> None:
+        """Before a released run's plots are painted: what pyqtgraph does as it paints (fit the view to the data,
+        which may ask for the lines again) is done now, and drawn at the next turn of the event loop. (pyqtgraph
+        still lays an axis out again after its first paint, for the width of its tick labels: one more paint.)"""
+        self._settling += 1
+        for plot in self.all_plots():
+            if plot.in_view():
+                plot.scene().prepareForPaint()  # the view fitted to the data (pyqtgraph does it as it paints)
+        self._soon.start(0)
 
     def save_plots(self, path: Path | None = None) -> Path | None:
         """The plots as on screen, as a PNG; the dialog starts in the followed run's folder."""
@@ -402,7 +488,6 @@ class MonitorPanel(QWidget):
                 return None
             path = Path(chosen) if Path(chosen).suffix.lower() == ".png" else Path(chosen + ".png")
         if not self.splitter.grab().save(str(path)):
-            self.set_loading(None)
             self.status.setText(f"Could not write {path}")
             self.status.show()
             return None

@@ -6,6 +6,9 @@ on one linear axis. The grid starts with the training speed. The "Charts" menu s
 each chart; the choice is remembered (QSettings) for the next run and the next window. Keys no
 one chose yet follow ``hidden_by_default``: SB3's bookkeeping (``time/*``, ``train/n_updates``)
 and the rollout means the reward plot already shows.
+
+A chart is a pyqtgraph plot with its menus (~40 ms to build): only the charts shown are built. A hidden key's
+columns wait in a list until the user shows it (a PPO run logs ~7 hidden keys beside its ~9 shown ones).
 """
 
 from __future__ import annotations
@@ -39,7 +42,10 @@ class ScalarGrid(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.speed = SpeedPlot()
-        self.charts: dict[str, ScalarPlot] = {}
+        self.charts: dict[str, ScalarPlot] = {}  # the charts built, in the grid's order: every key shown, at least
+        self._arrived: list[str] = []  # every key logged, in the order it came (its colour)
+        self._unbuilt: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray] | None]] = {}  # a hidden key's
+        # columns (None: a break) until its chart is built
         self.smoothing = 0.0
         self.log_y = False
         self._theme: tuple[str, str] | None = None
@@ -82,14 +88,16 @@ class ScalarGrid(QWidget):
         self._relayout()
 
     def keys(self) -> list[str]:
-        return [SPEED, *self.charts]
+        """Every key logged (built or not), in the grid's order: the env's own measures first."""
+        return [SPEED, *sorted(self._arrived, key=lambda k: not k.startswith(ENV_PREFIX))]
 
     def plots(self) -> list[LivePlot]:
-        """Every chart (shown or not): they all keep their data."""
+        """Every chart built (shown, or shown once): they all keep their data."""
         return [self.speed, *self.charts.values()]
 
     def shown_plots(self) -> list[LivePlot]:
-        return [p for k, p in zip(self.keys(), self.plots(), strict=True) if self.is_shown(k)]
+        return [self.speed if k == SPEED else self.charts[k] for k in self.keys() if self.is_shown(k) and
+                (k == SPEED or k in self.charts)]
 
     def _fill_menu(self) -> None:
         self.menu.clear()
@@ -105,11 +113,13 @@ class ScalarGrid(QWidget):
                 action.setChecked(self.is_shown(key))
                 action.toggled.connect(lambda on, k=key: self.set_shown(k, on))
                 self.menu.addAction(action)
-        if not self.charts:
+        if not self._arrived:
             note = self.menu.addAction("(the run has logged no scalars yet)")
             note.setEnabled(False)
 
     def _relayout(self) -> None:
+        for key in [k for k in self._unbuilt if self.is_shown(k)]:
+            self._build(key)
         while self._grid.count():
             self._grid.takeAt(0)
         shown = self.shown_plots()
@@ -139,20 +149,36 @@ class ScalarGrid(QWidget):
         self.speed.buffer("fps").extend(steps, times, fps)
 
     def add_scalars(self, train: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]) -> None:
-        """``key -> (steps, times, values)``; a chart is made the first time its key comes."""
+        """``key -> (steps, times, values)``; a shown key's chart is made the first time it comes, all of a batch's
+        new ones before the grid is laid out once; a hidden key's columns are kept until it is shown."""
         new = False
         for key, columns in train.items():
-            if key not in self.charts:
-                self.charts[key] = self._make_chart(key)
-                if key.startswith(ENV_PREFIX):  # the env's own measures come first, beside the reward
-                    self.charts = dict(sorted(self.charts.items(), key=lambda kv: not kv[0].startswith(ENV_PREFIX)))
+            if key not in self.charts and key not in self._unbuilt:
+                self._arrived.append(key)
+                self._unbuilt[key] = []
                 new = True
-            self.charts[key].buffer("value").extend(*columns)
+            if key in self.charts:
+                self.charts[key].buffer("value").extend(*columns)
+            else:
+                self._unbuilt[key].append(columns)
         if new:
-            self._relayout()
+            self._relayout()  # builds the new shown charts with the columns they got
+
+    def _build(self, key: str) -> None:
+        """Make ``key``'s chart and give it the columns (and breaks) it got while it was not built."""
+        chart = self._make_chart(key)
+        buf = chart.buffer("value")
+        for columns in self._unbuilt.pop(key):
+            if columns is None:
+                buf.mark_break()
+            else:
+                buf.extend(*columns)
+        self.charts[key] = chart
+        order = self.keys()  # the env's own measures come first, beside the reward
+        self.charts = dict(sorted(self.charts.items(), key=lambda kv: order.index(kv[0])))
 
     def _make_chart(self, key: str) -> ScalarPlot:
-        chart = ScalarPlot(key, SERIES_COLORS[len(self.charts) % len(SERIES_COLORS)])
+        chart = ScalarPlot(key, SERIES_COLORS[self._arrived.index(key) % len(SERIES_COLORS)])
         chart.set_x_mode(self.speed.x_mode)
         if self.log_y:
             chart.set_log_y(True)
@@ -165,6 +191,8 @@ class ScalarGrid(QWidget):
     def mark_break(self) -> None:
         for plot in self.plots():
             plot.mark_break()
+        for columns in self._unbuilt.values():
+            columns.append(None)
 
     def reset(self) -> None:
         """Another run: its charts go (the speed chart stays, emptied)."""
@@ -173,6 +201,7 @@ class ScalarGrid(QWidget):
             chart.hide()
             chart.deleteLater()  # still parented: never a top-level window, even for a moment
         self.charts = {}
+        self._arrived, self._unbuilt = [], {}
         self.speed.reset()
         self._relayout()
 

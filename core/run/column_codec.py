@@ -114,3 +114,23 @@ def merged(batches: list[MetricsBatch | TelemetryBatch]) -> MetricsBatch | Telem
         gpu_data = any(name in GPU_FIELDS for p in b.parts for name, _ in p.series)
         unavailable = b.unavailable or (None if gpu_data else unavailable)
     return TelemetryBatch(parts, latest, unavailable, False)
+
+
+def joined(batch: TelemetryBatch) -> TelemetryBatch:
+    """``batch`` with each part that continues the one before it (no break between: chunks of one attempt) joined to
+    it, so a series of the history is one array the window can cut to screen resolution as a whole."""
+    groups: list[list[TelemetryPart]] = []
+    for part in batch.parts:
+        if not groups or part.after_break:
+            groups.append([])
+        groups[-1].append(part)
+    parts = []
+    for group in groups:
+        pieces: dict[tuple[str, str], list[tuple[np.ndarray, np.ndarray]]] = {}
+        for part in group:
+            for key, columns in part.series.items():
+                pieces.setdefault(key, []).append(columns)
+        series = {key: cols[0] if len(cols) == 1 else (np.concatenate([t for t, _ in cols]), np.concatenate([v for _, v in cols]))
+                  for key, cols in pieces.items()}
+        parts.append(TelemetryPart(group[0].after_break, series, [span for part in group for span in part.throttled]))
+    return TelemetryBatch(parts, batch.latest, batch.unavailable, batch.reset)

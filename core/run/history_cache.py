@@ -20,8 +20,12 @@ both ends of its range (a file replaced by a resume, or rewritten by telemetry t
 does); the first that does not and everything after it are cut off, and parsing resumes there. The
 thinned part of a telemetry file is rewritten byte for byte, so its chunks survive a thinning.
 
+A chunk whose body fails its CRC when loaded (a bad sector, a stray write) is cut off with everything after
+it (``cut_at``), so the window parses that part again once and appends its columns in its place: the next
+open reads the cache again instead of parsing the same bytes on every open.
+
 A read-only run folder (a share) is read without a cache. Two windows on one run: the one holding
-``cache/.write.lock`` appends, and only onto the end it read (``append`` re-checks it).
+``cache/.write.lock`` appends, and only onto the end it read (``append`` and ``cut_at`` re-check it).
 """
 
 from __future__ import annotations
@@ -149,6 +153,25 @@ class HistoryCache:
         if got != entry.body_len or zlib.crc32(body) != entry.body_crc:
             raise ValueError(f"{self.path.name}: the chunk at {entry.body_offset} changed since it was read")
         return decode_body(body)
+
+    def cut_at(self, entry: ChunkEntry) -> bool:
+        """Cut the file back to the chunks before ``entry`` (its body failed its CRC): the next chunk appended
+        covers the source from ``entry.start``. False when not cut (another writer holds the file or wrote to it
+        since it was read, or the folder cannot be written): nothing is appended then."""
+        head = entry.body_offset - HEAD.size
+        try:
+            with held_if_free(self.path.parent / LOCK_NAME) as held:
+                if not held:
+                    return False
+                with open(self.path, "r+b") as fh:
+                    if fh.seek(0, os.SEEK_END) != self._seen_size or head < len(MAGIC):
+                        return False
+                    fh.truncate(head)
+        except OSError:
+            return False
+        self.end, self._file_end, self._seen_size = entry.start, head, head
+        self.rebuilt = True
+        return True
 
     def clear(self) -> None:
         """Start over (the source was replaced): the next chunk covers its beginning."""

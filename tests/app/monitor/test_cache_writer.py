@@ -46,6 +46,12 @@ def test_the_worker_wrote_the_cache_and_a_first_open_reads_it(trained_run, runs_
     assert_same(got, full_parse(run_dir))
 
 
+def covered_chunks(run_dir) -> list:
+    """The telemetry cache's chunks."""
+    layout = RunDir(run_dir)
+    return HistoryCache(layout.cache_of(layout.telemetry), layout.telemetry).chunks()
+
+
 @pytest.fixture
 def run(trained_run, runs_dir):
     """A copy of the real run without its cache: each test builds it with its own writers."""
@@ -136,7 +142,11 @@ def test_a_long_history_reaches_the_window_in_bounded_batches_at_screen_resoluti
     assert opened.cached_batches > 0
     full = full_parse(run)[1][0]
     series = [p.series for b in got["telemetry"] for p in b.parts if ("temperature_c", "gpu0") in p.series]
-    assert len(series) > 1 and all(len(s[("temperature_c", "gpu0")][0]) <= 2 * 200 + 100 + 2 for s in series)
+    assert all(len(s[("temperature_c", "gpu0")][0]) <= 2 * 200 + 100 + 2 for s in series)
+    # the cached history came as one batch (its chunks joined, cut to screen resolution as a whole), from its start
+    cached = [p for p in got["telemetry"][0].parts if ("temperature_c", "gpu0") in p.series]
+    assert len(cached) == 1 and len(covered_chunks(run)) > 1
+    assert cached[0].series[("temperature_c", "gpu0")][0][0] == full[(("temperature_c", "gpu0"), 0)][0]
     temps = np.concatenate([s[("temperature_c", "gpu0")][1] for s in series])
     assert temps.max() == 99 and temps.min() == 1  # every spike stays
     newest = series[-1][("temperature_c", "gpu0")]

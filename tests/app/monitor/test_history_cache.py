@@ -163,6 +163,40 @@ def test_a_torn_truncated_or_stale_cache_is_rebuilt(run, damage):
     assert_same(got, full_parse(run))
 
 
+def test_a_chunk_that_fails_its_crc_is_cut_off_and_cached_again_so_the_next_open_reads_the_cache(run):
+    layout = RunDir(run)
+    # files of several chunks each, however long the training took
+    append_jsonl(layout.metrics, episodes(300, 500, step0=2 * 10**6))
+    append_jsonl(layout.telemetry, gpu_lines(400, t0=2.1e9))
+    open_run(run)
+    ends = {}
+    for source in (layout.metrics, layout.telemetry):
+        cache = HistoryCache(layout.cache_of(source), source)
+        chunks = cache.chunks()
+        assert len(chunks) > 2
+        ends[source] = cache.end
+        bad = chunks[len(chunks) // 2]  # a bad sector in the middle: one byte of its body flipped on disk
+        with open(layout.cache_of(source), "r+b") as fh:
+            fh.seek(bad.body_offset + bad.body_len // 2)
+            byte = fh.read(1)
+            fh.seek(-1, 1)
+            fh.write(bytes([byte[0] ^ 0xFF]))
+        with pytest.raises(ValueError):
+            cache.load(bad)
+
+    damaged, got = open_run(run)  # the chunks before it from the cache, the rest parsed again from the JSONL
+    assert damaged.cached_batches > 0
+    assert_same(got, full_parse(run))
+    for source in (layout.metrics, layout.telemetry):  # cut back at the bad chunk, and what was parsed appended
+        repaired = HistoryCache(layout.cache_of(source), source)
+        for entry in repaired.chunks():
+            repaired.load(entry)  # every body passes its CRC again
+        assert not repaired.rebuilt and repaired.end >= ends[source]
+    again, got = open_run(run)
+    assert again.cached_batches > 0
+    assert_same(got, full_parse(run))
+
+
 def test_opening_hands_the_history_over_in_chunks_from_the_readers_thread(qtbot, run):
     follower = RunFollower(poll_ms=50, chunk_bytes=CHUNK)
     threads, records = set(), []

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import re
 
+from PySide6.QtCore import QEvent, QObject
+
+import app.monitor.panel as panel_module
 from app.monitor.follower import RunFollower
 from app.monitor.panel import MonitorPanel
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
@@ -127,12 +130,76 @@ def test_point_10_a_long_history_loads_in_chunks_while_the_window_stays_responsi
     assert panel.gpu.plots["temperature_c"].point_count() == 5_000
 
 
-def test_the_loading_state_is_shown_and_cleared(qtbot):
+class PaintCount(QObject):
+    """Paint events of the plots' viewports (what drawing a plot on screen costs)."""
+
+    def __init__(self, plots):
+        super().__init__()
+        self.viewports = {plot.viewport(): plot for plot in plots}
+        self.painted: list = []
+        for viewport in self.viewports:
+            viewport.installEventFilter(self)
+
+    def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+        if event.type() == QEvent.Type.Paint:
+            self.painted.append(self.viewports[obj])
+        return False
+
+
+def test_a_run_opened_is_painted_once_with_its_whole_history_not_once_per_batch(qtbot, runs_dir, monkeypatch):
+    monkeypatch.setattr(panel_module, "HOLD_S", 30.0)  # the history decides when the plots show, not the machine's speed
+    monkeypatch.setattr(panel_module, "HOLD_FIRST_S", 30.0)
+    run = make_fake_run(runs_dir, state="stopped")
+    append_jsonl(run / "metrics.jsonl", episodes(0, 6_000))
+    append_jsonl(run / "telemetry.jsonl", gpu_lines(3_000))
     panel = make_panel(qtbot)
-    panel.set_loading("Loading the run's history… 40 %")
-    assert panel.loading and panel.status.isVisible() and "40 %" in panel.status.text()
+    qtbot.waitExposed(panel)
+    follower = RunFollower(poll_ms=50, chunk_bytes=32 * 1024)
+    batches: list[int] = []
+    follower.records.connect(lambda batch: (batches.append(batch.records), panel.add_batch(batch)))
+    follower.telemetry.connect(panel.add_telemetry_batch)
+    follower.loading.connect(lambda share: panel.set_loading(share if share >= 0 else None))
+    reward = panel.reward_plot
+    painted = PaintCount([reward, panel.gpu.plots["temperature_c"]])
+    try:
+        panel.set_run(run, "a long run")
+        follower.follow(run)
+        qtbot.waitUntil(lambda: reward.buffer("episode").size == 6_000, timeout=30_000)
+        assert panel.held and painted.painted == []  # batch after batch came, and no plot was drawn meanwhile
+        assert not panel.splitter.updatesEnabled()
+        qtbot.waitUntil(lambda: not panel.loading and not panel.held, timeout=10_000)
+        assert panel.splitter.updatesEnabled()
+        qtbot.waitUntil(lambda: len(set(painted.painted)) == 2, timeout=5_000)
+        qtbot.wait(200)
+    finally:
+        follower.close()
+    assert len(batches) > 5  # the history came in many batches
+    # ... and was painted once it was all in (then again as pyqtgraph sizes its axes for the tick labels it first drew,
+    # and fits the view to the new width: ~10 paints while the batches came before the hold)
+    assert painted.painted.count(reward) <= 4
+    assert len(reward.curve("mean").getOriginalDataset()[0]) > 0  # drawn with the history
+
+
+def test_a_run_without_a_loading_signal_is_shown_after_the_hold(qtbot, runs_dir, monkeypatch):
+    monkeypatch.setattr(panel_module, "HOLD_FIRST_S", 0.3)
+    panel = make_panel(qtbot)
+    panel.set_run(make_fake_run(runs_dir, state="stopped"), "a run")
+    assert panel.held and not panel.splitter.updatesEnabled()
+    qtbot.waitUntil(lambda: not panel.held, timeout=5_000)  # HOLD_FIRST_S: a reader that never says a word
+    assert panel.splitter.updatesEnabled()
+    panel.set_run(None, "no run")
+    assert not panel.held  # the live GPU monitor is never held
+
+
+def test_the_loading_state_is_shown_in_the_header_and_cleared(qtbot):
+    panel = make_panel(qtbot)
+    plots_at = panel.splitter.geometry()
+    panel.set_loading(0.4)
+    assert panel.loading and panel.progress.isVisible() and panel.progress.format() == "Loading the run's history… 40 %"
+    assert panel.progress.value() == 400 and not panel.status.isVisible()
     panel.set_loading(None)
-    assert not panel.loading and not panel.status.isVisible()
+    assert not panel.loading and not panel.progress.isVisible()  # no progress record yet: nothing to show
+    assert panel.splitter.geometry() == plots_at  # nothing above the plots moved: they were not laid out again
 
 
 def test_save_plots_starts_in_the_runs_folder(qtbot, runs_dir, monkeypatch):
