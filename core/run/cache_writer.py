@@ -27,7 +27,7 @@ import numpy as np
 
 from core.run.column_codec import encode_metrics, encode_telemetry
 from core.run.columns import metrics_batch, telemetry_batch
-from core.run.history_cache import HistoryCache, _probe, probe_of
+from core.run.history_cache import HistoryCache, probe_of, probe_range
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.telemetry.summary import well_formed_sample
@@ -74,7 +74,7 @@ class SourceCache:
             self._last = None
             if entries:
                 with open(self.cache.source, "rb") as src:
-                    self._last = (entries[-1].start, entries[-1].end, _probe(src, entries[-1].start, entries[-1].end))
+                    self._last = (entries[-1].start, entries[-1].end, probe_range(src, entries[-1].start, entries[-1].end))
         written = 0
         while st.st_size - self.cache.end >= min_bytes and st.st_size >= self._retry_at:
             start = self.cache.end
@@ -100,7 +100,7 @@ class SourceCache:
         start, end, probe = self._last
         try:
             with open(self.cache.source, "rb") as src:
-                return _probe(src, start, end) == probe
+                return probe_range(src, start, end) == probe
         except OSError:
             return False
 

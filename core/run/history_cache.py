@@ -61,7 +61,7 @@ class ChunkEntry:
     body_crc: int = 0
 
 
-def _probe(fh: Any, start: int, end: int) -> tuple[int, int]:
+def probe_range(fh: Any, start: int, end: int) -> tuple[int, int]:
     """CRCs of the first and of the last ``PROBE_BYTES`` of ``start:end`` of an open source file."""
     fh.seek(start)
     head = fh.read(min(PROBE_BYTES, end - start))
@@ -137,7 +137,7 @@ class HistoryCache:
         if len(head) < HEAD.size:
             return None
         start, end, body_len, head_crc, tail_crc, body_crc = HEAD.unpack(head)
-        if start != self.end or not start < end <= source_size or _probe(src, start, end) != (head_crc, tail_crc):
+        if start != self.end or not start < end <= source_size or probe_range(src, start, end) != (head_crc, tail_crc):
             return None  # not where the last one ended, or the source is not what it was
         if pos + HEAD.size + body_len > self._seen_size:
             return None  # torn: a writer stopped mid-chunk (a body's CRC is checked when it is loaded)
@@ -196,7 +196,7 @@ class HistoryCache:
     def _append_held(self, start: int, end: int, body: bytes, probe: tuple[int, int] | None) -> bool:
         if probe is None:
             with open(self.source, "rb") as src:
-                probe = _probe(src, start, end)
+                probe = probe_range(src, start, end)
         head_crc, tail_crc = probe
         mode = "r+b" if self.path.exists() else "w+b"
         with open(self.path, mode) as fh:
