@@ -30,9 +30,9 @@ class StepAxis(pg.AxisItem):
 
 
 # tick steps of a wall-time axis, in seconds: the first that leaves each label its room is taken
-TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 12 * 3600, 86400,
+TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 8 * 3600, 12 * 3600, 86400,
               2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
-TIME_LABEL_PX = 52  # "23:45" and its gap at the axis' font; "Nov 27" fits too
+TIME_LABEL_PX = 48  # "23:45" and its gap at the axis' font; "Nov 27" fits too
 
 
 def time_ticks(low: float, high: float, width_px: float) -> tuple[float, list[float]]:
@@ -40,7 +40,8 @@ def time_ticks(low: float, high: float, width_px: float) -> tuple[float, list[fl
     as have room, on whole local minutes, hours or days (so 06:00, 12:00, 18:00, and midnight as the date)."""
     span = max(high - low, 1e-9)
     room = max(2, int(width_px // TIME_LABEL_PX))
-    step = next((s for s in TIME_STEPS if span / s + 1 <= room), TIME_STEPS[-1] * (int(span / (TIME_STEPS[-1] * room)) + 1))
+    # at most span // step + 1 ticks fall in the span: a 24 h run with the view's few % of room still gets 12 h steps
+    step = next((s for s in TIME_STEPS if span // s + 1 <= room), TIME_STEPS[-1] * (int(span / (TIME_STEPS[-1] * room)) + 1))
     offset = _utc_offset(low)  # local time: ticks land on the clock's whole hours
     first = math.ceil((low + offset) / step) * step - offset
     count = int((high - first) // step) + 1
