@@ -25,10 +25,10 @@ from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.forms import value_tip
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
+from core.config.algorithms import BASELINES
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
-from core.config.algorithms.registry import BASELINES
-from core.config.schema import EnvSpec
-from core.config.spaces import COMMON_ENVS
+from core.config.common_envs import COMMON_ENVS
+from core.config.field_index import field_index
 from core.util.yaml_reader import load_yaml
 
 
@@ -93,7 +93,7 @@ class EnvPicker(QGroupBox):
         self.frame_stack_edit = QLineEdit()
         self.frame_stack_edit.setPlaceholderText("none")
         self.frame_stack_edit.setToolTip("Stack this many last observations (VecFrameStack); empty: none")
-        limit = EnvSpec.model_fields["step_timeout_s"]  # its words are the schema's, as in the generated forms
+        limit = field_index().section("env.step_timeout_s")  # its words are the schema's, as in the generated forms
         self.step_limit_title = f"{limit.title} (s)"
         self.step_limit_edit = QLineEdit()
         self.step_limit_edit.setPlaceholderText("none")

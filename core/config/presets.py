@@ -9,20 +9,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from core.config.algorithms.registry import ALGOS
 from core.config.dotted import merge
 from core.config.errors import ConfigError, FieldIssue, issues_text
-from core.config.schema import RunConfig
+from core.config.field_index import field_index
 from core.config.trust import code_modules
-from core.config.validate import ValidatedConfig, strip_ignored, validate_config
 from core.util.files import write_atomic
 from core.util.paths import builtin_presets_dir, user_presets_dir
 from core.util.text import is_device_name, safe_name
 from core.util.yaml_reader import read_yaml_mapping
+
+if TYPE_CHECKING:  # the schema (pydantic) loads where a preset is validated: the presets are read without it (the
+    # window's first frame; the algorithms' names come from the shipped field index)
+    from core.config.validate import ValidatedConfig
 
 
 @dataclass
@@ -47,10 +47,11 @@ class Preset:
     @property
     def algos(self) -> list[str]:
         """The algorithms this preset tunes: its sections, else its ``algo``, else all."""
-        covered = [a for a in ALGOS if a.lower() in self.data]
-        if self.data.get("algo") in ALGOS:
+        algos = field_index().algo_names()
+        covered = [a for a in algos if a.lower() in self.data]
+        if self.data.get("algo") in algos:
             covered = [self.data["algo"]] + [a for a in covered if a != self.data["algo"]]
-        return covered or list(ALGOS)
+        return covered or list(algos)
 
     @property
     def overrides(self) -> dict[str, Any]:
@@ -140,6 +141,8 @@ def list_presets(checked: bool = True) -> list[Preset]:
             found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
     if not checked:  # the files as read, kept beside the validated list (the window's first frame reads them once)
         return _keep(key, found)
+    from core.config.validate import validate_config
+
     by_name: dict[str, Preset] = {}
     for preset in found:  # a user preset does not shadow a built-in of the same name
         by_name.setdefault(preset.name, preset)
@@ -197,12 +200,18 @@ def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = No
 
 def resolve(preset: str | None = None, overrides: dict[str, Any] | None = None) -> ValidatedConfig:
     """A validated run config from a preset and overrides."""
+    from core.config.validate import validate_config
+
     return validate_config(resolve_raw(preset, overrides), source=f"preset {preset}" if preset else "")
 
 
 def save_user_preset(name: str, data: dict[str, Any], description: str = "", base: str | None = None,
                      overwrite: bool = False) -> Path:
     """Write a user preset atomically; refuse to replace an existing one unless ``overwrite``."""
+    import yaml
+
+    from core.config.validate import strip_ignored, validate_config
+
     clean = safe_name(name)
     if is_device_name(name):
         raise ConfigError([FieldIssue("name", f"preset name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, "
@@ -248,6 +257,8 @@ def rename_user_preset(old: str, new: str) -> Path:
 
 def diff_against_base(name: str) -> list[tuple[str, Any, Any]]:
     """``(path, base value, preset value)`` for every setting the preset changes over its base."""
+    from core.config.schema import RunConfig
+
     preset = get_preset(name)
     base = resolve(preset.base).config if preset.base else RunConfig()
     mine = resolve(name).config

@@ -23,13 +23,17 @@ from tests.conftest import REPO
 # What the first frame must not wait for: the command parser's modules (scipy, optuna), the learning stack, the plots
 # (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium), the estimate's modules, what only
 # an action or a dialog uses (a launch, a resume, the tune, zoo and agent dialogs, the queue's state), psutil (asked
-# nothing before the first frame), the GPU profiles and the own network's measurement (the target list waits for them).
+# nothing before the first frame), the GPU profiles and the own network's measurement (the target list waits for them),
+# pydantic and the config schema with the algorithms' tables (the forms are built from the shipped field index; the
+# schema loads with the first validation, right after the first frame).
 DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
             "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
             "app.monitor.panel", "app.monitor.follower", "core.fit.estimate", "core.fit.device", "core.run.start",
             "core.run.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
             "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog",
-            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured")
+            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured", "pydantic", "pydantic_core",
+            "annotated_types", "core.config.schema", "core.config.validate", "core.config.fields",
+            "core.config.algorithms.registry", "core.config.algorithms.ppo", "core.config.spaces")
 
 # The real ``rlpanel`` entry (app.entry.main, no command): the modules loaded at the first frame, and those loaded once
 # the Monitor is built and the env probed (or 20 s later), are written out.
@@ -38,7 +42,6 @@ import json, sys
 from pathlib import Path
 from PySide6.QtCore import QTimer
 import app.main_window as mw
-from core.config.schema import RunConfig
 
 out, built = Path(sys.argv[1]), {}
 init = mw.MainWindow.__init__
@@ -49,7 +52,7 @@ def watched(self, *args, **kwargs):
         built["at_first_frame"] = sorted(sys.modules)
         built["tabs_at_first_frame"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
         built["target_at_first_frame"] = self.configure.fit_box.target_combo.itemText(0)
-        built["schema_at_first_frame"] = RunConfig.__pydantic_complete__
+        built["schema_at_first_frame"] = "core.config.schema" in sys.modules
         built["validated_at_first_frame"] = self.config.validation.config is not None
         built["forms_at_first_frame"] = sorted(self.configure.forms)
         QTimer.singleShot(100, later)
@@ -63,7 +66,7 @@ def watched(self, *args, **kwargs):
         built["follower"] = self._follower is not None
         built["target_later"] = self.configure.fit_box.target_combo.itemText(0)
         built["runs_listed"] = self.runs.folder_label.text()
-        built["schema_later"] = RunConfig.__pydantic_complete__
+        built["schema_later"] = sys.modules["core.config.schema"].RunConfig.__pydantic_complete__
         built["validated_later"] = self.config.validation.config is not None
         built["forms_later"] = sorted(self.configure.forms)
         built["later"] = sorted(sys.modules)
@@ -88,10 +91,10 @@ def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_its
     # the bench's times: the first frame (time, CPU), then the steps after it done (MainWindow.settled), later
     frame_at, frame_cpu, started_at, started_cpu = map(float, shown.read_text().split())
     assert frame_at <= started_at and frame_cpu <= started_cpu
-    assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
+    assert "app.configure.panel" in early and "core.config.field_index" in early  # Configure is in the first frame
     assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
     assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
-    # pydantic builds the config's schema at the first validation, after the first frame; the forms below the fold too
+    # the schema (pydantic) loads and builds at the first validation, after the first frame; the forms below the fold too
     assert not seen["schema_at_first_frame"] and not seen["validated_at_first_frame"]
     assert not set(LATER_FORMS) & set(seen["forms_at_first_frame"]) and "budget" in seen["forms_at_first_frame"]
     # right after, by itself: the Monitor with its plots, the follower, the env probe; the other tabs wait to be shown
