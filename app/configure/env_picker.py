@@ -25,7 +25,7 @@ from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.forms import value_tip
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
-from core.config.algorithms import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
 from core.config.common_envs import COMMON_ENVS
 from core.config.field_index import field_index

@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
 from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.schedule_editor import ScheduleEditor
 from app.theme import error_color
-from core.config.field_index import FieldSpec, section_fields
+from core.config.field_index import FieldSpec
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -240,8 +240,12 @@ class SectionForm(QGroupBox):
 
     def __init__(self, section: tuple[FieldSpec, ...] | type[BaseModel], prefix: str, title: str | None = None,
                  exclude: tuple[str, ...] = (), parent: QWidget | None = None):
-        super().__init__(title or getattr(section, "__name__", prefix), parent)
-        fields = section if isinstance(section, tuple) else section_fields(section, prefix)
+        super().__init__(title or str(getattr(section, "__name__", prefix)), parent)
+        if not isinstance(section, tuple):  # a model: read off the live schema
+            from core.config.field_scan import section_fields
+
+            section = section_fields(section, prefix)
+        fields = section
         self.prefix = prefix
         self.nested = False  # a section inside another's form (runtime's VecNormalize)
         self.rows: dict[str, FieldRow] = {}

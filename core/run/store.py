@@ -15,7 +15,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from core.config.algorithms import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.config.errors import ConfigError, FieldIssue
 from core.config.steps import planned_steps
 from core.run.annotations import read_annotations

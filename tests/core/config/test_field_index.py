@@ -4,12 +4,13 @@ builds its forms from it, so a schema change without ``python -m core.config.fie
 from __future__ import annotations
 
 from core.config import field_index as fi
+from core.config import field_scan
 from core.config.algorithms.registry import ALGORITHMS, ALGOS
 from core.config.schema import RunConfig
 
 
 def test_the_shipped_index_is_the_live_schemas_else_the_command_that_writes_it_is_named():
-    live = fi.index_text()
+    live = field_scan.index_text()
     shipped = fi.INDEX_FILE.read_text(encoding="utf-8")
     assert shipped == live, f"core/config/field_index.json is stale: run {fi.WRITE_COMMAND} and commit the file"
     index = fi.read_index(shipped)
@@ -25,7 +26,7 @@ def test_the_shipped_index_is_the_live_schemas_else_the_command_that_writes_it_i
 def test_a_stale_index_is_told_apart_and_written_anew(tmp_path, monkeypatch, capsys):
     stale = tmp_path / "field_index.json"
     stale.write_text(fi.INDEX_FILE.read_text(encoding="utf-8").replace('"Total timesteps"', '"Timesteps"', 1))
-    monkeypatch.setattr(fi, "INDEX_FILE", stale)
-    assert fi.main([]) == 1 and fi.WRITE_COMMAND in capsys.readouterr().err
-    assert fi.main(["--write"]) == 0 and fi.main([]) == 0
+    monkeypatch.setattr(field_scan, "INDEX_FILE", stale)
+    assert field_scan.main([]) == 1 and fi.WRITE_COMMAND in capsys.readouterr().err
+    assert field_scan.main(["--write"]) == 0 and field_scan.main([]) == 0
     assert fi.read_index(stale.read_text()).section("budget.total_timesteps").title == "Total timesteps"
