@@ -239,3 +239,19 @@ def test_the_presets_are_read_once_until_a_file_changes_and_a_validated_list_is_
     mine.write_text("description: two, a little longer\nppo:\n  n_epochs: 4\n")  # another size: the stamp changes
     assert presets.get_preset("mine", checked=False).description == "two, a little longer"
     assert len(reads) == 3 * count
+
+
+def test_what_is_typed_before_the_first_validation_is_validated_with_it_and_kept(qtbot):
+    model = ConfigModel(hold_validation=True)  # the window's: the forms are up before pydantic is asked anything
+    panel = ConfigurePanel(model, detect_gpus=False, later_forms=True)
+    qtbot.addWidget(panel)
+    panel.rows["ppo.n_epochs"].set_text("7")  # typed into the first frame's forms
+    panel.rows["runtime.n_envs"].set_text("0")  # a form below the fold, asked for by its path: built, and typed into
+    assert model.validation.config is None and model.state.overrides == {"ppo": {"n_epochs": 7}, "runtime": {"n_envs": 0}}
+    model.flush()  # the window's first step after its first frame
+    panel.build_later_forms()
+    assert [issue.path for issue in model.errors()] == ["runtime.n_envs"] and panel.rows["runtime.n_envs"].error()
+    panel.rows["runtime.n_envs"].set_text("2")
+    config = model.current_config()
+    assert config is not None and (config.ppo.n_epochs, config.runtime.n_envs) == (7, 2)
+    assert panel.rows["ppo.n_epochs"].text() == "7" and panel.rows["runtime.n_envs"].text() == "2"
