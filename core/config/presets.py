@@ -3,10 +3,15 @@
 Resolution order: schema defaults <- base preset(s) <- preset <- overrides (``--set``, form edits).
 A broken preset file is reported with its path and error and never modified; a user preset is
 never overwritten unless the caller asks.
+
+The files as read (not validated: the window's first frame) are kept in ``RLPANEL_HOME/cache/presets-read.json``
+with each file's name, size and time: a later start whose files are all unchanged reads that one JSON file instead
+of parsing YAML (the YAML parser is not even imported then).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,9 +21,8 @@ from core.config.errors import ConfigError, FieldIssue, issues_text
 from core.config.field_index import field_index
 from core.config.trust import code_modules
 from core.util.files import write_atomic
-from core.util.paths import builtin_presets_dir, user_presets_dir
+from core.util.paths import builtin_presets_dir, user_home, user_presets_dir
 from core.util.text import is_device_name, safe_name
-from core.util.yaml_reader import read_yaml_mapping
 
 if TYPE_CHECKING:  # the schema (pydantic) loads where a preset is validated: the presets are read without it (the
     # window's first frame; the algorithms' names come from the shipped field index)
@@ -60,6 +64,8 @@ class Preset:
 
 
 def _read(path: Path, builtin: bool) -> Preset:
+    from core.util.yaml_reader import read_yaml_mapping
+
     try:
         data = read_yaml_mapping(path)
     except ValueError as exc:
@@ -135,10 +141,14 @@ def list_presets(checked: bool = True) -> list[Preset]:
     key = stamp if checked else ("read only", *stamp)
     if key in _cache:
         return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in _cache[key]]
-    found: list[Preset] = []
-    for folder, builtin in folders:
-        if folder.is_dir():
-            found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+    found = None if checked else _read_cached(stamp)
+    if found is None:
+        found = []
+        for folder, builtin in folders:
+            if folder.is_dir():
+                found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+        if not checked:
+            _write_cached(stamp, found)
     if not checked:  # the files as read, kept beside the validated list (the window's first frame reads them once)
         return _keep(key, found)
     from core.config.validate import validate_config
@@ -159,6 +169,35 @@ def list_presets(checked: bool = True) -> list[Preset]:
         except Exception as exc:  # noqa: BLE001 - one damaged preset must not take the others down
             preset.error = f"cannot be used: {type(exc).__name__}: {str(exc)[:200]}"
     return _keep(key, found)
+
+
+def _cached_file() -> Path:
+    return user_home() / "cache" / "presets-read.json"
+
+
+def _read_cached(stamp: tuple[Any, ...]) -> list[Preset] | None:
+    """The files as an earlier read found them, if none has changed since (their names, sizes and times); else None."""
+    try:
+        data = json.loads(_cached_file().read_text(encoding="utf-8"))
+        if data["stamp"] != json.loads(json.dumps(stamp)):
+            return None
+        return [Preset(p["name"], Path(p["path"]), bool(p["builtin"]), dict(p["data"]), p["error"]) for p in data["presets"]]
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or not one this code wrote: the files are read
+        return None
+
+
+def _write_cached(stamp: tuple[Any, ...], found: list[Preset]) -> None:
+    """Keep the files as read for the next start, where JSON gives back exactly what the YAML held (not, e.g., a date
+    or a number as a key: then the files are read each time)."""
+    presets = [{"name": p.name, "path": str(p.path), "builtin": p.builtin, "data": p.data, "error": p.error} for p in found]
+    try:
+        text = json.dumps({"stamp": stamp, "presets": presets}, allow_nan=False)
+        if json.loads(text)["presets"] != presets:
+            return
+        _cached_file().parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(_cached_file(), text)
+    except (OSError, ValueError, TypeError):  # a value JSON cannot hold, or a folder that cannot be written
+        return
 
 
 def _keep(key: tuple[Any, ...], found: list[Preset]) -> list[Preset]:

@@ -29,7 +29,6 @@ from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
 from core.util.text import safe_name
-from core.util.yaml_reader import read_yaml_mapping
 
 if TYPE_CHECKING:  # the schema (pydantic) loads with the first config read, not with the window's first frame
     from core.config.schema import RunConfig
@@ -184,6 +183,8 @@ class RunStore:
 
 def load_run_config(run_dir: Path) -> RunConfig:
     """The run's validated config; ``ConfigError`` naming ``config.yaml`` when it cannot be used."""
+    from core.util.yaml_reader import read_yaml_mapping  # the YAML parser: with the first run read (after the first frame)
+
     path = RunDir(run_dir).config
     try:
         raw = read_yaml_mapping(path)
@@ -218,6 +219,8 @@ def run_info(run_dir: Path) -> RunInfo:
     layout = RunDir(run_dir)
     status = read_status(run_dir)
     broken = [status.broken] if status.broken else []
+    from core.util.yaml_reader import read_yaml_mapping  # the YAML parser: with the first run read (after the first frame)
+
     try:
         raw = read_yaml_mapping(layout.config)
     except ValueError as exc:
