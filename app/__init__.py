@@ -1,8 +1,8 @@
 """The window: a Qt view on ``core`` (see ARCHITECTURE.md, "The window").
 
-pydantic loads its submodules lazily; one first touched after PySide6 is imported goes through
-shiboken's import hook, which inspects pydantic mid-import and fails with a circular import. So
-the schema, and with it all of pydantic, is loaded here, before any module of the window imports Qt.
+The window's first frame needs neither pydantic nor the config schema: its forms are built from the schema's fields
+shipped as plain data (``core.config.field_index``), and the schema loads with the first validation, right after that
+frame. (This module once imported the schema before any Qt import: pydantic, touched lazily after PySide6 was
+imported, failed with a circular import inside shiboken's import hook. PySide6 6.11 with pydantic 2.14 loads it after
+Qt, through that hook, cleanly; tests/app/test_startup.py loads the whole schema that way.)
 """
-
-import core.config.schema  # noqa: F401

@@ -31,7 +31,6 @@ from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import fit_shown, restore_monitor, restore_window, save_window
-from core.config.schema import RunConfig
 from core.config.seeds import seeds_text
 from core.config.trust import config_modules, is_trusted, trust
 from core.fit.result import FitEstimate
@@ -49,6 +48,7 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.results.panel import ResultsPanel
     from app.sweeps.panel import SweepsPanel
     from app.system.panel import SystemPanel
+    from core.config.schema import RunConfig  # pydantic: loaded by the first validation, after the first frame
     from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
 
 STOP_TIMEOUT_S = 60.0

@@ -11,7 +11,8 @@ its first frame are done (``MainWindow.started()``: the Monitor and its plots, t
 follower), and with ``RLPANEL_QUIT_WHEN_STARTED`` quits ``--quit-ms`` after that instead of after the first frame:
 its line gives that time too ("started"; a copy that does not write it quits after its first frame as before).
 ``--other DIR`` adds an arm with another copy of the repository (e.g. main's, from
-``git archive main | tar -x -C DIR``), started from DIR. Every arm runs
+``git archive main | tar -x -C DIR``), started from DIR, and a line of this copy's times over that one's (the median of
+each round's ratio: wall and CPU to the first frame, and the time to started()). Every arm runs
 with Python's compiled modules cached (``PYTHONPYCACHEPREFIX`` in the bench's folder, filled by a first start that
 is not counted), as an installed copy would: with ``PYTHONDONTWRITEBYTECODE`` set each start compiles every module of
 the repository again.
@@ -136,6 +137,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         for arm in arms:
             one_start(arm, Path(tmp), args.quit_ms)  # warm the file cache, as a user's second start would be
+            del arm.started[:], arm.started_cpus[:]  # not counted (it wrote its started() too)
         for _ in range(args.rounds):
             for arm in arms:  # interleaved: a busy moment slows every arm of its round
                 wall, cpu, frame_cpu = one_start(arm, Path(tmp), args.quit_ms)
@@ -146,6 +148,15 @@ def main() -> int:
     app = arms[1]
     print("start to window shown:", ", ".join(f"{t:.2f} s" for t in app.walls))
     report(arms)
+    for other in arms[2:]:  # this copy against the other, round by round: the medians of the ratios
+        walls = statistics.median(a / b for a, b in zip(app.walls, other.walls, strict=True))
+        cpus = statistics.median(a / b for a, b in zip(app.frame_cpus, other.frame_cpus, strict=True)) \
+            if len(app.frame_cpus) == len(other.frame_cpus) == len(app.walls) else None
+        late = statistics.median(a / b for a, b in zip(app.started, other.started, strict=True)) \
+            if len(app.started) == len(other.started) == len(app.walls) else None
+        print(f"app / {other.name}: wall to the first frame x{walls:.2f}"
+              + (f", CPU to it x{cpus:.2f}" if cpus is not None else "")
+              + (f", to started() x{late:.2f}" if late is not None else "") + " (medians of the rounds' ratios)")
     print(f"median {statistics.median(app.walls):.2f} s   (goal <= {GOAL_S} s)")
     print("torch imported by the GUI: no (app/ never imports it; tests/app/test_startup.py)")
     return 0

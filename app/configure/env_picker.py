@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import yaml
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -25,17 +24,41 @@ from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.forms import value_tip
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
+from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
-from core.config.algorithms.registry import BASELINES
-from core.config.schema import EnvSpec
-from core.config.spaces import COMMON_ENVS
-from core.util.yaml_reader import load_yaml
+from core.config.common_envs import COMMON_ENVS
+from core.config.field_index import field_index
+
+
+def _flow(value: Any) -> str:
+    """A mapping or list as one line of YAML flow text ("" for none)."""
+    if not value:
+        return ""
+    import yaml
+
+    return str(yaml.safe_dump(value, default_flow_style=True, width=10**6)).strip()
+
+
+def _load_or_text(text: str) -> Any:
+    """Env kwargs typed into their box (under the value limits); text that is not YAML is passed on for the schema."""
+    import yaml
+
+    from core.util.yaml_reader import load_yaml
+
+    try:
+        return load_yaml(text, "env kwargs")
+    except (yaml.YAMLError, ValueError):
+        return text
 
 
 def _yaml_or_text(text: str) -> Any:
     """YAML typed into a box; text that is not YAML is passed on for the schema to reject."""
+    if not text.strip():
+        return None
+    import yaml  # the YAML parser loads when first needed: no preset's env sets these in the first frame
+
     try:
-        return yaml.safe_load(text) if text.strip() else None
+        return yaml.safe_load(text)
     except yaml.YAMLError:
         return text
 
@@ -93,7 +116,7 @@ class EnvPicker(QGroupBox):
         self.frame_stack_edit = QLineEdit()
         self.frame_stack_edit.setPlaceholderText("none")
         self.frame_stack_edit.setToolTip("Stack this many last observations (VecFrameStack); empty: none")
-        limit = EnvSpec.model_fields["step_timeout_s"]  # its words are the schema's, as in the generated forms
+        limit = field_index().section("env.step_timeout_s")  # its words are the schema's, as in the generated forms
         self.step_limit_title = f"{limit.title} (s)"
         self.step_limit_edit = QLineEdit()
         self.step_limit_edit.setPlaceholderText("none")
@@ -214,10 +237,7 @@ class EnvPicker(QGroupBox):
     def env_raw(self) -> dict[str, Any]:
         """The env section as the user set it; unparsable kwargs are passed on for the schema to reject."""
         text = self.kwargs_edit.toPlainText().strip()
-        try:
-            kwargs: Any = load_yaml(text, "env kwargs") if text else {}
-        except (yaml.YAMLError, ValueError):
-            kwargs = text
+        kwargs: Any = _load_or_text(text) if text else {}
         if kwargs is None:
             kwargs = {}
         extra = {"wrappers": _yaml_or_text(self.wrappers_edit.toPlainText()) or [],
@@ -248,14 +268,13 @@ class EnvPicker(QGroupBox):
             else:
                 self.id_combo.setEditText(str(env.get("id") or ""))
             kwargs = env.get("kwargs") or {}
-            text = yaml.safe_dump(kwargs, default_flow_style=True, width=10**6).strip() if kwargs else ""
+            text = _flow(kwargs)
             if isinstance(kwargs, str):
                 text = kwargs
             if self.kwargs_edit.toPlainText().strip() != text:
                 self.kwargs_edit.setPlainText(text)
             wrappers = env.get("wrappers") or []
-            text = wrappers if isinstance(wrappers, str) else (
-                yaml.safe_dump(wrappers, default_flow_style=True, width=10**6).strip() if wrappers else "")
+            text = wrappers if isinstance(wrappers, str) else _flow(wrappers)
             if self.wrappers_edit.toPlainText().strip() != text:
                 self.wrappers_edit.setPlainText(text)
             keys = env.get("info_keys") or []

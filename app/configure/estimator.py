@@ -17,10 +17,11 @@ from shiboken6 import isValid
 
 from app.threads.background import run_in_background, wait_for_background
 from core.config.errors import ConfigError
-from core.config.schema import EnvSpec, RunConfig
 
 if TYPE_CHECKING:  # the estimate's modules (psutil, the families' arithmetic) load at the first estimate, after the first
-    # frame; the GPU profiles (NVML, the calibration) and the own network's measurement too, when first asked for
+    # frame; the GPU profiles (NVML, the calibration) and the own network's measurement too, when first asked for; the
+    # schema (pydantic) with the first validation
+    from core.config.schema import EnvSpec, RunConfig
     from core.config.spaces import EnvSpaces
     from core.fit.gpus import GpuProfile
     from core.fit.measured import MeasuredNetwork
@@ -30,7 +31,7 @@ WAITING_FOR_GPUS = "auto: looking for a GPU\u2026"
 
 
 def env_key(env: EnvSpec | dict[str, Any]) -> str:
-    data = env.model_dump(mode="json") if isinstance(env, EnvSpec) else env
+    data = env if isinstance(env, dict) else env.model_dump(mode="json")
     return json.dumps(data, sort_keys=True, default=repr)
 
 

@@ -1,144 +1,17 @@
-"""Reading the config schema: what kind of editor a field needs, its help, and text <-> value.
+"""Reading the config schema's fields: text <-> value for each kind of editor.
 
-No Qt here: the form (``forms.py``) asks this module how to show and parse each field, so a
-new field in ``core.config.schema`` or an algorithm table (``core.config.algorithms``) needs no UI code.
+No Qt here: the form (``forms.py``) shows each field as its ``FieldSpec`` (``core.config.field_index``, the schema's
+fields shipped as plain data) says, and parses what is typed here, so a new field in ``core.config.schema`` or an
+algorithm table (``core.config.algorithms``) needs no UI code.
 """
 
 from __future__ import annotations
 
-import types
-import typing
-from dataclasses import dataclass
-from typing import Any, Literal, TypeGuard
+from typing import Any
 
-import annotated_types as at
-import yaml
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
+from core.config.field_index import FieldKind, format_value
 
-from core.config.fields import meta_of
-from core.util.yaml_reader import load_yaml
-
-
-@dataclass(frozen=True)
-class FieldKind:
-    """How one field is edited.
-
-    ``editor`` is one of: ``bool``, ``choice`` (fixed options; an optional yes/no field is a
-    choice of empty, true and false), ``number`` (int/float, typed as text so 1e6 and 1,000,000
-    work), ``schedule`` (a constant or a linear schedule), ``text``, ``layers`` (net_arch
-    lists/dicts), ``yaml`` (anything else, typed as YAML flow text). ``options`` are the choices or suggestions;
-    ``editable`` means free text is allowed beside them.
-    """
-
-    editor: str
-    optional: bool = False
-    integer: bool = False
-    options: tuple[str, ...] = ()
-    editable: bool = False
-
-
-def _parts(annotation: Any) -> list[Any]:
-    origin = typing.get_origin(annotation)
-    if origin in (typing.Union, types.UnionType):
-        return [p for a in typing.get_args(annotation) for p in _parts(a)]
-    if origin is typing.Annotated:
-        return _parts(typing.get_args(annotation)[0])
-    return [annotation]
-
-
-def is_section(annotation: Any) -> TypeGuard[type[BaseModel]]:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-
-def field_kind(info: FieldInfo) -> FieldKind:
-    """Pick the editor for a field from its type annotation."""
-    parts = _parts(info.annotation)
-    optional = type(None) in parts
-    parts = [p for p in parts if p is not type(None)]
-    literals = tuple(str(v) for p in parts if typing.get_origin(p) is Literal for v in typing.get_args(p))
-    others = [p for p in parts if typing.get_origin(p) is not Literal]
-    if meta_of(info).schedule:  # schedule_hp: a constant or a schedule over the run
-        return FieldKind("schedule", optional)
-    if others == [bool]:
-        return FieldKind("choice", True, options=("", "true", "false")) if optional else FieldKind("bool")
-    if not others and literals:
-        return FieldKind("choice", optional, options=literals)
-    if others and all(p in (int, float) for p in others):
-        return FieldKind("number", optional, integer=float not in others, options=literals, editable=bool(literals))
-    if others and all(p in (int, float, str) for p in others):
-        # e.g. SAC ent_coef: a number or a keyword such as 'auto'; offer a string default as a choice
-        hints = literals + ((info.default,) if isinstance(info.default, str) else ())
-        if any(p in (int, float) for p in others):
-            return FieldKind("number", optional, integer=float not in others, options=hints, editable=True)
-        return FieldKind("text", optional, options=hints, editable=True)
-    if others and all(_is_int_layers(p) for p in others):
-        return FieldKind("layers", optional)
-    return FieldKind("yaml", optional)
-
-
-def _is_int_layers(annotation: Any) -> bool:
-    origin, args = typing.get_origin(annotation), typing.get_args(annotation)
-    if origin is list:
-        return args == (int,)
-    if origin is dict:
-        return len(args) == 2 and args[0] is str and _is_int_layers(args[1])
-    return False
-
-
-def unit(info: FieldInfo) -> str:
-    extra = info.json_schema_extra
-    return str(extra.get("unit", "")) if isinstance(extra, dict) else ""
-
-
-def range_text(info: FieldInfo) -> str:
-    """'1 to 1024', '> 0 and <= 1', or '' from the field's ge/gt/le/lt constraints."""
-    low = high = ""
-    for m in info.metadata:
-        if isinstance(m, at.Ge):
-            low = f">= {format_value(m.ge)}"
-        elif isinstance(m, at.Gt):
-            low = f"> {format_value(m.gt)}"
-        elif isinstance(m, at.Le):
-            high = f"<= {format_value(m.le)}"
-        elif isinstance(m, at.Lt):
-            high = f"< {format_value(m.lt)}"
-    if low.startswith(">=") and high.startswith("<="):
-        return f"{low[3:]} to {high[3:]}"
-    return " and ".join(p for p in (low, high) if p)
-
-
-def tooltip(info: FieldInfo, path: str) -> str:
-    """The field's help as rich text: description, range, unit, default and its --set path."""
-    lines = [f"<b>{info.title or path}</b>", info.description or ""]
-    details = [("Range", range_text(info)), ("Unit", unit(info)),
-               ("Default", "empty" if info.default is None else format_value(info.default)), ("Path", path)]
-    lines += [f"{k}: {v}" for k, v in details if v]
-    return "<br>".join(_escape(line) if not line.startswith("<b>") else line for line in lines if line)
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def format_value(value: Any, kind: FieldKind | None = None) -> str:
-    """How a value is shown in its editor; ``parse_text`` reads it back to the same value."""
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return repr(value)
-    if kind is not None and kind.editor == "layers":
-        if isinstance(value, dict):
-            return "; ".join(f"{k}: {format_value(v, kind)}" for k, v in value.items())
-        if isinstance(value, list):
-            return ", ".join(str(v) for v in value)
-    if isinstance(value, str):
-        return value
-    return yaml.safe_dump(value, default_flow_style=True, width=10**6).strip()
+__all__ = ["FieldKind", "format_value", "parse_text"]
 
 
 def parse_text(text: str, kind: FieldKind) -> Any:
@@ -157,6 +30,10 @@ def parse_text(text: str, kind: FieldKind) -> Any:
     if kind.editor == "choice" and kind.options == ("", "true", "false"):
         return stripped == "true"
     if kind.editor == "yaml":
+        import yaml
+
+        from core.util.yaml_reader import load_yaml
+
         try:
             return load_yaml(stripped, "the field")
         except (yaml.YAMLError, ValueError):  # bad syntax or over a limit: the schema names the field

@@ -1,17 +1,16 @@
-"""Forms generated from the config schema: one row per pydantic field, no per-field UI code.
+"""Forms generated from the config schema: one row per field, no per-field UI code.
 
-A ``SectionForm`` is built from a section model (``PPOParams``, ``RuntimeParams``, ...) and a
-dotted prefix (``ppo``); each ``FieldRow`` holds the editor chosen by ``fields.field_kind``,
-a reset button shown while the value differs from the preset, and the schema's error message.
+A ``SectionForm`` is built from a section's fields as plain data (``core.config.field_index``: the shipped index, so
+the window's first frame needs neither pydantic nor the schema) or from a section model (``PPOParams``, read off
+the live schema) and a dotted prefix (``ppo``); each ``FieldRow`` holds the editor its field's kind names, a reset
+button shown while the value differs from the preset, and the schema's error message.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from pydantic import BaseModel
-from pydantic.fields import FieldInfo
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import (
@@ -28,9 +27,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.fields import FieldKind, field_kind, format_value, is_section, parse_text, tooltip, unit
+from app.configure.fields import FieldKind, format_value, parse_text
 from app.configure.schedule_editor import ScheduleEditor
 from app.theme import error_color
+from core.config.field_index import FieldSpec
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 def empty_meaning(description: str) -> str:
@@ -59,22 +62,22 @@ class FieldRow(QWidget):
     edited = Signal(str, object)  # path, raw value (what the user typed, parsed)
     reset_requested = Signal(str)
 
-    def __init__(self, path: str, info: FieldInfo, parent: QWidget | None = None):
+    def __init__(self, spec: FieldSpec, parent: QWidget | None = None):
         super().__init__(parent)
-        self.path = path
-        self.kind: FieldKind = field_kind(info)
-        self.description = info.description or ""
+        self.path = spec.path
+        self.kind: FieldKind = spec.kind
+        self.description = spec.description
         self._value: Any = None
         self._error: str | None = None
-        self.label = QLabel(info.title or path.rsplit(".", 1)[-1])
-        self.label.setToolTip(tooltip(info, path))
+        self.label = QLabel(spec.title)
+        self.label.setToolTip(spec.tip)
         self.label.setBuddy(self)
         self.editor = self._make_editor()
         if not isinstance(self.editor, (QCheckBox, ScheduleEditor)):  # room for 1e-05 or 1000000 before the row wraps
             self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
-        self.help = tooltip(info, path)
+        self.help = spec.tip
         self.editor.setToolTip(self.help)
-        self.editor.setObjectName(path)
+        self.editor.setObjectName(self.path)
         if isinstance(self.editor, QLineEdit):  # a value longer than the field (a module:Class, a mapping): whole in its tip
             self.editor.textChanged.connect(self._value_tip)
         self.reset_button = QToolButton()
@@ -95,7 +98,7 @@ class FieldRow(QWidget):
         line.setContentsMargins(0, 0, 0, 0)
         line.addWidget(self.editor, 1)
         # Every row has a unit slot (maybe empty) so editors line up; the panel evens their widths.
-        self.unit_label = QLabel(unit(info) if self.kind.editor == "number" else "")
+        self.unit_label = QLabel(spec.unit if self.kind.editor == "number" else "")
         self.unit_label.setEnabled(False)  # the palette's disabled text: muted in light and dark themes
         line.addWidget(self.unit_label)
         line.addWidget(self.reset_button)
@@ -227,14 +230,22 @@ class FieldRow(QWidget):
 
 
 class SectionForm(QGroupBox):
-    """All fields of one schema section, nested sections as group boxes inside."""
+    """All fields of one schema section, nested sections as group boxes inside.
+
+    ``section``: the section's fields (``FieldSpec``, at their paths already), or a section model read off the live
+    schema at ``prefix`` (a form of a model the index does not hold)."""
 
     edited = Signal(str, object)
     reset_requested = Signal(str)
 
-    def __init__(self, model: type[BaseModel], prefix: str, title: str | None = None,
+    def __init__(self, section: tuple[FieldSpec, ...] | type[BaseModel], prefix: str, title: str | None = None,
                  exclude: tuple[str, ...] = (), parent: QWidget | None = None):
-        super().__init__(title or model.__name__, parent)
+        super().__init__(title or str(getattr(section, "__name__", prefix)), parent)
+        if not isinstance(section, tuple):  # a model: read off the live schema
+            from core.config.field_scan import section_fields
+
+            section = section_fields(section, prefix)
+        fields = section
         self.prefix = prefix
         self.nested = False  # a section inside another's form (runtime's VecNormalize)
         self.rows: dict[str, FieldRow] = {}
@@ -242,23 +253,21 @@ class SectionForm(QGroupBox):
         layout.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         layout.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         layout.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # narrow panel: editor below its label
-        for name, info in model.model_fields.items():
-            if name in exclude:
+        for spec in fields:
+            if spec.name in exclude:
                 continue
-            key = info.alias or name  # the name a config file and --set use (policy.class)
-            path = f"{prefix}.{key}" if prefix else key
-            if is_section(info.annotation):
-                sub = SectionForm(info.annotation, path, info.title or name)
+            if spec.fields is not None:
+                sub = SectionForm(spec.fields, spec.path, spec.title)
                 sub.edited.connect(self.edited)
                 sub.reset_requested.connect(self.reset_requested)
                 self.rows.update(sub.rows)
                 layout.addRow(sub)
                 sub.nested = True
                 continue
-            row = FieldRow(path, info)
+            row = FieldRow(spec)
             row.edited.connect(self.edited)
             row.reset_requested.connect(self.reset_requested)
-            self.rows[path] = row
+            self.rows[spec.path] = row
             layout.addRow(row.label, row)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 - Qt's

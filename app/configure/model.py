@@ -13,17 +13,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from app.configure.estimator import NetworkCache, SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import FieldHint, FieldIssue
-from core.config.schema import EnvSpec, RunConfig
 from core.config.trust import code_module, is_trusted, policy_modules
 
-if TYPE_CHECKING:  # the estimate's modules load at the first check, after the window's first frame
+if TYPE_CHECKING:  # the estimate's modules load at the first check, after the window's first frame; pydantic and the
+    # schema at the first validation (``flush``), right after it
+    from core.config.schema import RunConfig
     from core.config.spaces import EnvSpaces
     from core.fit.result import FitEstimate, Suggestion
 
@@ -273,6 +273,10 @@ class ConfigModel(QObject):
 
     def _spaces_while_invalid(self, env: Any) -> str:
         """The env's spaces even while another field is invalid (no probe for a bad env, nor for untrusted code)."""
+        from pydantic import ValidationError
+
+        from core.config.schema import EnvSpec
+
         try:
             spec = EnvSpec.model_validate(env)
         except ValidationError:

@@ -32,7 +32,6 @@ from PySide6.QtWidgets import (
 
 from app.configure.env_picker import EnvPicker
 from app.configure.estimator import WAITING_FOR_GPUS, target_choices
-from app.configure.fields import is_section
 from app.configure.fit_bar import FitBox, no_fit_reason
 from app.configure.forms import FieldRow, SectionForm
 from app.configure.hints import HintsBox
@@ -46,15 +45,15 @@ from app.configure.wheel_guard import WheelGuard, guard_wheel
 from app.theme import error_color
 from app.widgets.fit_list import FitList
 from app.widgets.wrap_label import WrapLabel
-from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import get_path
 from core.config.errors import ConfigError, FieldIssue
-from core.config.schema import RunConfig
+from core.config.field_index import FieldSpec, field_index
 from core.config.seeds import parse_seeds, seeds_text
 from core.fit.result import FitEstimate, Suggestion
 
 if TYPE_CHECKING:
     from app.configure.tune_dialog import TuneDialog
+    from core.config.schema import RunConfig  # pydantic: the first validation, after the window's first frame
 
 # Top-level fields with their own widgets (env picker, algorithm combo, fit bar's target combo).
 SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
@@ -66,7 +65,7 @@ SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the for
 # their rows; a fold or unfold the user clicks is kept whatever the height
 FOLD_PRESETS_BELOW = 800
 QWIDGETSIZE_MAX = (1 << 24) - 1
-ALGO_SECTIONS = tuple(spec.section for spec in ALGORITHMS.values())
+ALGO_SECTIONS = tuple(a.section for a in field_index().algorithms)
 # forms below the fold of the forms' column (after the algorithm's): built after the window's first frame
 LATER_FORMS = ("policy", "runtime", "budget_more")
 
@@ -81,16 +80,6 @@ class _BuiltOnAsk(dict):
 
     def __missing__(self, key: str) -> Any:
         return self._build(key)
-
-
-def _row_paths(section: Any, prefix: str, exclude: tuple[str, ...] = ()) -> list[str]:
-    """The row paths a ``SectionForm(section, prefix, exclude=exclude)`` holds (its nested sections' too)."""
-    paths: list[str] = []
-    for name, info in section.model_fields.items():
-        if name not in exclude:
-            path = f"{prefix}.{name}"
-            paths += _row_paths(info.annotation, path) if is_section(info.annotation) else [path]
-    return paths
 
 
 def _line_up_units(form: SectionForm) -> None:
@@ -137,7 +126,7 @@ class ConfigurePanel(QWidget):
         self.env_picker.env_edited.connect(lambda env: self._edited("env", env))
         self.env_picker.algo_edited.connect(lambda algo: self._edited("algo", algo))
         # an algorithm's form is built when it is first shown (or asked for): the first frame builds one of them
-        self._algo_slots: dict[str, tuple[type, str, QWidget, tuple[str, ...]]] = {}  # the later forms' too
+        self._algo_slots: dict[str, tuple[FieldSpec, str, QWidget, tuple[str, ...]]] = {}  # the later forms' too
         self._slot_paths: dict[str, str] = {}  # a later form's row paths: the form's name
         self.threads_hint: TorchThreadsHint | None = None  # under Torch threads, once the runtime form is built
         self.forms: dict[str, SectionForm] = _BuiltOnAsk(self._algo_form)
@@ -264,25 +253,26 @@ class ConfigurePanel(QWidget):
         box = QVBoxLayout(container)
         box.setContentsMargins(0, 0, 0, 0)
         box.addWidget(self.env_picker)
-        sections = {n: i.annotation for n, i in RunConfig.model_fields.items()
-                    if n not in SPECIAL_FIELDS and is_section(i.annotation)}
-        titles = {n: RunConfig.model_fields[n].title or n for n in sections}
-        scalars = tuple(n for n in RunConfig.model_fields if n in SPECIAL_FIELDS or n in sections)
-        self.run_form = SectionForm(RunConfig, "", "Run", exclude=scalars)  # with the budget, beside or below
+        index = field_index()  # the schema's fields as plain data: no pydantic before the first frame
+        sections = {s.name: s for s in index.fields if s.name not in SPECIAL_FIELDS and s.fields is not None}
+        titles = {n: s.title for n, s in sections.items()}
+        scalars = tuple(s.name for s in index.fields if s.name in SPECIAL_FIELDS or s.name in sections)
+        self.run_form = SectionForm(index.fields, "", "Run", exclude=scalars)  # with the budget, beside or below
         self._add_form(None, self.run_form, "run")
         for name, section in sections.items():
-            assert is_section(section)
+            assert section.fields is not None
             if name == "budget":  # pinned below the scroll area; the rest of the budget scrolls
-                self.budget_form = SectionForm(section, name, titles[name], exclude=BUDGET_MORE)
+                self.budget_form = SectionForm(section.fields, name, titles[name], exclude=BUDGET_MORE)
                 self._add_form(None, self.budget_form, name)
                 # the steps the run trains, under Timesteps (SB3 trains whole rollouts), with its round-to buttons
                 self.steps_hint = PlannedStepsHint.under(self.budget_form, self.rows["budget.total_timesteps"])
                 self.steps_hint.round_clicked.connect(self.round_budget)
-                pinned = tuple(n for n in section.model_fields if n not in BUDGET_MORE)
+                pinned = tuple(s.name for s in section.fields if s.name not in BUDGET_MORE)
                 if later_forms:
                     self._add_slot(box, "budget_more", section, f"{titles[name]}: more", pinned)
                 else:
-                    self._add_form(box, SectionForm(section, name, f"{titles[name]}: more", exclude=pinned), "budget_more")
+                    self._add_form(box, SectionForm(section.fields, name, f"{titles[name]}: more", exclude=pinned),
+                                   "budget_more")
                 continue
             title = f"{titles[name]} hyperparameters" if name in ALGO_SECTIONS else titles[name]
             if name in ALGO_SECTIONS:  # a slot in its place, the form in it when first shown
@@ -291,7 +281,7 @@ class ConfigurePanel(QWidget):
             if later_forms and name in LATER_FORMS:
                 self._add_slot(box, name, section, title)
                 continue
-            self._add_form(box, SectionForm(section, name, title), name)
+            self._add_form(box, SectionForm(section.fields, name, title), name)
             if name == "runtime":
                 self._add_threads_hint()
             if name == "policy":
@@ -301,15 +291,14 @@ class ConfigurePanel(QWidget):
             _line_up_units(form)
         return container
 
-    def _add_slot(self, box: QVBoxLayout, name: str, section: type, title: str, exclude: tuple[str, ...] = ()) -> QWidget:
+    def _add_slot(self, box: QVBoxLayout, name: str, section: FieldSpec, title: str, exclude: tuple[str, ...] = ()) -> QWidget:
         """A place in the forms' column for a form built later (``_algo_form``)."""
         slot = QWidget()
         QVBoxLayout(slot).setContentsMargins(0, 0, 0, 0)
         box.addWidget(slot)
         self._algo_slots[name] = (section, title, slot, exclude)
         if name not in ALGO_SECTIONS:
-            prefix = "budget" if name == "budget_more" else name
-            self._slot_paths.update(dict.fromkeys(_row_paths(section, prefix, exclude), name))
+            self._slot_paths.update(dict.fromkeys(section.leaf_paths(exclude), name))
         return slot
 
     def _add_browse_buttons(self) -> None:
@@ -339,7 +328,8 @@ class ConfigurePanel(QWidget):
             raise KeyError(name)
         section, title, slot, exclude = self._algo_slots[name]
         prefix = "budget" if name == "budget_more" else name
-        form = SectionForm(section, prefix, title, exclude=exclude)
+        assert section.fields is not None
+        form = SectionForm(section.fields, prefix, title, exclude=exclude)
         _line_up_units(form)
         self._add_form(None, form, name)
         layout = slot.layout()

@@ -7,35 +7,33 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel
-from pydantic_core import to_jsonable_python
-
-from app.configure.fields import is_section
 from core.config.dotted import del_path, get_path, merge, set_path
 from core.config.errors import ConfigError, FieldHint, FieldIssue
+from core.config.field_index import FieldSpec, defaults, field_index
 from core.config.presets import resolve_raw
-from core.config.schema import RunConfig
-from core.config.validate import validate_config
+
+if TYPE_CHECKING:  # the schema (pydantic) loads at the first validation, after the window's first frame
+    from core.config.schema import RunConfig
 
 MISSING = object()
 
 
-def schema_leaves(raw: dict[str, Any], whole: tuple[str, ...] = ("env",), model: Any = RunConfig,
-                  prefix: str = "") -> dict[str, Any]:
+def schema_leaves(raw: dict[str, Any], whole: tuple[str, ...] = ("env",), section: FieldSpec | None = None) -> dict[str, Any]:
     """``{"ppo": {"n_epochs": 10}}`` -> ``{"ppo.n_epochs": 10}``, walking into schema sections only
     (the ``whole`` paths and non-section mappings such as ``env.kwargs`` stay one value); preset
     metadata is left out."""
+    section = section or field_index().root
+    fields = {spec.key: spec for spec in section.fields or ()}
     out: dict[str, Any] = {}
     for key, value in raw.items():
-        if key in ("schema_version", "description", "base") and not prefix:
+        if key in ("schema_version", "description", "base") and not section.path:
             continue
-        info = model.model_fields.get(key)
-        section = getattr(info, "annotation", None)
-        path = f"{prefix}{key}"
-        if is_section(section) and isinstance(value, dict) and path not in whole:
-            out.update(schema_leaves(value, whole, section, f"{path}."))
+        spec = fields.get(key)
+        path = f"{section.path}.{key}" if section.path else key
+        if spec is not None and spec.fields is not None and isinstance(value, dict) and path not in whole:
+            out.update(schema_leaves(value, whole, spec))
         else:
             out[path] = value
     return out
@@ -47,27 +45,6 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, numbers) and isinstance(b, numbers) and not isinstance(a, bool) and not isinstance(b, bool):
         return a == b
     return type(a) is type(b) and a == b
-
-
-def defaults() -> dict[str, Any]:
-    """Every field's schema default, in the shape of a raw config."""
-    env: dict[str, Any] = {"id": "CartPole-v1", "entry_point": None, "kwargs": {}, "wrappers": [], "frame_stack": None,
-                           "step_timeout_s": None}
-    return model_defaults(RunConfig) | {"env": env}
-
-
-def model_defaults(model: type[BaseModel]) -> dict[str, Any]:
-    """``model.model_construct().model_dump(mode="json")`` read off the fields alone: a section made by its own class
-    is walked into rather than built, so no model's schema is built (pydantic defers that to the first validation,
-    after the window's first frame)."""
-    out: dict[str, Any] = {}
-    for name, info in model.model_fields.items():
-        section = info.annotation
-        if info.default_factory is section and is_section(section):
-            out[name] = model_defaults(section)
-        else:
-            out[name] = to_jsonable_python(info.get_default(call_default_factory=True))
-    return out
 
 
 @dataclass
@@ -150,6 +127,8 @@ class ConfigState:
         if preset_issues:
             return Validation(self.overrides, issues=preset_issues)
         raw = merge(preset_part, self.overrides)  # what resolve_raw(preset, overrides) gives
+        from core.config.validate import validate_config  # pydantic and the schema: the first validation loads them
+
         try:
             result = validate_config(raw)
         except ConfigError as exc:

@@ -7,12 +7,16 @@ and offers the whole-cycle budget below and above in one click each.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QVBoxLayout, QWidget
 
 from app.configure.forms import insert_below
-from core.config.schema import RunConfig
 from core.config.steps import planned_steps, whole_cycle_budgets
+
+if TYPE_CHECKING:  # the schema loads after the window's first frame
+    from core.config.schema import RunConfig
 
 
 class PlannedStepsHint(QWidget):

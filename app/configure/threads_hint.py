@@ -8,12 +8,16 @@ where the field is set: the placeholder says the count, the line below why ("aut
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from PySide6.QtWidgets import QLabel, QWidget
 
 from app.configure.forms import FieldRow, empty_meaning, insert_below
-from core.config.schema import RunConfig
 from core.fit.result import FitEstimate
 from core.util.threads import TorchThreads
+
+if TYPE_CHECKING:  # the schema loads after the window's first frame
+    from core.config.schema import RunConfig
 
 
 def threads_here(cfg: RunConfig | None, estimate: FitEstimate | None) -> TorchThreads | None:

@@ -3,26 +3,30 @@
 Resolution order: schema defaults <- base preset(s) <- preset <- overrides (``--set``, form edits).
 A broken preset file is reported with its path and error and never modified; a user preset is
 never overwritten unless the caller asks.
+
+The files as read (not validated: the window's first frame) are kept in ``RLPANEL_HOME/cache/presets-read.json``
+with each file's name, size and time: a later start whose files are all unchanged reads that one JSON file instead
+of parsing YAML (the YAML parser is not even imported then).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
-
-from core.config.algorithms.registry import ALGOS
 from core.config.dotted import merge
 from core.config.errors import ConfigError, FieldIssue, issues_text
-from core.config.schema import RunConfig
+from core.config.field_index import field_index
 from core.config.trust import code_modules
-from core.config.validate import ValidatedConfig, strip_ignored, validate_config
 from core.util.files import write_atomic
-from core.util.paths import builtin_presets_dir, user_presets_dir
+from core.util.paths import builtin_presets_dir, user_home, user_presets_dir
 from core.util.text import is_device_name, safe_name
-from core.util.yaml_reader import read_yaml_mapping
+
+if TYPE_CHECKING:  # the schema (pydantic) loads where a preset is validated: the presets are read without it (the
+    # window's first frame; the algorithms' names come from the shipped field index)
+    from core.config.validate import ValidatedConfig
 
 
 @dataclass
@@ -47,10 +51,11 @@ class Preset:
     @property
     def algos(self) -> list[str]:
         """The algorithms this preset tunes: its sections, else its ``algo``, else all."""
-        covered = [a for a in ALGOS if a.lower() in self.data]
-        if self.data.get("algo") in ALGOS:
+        algos = field_index().algo_names()
+        covered = [a for a in algos if a.lower() in self.data]
+        if self.data.get("algo") in algos:
             covered = [self.data["algo"]] + [a for a in covered if a != self.data["algo"]]
-        return covered or list(ALGOS)
+        return covered or list(algos)
 
     @property
     def overrides(self) -> dict[str, Any]:
@@ -59,6 +64,8 @@ class Preset:
 
 
 def _read(path: Path, builtin: bool) -> Preset:
+    from core.util.yaml_reader import read_yaml_mapping
+
     try:
         data = read_yaml_mapping(path)
     except ValueError as exc:
@@ -134,12 +141,18 @@ def list_presets(checked: bool = True) -> list[Preset]:
     key = stamp if checked else ("read only", *stamp)
     if key in _cache:
         return [Preset(p.name, p.path, p.builtin, dict(p.data), p.error) for p in _cache[key]]
-    found: list[Preset] = []
-    for folder, builtin in folders:
-        if folder.is_dir():
-            found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+    found = None if checked else _read_cached(stamp)
+    if found is None:
+        found = []
+        for folder, builtin in folders:
+            if folder.is_dir():
+                found += [_read(p, builtin) for p in sorted(folder.glob("*.yaml"))]
+        if not checked:
+            _write_cached(stamp, found)
     if not checked:  # the files as read, kept beside the validated list (the window's first frame reads them once)
         return _keep(key, found)
+    from core.config.validate import validate_config
+
     by_name: dict[str, Preset] = {}
     for preset in found:  # a user preset does not shadow a built-in of the same name
         by_name.setdefault(preset.name, preset)
@@ -156,6 +169,35 @@ def list_presets(checked: bool = True) -> list[Preset]:
         except Exception as exc:  # noqa: BLE001 - one damaged preset must not take the others down
             preset.error = f"cannot be used: {type(exc).__name__}: {str(exc)[:200]}"
     return _keep(key, found)
+
+
+def _cached_file() -> Path:
+    return user_home() / "cache" / "presets-read.json"
+
+
+def _read_cached(stamp: tuple[Any, ...]) -> list[Preset] | None:
+    """The files as an earlier read found them, if none has changed since (their names, sizes and times); else None."""
+    try:
+        data = json.loads(_cached_file().read_text(encoding="utf-8"))
+        if data["stamp"] != json.loads(json.dumps(stamp)):
+            return None
+        return [Preset(p["name"], Path(p["path"]), bool(p["builtin"]), dict(p["data"]), p["error"]) for p in data["presets"]]
+    except (OSError, ValueError, KeyError, TypeError):  # none yet, or not one this code wrote: the files are read
+        return None
+
+
+def _write_cached(stamp: tuple[Any, ...], found: list[Preset]) -> None:
+    """Keep the files as read for the next start, where JSON gives back exactly what the YAML held (not, e.g., a date
+    or a number as a key: then the files are read each time)."""
+    presets = [{"name": p.name, "path": str(p.path), "builtin": p.builtin, "data": p.data, "error": p.error} for p in found]
+    try:
+        text = json.dumps({"stamp": stamp, "presets": presets}, allow_nan=False)
+        if json.loads(text)["presets"] != presets:
+            return
+        _cached_file().parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(_cached_file(), text)
+    except (OSError, ValueError, TypeError):  # a value JSON cannot hold, or a folder that cannot be written
+        return
 
 
 def _keep(key: tuple[Any, ...], found: list[Preset]) -> list[Preset]:
@@ -197,12 +239,18 @@ def resolve_raw(preset: str | None = None, overrides: dict[str, Any] | None = No
 
 def resolve(preset: str | None = None, overrides: dict[str, Any] | None = None) -> ValidatedConfig:
     """A validated run config from a preset and overrides."""
+    from core.config.validate import validate_config
+
     return validate_config(resolve_raw(preset, overrides), source=f"preset {preset}" if preset else "")
 
 
 def save_user_preset(name: str, data: dict[str, Any], description: str = "", base: str | None = None,
                      overwrite: bool = False) -> Path:
     """Write a user preset atomically; refuse to replace an existing one unless ``overwrite``."""
+    import yaml
+
+    from core.config.validate import strip_ignored, validate_config
+
     clean = safe_name(name)
     if is_device_name(name):
         raise ConfigError([FieldIssue("name", f"preset name {name!r} is a device name on Windows (CON, PRN, AUX, NUL, "
@@ -248,6 +296,8 @@ def rename_user_preset(old: str, new: str) -> Path:
 
 def diff_against_base(name: str) -> list[tuple[str, Any, Any]]:
     """``(path, base value, preset value)`` for every setting the preset changes over its base."""
+    from core.config.schema import RunConfig
+
     preset = get_preset(name)
     base = resolve(preset.base).config if preset.base else RunConfig()
     mine = resolve(name).config

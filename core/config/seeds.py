@@ -8,9 +8,12 @@ One run (``1``, or nothing) is no group: a launch as without seeds, the config's
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from core.config.errors import ConfigError, FieldIssue
-from core.config.schema import RunConfig
+
+if TYPE_CHECKING:  # the schema (pydantic) loads where a config is made, not with the window's first frame
+    from core.config.schema import RunConfig
 
 MAX_SEEDS = 100  # runs in one group: beyond that a typo (500 for 5,0,0) is likelier than a wish
 MAX_SEED = 2**32 - 1  # runtime.seed's own limit (numpy's)

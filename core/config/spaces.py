@@ -10,7 +10,6 @@ which prints one JSON object; that probe also reports the numeric keys of an epi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -23,6 +22,9 @@ from core.config.algorithms.contrib import installed_algorithms, is_installed, m
 from core.config.algorithms.off_policy import ReplayParams
 from core.config.algorithms.registry import algorithms_for
 from core.config.algorithms.spec import SPACE_KINDS
+from core.config.common_envs import COMMON_ENVS as COMMON_ENVS  # the picker's list, in a module of its own
+from core.config.common_envs import CommonEnv as CommonEnv
+from core.config.common_envs import default_envs as default_envs
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig, uses_sde
 from core.config.trust import require_trusted
@@ -117,40 +119,6 @@ def _prod(shape: tuple[int, ...]) -> int:
     for s in shape:
         out *= int(s)
     return out
-
-
-@dataclass(frozen=True)
-class CommonEnv:
-    """A gymnasium id for the GUI's env picker; ``extra`` names the pip extra it needs."""
-
-    id: str
-    action_kind: ActionKind
-    description: str
-    extra: str | None = None
-    module: str | None = None  # the import that tells whether ``extra`` is installed
-
-    @property
-    def available(self) -> bool:
-        return self.module is None or importlib.util.find_spec(self.module) is not None
-
-
-COMMON_ENVS: tuple[CommonEnv, ...] = (
-    CommonEnv("CartPole-v1", "discrete", "balance a pole on a cart (4 obs, 2 actions)"),
-    CommonEnv("Acrobot-v1", "discrete", "swing a two-link arm up (6 obs, 3 actions)"),
-    CommonEnv("MountainCar-v0", "discrete", "drive an underpowered car up a hill (2 obs, 3 actions)"),
-    CommonEnv("MountainCarContinuous-v0", "box", "mountain car with a continuous throttle (2 obs, 1 action)"),
-    CommonEnv("Pendulum-v1", "box", "swing a pendulum up and hold it (3 obs, 1 torque)"),
-    CommonEnv("FrozenLake-v1", "discrete", "walk a slippery grid (16 states, 4 actions)"),
-    CommonEnv("CliffWalking-v1", "discrete", "walk along a cliff (48 states, 4 actions)"),
-    CommonEnv("LunarLander-v3", "discrete", "land a lander (8 obs, 4 actions)", "gymnasium[box2d]", "Box2D"),
-    CommonEnv("BipedalWalker-v3", "box", "walk a 2D biped (24 obs, 4 actions)", "gymnasium[box2d]", "Box2D"),
-    CommonEnv("HalfCheetah-v5", "box", "MuJoCo running cheetah (17 obs, 6 actions)", "gymnasium[mujoco]", "mujoco"),
-)
-
-
-def default_envs() -> list[CommonEnv]:
-    """The picker's entries that work with plain gymnasium."""
-    return [e for e in COMMON_ENVS if e.extra is None]
 
 
 # --- describing gymnasium spaces ----------------------------------------------------------

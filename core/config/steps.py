@@ -12,11 +12,20 @@ to the total) counts its cycles from the checkpoint's step, which may sit inside
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-from core.config.algorithms.spec import LearnCycle
-from core.config.schema import BudgetParams, RunConfig, cross_field_issues
+if TYPE_CHECKING:  # the schema (pydantic) loads with the first config, not with the window's first frame
+    from core.config.algorithms.spec import LearnCycle
+    from core.config.schema import RunConfig
 
-MAX_TIMESTEPS = int(BudgetParams.model_fields["total_timesteps"].metadata[-1].le)
+
+@cache
+def max_timesteps() -> int:
+    """The largest budget the schema takes (``budget.total_timesteps``' upper bound)."""
+    from core.config.schema import BudgetParams
+
+    return int(BudgetParams.model_fields["total_timesteps"].metadata[-1].le)
 
 
 @dataclass(frozen=True)
@@ -71,10 +80,12 @@ def whole_cycle_budgets(cfg: RunConfig) -> list[int]:
     plan = planned_steps(cfg)
     if plan is None or not plan.exact or not plan.differs or plan.cycle.steps is None:
         return []
+    from core.config.schema import cross_field_issues
+
     size = plan.cycle.steps
     out = []
     for budget in (plan.budget // size * size, plan.steps):
-        if 0 < budget <= MAX_TIMESTEPS and budget not in out:
+        if 0 < budget <= max_timesteps() and budget not in out:
             changed = cfg.model_copy(update={"budget": cfg.budget.model_copy(update={"total_timesteps": budget})})
             if not cross_field_issues(changed):
                 out.append(budget)

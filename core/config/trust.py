@@ -11,12 +11,14 @@ remembered in the user folder (``trusted-modules.json``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.config.errors import ConfigError, FieldIssue
-from core.config.schema import EnvSpec, PolicyParams, RunConfig
 from core.util.files import read_json, write_json_atomic
 from core.util.paths import user_home
+
+if TYPE_CHECKING:  # the schema (pydantic) loads where a config is made, not with the window's first frame
+    from core.config.schema import EnvSpec, PolicyParams, RunConfig
 
 TRUST_FILE = "trusted-modules.json"
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from core.run.annotations import read_annotations
 from core.run.layout import RunDir
-from core.util.yaml_reader import read_yaml_mapping
 
 
 def run_label(run_id: str, display_name: str | None, config_name: str | None) -> str:
@@ -31,6 +30,8 @@ def config_algo(run_dir: Path) -> str | None:
 
 
 def _config_text(run_dir: Path, key: str) -> str | None:
+    from core.util.yaml_reader import read_yaml_mapping  # the YAML parser: with the first run read, not at import
+
     try:
         value = read_yaml_mapping(RunDir(run_dir).config).get(key)
     except (OSError, ValueError):

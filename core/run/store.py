@@ -13,13 +13,11 @@ import time
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from core.config.algorithms.registry import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.config.errors import ConfigError, FieldIssue
-from core.config.schema import RunConfig
 from core.config.steps import planned_steps
-from core.config.validate import validate_config
 from core.run.annotations import read_annotations
 from core.run.episodes import REWARD_WINDOW, episode_groups, last_window, weighted_mean
 from core.run.layout import RunDir
@@ -31,7 +29,9 @@ from core.util.files import read_json, write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
 from core.util.text import safe_name
-from core.util.yaml_reader import read_yaml_mapping
+
+if TYPE_CHECKING:  # the schema (pydantic) loads with the first config read, not with the window's first frame
+    from core.config.schema import RunConfig
 
 MAX_ID_CHARS = 200  # a run id is ~60 characters; a path component may not pass 255 anywhere
 
@@ -183,6 +183,8 @@ class RunStore:
 
 def load_run_config(run_dir: Path) -> RunConfig:
     """The run's validated config; ``ConfigError`` naming ``config.yaml`` when it cannot be used."""
+    from core.util.yaml_reader import read_yaml_mapping  # the YAML parser: with the first run read (after the first frame)
+
     path = RunDir(run_dir).config
     try:
         raw = read_yaml_mapping(path)
@@ -194,6 +196,8 @@ def load_run_config(run_dir: Path) -> RunConfig:
         why = "is empty" if not raw else "names no algo"
         raise ConfigError([FieldIssue("", f"{why}: a run's config.yaml holds the whole config it was launched with")],
                           source=str(path))
+    from core.config.validate import validate_config
+
     return validate_config(raw, source=str(path)).config
 
 
@@ -215,6 +219,8 @@ def run_info(run_dir: Path) -> RunInfo:
     layout = RunDir(run_dir)
     status = read_status(run_dir)
     broken = [status.broken] if status.broken else []
+    from core.util.yaml_reader import read_yaml_mapping  # the YAML parser: with the first run read (after the first frame)
+
     try:
         raw = read_yaml_mapping(layout.config)
     except ValueError as exc:

@@ -23,13 +23,19 @@ from tests.conftest import REPO
 # What the first frame must not wait for: the command parser's modules (scipy, optuna), the learning stack, the plots
 # (pyqtgraph and numpy: the Monitor is built right after), the env probe (gymnasium), the estimate's modules, what only
 # an action or a dialog uses (a launch, a resume, the tune, zoo and agent dialogs, the queue's state), psutil (asked
-# nothing before the first frame), the GPU profiles and the own network's measurement (the target list waits for them).
+# nothing before the first frame), the GPU profiles and the own network's measurement (the target list waits for them),
+# pydantic and the config schema with the algorithms' tables (the forms are built from the shipped field index; the
+# schema loads with the first validation, right after the first frame), and the YAML parser (the presets as an
+# earlier start read them, from their JSON cache, while no file has changed; a run's config with the runs listing).
 DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
             "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
             "app.monitor.panel", "app.monitor.follower", "core.fit.estimate", "core.fit.device", "core.run.start",
             "core.run.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
             "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog",
-            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured")
+            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured", "pydantic", "pydantic_core",
+            "annotated_types", "core.config.schema", "core.config.validate", "core.config.fields",
+            "core.config.algorithms.registry", "core.config.algorithms.ppo", "core.config.spaces", "yaml",
+            "core.util.yaml_reader")
 
 # The real ``rlpanel`` entry (app.entry.main, no command): the modules loaded at the first frame, and those loaded once
 # the Monitor is built and the env probed (or 20 s later), are written out.
@@ -38,7 +44,6 @@ import json, sys
 from pathlib import Path
 from PySide6.QtCore import QTimer
 import app.main_window as mw
-from core.config.schema import RunConfig
 
 out, built = Path(sys.argv[1]), {}
 init = mw.MainWindow.__init__
@@ -49,7 +54,7 @@ def watched(self, *args, **kwargs):
         built["at_first_frame"] = sorted(sys.modules)
         built["tabs_at_first_frame"] = [type(self.tabs.widget(i)).__name__ for i in range(self.tabs.count())]
         built["target_at_first_frame"] = self.configure.fit_box.target_combo.itemText(0)
-        built["schema_at_first_frame"] = RunConfig.__pydantic_complete__
+        built["schema_at_first_frame"] = "core.config.schema" in sys.modules
         built["validated_at_first_frame"] = self.config.validation.config is not None
         built["forms_at_first_frame"] = sorted(self.configure.forms)
         QTimer.singleShot(100, later)
@@ -63,7 +68,7 @@ def watched(self, *args, **kwargs):
         built["follower"] = self._follower is not None
         built["target_later"] = self.configure.fit_box.target_combo.itemText(0)
         built["runs_listed"] = self.runs.folder_label.text()
-        built["schema_later"] = RunConfig.__pydantic_complete__
+        built["schema_later"] = sys.modules["core.config.schema"].RunConfig.__pydantic_complete__
         built["validated_later"] = self.config.validation.config is not None
         built["forms_later"] = sorted(self.configure.forms)
         built["later"] = sorted(sys.modules)
@@ -77,8 +82,10 @@ sys.exit(main([]))
 """
 
 
-def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_itself(tmp_path):
+def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_itself(tmp_path, monkeypatch):
     out, shown = tmp_path / "modules.json", tmp_path / "shown"
+    monkeypatch.setenv("RLPANEL_HOME", str(tmp_path))  # the child's
+    presets.list_presets(checked=False)  # an earlier start read the presets: kept, as read, in RLPANEL_HOME/cache
     done = subprocess.run([sys.executable, "-c", PROBE, str(out)], cwd=REPO, env=app_env(tmp_path, RLPANEL_SHOWN_FILE=str(shown)),
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
@@ -88,10 +95,10 @@ def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_its
     # the bench's times: the first frame (time, CPU), then the steps after it done (MainWindow.settled), later
     frame_at, frame_cpu, started_at, started_cpu = map(float, shown.read_text().split())
     assert frame_at <= started_at and frame_cpu <= started_cpu
-    assert "core.config.schema" in early and "app.configure.panel" in early  # Configure is in the first frame
+    assert "app.configure.panel" in early and "core.config.field_index" in early  # Configure is in the first frame
     assert seen["tabs_at_first_frame"][0] == "QWidget"  # the Monitor's placeholder: "Starting the plots…"
     assert seen["target_at_first_frame"] == "auto: looking for a GPU\u2026"  # NVML is asked after the first frame
-    # pydantic builds the config's schema at the first validation, after the first frame; the forms below the fold too
+    # the schema (pydantic) loads and builds at the first validation, after the first frame; the forms below the fold too
     assert not seen["schema_at_first_frame"] and not seen["validated_at_first_frame"]
     assert not set(LATER_FORMS) & set(seen["forms_at_first_frame"]) and "budget" in seen["forms_at_first_frame"]
     # right after, by itself: the Monitor with its plots, the follower, the env probe; the other tabs wait to be shown
@@ -100,6 +107,7 @@ def test_the_first_frame_loads_none_of_what_it_defers_and_all_of_it_comes_by_its
     assert seen["schema_later"] and seen["validated_later"] and set(LATER_FORMS) <= set(seen["forms_later"])
     assert seen["target_later"].startswith("auto: ") and "looking" not in seen["target_later"]  # this machine's GPU, or none
     assert not {"scipy", "optuna", "torch", "stable_baselines3"} & set(seen["later"])  # no tab that needs them shown
+    assert {"pydantic", "core.config.schema", "yaml"} <= set(seen["later"])  # the first validation's
 
 
 def test_the_window_alone_skips_the_command_parser_and_anything_else_goes_to_it():
@@ -236,3 +244,46 @@ def test_the_presets_are_read_once_until_a_file_changes_and_a_validated_list_is_
     mine.write_text("description: two, a little longer\nppo:\n  n_epochs: 4\n")  # another size: the stamp changes
     assert presets.get_preset("mine", checked=False).description == "two, a little longer"
     assert len(reads) == 3 * count
+
+
+def test_what_is_typed_before_the_first_validation_is_validated_with_it_and_kept(qtbot):
+    model = ConfigModel(hold_validation=True)  # the window's: the forms are up before pydantic is asked anything
+    panel = ConfigurePanel(model, detect_gpus=False, later_forms=True)
+    qtbot.addWidget(panel)
+    panel.rows["ppo.n_epochs"].set_text("7")  # typed into the first frame's forms
+    panel.rows["runtime.n_envs"].set_text("0")  # a form below the fold, asked for by its path: built, and typed into
+    assert model.validation.config is None and model.state.overrides == {"ppo": {"n_epochs": 7}, "runtime": {"n_envs": 0}}
+    model.flush()  # the window's first step after its first frame
+    panel.build_later_forms()
+    assert [issue.path for issue in model.errors()] == ["runtime.n_envs"] and panel.rows["runtime.n_envs"].error()
+    panel.rows["runtime.n_envs"].set_text("2")
+    config = model.current_config()
+    assert config is not None and (config.ppo.n_epochs, config.runtime.n_envs) == (7, 2)
+    assert panel.rows["ppo.n_epochs"].text() == "7" and panel.rows["runtime.n_envs"].text() == "2"
+
+
+def test_the_presets_as_read_come_back_from_their_cache_until_a_file_changes_and_only_what_json_holds_exactly(monkeypatch):
+    reads: list[str] = []
+    read = presets._read
+    monkeypatch.setattr(presets, "_read", lambda path, builtin: (reads.append(path.stem), read(path, builtin))[1])
+    folder = user_presets_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mine.yaml").write_text("description: one\nbase: fast\nppo:\n  n_epochs: 3\n")
+    (folder / "broken.yaml").write_text("ppo: [1, 2\n")
+    first = presets.list_presets(checked=False)
+    count = len(reads)
+    presets._cache.clear()  # a later start: nothing in memory
+    again = presets.list_presets(checked=False)
+    assert len(reads) == count  # from RLPANEL_HOME/cache/presets-read.json, no file parsed
+    assert [(p.name, p.path, p.builtin, p.data, p.error) for p in again] == \
+        [(p.name, p.path, p.builtin, p.data, p.error) for p in first]
+    assert presets.resolve_raw("mine", {}, checked=False)["ppo"]["n_epochs"] == 3
+    (folder / "mine.yaml").write_text("description: two\nppo:\n  n_epochs: 4\n")  # a file changed: all are read
+    presets._cache.clear()
+    assert presets.get_preset("mine", checked=False).description == "two" and len(reads) == 2 * count
+    (folder / "dated.yaml").write_text("description: 2026-11-27\n")  # a date: JSON would give it back as text
+    presets._cache.clear()
+    dated = presets.get_preset("dated", checked=False).data["description"]
+    presets._cache.clear()
+    assert presets.get_preset("dated", checked=False).data["description"] == dated and not isinstance(dated, str)
+    assert len(reads) == 2 * count + 2 * (count + 1)  # all ten files read at each start: never cached

@@ -9,9 +9,12 @@ nothing is imported.
 from __future__ import annotations
 
 import importlib.util
+from typing import TYPE_CHECKING
 
-from core.config.algorithms.registry import ALGORITHMS
-from core.config.algorithms.spec import AlgoSpec
+from core.config.field_index import field_index
+
+if TYPE_CHECKING:
+    from core.config.algorithms.spec import AlgoSpec
 
 CONTRIB_FIX = 'pip install "rlpanel[contrib]"'
 
@@ -29,14 +32,15 @@ def is_installed(spec: AlgoSpec) -> bool:
 
 
 def installed_algorithms() -> list[str]:
-    """The algorithms this machine trains, in table order."""
+    """The algorithms this machine trains, in table order (the registry's, from the shipped field index: the window lists
+    them without loading the algorithms' tables)."""
     have = contrib_installed()
-    return [spec.name for spec in ALGORITHMS.values() if have or not spec.contrib]
+    return [algo.name for algo in field_index().algorithms if have or not algo.contrib]
 
 
 def missing_algorithms() -> list[str]:
     """sb3-contrib's algorithms when it is not installed (else none)."""
-    return [] if contrib_installed() else [spec.name for spec in ALGORITHMS.values() if spec.contrib]
+    return [] if contrib_installed() else [algo.name for algo in field_index().algorithms if algo.contrib]
 
 
 def missing_text(algo: str) -> str:

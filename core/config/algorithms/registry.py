@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.config.algorithms.a2c import A2C
 from core.config.algorithms.ars import ARS
+from core.config.algorithms.baselines import BASELINES as BASELINES  # its home: the names alone, without the tables
 from core.config.algorithms.crossq import CROSSQ
 from core.config.algorithms.ddpg import DDPG
 from core.config.algorithms.dqn import DQN
@@ -25,9 +26,6 @@ from core.config.algorithms.trpo import TRPO
 ALGORITHMS: dict[str, AlgoSpec] = {spec.name: spec for spec in (PPO, A2C, SAC, DQN, TD3, DDPG, TQC, TRPO, ARS, RECURRENT_PPO,
                                                                 MASKABLE_PPO, CROSSQ, QRDQN)}
 ALGOS: tuple[str, ...] = tuple(ALGORITHMS)
-# Baselines play a fixed policy for budget.episodes episodes through the same worker and run
-# folder, so they sit in tables and plots like any run: random actions, or the zero action.
-BASELINES = ("random", "constant")
 
 
 def normalize_algo(name: str) -> str:
