@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
@@ -222,12 +223,18 @@ def test_the_target_list_waits_for_its_profiles_without_calling_a_saved_target_u
     assert combo.currentText() == "no such card (unknown profile)"
 
 
-def test_the_presets_are_read_once_until_a_file_changes_and_a_validated_list_is_kept_beside_the_read_one(monkeypatch):
+def counted_reads(monkeypatch) -> tuple[list[str], Path]:
+    """The names of the preset files read from now on, and the user's presets folder (made)."""
     reads: list[str] = []
     read = presets._read
     monkeypatch.setattr(presets, "_read", lambda path, builtin: (reads.append(path.stem), read(path, builtin))[1])
     folder = user_presets_dir()
     folder.mkdir(parents=True, exist_ok=True)
+    return reads, folder
+
+
+def test_the_presets_are_read_once_until_a_file_changes_and_a_validated_list_is_kept_beside_the_read_one(monkeypatch):
+    reads, folder = counted_reads(monkeypatch)
     mine = folder / "mine.yaml"
     mine.write_text("description: one\nppo:\n  n_epochs: 3\n")
     first = presets.list_presets(checked=False)
@@ -263,11 +270,7 @@ def test_what_is_typed_before_the_first_validation_is_validated_with_it_and_kept
 
 
 def test_the_presets_as_read_come_back_from_their_cache_until_a_file_changes_and_only_what_json_holds_exactly(monkeypatch):
-    reads: list[str] = []
-    read = presets._read
-    monkeypatch.setattr(presets, "_read", lambda path, builtin: (reads.append(path.stem), read(path, builtin))[1])
-    folder = user_presets_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    reads, folder = counted_reads(monkeypatch)
     (folder / "mine.yaml").write_text("description: one\nbase: fast\nppo:\n  n_epochs: 3\n")
     (folder / "broken.yaml").write_text("ppo: [1, 2\n")
     first = presets.list_presets(checked=False)
