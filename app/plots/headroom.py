@@ -16,8 +16,13 @@ date with the new points only, and moves it in steps:
   zero-height range by 0.5 each way, which drew a learning rate of 3e-4 as a flat 0 on a +-0.4 axis).
 
 A frame whose data stays inside the view sets no range at all. While the curves show a transform of the values
-(a log axis, FFT, a derivative: the plot's menu), or with ``pyqtgraph_range`` set (the bench's baseline), the view
-autoscales as pyqtgraph does.
+(a log axis, FFT, a derivative: the plot's menu), the extents kept are of the wrong numbers: the view then follows
+the bounds of what is drawn (pyqtgraph's ``childrenBounds``), in the same steps. pyqtgraph's own autoscale must not
+be given those: what the plot draws depends on the view's width and range (its level of detail), so a range fitted
+exactly to it changes what is drawn, the bounds, the tick labels' width and so the view's width, and two such views
+were seen trading ranges with each other for ever inside one ``processEvents`` (the GPU power and utilization
+charts of a 12 h run). With ``pyqtgraph_range`` set (the bench's baseline) the view autoscales as pyqtgraph does, once
+per frame that gave it data: pyqtgraph's peak downsampling makes the same loop of its own.
 """
 
 from __future__ import annotations
@@ -80,9 +85,18 @@ class FollowViewBox(pg.ViewBox):
         self.pyqtgraph_range = False  # autoscale as pyqtgraph does (bench/gui_scale.py's baseline)
         self.transformed = False  # the curves drawn as a transform of the values (log, FFT, derivative: the plot's menu)
         self.range_sets = 0
+        self._baseline_due = False  # pyqtgraph_range: follow_data() was called since pyqtgraph's autoscale last ran
 
     def _own(self) -> bool:
-        return not (self.pyqtgraph_range or self.transformed)
+        return not self.pyqtgraph_range
+
+    def _extents(self) -> tuple[Span | None, Span | None]:
+        """What to follow: the data's extents the plot keeps, or the bounds of what is drawn while it is transformed."""
+        if not self.transformed:
+            return self.extent()
+        x, y = self.childrenBounds()
+        return (None if x is None else (float(x[0]), float(x[1])),
+                None if y is None else (float(y[0]), float(y[1])))
 
     def set_transformed(self, on: bool) -> None:
         """The curves show a transform of the values (``on``), or the values again: autoscale fits what is drawn."""
@@ -91,20 +105,21 @@ class FollowViewBox(pg.ViewBox):
             self.queueUpdateAutoRange()
 
     def itemBoundsChanged(self, item) -> None:  # noqa: N802 (pyqtgraph API)
-        if not self._own():
-            super().itemBoundsChanged(item)
-            return
         self._itemBoundsCache.pop(item, None)  # the plot calls follow_data() once its frame is drawn
 
     def follow_data(self) -> None:
         """The data changed: before the next paint, move the autoscaled axes if it left them (nothing otherwise).
         Deferred as pyqtgraph's own is: a redraw's turn (``FRAME_S``) stays the curves' alone."""
+        self._baseline_due = True
         if any(self.state["autoRange"]):
             self.queueUpdateAutoRange()
 
     def updateAutoRange(self) -> None:  # noqa: N802 (pyqtgraph API)
         if not self._own():
-            super().updateAutoRange()
+            if self._baseline_due:  # once per frame: fitted to what is drawn, it would move again on every paint
+                self._baseline_due = False
+                super().updateAutoRange()
+            self._autoRangeNeedsUpdate = False
             return
         if self._updatingRange:  # pyqtgraph's guard: setRange may resize items that ask for autoscale again
             return
@@ -113,7 +128,7 @@ class FollowViewBox(pg.ViewBox):
             auto = self.state["autoRange"]
             if auto[0] is False and auto[1] is False:
                 return
-            x, y = self.extent()
+            x, y = self._extents()
             target = self.state["targetRange"]
             ranges = {}
             if auto[0] is not False and x is not None:

@@ -148,3 +148,21 @@ def test_a_log_axis_fits_the_logs_of_the_values_and_the_values_again_once_off(sp
     speed.set_log_y(False)
     speed.refresh()
     assert holds(speed, "fps") and view(speed)[1][0] > 900
+
+
+def test_a_log_axis_follows_what_is_drawn_in_steps_too(speed):
+    """Fitted exactly to what is drawn (pyqtgraph's autoscale), a transformed view moved on every paint: what is drawn
+    depends on the view, and two charts of a 12 h run traded ranges for ever inside one processEvents."""
+    vb = speed.getPlotItem().vb
+    speed.set_log_y(True)
+    speed.refresh()
+    before = view(speed)
+    sets = vb.range_sets
+    for _ in range(3):  # paints with nothing new: the view stays
+        assert view(speed) == before
+    speed.buffer("fps").extend([100_000.0, 100_100.0], [1000.0, 1001.0], [1005.0, 995.0])  # inside the range
+    assert speed.refresh() and view(speed) == before and vb.range_sets == sets
+    speed.buffer("fps").append(100_200.0, 1002.0, 5000.0)  # log10 3.7: above the range, which grows to hold it
+    assert speed.refresh()
+    (_, right), (_, high) = view(speed)
+    assert high >= np.log10(5000.0) and right >= 100_200.0 and vb.range_sets == sets + 1
