@@ -83,7 +83,8 @@ def pyqtgraph_own_drawing(monitor, on: bool) -> None:
     """Draw lines as pyqtgraph does on its own (``on``) or as rlpanel does: the bench's baseline.
 
     pyqtgraph's way: each whole series goes to ``setData`` and is peak-downsampled (~2 samples
-    per pixel) and clipped to the view there; autoscale fits the newest point on every frame.
+    per pixel) and clipped to the view there; autoscale fits the newest point on every frame (once a frame: fitted
+    to the downsampled data it would fit again on every paint, see app.plots.headroom).
     """
     from app.plots.drawing import with_breaks
     from app.plots.series_items import Series
