@@ -22,7 +22,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     lighten_pyside_import_hook()  # before the window's modules: each of them passes through it
     from app.main_window import MainWindow, quit_after
     from app.theme import apply_theme
-    from app.threads.background import wait_for_background
+    from app.threads.background import close_worker_threads, wait_for_background
     from app.threads.main_thread_gc import MainThreadGc
     from core.util.paths import absolute, default_runs_dir
 
@@ -61,6 +61,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     # Background work still running (the torch facts' child process, an estimate, the env probe) ends first: its
     # answer reaching a torn-down object can crash the exit (a SIGSEGV seen once, under load, in the startup test)
     wait_for_background(10_000)
+    close_worker_threads()  # the window closed its own; one left running would abort the exit
     # Tear the widgets down while Qt is still alive: left to interpreter shutdown, PySide6 may
     # crash garbage-collecting them (exit 134 instead of 0).
     window.deleteLater()

@@ -8,7 +8,8 @@ Each series and its drawing is a ``Series`` (``app.plots.series_items``):
 
 - lines are cut from incrementally kept min/max levels (``app.plots.drawing``) to ~2 points per
   pixel column of what is in view, so a 12 h run draws as fast as a 12 s one, and every spike
-  is still there;
+  is still there; new samples that all fall in a line's last pixel column, within the values
+  drawn there, change no pixel and give it nothing (``Series.news_hidden``);
 - a series of points (one per episode) shows its points while at most ``MAX_SYMBOLS`` are in
   view, and past that a filled min/max band of them (``band=True``): never only the extremes,
   which would draw a gap where the data has none;
@@ -336,6 +337,7 @@ class LivePlot(pg.PlotWidget):
         self._cache_texts()  # a legend row or an x axis made since
         changed = False
         self._update_derived()
+        view = self._pixel_view()
         for key, series in self._series.items():
             stamp = (series.buf.version, self.x_mode, self._warn_level)
             if self._drawn.get(key) == stamp:
@@ -347,17 +349,26 @@ class LivePlot(pg.PlotWidget):
             drawing = (series.buf.generation, series.buf.version, self.x_mode, start, stop, buckets, self._warn_level)
             if series.drawn == drawing:  # the same points over the same columns: its curves hold them already
                 continue
+            if not series.points and series.news_hidden(drawing, x, view):
+                continue  # nothing a pixel would show: drawn with the samples to come
             series.drawn = drawing
             if series.points:
                 series.draw_points(x, start, stop, max(100, buckets // 2))
             else:
                 shown = series.draw_line(self.getPlotItem(), x, start, stop, buckets, self._warn_level)
+                series.basis = (view, tuple(series.buf.breaks))
                 if self._y_span is not None and len(shown):
                     self._fit_y(shown)
             changed = True
         if changed:
             self._follow_extent()
         return changed
+
+    def _pixel_view(self) -> tuple[float, float, float]:
+        """The x range in view and the view's width in pixels."""
+        vb = self.getPlotItem().vb
+        (low, high), width = vb.viewRange()[0], vb.width()
+        return float(low), float(high), 0.0 if vb.transformed else float(width)  # transformed: no pixel of x known
 
     def _buckets(self) -> int:
         return max(200, int(self.getPlotItem().vb.width()))

@@ -41,6 +41,9 @@ class Series:
     # what the curves were last given: (buffer generation, version, x mode, start, stop, buckets, warning level);
     # the same again (a redraw asked for by a zoom back, a smoothing or log change, a frame with other news) is no setData
     drawn: tuple | None = None
+    # a line's last drawing: its points, and the view and the breaks it was cut for (see news_hidden)
+    line: tuple[np.ndarray, np.ndarray] | None = None
+    basis: tuple | None = None
 
     def graphics(self) -> list:
         """The items this series put on the plot."""
@@ -73,7 +76,7 @@ class Series:
     def clear(self) -> None:
         self.buf.clear()
         self._empty = {"dots", "alert"}
-        self.drawn = None
+        self.drawn = self.line = self.basis = None
         for curve in (self.curve, self.dots, self.alert):
             if curve is not None:
                 curve.setData([], [])
@@ -92,10 +95,41 @@ class Series:
             levels = self.levels.update(buf.generation, values, segments)
             lx, ly = segmented_line(levels, x, values, segments, start, stop, buckets)
         self.curve.setData(lx, ly)
+        self.line = (lx, ly)
         if self.dots is not None:
             self._set_extra("dots", self.dots, *lonely_points(lx, ly))
         self._draw_alert(item, lx, ly, warn_level)
         return ly
+
+    def news_hidden(self, drawing: tuple, x: np.ndarray, view: tuple[float, float, float]) -> bool:
+        """The samples since this line was last drawn would change no pixel of it: all of them fall in the pixel
+        column of its last point and within the values drawn there (a 24 h run's x axis gives a column ~90 s; a
+        GPU sample comes every 0.2 s). Such a frame gives the curve nothing and repaints nothing.
+
+        ``drawing`` is what ``drawn`` would become, ``view`` the x range in view and its width in pixels.
+        """
+        old, line = self.drawn, self.line
+        if old is None or line is None or self.basis != (view, tuple(self.buf.breaks)):
+            return False
+        generation, _, mode, start, stop, buckets, warn = drawing
+        if (old[0], old[2], old[3], old[5], old[6]) != (generation, mode, start, buckets, warn) or stop < old[4]:
+            return False
+        new_x, new_y = x[old[4]:stop], self.buf.values[old[4]:stop]
+        if not len(new_x):
+            return True  # the points in range are the ones drawn
+        lx, ly = line
+        low, high, width = view
+        if not len(lx) or width <= 0 or high <= low or not np.isfinite(new_y).all():
+            return False
+        pixel = (high - low) / width
+        last = float(lx[-1])
+        column = low + math.floor((last - low) / pixel) * pixel
+        if not math.isfinite(column) or float(new_x[-1]) >= column + pixel:
+            return False
+        tail_x, tail_y = lx[-4096:], ly[-4096:]
+        with np.errstate(invalid="ignore"):
+            there = tail_y[(tail_x >= column) & np.isfinite(tail_y)]
+        return bool(len(there)) and float(there.min()) <= float(new_y.min()) and float(new_y.max()) <= float(there.max())
 
     def _draw_alert(self, item: pg.PlotItem, x: np.ndarray, y: np.ndarray, level: float | None) -> None:
         if level is None or not len(y) or not np.nanmax(y, initial=-np.inf) >= level:

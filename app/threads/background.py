@@ -96,11 +96,17 @@ def wait_for_background(msecs: int = 30_000) -> bool:
     return pool().waitForDone(msecs)
 
 
+_open_threads: set[WorkerThread] = set()
+
+
 class WorkerThread:
     """A long-lived worker ``QObject`` in a ``QThread`` of its own, named ``name``.
 
     Create the worker without a parent; connect to its signals and to its slots (through
     signals of yours) before or after. ``close()`` asks it to end and waits up to ``wait_ms``.
+
+    Until then it is held here, whatever happens to its owner: Qt ends the process ("Aborted") when a ``QThread`` is
+    destroyed while it runs, which is what collecting a forgotten owner's garbage did (seen once in the GUI tests).
     """
 
     def __init__(self, worker: QObject, name: str):
@@ -110,8 +116,19 @@ class WorkerThread:
         worker.moveToThread(self.thread)
         self.thread.finished.connect(worker.deleteLater)
         self.thread.start()
+        _open_threads.add(self)
 
     def close(self, wait_ms: int = 5000) -> None:
         if self.thread.isRunning():
             self.thread.quit()
             self.thread.wait(wait_ms)
+        if not self.thread.isRunning():
+            _open_threads.discard(self)
+
+
+def close_worker_threads(wait_ms: int = 5000) -> list[str]:
+    """Close every ``WorkerThread`` still open (the window's last moments; the tests, after each): their names."""
+    names = sorted(t.thread.objectName() for t in _open_threads)
+    for thread in list(_open_threads):
+        thread.close(wait_ms)
+    return names

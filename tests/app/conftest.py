@@ -43,9 +43,16 @@ def collect_while_qt_lives(qapp):
 
 
 @pytest.fixture(autouse=True)
-def collect_after_each_test():
+def collect_after_each_test(request):
     """A test that never spins the event loop gives the collector's timer no chance: collect here."""
     yield
+    from app.threads.background import close_worker_threads
+
+    leaked = close_worker_threads()
+    import os
+    if leaked and os.environ.get("LEAK_LOG"):
+        with open(os.environ["LEAK_LOG"], "a") as out:
+            out.write(f"{request.node.nodeid} {leaked}\n")
     gc.collect()
 
 
