@@ -70,6 +70,7 @@ class MainWindow(QMainWindow):
         self.run_dir: Path | None = None  # the followed run
         self.run_state: str | None = None
         self._attached_on_start = False
+        self._closed = False  # closed for good: an answer arriving later (the runs listing) starts nothing
         self._idle_unavailable: str | None = None
         self._pending_estimate: FitEstimate | None = None
         self._device: str | None = None  # the device the followed run trains on (its status.json)
@@ -479,6 +480,8 @@ class MainWindow(QMainWindow):
 
     def follow_run(self, run_dir: Path | None, estimate: FitEstimate | None = None) -> None:
         """Show ``run_dir`` from its first record (None: the live GPU monitor)."""
+        if self._closed:  # the re-attach of a runs listing answered after the close: no follower thread left behind
+            return
         self.run_dir = Path(run_dir) if run_dir else None
         self._device = None
         self._algo: str | None = None  # the followed run's algorithm (the time split's advice depends on it)
@@ -629,6 +632,7 @@ class MainWindow(QMainWindow):
         if running:
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         save_window(self)
+        self._closed = True
         self._after_done = True  # a window closed before its first frame starts no thread after it
         self._after_steps.clear()  # nor one closed between the steps after it
         self._after_timer.stop()

@@ -60,6 +60,19 @@ def test_closing_with_a_running_run_says_it_keeps_going(qtbot, make_window, runs
     assert read_status(run_dir).state == "running"
 
 
+def test_a_window_closed_before_its_runs_are_listed_starts_no_thread_after(make_window, runs_dir):
+    """The runs listing answers after the close (a test's next one, or the exit): its re-attach made a follower thread
+    that nothing closed, and Qt aborts the process when such a thread is collected while it runs."""
+    from app.threads import background
+
+    run_dir = make_fake_run(runs_dir)
+    window = make_window()
+    window.close()  # before the steps after the first frame: no follower yet
+    before = set(background._open_threads)
+    window.follow_run(run_dir)  # what the listing's re-attach does
+    assert set(background._open_threads) == before and window.run_dir is None
+
+
 class UrlCatcher(QObject):
     def __init__(self):
         super().__init__()
