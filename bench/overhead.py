@@ -9,6 +9,8 @@ Prints each pair with the CPU time per env step of each side (the training proce
 
     python bench/overhead.py [--rounds 3] [--timesteps 50000]
 
+``--same-threads`` gives the plain script the worker's torch threads (the worker picks them for the config and the
+machine; torch's default is a thread per core): the ratio is then what the worker itself costs.
 ``--against DIR`` compares two workers instead: A is the worker of another checkout (``git archive
 main | tar -x -C /tmp/main``), B this one's, on the same config: what a change to the worker costs
 (the update cycles' time split, issue 31). ``--dqn`` trains DQN with ``train_freq`` 1 instead (an update
@@ -34,6 +36,8 @@ import json, sys, time
 import torch
 from stable_baselines3 import PPO
 from stable_baselines3.common.env_util import make_vec_env
+if int(sys.argv[2]):
+    torch.set_num_threads(int(sys.argv[2]))
 env = make_vec_env("CartPole-v1", n_envs=8)
 model = PPO("MlpPolicy", env, n_steps=256, seed=1, device="cpu", verbose=0)
 start, cpu = time.monotonic(), time.process_time()
@@ -47,8 +51,10 @@ class Side(NamedTuple):
     cpu_us_per_step: float  # CPU time of the training process (every thread) per env step, inside learn()
 
 
-def plain(timesteps: int) -> Side:
-    out = subprocess.run([sys.executable, "-c", PLAIN, str(timesteps)], capture_output=True, text=True, check=True)
+def plain(timesteps: int, threads: int = 0) -> Side:
+    """The plain script's throughput, with ``threads`` torch threads (0: torch's own choice, a thread per core)."""
+    out = subprocess.run([sys.executable, "-c", PLAIN, str(timesteps), str(threads)], capture_output=True, text=True,
+                         check=True)
     data = json.loads(out.stdout)
     return Side(data["steps"] / data["seconds"], 1e6 * data["cpu_s"] / data["steps"])
 
@@ -62,17 +68,30 @@ print(RunStore(sys.argv[2]).create(validate_config(json.loads(sys.argv[1])).conf
 DQN_EVERY_STEP = {"algo": "DQN", "dqn": {"train_freq": 1, "learning_starts": 1000}, "runtime": {"n_envs": 1}}
 
 
-def worker(timesteps: int, root: Path, telemetry_hz: float, tree: Path = REPO, dqn: bool = False) -> Side:
+def worker_raw(timesteps: int, telemetry_hz: float, dqn: bool = False) -> dict:
     from core.config.dotted import merge
+
+    raw = {"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
+                                                               "telemetry_hz": telemetry_hz},
+           "budget": {"total_timesteps": timesteps}}
+    return merge(raw, DQN_EVERY_STEP) if dqn else raw
+
+
+def worker_threads_here(timesteps: int, telemetry_hz: float) -> int:
+    """The torch threads the worker gives itself for the bench's config on this machine."""
+    from core.config.validate import validate_config
+    from core.fit.device import worker_threads
+
+    return worker_threads(validate_config(worker_raw(timesteps, telemetry_hz)).config, "cpu").count
+
+
+def worker(timesteps: int, root: Path, telemetry_hz: float, tree: Path = REPO, dqn: bool = False) -> Side:
     from core.config.validate import validate_config
     from core.run.layout import RunDir
     from core.run.store import RunStore
     from core.util.files import read_json
 
-    raw = {"algo": "PPO", "ppo": {"n_steps": 256}, "runtime": {"n_envs": 8, "seed": 1, "device": "cpu",
-                                                               "telemetry_hz": telemetry_hz},
-           "budget": {"total_timesteps": timesteps}}
-    raw = merge(raw, DQN_EVERY_STEP) if dqn else raw
+    raw = worker_raw(timesteps, telemetry_hz, dqn)
     if tree == REPO:
         run = RunStore(root).create(validate_config(raw).config)
     else:  # the other tree's own schema writes its run's config (a field it does not know would fail its worker)
@@ -93,15 +112,21 @@ def main() -> None:
                         help="the worker's telemetry rate (default 5, as users run it)")
     parser.add_argument("--against", type=Path, help="A: the worker of this checkout instead of plain SB3")
     parser.add_argument("--dqn", action="store_true", help="DQN, train_freq 1 (with --against)")
+    parser.add_argument("--same-threads", action="store_true",
+                        help="the plain script with the worker's torch threads, not torch's thread per core: the ratio "
+                             "is then the worker's own cost, without its choice of threads")
     args = parser.parse_args()
     if args.against is not None:
         return compare_workers(args)
     if args.dqn:
         parser.error("--dqn needs --against (the plain SB3 script trains PPO)")
+    threads = worker_threads_here(args.timesteps, args.telemetry_hz) if args.same_threads else 0
+    if threads:
+        print(f"plain SB3 with the worker's {threads} torch thread(s)", flush=True)
     ratios, cpu_ratios = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.rounds):
-            a = plain(args.timesteps)
+            a = plain(args.timesteps, threads)
             b = worker(args.timesteps, Path(tmp), args.telemetry_hz)
             ratios.append(b.steps_per_s / a.steps_per_s)
             cpu_ratios.append(b.cpu_us_per_step / a.cpu_us_per_step)
