@@ -37,11 +37,15 @@ TIME_LABEL_PX = 48  # "23:45" and its gap at the axis' font; "Nov 27" fits too
 
 def time_ticks(low: float, high: float, width_px: float) -> tuple[float, list[float]]:
     """The tick step and the ticks of a wall-time axis over [low, high] (unix seconds) ``width_px`` wide: as many
-    as have room, on whole local minutes, hours or days (so 06:00, 12:00, 18:00, and midnight as the date)."""
+    as have room, on whole local minutes, hours or days (so 06:00, 12:00, 18:00, and midnight as the date).
+
+    The step is the smallest that leaves each label ``TIME_LABEL_PX``. (Counting the ticks that could fall in the span
+    instead took 12 h steps for a 24 h chart 190 px wide: at some hours of the day one of its two ticks sat too near
+    an edge for its label, and the chart read "Nov 27" alone.)"""
     span = max(high - low, 1e-9)
-    room = max(2, int(width_px // TIME_LABEL_PX))
-    # at most span // step + 1 ticks fall in the span: a 24 h run with the view's few % of room still gets 12 h steps
-    step = next((s for s in TIME_STEPS if span // s + 1 <= room), TIME_STEPS[-1] * (int(span / (TIME_STEPS[-1] * room)) + 1))
+    width = max(width_px, 1.0)
+    step = next((s for s in TIME_STEPS if s * width / span >= TIME_LABEL_PX),
+                TIME_STEPS[-1] * (int(span * TIME_LABEL_PX / (TIME_STEPS[-1] * width)) + 1))
     offset = _utc_offset(low)  # local time: ticks land on the clock's whole hours
     first = math.ceil((low + offset) / step) * step - offset
     count = int((high - first) // step) + 1
