@@ -4,7 +4,8 @@ Trains a small PPO run on CartPole (or takes a run folder), opens the dialog on 
 and saves the dialog once the result is shown. Under Xvfb (a real X server)::
 
     Xvfb :99 -screen 0 1920x1080x24 &
-    DISPLAY=:99 QT_QPA_PLATFORM=xcb QT_SCALE_FACTOR=1.5 python resources/screenshots/make_evaluate_screenshot.py [RUN_DIR] [-o OUT_DIR]
+    DISPLAY=:99 QT_QPA_PLATFORM=xcb QT_SCALE_FACTOR=1.5 \
+        python resources/screenshots/make_evaluate_screenshot.py [RUN_DIR] [-o OUT_DIR]
 """
 
 from __future__ import annotations
