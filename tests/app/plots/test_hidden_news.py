@@ -20,9 +20,13 @@ def long_line(qtbot):
     x = np.arange(N, dtype=float)
     plot.buffer("fps").extend(x, x, 1000 + 10 * np.sin(x))  # each pixel column holds ~990 .. ~1010
     assert plot.refresh()
-    for _ in range(3):  # the view follows the data; the axes take their tick labels' width
+    view = None
+    for _ in range(100):  # the view follows the data, the axes take their tick labels' width: until it stays put
         plot.grab()
         qtbot.wait(20)
+        if plot._pixel_view() == view:
+            break
+        view = plot._pixel_view()
     plot.forget_drawn()
     assert plot.refresh()  # drawn for the view it now has
     yield plot
