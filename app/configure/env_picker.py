@@ -20,14 +20,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.fields import FieldKind, format_value, parse_text
+from app.configure.fields import parse_text
 from app.configure.forms import value_tip
 from app.configure.model import KIND_TEXT
 from app.theme import error_color
 from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.contrib import CONTRIB_FIX, installed_algorithms, missing_algorithms
 from core.config.common_envs import COMMON_ENVS
-from core.config.field_index import field_index
+from core.config.field_index import FieldKind, field_index, format_value
 
 
 def _flow(value: Any) -> str:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.config.field_index import FieldKind, format_value
-
-__all__ = ["FieldKind", "format_value", "parse_text"]
+from core.config.field_index import FieldKind
 
 
 def parse_text(text: str, kind: FieldKind) -> Any:

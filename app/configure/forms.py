@@ -27,10 +27,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.fields import FieldKind, format_value, parse_text
+from app.configure.fields import parse_text
 from app.configure.schedule_editor import ScheduleEditor
 from app.theme import error_color
-from core.config.field_index import FieldSpec
+from core.config.field_index import FieldKind, FieldSpec, format_value
 
 if TYPE_CHECKING:
     from pydantic import BaseModel

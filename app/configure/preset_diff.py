@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from app.configure.fields import format_value
 from core.config.errors import ConfigError
+from core.config.field_index import format_value
 from core.config.presets import diff_against_base, get_preset
 
 

@@ -11,7 +11,8 @@ from typing import Any
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QLineEdit, QWidget
 
-from app.configure.fields import FieldKind, format_value, parse_text
+from app.configure.fields import parse_text
+from core.config.field_index import FieldKind, format_value
 
 NUMBER = FieldKind("number")
 KINDS = ("constant", "linear")

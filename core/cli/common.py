@@ -10,7 +10,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms.registry import ALGOS, BASELINES, normalize_algo
+from core.config.algorithms.baselines import BASELINES
+from core.config.algorithms.registry import ALGOS, normalize_algo
 from core.config.dotted import merge, set_path
 from core.config.presets import resolve_raw
 from core.config.trust import trust

@@ -1,5 +1,5 @@
 """The env picker's list of common gymnasium ids, with the pip extra each needs: plain data, importing nothing heavy
-(the window shows it in its first frame; ``core.config.spaces``, which reads an env's spaces, re-exports it)."""
+(the window shows it in its first frame, before ``core.config.spaces`` and gymnasium load)."""
 
 from __future__ import annotations
 

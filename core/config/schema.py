@@ -15,6 +15,7 @@ from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.ars import ARSParams
+from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.crossq import CrossQParams
 from core.config.algorithms.ddpg import DDPGParams
 from core.config.algorithms.dqn import DQNParams
@@ -22,7 +23,7 @@ from core.config.algorithms.maskable_ppo import MaskablePPOParams
 from core.config.algorithms.ppo import PPOParams
 from core.config.algorithms.qrdqn import QRDQNParams
 from core.config.algorithms.recurrent_ppo import RecurrentPPOParams
-from core.config.algorithms.registry import ALGORITHMS, ALGOS, BASELINES
+from core.config.algorithms.registry import ALGORITHMS, ALGOS
 from core.config.algorithms.sac import SACParams
 from core.config.algorithms.spec import AlgoSpec
 from core.config.algorithms.td3 import TD3Params

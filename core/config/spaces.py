@@ -22,9 +22,6 @@ from core.config.algorithms.contrib import installed_algorithms, is_installed, m
 from core.config.algorithms.off_policy import ReplayParams
 from core.config.algorithms.registry import algorithms_for
 from core.config.algorithms.spec import SPACE_KINDS
-from core.config.common_envs import COMMON_ENVS as COMMON_ENVS  # the picker's list, in a module of its own
-from core.config.common_envs import CommonEnv as CommonEnv
-from core.config.common_envs import default_envs as default_envs
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig, uses_sde
 from core.config.trust import require_trusted

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms.registry import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.results.grouping import GroupBy, RunGroup, group_runs
 from core.results.stats import (
     BOOTSTRAP_METHOD,

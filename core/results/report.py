@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms.registry import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.results.export import to_html, to_markdown, to_xlsx
 from core.results.group_table import GroupTable, group_table
 from core.results.grouping import group_runs

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms.registry import ALGOS, BASELINES
+from core.config.algorithms.baselines import BASELINES
+from core.config.algorithms.registry import ALGOS
 from core.config.dotted import leaves
 from core.run.layout import RunDir
 from core.util.yaml_reader import read_yaml_mapping

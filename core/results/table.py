@@ -25,7 +25,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.config.algorithms.registry import BASELINES
+from core.config.algorithms.baselines import BASELINES
 from core.results.settings_diff import differences, differing_paths, run_settings
 from core.run.auto_resume import summary as auto_resume_summary
 from core.run.episodes import REWARD_WINDOW

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from core.config.algorithms.a2c import A2C
 from core.config.algorithms.ars import ARS
-from core.config.algorithms.baselines import BASELINES as BASELINES  # its home: the names alone, without the tables
 from core.config.algorithms.crossq import CROSSQ
 from core.config.algorithms.ddpg import DDPG
 from core.config.algorithms.dqn import DQN

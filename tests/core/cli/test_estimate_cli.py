@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
+from core.config.common_envs import COMMON_ENVS, default_envs
 from core.config.errors import ConfigError
 from core.config.schema import EnvSpec
-from core.config.spaces import COMMON_ENVS, default_envs, probe_spaces
+from core.config.spaces import probe_spaces
 from tests.conftest import REPO
 
 
