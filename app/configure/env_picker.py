@@ -30,15 +30,6 @@ from core.config.common_envs import COMMON_ENVS
 from core.config.field_index import FieldKind, field_index, format_value
 
 
-def _flow(value: Any) -> str:
-    """A mapping or list as one line of YAML flow text ("" for none)."""
-    if not value:
-        return ""
-    import yaml
-
-    return str(yaml.safe_dump(value, default_flow_style=True, width=10**6)).strip()
-
-
 def _load_or_text(text: str) -> Any:
     """Env kwargs typed into their box (under the value limits); text that is not YAML is passed on for the schema."""
     import yaml
@@ -268,13 +259,13 @@ class EnvPicker(QGroupBox):
             else:
                 self.id_combo.setEditText(str(env.get("id") or ""))
             kwargs = env.get("kwargs") or {}
-            text = _flow(kwargs)
+            text = format_value(kwargs) if kwargs else ""
             if isinstance(kwargs, str):
                 text = kwargs
             if self.kwargs_edit.toPlainText().strip() != text:
                 self.kwargs_edit.setPlainText(text)
             wrappers = env.get("wrappers") or []
-            text = wrappers if isinstance(wrappers, str) else _flow(wrappers)
+            text = wrappers if isinstance(wrappers, str) else (format_value(wrappers) if wrappers else "")
             if self.wrappers_edit.toPlainText().strip() != text:
                 self.wrappers_edit.setPlainText(text)
             keys = env.get("info_keys") or []

@@ -69,12 +69,9 @@ class SourceCache:
         if (st.st_dev, st.st_ino) != self._identity or st.st_size < self.cache.end or not self._last_still_there():
             # a first look, a file replaced (a thinning), or cut back (a resume), even where it grew past the
             # cache's end again since the last look: what still matches
-            entries = self.cache.chunks()
+            entries = self.cache.chunks()  # each checked against the source's bytes as it was read
             self._identity = (st.st_dev, st.st_ino)
-            self._last = None
-            if entries:
-                with open(self.cache.source, "rb") as src:
-                    self._last = (entries[-1].start, entries[-1].end, probe_range(src, entries[-1].start, entries[-1].end))
+            self._last = (entries[-1].start, entries[-1].end, entries[-1].probe) if entries else None
         written = 0
         while st.st_size - self.cache.end >= min_bytes and st.st_size >= self._retry_at:
             start = self.cache.end

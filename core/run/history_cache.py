@@ -59,6 +59,7 @@ class ChunkEntry:
     body_offset: int
     body_len: int
     body_crc: int = 0
+    probe: tuple[int, int] = (0, 0)  # the CRCs of its source range's ends (``probe_range``), as checked when it was read
 
 
 def probe_range(fh: Any, start: int, end: int) -> tuple[int, int]:
@@ -141,7 +142,7 @@ class HistoryCache:
             return None  # not where the last one ended, or the source is not what it was
         if pos + HEAD.size + body_len > self._seen_size:
             return None  # torn: a writer stopped mid-chunk (a body's CRC is checked when it is loaded)
-        return ChunkEntry(start, end, pos + HEAD.size, body_len, body_crc)
+        return ChunkEntry(start, end, pos + HEAD.size, body_len, body_crc, (head_crc, tail_crc))
 
     def load(self, entry: ChunkEntry) -> tuple[dict[str, Any], list[np.ndarray]]:
         """The meta and arrays of one chunk ``chunks()`` gave; ValueError when it is no longer there (another
