@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from app.monitor.time_split_view import TimeSplitView
 from app.plots.live_plot import LivePlot
+from app.plots.on_screen import Clip
 from app.plots.reward_plot import RewardPlot
 from app.plots.scalar_grid import ScalarGrid
 from app.plots.system_plots import SystemPlots
@@ -451,8 +452,9 @@ class MonitorPanel(QWidget):
             self._pending, self._pass = self.all_plots(), (0.0, False)
         self._soon.stop()
         spent, changed = self._pass
+        clip = Clip()  # the plots' ancestors' shown parts, found once for this turn's plots
         while self._pending:
-            changed |= self._pending.pop(0).refresh()  # each plot out of view skips itself
+            changed |= self._pending.pop(0).refresh(clip)  # each plot out of view skips itself
             if budget_s is not None and time.perf_counter() - start >= budget_s:
                 break
         spent += time.perf_counter() - start
@@ -474,8 +476,9 @@ class MonitorPanel(QWidget):
         which may ask for the lines again) is done now, and drawn at the next turn of the event loop. (pyqtgraph
         still lays an axis out again after its first paint, for the width of its tick labels: one more paint.)"""
         self._settling += 1
+        clip = Clip()
         for plot in self.all_plots():
-            if plot.in_view():
+            if plot.in_view(clip):
                 plot.scene().prepareForPaint()  # the view fitted to the data (pyqtgraph does it as it paints)
         self._soon.start(0)
 

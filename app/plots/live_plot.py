@@ -37,6 +37,7 @@ from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
 from app.plots.drawing import SegmentLevels
 from app.plots.headroom import FollowViewBox, Span
+from app.plots.on_screen import Clip, in_view
 from app.plots.plot_message import PlotMessage
 from app.plots.series_items import Series
 from app.plots.smoothing import Ema
@@ -309,30 +310,19 @@ class LivePlot(pg.PlotWidget):
             text.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
         self._cached_rows = len(self.legend.items)
 
-    def in_view(self) -> bool:
-        """Some of the plot is on screen: shown, in a shown tab, not scrolled out of its scroll area,
-        its window not minimized. (Each parent's rectangle clips it: ``visibleRegion()`` is empty in a
-        window the platform has not exposed, offscreen ones included.)"""
-        if not self.isVisible() or self.window().isMinimized():
-            return False
-        rect, widget = self.rect(), self
-        while not widget.isWindow():
-            parent = widget.parentWidget()
-            if parent is None:
-                break
-            rect = rect.translated(widget.pos()).intersected(parent.rect())
-            if rect.isEmpty():
-                return False
-            widget = parent
-        return True
+    def in_view(self, clip: Clip | None = None) -> bool:
+        """Some of the plot is on screen (``app.plots.on_screen``; ``clip``: the parts of its ancestors found
+        for another plot of the same redraw)."""
+        return in_view(self, clip)
 
-    def refresh(self) -> bool:
+    def refresh(self, clip: Clip | None = None) -> bool:
         """Push changed series into their curves; returns whether anything was redrawn.
 
         A plot out of view (a hidden tab, scrolled out of the chart grid) draws nothing: its data
-        keeps arriving in the buffers, and the first refresh in view draws it all at once.
+        keeps arriving in the buffers, and the first refresh in view draws it all at once. ``clip``: what one
+        redraw of several plots has found of their ancestors' shown parts.
         """
-        if self.paused or not self.in_view():
+        if self.paused or not self.in_view(clip):
             return False
         self._cache_texts()  # a legend row or an x axis made since
         changed = False

@@ -28,6 +28,7 @@ import numpy as np
 import pyqtgraph as pg
 
 from app.plots.live_plot import LivePlot
+from app.plots.on_screen import Clip
 from app.theme import (
     CAPACITY_COLOR,
     ESTIMATE_COLOR,
@@ -276,7 +277,8 @@ class SystemPlots:
                 plot.set_message(None)
 
     def refresh(self) -> bool:
-        return any([p.refresh() for p in self.plots.values()])
+        clip = Clip()
+        return any([p.refresh(clip) for p in self.plots.values()])
 
 
 def _limits(line: dict[str, Any]) -> tuple:

@@ -83,3 +83,33 @@ def test_a_redraw_asked_of_an_unchanged_plot_gives_its_curves_no_data_and_new_po
     after = drawn(plot, "fps")
     plot.forget_drawn()  # the bench's worst case: every curve given its data again, the same
     assert plot.refresh() and len(given) == 2 and drawn(plot, "fps") == after
+
+
+def test_one_clip_for_several_widgets_gives_each_its_own_answer(qtbot):
+    """The Monitor's redraw keeps the ancestors' shown parts for all its plots (``Clip``): asked for siblings in a
+    scroll area in turn, each still answers for its own place, and a clip made after a scroll sees the scroll."""
+    from PySide6.QtWidgets import QScrollArea, QVBoxLayout
+
+    from app.plots.on_screen import Clip, in_view
+
+    area = QScrollArea()
+    qtbot.addWidget(area)
+    column = QWidget()
+    layout = QVBoxLayout(column)
+    rows = [QWidget() for _ in range(4)]
+    for row in rows:
+        row.setFixedHeight(300)
+        layout.addWidget(row)
+    area.setWidgetResizable(True)
+    area.setWidget(column)
+    area.resize(300, 250)
+    area.show()
+    qtbot.waitExposed(area)
+
+    clip = Clip()
+    assert [in_view(row, clip) for row in rows] == [True, False, False, False]
+    assert [in_view(row, clip) for row in reversed(rows)] == [False, False, False, True]  # kept parts, same answers
+    area.ensureWidgetVisible(rows[-1])
+    clip = Clip()
+    assert [in_view(row, clip) for row in rows] == [False, False, False, True]
+    assert [in_view(row) for row in rows] == [False, False, False, True]
