@@ -327,7 +327,7 @@ class LivePlot(pg.PlotWidget):
         self._cache_texts()  # a legend row or an x axis made since
         changed = False
         self._update_derived()
-        view = self._pixel_view()
+        view = None  # the x range in view and its pixels, found for the first series with news
         for key, series in self._series.items():
             stamp = (series.buf.version, self.x_mode, self._warn_level)
             if self._drawn.get(key) == stamp:
@@ -339,6 +339,8 @@ class LivePlot(pg.PlotWidget):
             drawing = (series.buf.generation, series.buf.version, self.x_mode, start, stop, buckets, self._warn_level)
             if series.drawn == drawing:  # the same points over the same columns: its curves hold them already
                 continue
+            if view is None:
+                view = self._pixel_view()
             if not series.points and series.news_hidden(drawing, x, view):
                 continue  # nothing a pixel would show: drawn with the samples to come
             series.drawn = drawing
