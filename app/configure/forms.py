@@ -74,7 +74,7 @@ class FieldRow(QWidget):
         self.label.setBuddy(self)
         self.editor = self._make_editor()
         if not isinstance(self.editor, (QCheckBox, ScheduleEditor)):  # room for 1e-05 or 1000000 before the row wraps
-            self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 11))
+            self.editor.setMinimumWidth(self.editor.fontMetrics().horizontalAdvance("0" * 10))
         self.help = spec.tip
         self.editor.setToolTip(self.help)
         self.editor.setObjectName(self.path)
@@ -96,6 +96,7 @@ class FieldRow(QWidget):
 
         line = QHBoxLayout()
         line.setContentsMargins(0, 0, 0, 0)
+        line.setSpacing(6)  # its own: a nested layout takes the column's 2 px, and a unit touched its field
         line.addWidget(self.editor, 1)
         # Every row has a unit slot (maybe empty) so editors line up; the panel evens their widths.
         self.unit_label = QLabel(spec.unit if self.kind.editor == "number" else "")

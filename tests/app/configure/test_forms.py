@@ -222,3 +222,17 @@ def test_env_picker_sets_the_step_time_limit_which_needs_the_lean_env_processes(
     assert panel.current_config().env.step_timeout_s == 30.0 and picker.env_error.isHidden()
     picker.options_toggle.setChecked(False)
     assert picker.options_toggle.text() == "Env options: step limit 30 s"
+
+
+def test_a_unit_stands_apart_from_its_field_at_a_laptops_width(qtbot, panel):
+    """At 1366x768 the PPO form's editors are short: a unit after a combo's arrow or a field's frame kept its own
+    few pixels ("64 ▾transitions" read as one thing when the row took its column's 2 px spacing)."""
+    panel.resize(680, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    for path in ("ppo.batch_size", "ppo.n_epochs", "ppo.n_steps"):
+        row = panel.rows[path]
+        unit = row.unit_label
+        assert unit.text(), path
+        gap = unit.x() + unit.contentsRect().x() - (row.editor.x() + row.editor.width())
+        assert gap >= 4, (path, gap)
