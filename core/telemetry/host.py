@@ -96,9 +96,10 @@ class HostMemoryReader:
     cost's pace.
 
     Why steady reads wait: a lone worker with torch loaded takes 6-13 ms of CPU a read (its page tables), so the
-    cost's pace alone was a read every 1-1.3 s, 1 % of a core: 1.2-1.5 % of the worker's CPU per env step against
-    plain SB3 (PPO CartPole, 8 dummy envs, 1 torch thread, 2 cores; ``bench/overhead.py``), most of the
-    telemetry thread's cost. Training holds its RSS within 0.1 % for minutes, so a steady run now reads every
+    cost's pace alone was a read every 1-1.3 s, 1 % of a core, more than half the telemetry thread's CPU: 13-14 ms
+    a second at 5 Hz against 6-7 with this rule (torch, SB3 and TensorBoard loaded, 2 loaded cores, 3 interleaved
+    pairs), 0.7-1.1 % of the worker's CPU per env step at 800-1,300 steps/s (PPO CartPole, 8 dummy envs;
+    ``bench/overhead.py``). Training holds its RSS within 0.1 % for minutes, so a steady run reads every
     ``steady_period_s``: ~0.1 % of a core."""
 
     RSS_RISE = 0.02
