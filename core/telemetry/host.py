@@ -11,8 +11,9 @@ Own memory costs more than RSS: Linux reads it from the kernel's page lists (``/
 ~1 ms of CPU for an env process and ~5 ms for a worker with torch loaded: 37-44 ms for a tree of 33,
 9-11x the RSS and CPU % reads of the same tree (``bench/telemetry_cost.py`` on a 2-core machine: 18-22 %
 of a core at 5 Hz, 3.7-4.4 % at 1 Hz). ``HostMemoryReader`` therefore reads it at most once a second and
-no more often than keeps it under 1 % of one core (every 4-8 s for those 33 processes), and sooner when
-the RSS sum rises past its last peak; RSS and CPU stay at the recorder's rate.
+no more often than keeps it under 1 % of one core (every 4-8 s for those 33 processes), sooner when
+the RSS sum rises past its last peak, and every 10 s only while the RSS sum stays within 1 % of the last
+read's (a steady run: the read would say the same); RSS and CPU stay at the recorder's rate.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ MEASURE_WORDS = {
 }
 OWN_MEMORY_MIN_PERIOD_S = 1.0
 OWN_MEMORY_CPU_SHARE = 0.01  # of one core: reading own memory costs at most this
+OWN_MEMORY_STEADY_PERIOD_S = 10.0  # while the RSS sum holds still, own memory is read this often
 
 
 class HostMemory(NamedTuple):
@@ -88,26 +90,48 @@ class HostMemoryReader:
     """``own_memory`` paced by its cost: after a read that took c seconds of CPU, not again for c / ``cpu_share``
     seconds (at least ``min_period_s``), unless the tree's RSS sum (read every tick, cheap) has grown
     ``RSS_RISE`` past what it was at the highest read so far: a peak is read when it comes, not seconds after it
-    has gone. ``now`` is a monotonic time; ``cpu_clock`` the reading thread's CPU time (injected by tests)."""
+    has gone. A read its cost allows waits while the RSS sum stays within ``RSS_STEADY`` of the sum at the last
+    read (a read would say what the last one said), ``steady_period_s`` at most. ``now`` is a monotonic time;
+    ``cpu_clock`` the reading thread's CPU time (injected by tests); a caller that passes no RSS sum gets the
+    cost's pace.
+
+    Why steady reads wait: a lone worker with torch loaded takes 6-13 ms of CPU a read (its page tables), so the
+    cost's pace alone was a read every 1-1.3 s, 1 % of a core, more than half the telemetry thread's CPU: 13-14 ms
+    a second at 5 Hz against 6-7 with this rule (torch, SB3 and TensorBoard loaded, 2 loaded cores, 3 interleaved
+    pairs), 0.7-1.1 % of the worker's CPU per env step at 800-1,300 steps/s (PPO CartPole, 8 dummy envs;
+    ``bench/overhead.py``). Training holds its RSS within 0.1 % for minutes, so a steady run reads every
+    ``steady_period_s``: ~0.1 % of a core."""
 
     RSS_RISE = 0.02
+    RSS_STEADY = 0.01
 
     def __init__(self, min_period_s: float = OWN_MEMORY_MIN_PERIOD_S, cpu_share: float = OWN_MEMORY_CPU_SHARE,
-                 platform: str = sys.platform, cpu_clock: Callable[[], float] = time.thread_time):
+                 platform: str = sys.platform, cpu_clock: Callable[[], float] = time.thread_time,
+                 steady_period_s: float = OWN_MEMORY_STEADY_PERIOD_S):
         self.min_period_s = min_period_s
         self.cpu_share = cpu_share
         self.platform = platform
+        self.steady_period_s = steady_period_s
         self.period_s = min_period_s
         self.last_cost_s = 0.0
         self._cpu_clock = cpu_clock
         self._last: float | None = None
         self._rss_high = 0  # the RSS sum at the reads so far, its highest
+        self._rss_last: int | None = None  # the RSS sum at the last read
 
     def due(self, now: float, rss_bytes: int | None = None) -> bool:
-        if self._last is None or now >= self._last + self.period_s:
+        if self._last is None:
             return True
+        if now >= self._last + self.period_s:
+            return not self._steady(rss_bytes) or now >= self._last + max(self.period_s, self.steady_period_s)
         rising = rss_bytes is not None and rss_bytes > self._rss_high * (1 + self.RSS_RISE)
         return rising and now >= self._last + self.min_period_s
+
+    def _steady(self, rss_bytes: int | None) -> bool:
+        """The RSS sum is within ``RSS_STEADY`` of the one at the last read (either way)."""
+        if rss_bytes is None or not self._rss_last:
+            return False
+        return abs(rss_bytes - self._rss_last) <= self.RSS_STEADY * self._rss_last
 
     def read(self, procs: Iterable[Any], now: float, rss_bytes: int | None = None) -> HostMemory | None:
         cpu0 = self._cpu_clock()
@@ -116,6 +140,7 @@ class HostMemoryReader:
         self.period_s = max(self.min_period_s, self.last_cost_s / self.cpu_share)
         self._last = now
         self._rss_high = max(self._rss_high, rss_bytes or 0)
+        self._rss_last = rss_bytes
         return memory
 
 

@@ -1,7 +1,8 @@
 """SB3 callbacks and logger output that write the run folder's records.
 
-The per-step cost is a look at ``dones``, one monotonic clock read and the watchdog's beat
-(``RunRecorder.beat``, ``longest_gap``); everything else
+The per-step cost is a look at ``dones``, the health check's sum of the rewards, one monotonic clock read and
+the watchdog's beat (``RunRecorder.beat``, ``longest_gap``): ~2.6 us a step of 8 envs for the recorder (it was ~10-24
+with ``ndarray.any()`` and a check per reward), ~7 us with SB3's ``CallbackList`` around it; everything else
 (episode records, progress, the STOP check) happens about once a second. The update cycles' time
 split (``core.training.cycle_clock``) reads the clock at the rollouts' edges only.
 """
@@ -141,7 +142,7 @@ class RunRecorder(BaseCallback):
         dones = self.locals.get("dones")
         if dones is None:  # ARS steps its callback without locals: its episodes come at the end of each rollout
             self.ignores_false = True
-        elif dones.any():
+        elif np.count_nonzero(dones):  # ~0.9 us for 8 envs; ndarray.any() takes ~3
             infos = self.locals["infos"]
             now = time.time()
             for i in np.flatnonzero(dones):
@@ -150,8 +151,9 @@ class RunRecorder(BaseCallback):
                     self._pending.append(records.episode(self.num_timesteps, ep["r"], ep["l"], now,
                                                          records.measures_of(ep, self.info_keys),
                                                          infos[i].get(TRUNCATED_KEY)))
-        if self.health is not None:
-            self.health.check_rewards(self.num_timesteps, np.ravel(self.locals.get("rewards", ())))
+        rewards = self.locals.get("rewards")
+        if self.health is not None and rewards is not None:
+            self.health.check_rewards(self.num_timesteps, np.asarray(rewards).ravel().tolist())
         if self.health is not None and self.health.failure:
             self.flush()
             return self.halt()  # diverged: end now, before another update or checkpoint

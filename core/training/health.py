@@ -52,9 +52,12 @@ class TrainingHealth:
         if self.out is not None:
             self.out.write([records.event(self.failure, "error", step)])
 
-    def check_rewards(self, step: int, rewards: Any) -> None:
-        """A NaN or infinite reward from the env poisons every loss after it: fail before the update."""
-        if self.failure is None:
+    def check_rewards(self, step: int, rewards: list[float]) -> None:
+        """A NaN or infinite reward from the env poisons every loss after it: fail before the update.
+
+        Called every step with the step's rewards as Python numbers: their sum is finite unless one of them is not
+        (or finite ones overflowed it), one check instead of one per env (~0.5 against ~7 us a step of 8 envs)."""
+        if self.failure is None and not math.isfinite(sum(rewards)):
             bad = [float(r) for r in rewards if not math.isfinite(float(r))]
             if bad:
                 self.fail(step, f"the env returned a non-finite reward ({bad[0]}) at step {step:,}",

@@ -115,6 +115,24 @@ def test_a_rising_rss_sum_brings_the_next_read_forward_once_a_second_at_most():
     assert not reader.due(102.0, rss_bytes=1040 * MIB)  # measured against the highest read
 
 
+
+def test_a_steady_rss_sum_spaces_the_reads_to_the_steady_period():
+    # a lone worker's read costs ~10 ms (torch's page tables): 1 % of a core would read it every second, for the
+    # figure it read last while the RSS sum holds still
+    cpu = iter([0.0, 0.001, 1.0, 1.001, 2.0, 2.001]).__next__
+    reader = HostMemoryReader(min_period_s=1.0, cpu_share=0.01, cpu_clock=cpu, steady_period_s=10.0)
+    reader.read([], 100.0, rss_bytes=1000 * MIB)
+    assert not reader.due(101.0, rss_bytes=1005 * MIB)  # due by its cost, but within 1 %: waits
+    assert not reader.due(109.9, rss_bytes=995 * MIB)
+    assert reader.due(110.0, rss_bytes=1000 * MIB)  # the steady period is up
+    assert reader.due(101.0, rss_bytes=1015 * MIB)  # moved 1.5 %: the cost's pace again
+    assert reader.due(101.0, rss_bytes=980 * MIB)  # down too
+    assert reader.due(101.0)  # no RSS sum to compare: the cost's pace
+    reader.read([], 101.0, rss_bytes=1015 * MIB)  # measured against the last read's sum
+    assert not reader.due(102.0, rss_bytes=1020 * MIB) and reader.due(111.0, rss_bytes=1020 * MIB)
+    reader.read([], 111.0)  # a read without a sum: the next one has nothing to hold still against
+    assert reader.due(112.0, rss_bytes=1020 * MIB)
+
 # --- through an injected psutil process: Windows, macOS, refusals ---------------------------------------
 
 WinMem = namedtuple("WinMem", "rss vms num_page_faults peak_wset wset private")

@@ -33,6 +33,21 @@ def test_nan_or_inf_in_a_loss_is_a_failure_naming_the_step_and_the_loss(tmp_path
     assert event["level"] == "error" and event["step"] == 200
 
 
+@pytest.mark.parametrize(("rewards", "bad"), [
+    ([1.0, 2.0, -3.0], None),
+    ([1e308, 1e308, 0.0], None),  # finite rewards whose sum overflows: no failure
+    ([1.0, math.nan, 0.0], "nan"),
+    ([math.inf, -math.inf], "inf"),  # a sum of nan: the first bad one is named
+    ([0, 1, 2], None),  # an env's integer rewards
+])
+def test_a_non_finite_reward_is_a_failure_and_a_finite_one_never(tmp_path, rewards, bad):
+    health = TrainingHealth(JsonlWriter(tmp_path / "m.jsonl"), discrete_actions=True, algo="PPO")
+    health.check_rewards(7, rewards)
+    if bad is None:
+        assert health.failure is None
+    else:
+        assert health.failure and f"a non-finite reward ({bad}) at step 7" in health.failure
+
 @pytest.mark.parametrize(("values", "discrete", "what"), [
     ({"train/entropy_loss": -0.001}, True, "entropy collapsed"),
     ({"train/std": 1e-5}, False, "std) collapsed"),
