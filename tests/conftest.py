@@ -120,6 +120,20 @@ def _defines_a_module_fixture(path: str) -> bool:
     return any(f.is_file() and MODULE_FIXTURE.search(f.read_text(encoding="utf-8")) for f in files)
 
 
+def pytest_collection_modifyitems(config, items):
+    """In an xdist worker: the modules with a test that trains go first, the window's tests ahead of them (each
+    module kept whole, in its order). The short tests left for the end fill whichever worker is free; a
+    training module collected near the end (the fault suite's) would run alone while the other worker waits."""
+    if not hasattr(config, "workerinput"):
+        return
+    trains = {item.path for item in items if item.get_closest_marker("training") is not None}
+
+    def rank(item) -> int:
+        return 0 if item.path.is_relative_to(REPO / "tests" / "app") else 1 if item.path in trains else 2
+
+    items.sort(key=rank)  # stable: the collection's order within each rank
+
+
 def pytest_runtest_logreport(report):
     if report.when == "teardown":
         from tests.faults.conftest import TALLY_PROPERTY
