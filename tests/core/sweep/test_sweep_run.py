@@ -47,13 +47,13 @@ def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, run
     def told_and_third_launched() -> bool:
         trials = polled(runs_dir)["trials"]
         return any(t["state"] == "complete" for t in trials) and len(trials) >= 3
-    wait_for(told_and_third_launched, timeout=600, what="a told trial and a third one launched")
+    wait_for(told_and_third_launched, timeout=600, what="a told trial and a third one launched", poll=0.5)
     runner = load_state(SweepFolder(runs_dir, "cartpole-lr"))["runner"]
     psutil.Process(runner["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
     wait_for(lambda: polled(runs_dir)["state"] == "crashed", timeout=30, what="the sweep to read crashed")
     resumed = cli("sweep", "resume", "cartpole-lr", "--detach", "--runs-dir", str(runs_dir))
     assert resumed.returncode == 0, resumed.stderr
-    wait_for(lambda: polled(runs_dir)["state"] == "finished", timeout=900, what="the sweep to end")
+    wait_for(lambda: polled(runs_dir)["state"] == "finished", timeout=900, what="the sweep to end", poll=0.5)
     report = status(runs_dir)
 
     assert set(report) >= {"name", "storage", "study_name", "state", "best", "trials"}
