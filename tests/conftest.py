@@ -91,7 +91,9 @@ def pytest_xdist_make_scheduler(config, log):
     A scheduler of our own rather than ``xdist_group`` marks: xdist 3.8 groups by a suffix it writes into
     ``item._nodeid``, which pytest 9 no longer reads (``nodeid`` comes from ``item._id``), so marks added in
     ``pytest_collection_modifyitems`` grouped nothing: every module was split across both workers, its module
-    fixtures made twice (the Ray head included)."""
+    fixtures made twice (the Ray head included). Another ``--dist`` asked for on the command line is xdist's."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
     from xdist.scheduler import LoadScopeScheduling
 
     class TestGroups(LoadScopeScheduling):
