@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -42,7 +44,8 @@ def user_home(tmp_path_factory, monkeypatch):
     monkeypatch.setenv("RLPANEL_HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / "xdg-config"))  # a start-up entry never lands in ~/.config
     yield home
-    kill_detached(str(home))
+    if any(home.iterdir()):  # a process left behind names a file in it: an empty home spares a scan of every process
+        kill_detached(str(home))
 
 
 def pytest_sessionfinish(session, exitstatus):
@@ -78,15 +81,59 @@ def pytest_make_collect_report(collector):
                            "import them inside the tests that use them")
 
 
-def pytest_collection_modifyitems(config, items):
+def pytest_xdist_make_scheduler(config, log):
     """Under pytest-xdist (``-n 2 --dist loadgroup --no-loadscope-reorder``, the default): the window's tests
     are one group, the first collected, so one worker runs it before anything else (they check that the
-    window never imports torch, which other tests load into their process); every other module is a group
-    of its own (its module-scoped fixtures are made once)."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            group = "gui" if item.path.is_relative_to(REPO / "tests" / "app") else str(item.path.relative_to(REPO))
-            item.add_marker(pytest.mark.xdist_group(group))
+    window never imports torch, which other tests load into their process); a module whose tests may share a
+    fixture of module scope (a trained model, a Ray head) is a group of its own, so that fixture is made once;
+    every other test is scheduled alone, so neither worker is left with a long module at the end.
+
+    A scheduler of our own rather than ``xdist_group`` marks: xdist 3.8 groups by a suffix it writes into
+    ``item._nodeid``, which pytest 9 no longer reads (``nodeid`` comes from ``item._id``), so marks added in
+    ``pytest_collection_modifyitems`` grouped nothing: every module was split across both workers, its module
+    fixtures made twice (the Ray head included). Another ``--dist`` asked for on the command line is xdist's."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class TestGroups(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return TestGroups(config, log)
+
+
+MODULE_FIXTURE = re.compile(r"@pytest\.fixture\([^)]*scope=[\"'](module|package)[\"']")
+
+
+def work_unit(nodeid: str) -> str:
+    """The work unit a test is scheduled in: ``gui``, its module's path, or its own id."""
+    path = nodeid.split("::", 1)[0]
+    if path.startswith("tests/app/"):
+        return "gui"
+    return path if _defines_a_module_fixture(path) else nodeid
+
+
+@functools.cache
+def _defines_a_module_fixture(path: str) -> bool:
+    """Whether the module, or a conftest.py between it and ``tests/``, defines a fixture of module or package scope."""
+    module = REPO / path
+    files = [module, *(folder / "conftest.py" for folder in module.parents if folder.is_relative_to(REPO / "tests"))]
+    return any(f.is_file() and MODULE_FIXTURE.search(f.read_text(encoding="utf-8")) for f in files)
+
+
+def pytest_collection_modifyitems(config, items):
+    """In an xdist worker: the modules with a test that trains go first, the window's tests ahead of them (each
+    module kept whole, in its order). The short tests left for the end fill whichever worker is free; a
+    training module collected near the end (the fault suite's) would run alone while the other worker waits."""
+    if not hasattr(config, "workerinput"):
+        return
+    trains = {item.path for item in items if item.get_closest_marker("training") is not None}
+
+    def rank(item) -> int:
+        return 0 if item.path.is_relative_to(REPO / "tests" / "app") else 1 if item.path in trains else 2
+
+    items.sort(key=rank)  # stable: the collection's order within each rank
 
 
 def pytest_runtest_logreport(report):

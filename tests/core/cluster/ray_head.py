@@ -1,4 +1,5 @@
-"""A real local Ray head for the tests: started once per session with the venv's ``ray``, stopped at the end.
+"""A real local Ray head for the tests: started once per module that uses it (``conftest.ray_head``) with the
+venv's ``ray``, stopped at the module's end.
 
 Ports are free ones picked here (another copy of the suite may run a head at the same time), the
 temp folder is the head's own, and the stop ends exactly the processes that name that folder:
