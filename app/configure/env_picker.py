@@ -30,6 +30,14 @@ from core.config.common_envs import COMMON_ENVS
 from core.config.field_index import FieldKind, field_index, format_value
 
 
+def _box_text(value: Any) -> str:
+    """Env kwargs or wrappers as their box shows them: text typed (not YAML) as it was, else one line of YAML flow
+    ("" for none)."""
+    if isinstance(value, str):
+        return value
+    return format_value(value) if value else ""
+
+
 def _load_or_text(text: str) -> Any:
     """Env kwargs typed into their box (under the value limits); text that is not YAML is passed on for the schema."""
     import yaml
@@ -258,16 +266,10 @@ class EnvPicker(QGroupBox):
                 self.entry_edit.setCursorPosition(0)  # its start (the module) when it is longer than the field
             else:
                 self.id_combo.setEditText(str(env.get("id") or ""))
-            kwargs = env.get("kwargs") or {}
-            text = format_value(kwargs) if kwargs else ""
-            if isinstance(kwargs, str):
-                text = kwargs
-            if self.kwargs_edit.toPlainText().strip() != text:
-                self.kwargs_edit.setPlainText(text)
-            wrappers = env.get("wrappers") or []
-            text = wrappers if isinstance(wrappers, str) else (format_value(wrappers) if wrappers else "")
-            if self.wrappers_edit.toPlainText().strip() != text:
-                self.wrappers_edit.setPlainText(text)
+            for edit, value in ((self.kwargs_edit, env.get("kwargs")), (self.wrappers_edit, env.get("wrappers"))):
+                text = _box_text(value)
+                if edit.toPlainText().strip() != text:
+                    edit.setPlainText(text)
             keys = env.get("info_keys") or []
             text = ", ".join(str(k) for k in keys) if isinstance(keys, list) else str(keys)
             if self.measures_edit.text().replace(" ", "") != text.replace(" ", ""):
