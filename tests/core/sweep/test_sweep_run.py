@@ -16,16 +16,11 @@ from tests.training_helpers import cli, wait_for
 
 
 def status(runs_dir, name="cartpole-lr") -> dict:
-    """``rlpanel sweep status --json``, as a user reads it: what the tests check."""
+    """``rlpanel sweep status --json``, as a user reads it: what the tests check. Their waits poll ``sweep_status``
+    (what the command prints) in this process, not a child that loads Optuna and the CLI for a second of CPU a poll."""
     out = cli("sweep", "status", name, "--json", "--runs-dir", str(runs_dir))
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
-
-
-def polled(runs_dir, name="cartpole-lr") -> dict:
-    """The same report read in this process (``sweep status`` prints ``sweep_status``): a wait polls this, not a
-    child that loads Optuna and the CLI for a second of CPU each time, beside the trials it waits on."""
-    return sweep_status(runs_dir, name)
 
 
 def tagged_runs(runs_dir) -> dict[int, list[str]]:
@@ -45,15 +40,15 @@ def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, run
     assert started.returncode == 0, started.stderr
     # kill the runner once trial 0 is told and a later trial runs: live and ended runs wait for the next runner
     def told_and_third_launched() -> bool:
-        trials = polled(runs_dir)["trials"]
+        trials = sweep_status(runs_dir, "cartpole-lr")["trials"]
         return any(t["state"] == "complete" for t in trials) and len(trials) >= 3
     wait_for(told_and_third_launched, timeout=600, what="a told trial and a third one launched", poll=0.5)
     runner = load_state(SweepFolder(runs_dir, "cartpole-lr"))["runner"]
     psutil.Process(runner["pid"]).kill()  # SIGKILL on POSIX, TerminateProcess on Windows
-    wait_for(lambda: polled(runs_dir)["state"] == "crashed", timeout=30, what="the sweep to read crashed")
+    wait_for(lambda: sweep_status(runs_dir, "cartpole-lr")["state"] == "crashed", timeout=30, what="the sweep to read crashed")
     resumed = cli("sweep", "resume", "cartpole-lr", "--detach", "--runs-dir", str(runs_dir))
     assert resumed.returncode == 0, resumed.stderr
-    wait_for(lambda: polled(runs_dir)["state"] == "finished", timeout=900, what="the sweep to end", poll=0.5)
+    wait_for(lambda: sweep_status(runs_dir, "cartpole-lr")["state"] == "finished", timeout=900, what="the sweep to end", poll=0.5)
     report = status(runs_dir)
 
     assert set(report) >= {"name", "storage", "study_name", "state", "best", "trials"}
@@ -152,16 +147,16 @@ def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, 
     assert cli("sweep", "run", str(sweep_file(tmp_path, two)), "--detach", "--runs-dir", str(runs_dir)).returncode == 0
 
     def both_checkpointed():
-        rows = polled(runs_dir, "stop-sweep")["trials"]
+        rows = sweep_status(runs_dir, "stop-sweep")["trials"]
         return len(rows) == 2 and all(r["run_id"] and (runs_dir / r["run_id"] / "checkpoints" / "latest.json").is_file()
                                       for r in rows) and rows
     rows = wait_for(both_checkpointed, timeout=400, what="both trials to write a checkpoint")
     if runner_killed:
         psutil.Process(load_state(SweepFolder(runs_dir, "stop-sweep"))["runner"]["pid"]).kill()
-        wait_for(lambda: polled(runs_dir, "stop-sweep")["state"] == "crashed", timeout=30, what="the sweep to read crashed")
+        wait_for(lambda: sweep_status(runs_dir, "stop-sweep")["state"] == "crashed", timeout=30, what="the sweep to read crashed")
     stopped = cli("sweep", "stop", "stop-sweep", "--runs-dir", str(runs_dir))
     assert stopped.returncode == 0, stopped.stderr
-    wait_for(lambda: polled(runs_dir, "stop-sweep")["state"] == "stopped", timeout=300, what="the sweep to stop")
+    wait_for(lambda: sweep_status(runs_dir, "stop-sweep")["state"] == "stopped", timeout=300, what="the sweep to stop")
     report = status(runs_dir, "stop-sweep")
     wait_for(lambda: all(read_status(runs_dir / r["run_id"]).state in ("stopped", "finished") for r in rows),
              timeout=300, what="the trials' runs to stop")
