@@ -1,44 +1,42 @@
 """The main window: Configure on the left; Monitor, Runs, Log and System tabs on the right.
 
 The window drives ``core``: Launch creates the run folder and starts a detached worker, a
-``RunFollower`` (a controller in its own thread) follows the run folder, Stop/Resume go through
-``core.run.control``. Closing the window never stops a run; a later window re-attaches to it.
+``RunFollower`` (a controller in its own thread) follows the run folder, Stop/Resume/Restart go through
+``core.run.control`` (the toolbar's actions: ``app.run_actions``). Closing the window never stops a run; a later
+window re-attaches to it.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QGuiApplication
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 from shiboken6 import isValid
 
 from app.configure.estimator import target_choices
 from app.configure.model import ConfigModel
-from app.configure.panel import ConfigurePanel, LaunchRequest
+from app.configure.panel import ConfigurePanel
 from app.monitor.idle_gpu import IdleGpuMonitor
 from app.monitor.log_panel import LogPanel
 from app.monitor.tensorboard import TensorBoardLauncher
 from app.notify.notifier import WindowNotifier
+from app.run_actions import RunActions
 from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import fit_shown, restore_monitor, restore_window, save_window
-from core.config.seeds import seeds_text
-from core.config.trust import config_modules, is_trusted, trust
 from core.fit.result import FitEstimate
-from core.run.layout import RunDir
 from core.run.names import config_algo, read_run_label
-from core.run.states import ACTIVE, FAILED, RESUMABLE, TERMINAL
+from core.run.states import ACTIVE, FAILED, TERMINAL
 from core.run.status import RunStatus, stall_note
-from core.run.store import RunInfo, RunStore
+from core.run.store import RunStore
 from core.util.paths import absolute
 
 if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs): their modules (pyqtgraph, scipy...) load then
@@ -48,14 +46,8 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.results.panel import ResultsPanel
     from app.sweeps.panel import SweepsPanel
     from app.system.panel import SystemPanel
-    from core.config.schema import RunConfig  # pydantic: loaded by the first validation, after the first frame
-    from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
 
-STOP_TIMEOUT_S = 60.0
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
-STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
-                "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
-                "not running": "was not running"}
 
 
 class MainWindow(QMainWindow):
@@ -103,6 +95,7 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([430, 1000])
         self.setCentralWidget(self.splitter)
+        self.run_actions = RunActions(self)  # Launch, Stop, Resume, Restart
         self._build_actions()
         self.state_label = QLabel()
         self.statusBar().addPermanentWidget(self.state_label)
@@ -115,15 +108,14 @@ class MainWindow(QMainWindow):
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
         self.runs.open_requested.connect(self.open_run)
-        self.runs.resume_requested.connect(self.resume_run)
-        self.runs.restart_requested.connect(self.restart_run)
-        self.runs.selection_changed.connect(lambda _info: self._update_actions())
+        self.runs.resume_requested.connect(self.run_actions.resume_run)
+        self.runs.restart_requested.connect(self.run_actions.restart_run)
+        self.runs.selection_changed.connect(lambda _info: self.update_actions())
         self.runs.refreshed.connect(self._on_runs_listed)
         self._connect_configure()
         self.notifier = WindowNotifier(self, tray_available=tray)  # the tray icon and desktop notifications
         hints = QGuiApplication.styleHints()
         hints.colorSchemeChanged.connect(self._on_color_scheme)
-        self._stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
         self._shown = False
         self._painted = False
         self._after_done = False  # _after_first_frame ran (or the window closed first: then it never does)
@@ -134,7 +126,7 @@ class MainWindow(QMainWindow):
         self._after_timer.start(AFTER_FIRST_FRAME_AT_LATEST_MS)
         self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
         restore_window(self)
-        self._update_actions()
+        self.update_actions()
 
     # --- construction ----------------------------------------------------------------------
 
@@ -193,7 +185,7 @@ class MainWindow(QMainWindow):
             follower.status.connect(self._on_status)
             follower.log_lines.connect(self.log.add_log_lines)
             follower.loading.connect(self._on_loading)
-            follower.stop_finished.connect(self._on_stop_finished)
+            follower.stop_finished.connect(self.run_actions.stop_finished)
         return self._follower
 
     @property
@@ -281,23 +273,7 @@ class MainWindow(QMainWindow):
         bar.setObjectName("runToolbar")
         bar.setMovable(False)
         bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.launch_action = QAction("Launch", self)
-        self.launch_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
-        self.launch_action.setToolTip("Launch a run with the configuration on the left (Ctrl+Enter)")
-        self.launch_action.triggered.connect(self.request_launch)
-        self.stop_action = QAction("Stop", self)
-        self.stop_action.setShortcuts([QKeySequence("Ctrl+."), QKeySequence("Ctrl+Shift+S")])
-        self.stop_action.setToolTip("Ask the followed run to stop at its next check, saving a checkpoint (Ctrl+.)")
-        self.stop_action.triggered.connect(self.stop_run)
-        self.resume_action = QAction("Resume", self)
-        self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run "
-                                      "from its latest checkpoint")
-        self.resume_action.triggered.connect(self._resume_target)
-        self.restart_action = QAction("Restart", self)
-        self.restart_action.setToolTip("Train the selected (or followed) ended run again from step 0 with its config; "
-                                       "its old curve is kept as superseded")
-        self.restart_action.triggered.connect(self._restart_target)
-        for action in (self.launch_action, self.stop_action, self.resume_action, self.restart_action):
+        for action in self.run_actions.all():
             bar.addAction(action)
             self.addAction(action)  # shortcuts work wherever the focus is
         self.notify_action = QAction("Notifications…", self)
@@ -309,167 +285,8 @@ class MainWindow(QMainWindow):
         self.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
 
     def _connect_configure(self) -> None:
-        self.configure.launch_requested.connect(self._on_launch_requested)
+        self.configure.launch_requested.connect(self.run_actions.launch_requested)
         self.config.estimate_changed.connect(self._on_estimate_changed)
-
-    # --- launch / stop / resume ------------------------------------------------------------
-
-    def request_launch(self) -> None:
-        """Launch (button or Ctrl+Enter): the Configure panel validates and emits the request."""
-        self.configure.request_launch()
-
-    def _on_launch_requested(self, request: LaunchRequest) -> None:
-        if request.seeds:
-            self.launch_group(request.config, request.seeds, request.preset, request.warnings, request.estimate)
-        else:
-            self.launch(request.config, request.preset, request.warnings, request.estimate)
-
-    def launch_group(self, config: RunConfig, seeds: list[int], preset: str | None = None,
-                     warnings: list[str] | tuple[str, ...] = (), estimate: FitEstimate | None = None) -> StartedGroup | None:
-        """Start one run of ``config`` per seed at once, as a group (``rlpanel train --seeds``); the Runs tab shows
-        them, the Monitor follows the first."""
-        if not self.confirm_code(config, preset):
-            return None
-        from core.run.start import start_group
-
-        try:
-            group = start_group(self.store, config, seeds, preset, warnings, import_folder=os.getcwd())
-        except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
-            QMessageBox.warning(self, "Launch failed", f"The group could not be started:\n{exc}")
-            return None
-        self.follow_run(group.runs[0].run_dir, estimate=estimate)
-        self.statusBar().showMessage(f"Launched group {group.id}: {len(group.runs)} runs of {group.name} "
-                                     f"({seeds_text(group.seeds)})" + "".join(f"; note: {n}" for n in group.notes),
-                                     30000 if group.notes else 15000)
-        self.tabs.setCurrentWidget(self.runs)
-        self.runs.refresh()
-        return group
-
-    def launch(self, config: RunConfig, preset: str | None = None, warnings: list[str] | tuple[str, ...] = (),
-               estimate: FitEstimate | None = None) -> Path | None:
-        """Create a run for ``config``, start its worker detached and follow it.
-
-        A config whose env is code (``env.entry_point``) from a module not yet trusted asks first:
-        "this preset runs code from MODULE" (``core.config.trust``); the answer is remembered.
-        """
-        if not self.confirm_code(config, preset):
-            return None
-        from core.run.start import start_run
-
-        try:  # a custom env is imported from the folder the window was started in, for a resume too
-            started = start_run(self.store, config, preset, warnings, import_folder=os.getcwd())
-        except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
-            QMessageBox.warning(self, "Launch failed", f"The run could not be started:\n{exc}")
-            return None
-        run_dir, notes = started.run_dir, started.notes
-        self.follow_run(run_dir, estimate=estimate)
-        self.statusBar().showMessage(f"Launched {run_dir.name}" + "".join(f"; warning: {n}" for n in notes),
-                                     30000 if notes else 8000)
-        self.tabs.setCurrentWidget(self.monitor)
-        self.runs.refresh()
-        return run_dir
-
-    def confirm_code(self, config: RunConfig, preset: str | None = None) -> bool:
-        """Whether the run may import its code (the env's entry point, an own network): trusted already, or the
-        user says yes now, module by module."""
-        for module in config_modules(config):
-            if is_trusted(module):
-                continue
-            what = f"The preset {preset}" if preset else "This config"
-            refs = (config.env.entry_point, *config.policy.code)
-            names = ", ".join(ref for ref in refs if ref and ref.startswith(module + ":"))
-            answer = QMessageBox.question(
-                self, "This preset runs code",
-                f"{what} runs code from {module} ({names}).\n\n"
-                f"rlpanel imports it only to train. Run code from {module} now and from now on?",
-                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
-            if answer != QMessageBox.StandardButton.Yes:
-                self.statusBar().showMessage(f"Not launched: {module} is not trusted", 8000)
-                return False
-            trust(module)
-        return True
-
-    def stop_run(self) -> None:
-        if self.run_dir is None or self.run_state not in ACTIVE:
-            return
-        self.stop_action.setEnabled(False)
-        self.statusBar().showMessage(f"Stopping {self.run_dir.name}: asked it to save a checkpoint and stop...")
-        self.follower.stop(STOP_TIMEOUT_S)
-
-    def _on_stop_finished(self, how: str) -> None:
-        name = self.run_dir.name if self.run_dir else "the run"
-        self._stop_words[name] = STATUS_WORDS.get(how, how)  # the status change may arrive after this
-        self.statusBar().showMessage(f"{name} {self._stop_words[name]}", 15000)
-        self.runs.refresh()
-        self._update_actions()
-
-    def _target(self) -> RunInfo | None:
-        """The run Resume and Restart act on: the one selected in Runs (on that tab), else the followed one."""
-        info = self.runs.selected_info() if self.tabs.currentWidget() is self.runs else None
-        if info is None and self.run_dir is not None:
-            known = self.runs.infos.get(self.run_dir.name)
-            info = RunInfo(self.run_dir.name, self.run_dir, self.run_state or (known.state if known else "unknown"),
-                           has_checkpoint=RunDir(self.run_dir).latest_checkpoint.is_file())
-        return info
-
-    def _resume_target(self) -> None:
-        info = self._target()
-        if info is not None and info.state in RESUMABLE and info.has_checkpoint:
-            self.resume_run(info.path)
-
-    def _restart_target(self) -> None:
-        info = self._target()
-        if info is not None and info.state in TERMINAL:
-            self.restart_run(info.path)
-
-    def _failed(self, title: str, text: str) -> None:
-        QMessageBox.warning(self, title, text)
-
-    def resume_run(self, run_dir: Path) -> None:
-        from core.run.control import RunStateError, is_cluster_run, resume_run
-
-        run_dir = Path(run_dir)
-        if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
-            self.statusBar().showMessage(f"Submitting {run_dir.name} to its Ray cluster to resume...")
-            run_in_background(lambda: resume_run(run_dir), lambda _: self._resumed(run_dir),
-                              lambda why: self._failed("Resume failed", f"The run could not be resumed:\n{why}"))
-            return
-        try:
-            resume_run(run_dir)
-        except (RunStateError, OSError) as exc:
-            QMessageBox.warning(self, "Resume failed", f"The run could not be resumed:\n{exc}")
-            return
-        self._resumed(run_dir)
-
-    def _resumed(self, run_dir: Path) -> None:
-        self.follow_run(Path(run_dir))
-        self.tabs.setCurrentWidget(self.monitor)
-        self.statusBar().showMessage(f"Resuming {Path(run_dir).name} from its latest checkpoint", 8000)
-        self.runs.refresh()
-
-    def restart_run(self, run_dir: Path, confirm: bool = True) -> bool:
-        """The same config again from step 0 (after asking: the run's checkpoints are set aside)."""
-        run_dir = Path(run_dir)
-        if confirm and self.confirm_close:
-            answer = QMessageBox.question(
-                self, "Restart the run", f"Train {run_dir.name} again from step 0 with the same config?\n\n"
-                "Its records so far move to metrics.superseded.jsonl and its checkpoints to checkpoints.superseded/ "
-                "(nothing is deleted).")
-            if answer != QMessageBox.StandardButton.Yes:
-                return False
-        from core.run.control import RunStateError
-        from core.run.start import restart_run
-
-        try:
-            attempt = restart_run(run_dir)
-        except (RunStateError, ValueError, OSError) as exc:
-            QMessageBox.warning(self, "Restart failed", f"The run could not be restarted:\n{exc}")
-            return False
-        self.follow_run(run_dir)
-        self.tabs.setCurrentWidget(self.monitor)
-        self.statusBar().showMessage(f"Restarted {run_dir.name} from step 0 (attempt {attempt})", 8000)
-        self.runs.refresh()
-        return True
 
     # --- following -------------------------------------------------------------------------
 
@@ -500,7 +317,7 @@ class MainWindow(QMainWindow):
             self.runs.select(self.run_dir.name)
         self.monitor.set_estimate(estimate if run_dir else self._pending_estimate)
         self.follower.follow(self.run_dir)
-        self._update_actions()
+        self.update_actions()
 
     def _run_title(self) -> str:
         if self.run_dir is None:
@@ -533,7 +350,7 @@ class MainWindow(QMainWindow):
         self.monitor.set_run_state(self.run_state, status.pause_reason if self.run_state == "paused" else stall_note(status))
         if previous in ACTIVE and self.run_state in TERMINAL:
             # the stop's own result ("stopped gracefully (checkpoint saved)") says more than "stopped"
-            stopped = self._stop_words.get(name) if self.run_state == "stopped" else None
+            stopped = self.run_actions.stop_words.get(name) if self.run_state == "stopped" else None
             message = f"{name} {stopped or self.run_state}"
             if self.run_state in FAILED and status.error_message:
                 message += f": {status.error_message}"
@@ -541,7 +358,7 @@ class MainWindow(QMainWindow):
             self.runs.refresh()
         if self.run_state in FAILED and status.error:
             self.log.append_lines([f"*** run {self.run_state}: {status.error.get('message', '')}"])
-        self._update_actions()
+        self.update_actions()
 
     def _on_runs_listed(self, infos: list) -> None:
         active = [i for i in infos if i.state in ACTIVE]
@@ -551,7 +368,7 @@ class MainWindow(QMainWindow):
                 self.follow_run(active[0].path)
                 self.statusBar().showMessage(f"Re-attached to {active[0].id}, still {active[0].state}", 10000)
         self.active_run_ids = [i.id for i in active]
-        self._update_actions()
+        self.update_actions()
 
     def _on_idle_samples(self, samples: list) -> None:
         if self.run_dir is None:
@@ -567,11 +384,9 @@ class MainWindow(QMainWindow):
         if self.run_dir is None and self.lazy_tabs.is_built("Monitor"):  # else the Monitor is built with it
             self.monitor.set_estimate(estimate)
 
-    def _update_actions(self) -> None:
-        self.stop_action.setEnabled(self.run_dir is not None and self.run_state in ACTIVE)
-        target = self._target()
-        self.resume_action.setEnabled(target is not None and target.state in RESUMABLE and target.has_checkpoint)
-        self.restart_action.setEnabled(target is not None and target.state in TERMINAL)
+    def update_actions(self) -> None:
+        """The Run toolbar's actions enabled for what they can act on now, and the status bar's line of runs."""
+        self.run_actions.update()
         active = self.active_run_ids
         if active:
             self.state_label.setText(f"{len(active)} run(s) training. Closing this window does not stop them.")

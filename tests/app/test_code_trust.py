@@ -19,23 +19,23 @@ def test_launch_asks_before_running_code_from_an_untrusted_module(make_window, r
     monkeypatch.setattr(QMessageBox, "warning", lambda parent, title, text, *a: warned.append(text))
     config = validate_config({"env": {"entry_point": "no_such_envs_mod:Env"}, "algo": "PPO"}).config
 
-    assert window.launch(config, preset="gift") is None
+    assert window.run_actions.launch(config, preset="gift") is None
     assert asked and "The preset gift runs code from no_such_envs_mod" in asked[0]
     assert list(runs_dir.iterdir()) == [] and not is_trusted("no_such_envs_mod")
 
-    window.launch(config, preset="gift")  # yes: trusted, then the launch goes on (and fails: no such module)
+    window.run_actions.launch(config, preset="gift")  # yes: trusted, then the launch goes on (and fails: no such module)
     assert is_trusted("no_such_envs_mod")
     assert warned and "No module named 'no_such_envs_mod'" in warned[0]
 
     asked.clear()
-    window.confirm_code(config)
+    window.run_actions.confirm_code(config)
     assert not asked, "asked once per module"
 
 
 def test_a_gymnasium_id_is_not_code(make_window, monkeypatch):
     window = make_window()
     monkeypatch.setattr(QMessageBox, "question", lambda *a: (_ for _ in ()).throw(AssertionError("asked")))
-    assert window.confirm_code(validate_config({"algo": "PPO"}).config)
+    assert window.run_actions.confirm_code(validate_config({"algo": "PPO"}).config)
 
 
 def test_the_configure_panel_says_the_preset_runs_code_and_never_probes_it(make_window):

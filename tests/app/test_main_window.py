@@ -20,9 +20,9 @@ def test_window_has_its_tabs_and_shortcuts(make_window):
     window = make_window()
     tabs = [window.tabs.tabText(i) for i in range(window.tabs.count())]
     assert tabs == ["Monitor", "Runs", "Results", "Queue", "Sweeps", "Log", "System"]
-    assert "Ctrl+Return" in [s.toString() for s in window.launch_action.shortcuts()]
-    assert {"Ctrl+.", "Ctrl+Shift+S"} <= {s.toString() for s in window.stop_action.shortcuts()}
-    assert not window.stop_action.isEnabled()  # nothing to stop
+    assert "Ctrl+Return" in [s.toString() for s in window.run_actions.launch_action.shortcuts()]
+    assert {"Ctrl+.", "Ctrl+Shift+S"} <= {s.toString() for s in window.run_actions.stop_action.shortcuts()}
+    assert not window.run_actions.stop_action.isEnabled()  # nothing to stop
 
 
 def test_a_new_window_reattaches_to_a_running_run_and_shows_its_history(qtbot, make_window, runs_dir):
@@ -35,7 +35,7 @@ def test_a_new_window_reattaches_to_a_running_run_and_shows_its_history(qtbot, m
     qtbot.waitUntil(lambda: window.run_dir == run_dir, timeout=5000)
     qtbot.waitUntil(lambda: window.monitor.reward_plot.buffer("episode").size == 500, timeout=5000)
     qtbot.waitUntil(lambda: window.run_state == "running", timeout=5000)
-    assert window.stop_action.isEnabled()
+    assert window.run_actions.stop_action.isEnabled()
     # telemetry comes in its own batches: on a loaded machine it may land after the status
     qtbot.waitUntil(lambda: window.monitor.gpu.plots["temperature_c"].point_count() == 100, timeout=10_000)
     qtbot.waitUntil(lambda: "checkpoint saved at 1000" in window.log.plain_text(), timeout=5000)
@@ -135,11 +135,11 @@ def test_stop_asks_the_worker_and_says_it_stopped_gracefully(qtbot, make_window,
         # the title names the device the worker says it trains on (status.json), not the GPU NVML sees
         assert window.monitor.title.text() == f"{run_dir.name}  [running, on cpu]"
         with qtbot.waitSignal(window.follower.stop_finished, timeout=30000) as blocker:
-            window.stop_action.trigger()
+            window.run_actions.stop_action.trigger()
         assert blocker.args == ["graceful"]
         assert "stopped gracefully" in window.statusBar().currentMessage()
         qtbot.waitUntil(lambda: window.run_state == "stopped", timeout=5000)
-        assert window.resume_action.isEnabled()
+        assert window.run_actions.resume_action.isEnabled()
         qtbot.waitUntil(lambda: "checkpoint saved" in window.log.plain_text(), timeout=5000)
     finally:
         proc.kill()
@@ -184,7 +184,7 @@ def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, r
 
     monkeypatch.setattr(run_control, "resume_run", submitting)
     window = make_window()
-    window.resume_run(run)
+    window.run_actions.resume_run(run)
     assert "Ray cluster" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: window.run_dir == run, timeout=10000)  # followed once the submission answered
     assert calls == [(run, False)]

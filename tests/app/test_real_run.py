@@ -24,7 +24,7 @@ def ppo_cartpole(total: int, checkpoint_every: int = 1000):
 
 def test_a_run_launched_from_the_window_is_plotted_and_finishes(qtbot, make_window):
     window = make_window()
-    run_dir = window.launch(ppo_cartpole(3000))
+    run_dir = window.run_actions.launch(ppo_cartpole(3000))
     assert run_dir is not None and window.run_dir == run_dir
     plot = window.monitor.reward_plot
     qtbot.waitUntil(lambda: plot.buffer("episode").size > 5, timeout=120_000)
@@ -40,7 +40,7 @@ def test_a_run_launched_from_the_window_is_plotted_and_finishes(qtbot, make_wind
 
 def test_a_new_window_reattaches_to_a_running_run_and_stop_saves_a_checkpoint(qtbot, make_window):
     first = make_window()
-    run_dir = first.launch(ppo_cartpole(2_000_000, checkpoint_every=500))
+    run_dir = first.run_actions.launch(ppo_cartpole(2_000_000, checkpoint_every=500))
     qtbot.waitUntil(lambda: first.monitor.reward_plot.buffer("episode").size > 20, timeout=120_000)
     first.close()  # the controller goes away; the run must not
 

@@ -125,10 +125,10 @@ def test_point_8_the_window_restarts_a_run_without_a_checkpoint(qtbot, make_wind
     window = make_window()
     window.follow_run(crashed)
     qtbot.waitUntil(lambda: window.run_state == "crashed", timeout=5000)
-    assert not window.resume_action.isEnabled() and window.restart_action.isEnabled()
+    assert not window.run_actions.resume_action.isEnabled() and window.run_actions.restart_action.isEnabled()
     restarted = []
     monkeypatch.setattr(run_start, "restart_run", lambda path: restarted.append(path) or 2)
-    assert window.restart_run(crashed, confirm=False)
+    assert window.run_actions.restart_run(crashed, confirm=False)
     assert restarted == [crashed] and "attempt 2" in window.statusBar().currentMessage()
 
 
