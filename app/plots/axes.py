@@ -1,5 +1,6 @@
-"""The x axes: counts (steps, episodes) written as people read counts (``20M``, ``12.5k``), and wall time as the
-local clock, as many ticks as a chart's width has room for."""
+"""The axes: counts (steps, episodes) written as people read counts (``20M``, ``12.5k``), wall time as the local
+clock, as many ticks as a chart's width has room for, and values with no more labels than a chart's height has
+room for."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import math
 from datetime import datetime
 
 import pyqtgraph as pg
+from PySide6.QtGui import QFontMetricsF
 
 
 def count_label(value: float, spacing: float) -> str:
@@ -79,3 +81,36 @@ class WallTimeAxis(pg.AxisItem):
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
         return [time_label(v * scale, spacing * scale) for v in values]
+
+
+LABEL_ROOM = 1.25  # from one value label to the next, in label heights (pyqtgraph's, 80 % of a line): ~3 px between them
+
+
+def nice_step(least: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``least`` (> 0)."""
+    power = 10.0 ** math.floor(math.log10(least))
+    return next((m * power for m in (1.0, 2.0, 5.0) if m * power >= least * (1 - 1e-9)), 10.0 * power)
+
+
+class ValueAxis(pg.AxisItem):
+    """A value (y) axis whose labelled ticks never crowd: pyqtgraph's own spacing puts at least ~2 intervals on any
+    axis, so a chart 40 px tall wrote 0.2, 0.4, 0.6 and 0.8 over each other (a laptop screen at 150 %). Where its
+    major ticks would stand closer than ``LABEL_ROOM`` label heights, a wider step is taken; taller charts keep
+    pyqtgraph's."""
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:  # noqa: N802,N803
+        levels = super().tickSpacing(minVal, maxVal, size)
+        span = abs(maxVal - minVal)
+        if not levels or span == 0 or size <= 0 or not math.isfinite(span):
+            return levels
+        least = LABEL_ROOM * self.label_height() * span / size  # the step that leaves each label its room
+        if levels[0][0] >= least:
+            return levels
+        major = nice_step(least)
+        first_digit = round(major / 10.0 ** math.floor(math.log10(major)))
+        return [(major, 0.0), (major / (4 if first_digit == 2 else 5), 0.0)]  # minor ticks: marks and grid lines
+
+    def label_height(self) -> float:
+        """A tick label's height in pixels, as pyqtgraph measures it (80 % of the font's line)."""
+        font = self.style["tickFont"] or self.font()
+        return 0.8 * QFontMetricsF(font).height()

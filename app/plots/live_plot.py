@@ -31,7 +31,7 @@ import pyqtgraph as pg
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QGraphicsItem
 
-from app.plots.axes import StepAxis, WallTimeAxis
+from app.plots.axes import StepAxis, ValueAxis, WallTimeAxis
 from app.plots.band_item import BandItem
 from app.plots.buffers import SeriesBuffer
 from app.plots.crosshair import Crosshair
@@ -64,7 +64,7 @@ class LivePlot(pg.PlotWidget):
 
     def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None):
         view = FollowViewBox()  # autoscale from the extents kept below, in steps (app.plots.headroom)
-        super().__init__(parent=parent, viewBox=view)
+        super().__init__(parent=parent, viewBox=view, axisItems={"left": ValueAxis("left")})  # labels never crowd
         view.extent = self._data_extent
         self.title = title
         self.unit = unit
