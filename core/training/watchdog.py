@@ -18,7 +18,8 @@ notification, and does what ``runtime.on_stall`` says:
   still has not come back after the stall limit (at most ``STOP_GRACE_S``) is given up: the run is recorded ``stopped``
   here, resumable from its newest checkpoint, and the worker process ends.
 
-When steps come again, an event says so and ``stalled`` is cleared. A GPU guard's pause is no stall.
+When steps come again, an event says so and ``stalled`` is cleared (at the latest when training ends: its last steps
+may all come between two looks). A GPU guard's pause is no stall.
 """
 
 from __future__ import annotations
@@ -104,6 +105,8 @@ class StallWatch:
         self._done.set()
         if self._thread.is_alive() and threading.current_thread() is not self._thread:
             self._thread.join(timeout=5)
+        if self.stalled_at is not None and self.beats.beat > self.stalled_at and not self._thread.is_alive():
+            self._recovered(self.beats.beat)  # steps came again, and training ended before the next look
 
     def _loop(self) -> None:
         while not self._done.wait(self._interval()):

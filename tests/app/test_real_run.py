@@ -51,10 +51,10 @@ def test_a_new_window_reattaches_to_a_running_run_and_stop_saves_a_checkpoint(qt
     assert second.monitor.reward_plot.buffer("episode").steps[0] <= 500  # the full history, from the start
 
     with qtbot.waitSignal(second.follower.stop_finished, timeout=90_000) as blocker:
-        second.stop_action.trigger()
+        second.run_actions.stop_action.trigger()
     assert blocker.args == ["graceful"]
     assert read_status(run_dir).state == "stopped"
     latest = json.loads((run_dir / "checkpoints" / "latest.json").read_text())
     assert latest
-    qtbot.waitUntil(lambda: second.resume_action.isEnabled(), timeout=5000)
+    qtbot.waitUntil(lambda: second.run_actions.resume_action.isEnabled(), timeout=5000)
     assert "torch" not in sys.modules
