@@ -64,15 +64,19 @@ class RunProgress:
         if self.unit == "steps" and isinstance(rec.get("step"), int):
             self.step = max(self.step, rec["step"])
 
-    def average(self) -> float | None:
-        """This attempt's steps per second from its first to its last progress record (None: fewer than two)."""
+    def average(self, train_time_s: float | None = None) -> float | None:
+        """This attempt's steps per second from its first to its last progress record; with fewer than two, the
+        run's steps over ``train_time_s`` (None: neither is known)."""
         if len(self.span) < 2 or self.span[1][1] <= self.span[0][1]:
-            return None
+            return self.step / train_time_s if train_time_s and self.step else None
         (step0, t0), (step1, t1) = self.span
         return (step1 - step0) / (t1 - t0)
 
-    def line(self, state: str, now: float) -> str:
-        """``[####....] 16,384/20,480 steps  1,234 steps/s  0:03 left, done at 02:04  reward 21.50 (80 ep)``."""
+    def line(self, state: str, now: float, train_time_s: float | None = None) -> str:
+        """``[####....] 16,384/20,480 steps  1,234 steps/s  0:03 left, done at 02:04  reward 21.50 (80 ep)``.
+
+        ``train_time_s``: the run's training time (its status): an ended run with fewer than two progress records
+        (all of it in its first second) says its steps over that time."""
         mean = weighted_mean(last_window(self.groups, REWARD_WINDOW))
         shown = max(self.step, self.total)  # an update ending with episodes (ARS) passes the total: never "x/fewer"
         filled = int(BAR_WIDTH * self.step / shown) if shown else 0
@@ -81,7 +85,7 @@ class RunProgress:
         rate = running_rate(self.speed, state) if steps else None
         if rate is not None:
             parts.append(f"{rate:,.0f} steps/s")
-        elif steps and state in TERMINAL and (average := self.average()) is not None:
+        elif steps and state in TERMINAL and (average := self.average(train_time_s)) is not None:
             parts.append(f"{average:,.0f} steps/s on average")  # a run too short to measure itself says its mean
         left = time_left(self.speed, self.total - self.step, state, now) if steps else None
         if state == "paused":
@@ -115,7 +119,7 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
             now = time.monotonic()
             ended = state in TERMINAL
             if progress.step and (tty or ended or now - last_print >= 5):
-                line = progress.line(state, time.time())
+                line = progress.line(state, time.time(), status.train_time_s)
                 if line != printed:
                     print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                     last_print, printed = now, line

@@ -62,3 +62,16 @@ def test_train_ends_on_a_line_with_the_steps_it_trained(runs_dir):
     assert re.search(r"\] 1,024/1,024 steps  ([\d,]+ steps/s on average  )?finished  reward", lines[-1]), done.stderr
     steps = [r["step"] for r in map(json.loads, RunDir(runs_dir / run_id).metrics.read_text().splitlines()) if "step" in r]
     assert max(steps) == 1024
+
+
+def test_a_run_ended_within_its_first_second_says_its_mean_speed_from_its_training_time():
+    """Fewer than two progress records (800 steps in well under a second on a fast machine): the run's steps over
+    the training time its status holds."""
+    from core.cli.follow import RunProgress
+
+    progress = RunProgress(total=800)
+    progress.add({"kind": "progress", "step": 800, "t": 1e9, "fps": 0.0, "total": 800})
+    assert "steps/s" not in progress.line("finished", 1e9 + 1)  # nothing to say it from
+    line = progress.line("finished", 1e9 + 1, train_time_s=0.5)
+    assert "] 800/800 steps  1,600 steps/s on average  finished" in line, line
+    assert "steps/s" not in progress.line("running", 1e9 + 1, train_time_s=0.5)  # a running run measures its own
