@@ -14,6 +14,8 @@ from core.sweep.folder import SweepFolder, load_state
 from tests.core.sweep.helpers import SMALL_SWEEP, sweep_file
 from tests.training_helpers import cli, wait_for
 
+BUDGET = 4000  # each trial's steps in the killed-runner test
+
 
 def status(runs_dir, name="cartpole-lr") -> dict:
     """``rlpanel sweep status --json``, as a user reads it: what the tests check. Their waits poll ``sweep_status``
@@ -36,7 +38,11 @@ def tagged_runs(runs_dir) -> dict[int, list[str]]:
 @pytest.mark.training
 @pytest.mark.timeout(1500)
 def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, runs_dir):
-    started = cli("sweep", "run", str(sweep_file(tmp_path)), "--detach", "--runs-dir", str(runs_dir))
+    # 4,000 steps: the pruner's first say is at the evaluation at 1,500, and a bad trial must still be running when the
+    # runner (a look a second) reads it. With 2,000, a fast machine trained the last 500 steps before the stop
+    # landed, and the trial was rightly told complete (``SweepRunner.ended``): no pruned trial was left to check.
+    spec = sweep_file(tmp_path, base={**SMALL_SWEEP["base"], "timesteps": BUDGET})
+    started = cli("sweep", "run", str(spec), "--detach", "--runs-dir", str(runs_dir))
     assert started.returncode == 0, started.stderr
     # kill the runner once trial 0 is told and a later trial runs: live and ended runs wait for the next runner
     def told_and_third_launched() -> bool:
@@ -74,9 +80,9 @@ def test_sweep_survives_a_killed_runner_prunes_and_optuna_reads_it(tmp_path, run
     assert len(study.trials) == 6
     assert study.best_trial.user_attrs["run_id"] == best["run_id"]
     pruned = [t for t in study.trials if t.state == optuna.trial.TrialState.PRUNED]
-    assert all(max(t.intermediate_values) < 2000 for t in pruned)  # stopped before the budget's end
+    assert all(max(t.intermediate_values) < BUDGET for t in pruned)  # stopped before the budget's end
 
-    again = cli("sweep", "run", str(sweep_file(tmp_path)), "--runs-dir", str(runs_dir))
+    again = cli("sweep", "run", str(spec), "--runs-dir", str(runs_dir))
     assert again.returncode == 1 and "rlpanel sweep resume cartpole-lr" in again.stderr
 
 
