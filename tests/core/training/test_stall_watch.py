@@ -22,6 +22,7 @@ def test_steps_that_come_again_just_before_the_end_close_the_stall(tmp_path):
     assert read_status(tmp_path).stalled is not None
     beats.beat, steps[0] = time.monotonic(), 512  # the steps come again; training ends at once
     watch.stop()
+    out.close()
     codes = [r.get("code") for r in read_jsonl(tmp_path / "metrics.jsonl") if r.get("kind") == "event"]
     assert codes == ["stalled", "stall_over"]
     assert read_status(tmp_path).stalled is None
@@ -34,5 +35,6 @@ def test_a_run_still_stalled_at_the_end_is_not_said_to_have_recovered(tmp_path):
     watch = StallWatch(tmp_path, out, beats, lambda: 300, configured=600.0, action="alert", notify=False).start()
     watch.check(time.monotonic() + 1000.0)
     watch.stop()  # ended (stopped by hand) with no step since the stall
+    out.close()
     codes = [r.get("code") for r in read_jsonl(tmp_path / "metrics.jsonl") if r.get("kind") == "event"]
     assert codes == ["stalled"]
