@@ -86,10 +86,15 @@ class WallTimeAxis(pg.AxisItem):
 LABEL_ROOM = 1.25  # from one value label to the next, in label heights (pyqtgraph's, 80 % of a line): ~3 px between them
 
 
-def nice_step(least: float) -> float:
-    """The smallest 1, 2 or 5 times a power of ten that is at least ``least`` (> 0)."""
+# round steps as (multiple of a power of ten, the minor ticks between two major ones)
+ROUND_STEPS = ((1.0, 5), (2.0, 4), (5.0, 5), (10.0, 5))
+
+
+def nice_steps(least: float) -> tuple[float, float]:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``least`` (> 0), and its minor step."""
     power = 10.0 ** math.floor(math.log10(least))
-    return next((m * power for m in (1.0, 2.0, 5.0) if m * power >= least * (1 - 1e-9)), 10.0 * power)
+    major, minors = next((m * power, n) for m, n in ROUND_STEPS if m * power >= least * (1 - 1e-9))
+    return major, major / minors
 
 
 class ValueAxis(pg.AxisItem):
@@ -106,9 +111,8 @@ class ValueAxis(pg.AxisItem):
         least = LABEL_ROOM * self.label_height() * span / size  # the step that leaves each label its room
         if levels[0][0] >= least:
             return levels
-        major = nice_step(least)
-        first_digit = round(major / 10.0 ** math.floor(math.log10(major)))
-        return [(major, 0.0), (major / (4 if first_digit == 2 else 5), 0.0)]  # minor ticks: marks and grid lines
+        major, minor = nice_steps(least)
+        return [(major, 0.0), (minor, 0.0)]  # minor ticks: marks and grid lines, their labels only where they fit
 
     def label_height(self) -> float:
         """A tick label's height in pixels, as pyqtgraph measures it (80 % of the font's line)."""

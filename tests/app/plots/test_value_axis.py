@@ -9,14 +9,19 @@ import pytest
 from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from app.plots.axes import ValueAxis, nice_step
+from app.plots.axes import ValueAxis, nice_steps
 from app.plots.live_plot import LivePlot
 
 
 @pytest.mark.parametrize(("least", "step"), [(0.3, 0.5), (0.1, 0.1), (0.11, 0.2), (0.21, 0.5), (0.51, 1.0), (7, 10),
                                              (3.3e-7, 5e-7), (2000, 2000)])
 def test_the_step_is_the_smallest_round_one_that_leaves_the_room(least, step):
-    assert nice_step(least) == pytest.approx(step)
+    assert nice_steps(least)[0] == pytest.approx(step)
+
+
+@pytest.mark.parametrize(("least", "minor"), [(0.1, 0.02), (0.11, 0.05), (0.3, 0.1), (0.51, 0.2), (9.5, 2.0)])
+def test_the_minor_step_divides_the_major_one_roundly(least, minor):
+    assert nice_steps(least)[1] == pytest.approx(minor)
 
 
 def drawn_labels(axis: pg.AxisItem) -> list[tuple[float, float, str]]:
