@@ -54,7 +54,7 @@ def write_run(root: Path) -> Path:
     seconds = int(HOURS * 3600)
     t0 = time.time() - seconds
     steps_per_s = 1000
-    with open(RunDir(run).telemetry, "w") as fh:
+    with open(RunDir(run).telemetry, "w", encoding="utf-8") as fh:
         fh.write(json.dumps({"t": t0, "kind": "status", "nvml": True, "reason": None}) + "\n")
         for i in range(seconds * TELEMETRY_HZ):
             t = t0 + i / TELEMETRY_HZ
@@ -62,7 +62,7 @@ def write_run(root: Path) -> Path:
                                  "memory_total_bytes": 8 * 2**30, "temperature_c": 60 + i % 20, "utilization_pct": 40 + i % 60,
                                  "power_w": 35.0 + (i % 50), "process_memory_bytes": 2_000_000_000 + i % 1000,
                                  "rss_bytes": 900_000_000}) + "\n")
-    with open(RunDir(run).metrics, "w") as fh:
+    with open(RunDir(run).metrics, "w", encoding="utf-8") as fh:
         ep_every = seconds / EPISODES
         e = 0
         for s in range(seconds):
@@ -251,8 +251,8 @@ def main() -> int:
         # Live: a batch every 50 ms like a running worker (1 episode, 1 progress, 5 telemetry lines per tick).
         from core.run.layout import RunDir
 
-        metrics = open(RunDir(run).metrics, "a")
-        telemetry = open(RunDir(run).telemetry, "a")
+        metrics = open(RunDir(run).metrics, "a", encoding="utf-8")
+        telemetry = open(RunDir(run).telemetry, "a", encoding="utf-8")
         redraws: dict[bool, list[float]] = {False: [], True: []}  # by "drawn as pyqtgraph does on its own"
         cpu: dict[bool, list[float]] = {False: [], True: []}  # the same frames' CPU time (this machine is shared)
         set_cpu: dict[bool, list[float]] = {False: [], True: []}  # of which giving the curves their data

@@ -204,7 +204,7 @@ def vram(steps: int, extra: bool, json_out: str | None, table_only: bool, jobs: 
                   f"{alloc / max(row['max_reserved'], 1):>6.2f} {total / MIB:>9.1f} {row['nvml_process_peak'] / MIB:>9.1f} "
                   f"{total / max(row['nvml_process_peak'], 1):>6.2f}", flush=True)
     if json_out:
-        Path(json_out).write_text(json.dumps(rows, indent=1))
+        Path(json_out).write_text(json.dumps(rows, indent=1), encoding="utf-8")
     return 0
 
 

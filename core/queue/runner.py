@@ -189,7 +189,7 @@ def _stop_launching(runs_dir: Path, state: QueueState, cancel: Path) -> bool:
     for job in state.jobs:
         if job.status == WAITING:
             job.status, job.reason = why, reason
-    if cancel.exists() and cancel.read_text().strip() == "stop-running":
+    if cancel.exists() and cancel.read_text(encoding="utf-8").strip() == "stop-running":
         for job in state.jobs:
             if job.launched and job.run_id:
                 request_stop(runs_dir / job.run_id, "queue cancelled")

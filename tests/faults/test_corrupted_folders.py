@@ -35,7 +35,7 @@ def damage(path: Path, rng: random.Random) -> str:
                 raw[rng.randrange(len(raw))] = rng.randrange(256)
         path.write_bytes(bytes(raw))
     elif how == "shape":
-        path.write_text(rng.choice(SHAPES) if path.suffix in (".json", ".jsonl") else "- 1\n- [2, 3]\n")
+        path.write_text(rng.choice(SHAPES) if path.suffix in (".json", ".jsonl") else "- 1\n- [2, 3]\n", encoding="utf-8")
     elif how == "remove":
         path.unlink()
     elif how == "folder":

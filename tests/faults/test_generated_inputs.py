@@ -48,7 +48,7 @@ class Valid(Exception):  # noqa: N818 - raised where the command would launch: t
 def limited() -> Iterator[None]:
     """SIGALRM after ``CASE_SECONDS``; the address space capped at its size now plus ``CASE_EXTRA_MEMORY``."""
     soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    with open("/proc/self/statm") as fh:
+    with open("/proc/self/statm", encoding="utf-8") as fh:
         mapped = int(fh.read().split()[0]) * resource.getpagesize()
     cap = mapped + CASE_EXTRA_MEMORY
     if hard != resource.RLIM_INFINITY:

@@ -130,7 +130,7 @@ def monitor_episode_ends(run: Path) -> list[int]:
     """The step at which each episode ended, from the Monitor CSV (one env; flushed per episode)."""
     ends, step = [], 0
     for path in sorted(RunDir(run).monitor.glob("*.monitor.csv")):
-        with open(path, newline="") as fh:
+        with open(path, encoding="utf-8", newline="") as fh:
             rows = [r for r in csv.reader(line for line in fh if not line.startswith("#"))][1:]
         for row in rows:
             step += int(row[1])

@@ -81,7 +81,7 @@ def test_the_cache_extends_across_appends_an_attempt_a_torn_line_and_an_unknown_
     _, got = open_run(run)
     assert_same(got, full_parse(run))
 
-    with open(layout.metrics, "a") as fh:  # the line is finished
+    with open(layout.metrics, "a", encoding="utf-8") as fh:  # the line is finished
         fh.write('000000000.5, "reward": 7.0, "length": 20}\n')
     writer.stop()  # what is left is cached at the end, however small
     assert covered(run) == (layout.metrics.stat().st_size, layout.telemetry.stat().st_size)

@@ -57,7 +57,7 @@ def test_follower_emits_every_record_in_batches_and_waits_for_a_torn_line(qtbot,
         (run_dir / "worker.log").write_text("starting\nPPO on CartPole-v1\n")
         qtbot.waitUntil(lambda: len(got.telemetry) == 25 and len(got.lines) == 2, timeout=5000)
         assert len(got.records) == 50
-        with open(metrics, "a") as fh:
+        with open(metrics, "a", encoding="utf-8") as fh:
             fh.write(torn[10:] + "\n")
         append_jsonl(metrics, episodes(51, 49))
         qtbot.waitUntil(lambda: len(got.records) == 100, timeout=5000)

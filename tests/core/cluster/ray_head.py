@@ -62,12 +62,13 @@ def start_head(log: Path) -> RayHead:
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             stop_head(head)
-            raise RuntimeError(f"ray start exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            raise RuntimeError(f"ray start exited with {proc.returncode}: {log.read_text(encoding='utf-8')[-2000:]}")
         if _jobs_run(head):
             return head
         time.sleep(1.0)
     stop_head(head)
-    raise RuntimeError(f"the Ray head's dashboard did not answer within {START_TIMEOUT_S:g} s: {log.read_text()[-2000:]}")
+    tail = log.read_text(encoding="utf-8")[-2000:]
+    raise RuntimeError(f"the Ray head's dashboard did not answer within {START_TIMEOUT_S:g} s: {tail}")
 
 
 def _jobs_run(head: RayHead) -> bool:

@@ -74,7 +74,7 @@ def test_import_refuses_a_damaged_file_in_one_clear_message(tmp_path, capsys, ca
 
 def test_import_of_a_50_mb_file_is_refused_before_it_is_read(tmp_path, capsys):  # point 5
     path = tmp_path / "big.yaml"
-    with open(path, "w") as fh:
+    with open(path, "w", encoding="utf-8") as fh:
         fh.write("description: big\nenv:\n  kwargs:\n")
         line = "".join(f"    k{i}: {i}\n" for i in range(1000))
         while fh.tell() < 50 * 2**20:

@@ -19,7 +19,7 @@ def _first_time(marker: str | None) -> bool:
     if marker is None:
         return True
     try:
-        Path(marker).open("x").close()
+        Path(marker).open("x", encoding="utf-8").close()
     except FileExistsError:
         return False
     return True

@@ -115,7 +115,7 @@ def test_the_exported_policy_acts_as_sb3s_predict_on_raw_observations(runs, case
     assert result["normalization_baked_in"] == case.endswith("-norm")
     assert Path(result["file"]) == output and output.stat().st_size > 1000
 
-    side = json.loads(Path(result["sidecar"]).read_text())
+    side = json.loads(Path(result["sidecar"]).read_text(encoding="utf-8"))
     assert side["run"] == runs[case].name and side["checkpoint_step"] == result["checkpoint_step"] > 0
     assert side["normalization"]["baked_in"] == case.endswith("-norm")
     assert (side.get("opset") == 17) if fmt == "onnx" else side["torch_version"]

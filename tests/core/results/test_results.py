@@ -106,7 +106,7 @@ def test_crashed_and_stopped_runs_are_included_and_marked(runs_dir):
 
 def test_a_resumed_run_that_crashed_ignores_its_stale_summary(runs_dir):
     run = make_result_run(runs_dir, "again", [1.0, 2.0], state="stopped")
-    with open(run / "metrics.jsonl", "a") as fh:  # the resumed attempt played two more episodes, then died
+    with open(run / "metrics.jsonl", "a", encoding="utf-8") as fh:  # the resumed attempt played two more episodes, then died
         for i, r in enumerate((7.0, 8.0)):
             fh.write(json.dumps({"kind": "episode", "step": 100 + 20 * i, "t": time.time(), "reward": r, "length": 20}) + "\n")
     status = json.loads((run / "status.json").read_text())

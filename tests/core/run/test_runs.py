@@ -25,7 +25,7 @@ def test_torn_last_line_keeps_every_earlier_record(tmp_path):
     assert tail_jsonl(path, max_bytes=300)[-1] == good[-1]
     reader = JsonlReader(path)
     assert reader.read_new() == good
-    with open(path, "a") as fh:  # the writer finishes the line later
+    with open(path, "a", encoding="utf-8") as fh:  # the writer finishes the line later
         fh.write('ep": 50, "reward": 1.0}\n')
     assert reader.read_new() == [{"kind": "episode", "step": 50, "reward": 1.0}]
 

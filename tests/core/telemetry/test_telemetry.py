@@ -361,7 +361,7 @@ def synthetic_run(path: Path, seconds: int, hz: int = 5, t0: float = 1_000_000.0
     records.append({"t": t0 + 50, "gpu": 0, "utilization_pct": 100, "temperature_c": 90,
                     "memory_used_bytes": 7 << 30})  # a one-sample burst in the old part
     records.sort(key=lambda r: r["t"])
-    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records))
+    path.write_text("".join(json.dumps(r, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
     return records
 
 

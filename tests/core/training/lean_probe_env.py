@@ -27,7 +27,7 @@ class ProbeCartPole(CartPoleEnv):
     def __init__(self, report_dir: str | None = None, **kwargs):
         super().__init__(**kwargs)
         if report_dir:
-            Path(report_dir, f"{os.getpid()}.json").write_text(json.dumps({"heavy": heavy_modules()}))
+            Path(report_dir, f"{os.getpid()}.json").write_text(json.dumps({"heavy": heavy_modules()}), encoding="utf-8")
 
     def render(self):
         if self.render_mode != "rgb_array":

@@ -71,7 +71,7 @@ def assert_same(a, b) -> None:
 def monitor_rows(folder) -> list[tuple[str, str]]:
     rows = []
     for path in sorted(folder.glob("*.monitor.csv")):
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             assert json.loads(next(fh)[1:])["env_id"] == "CartPole-v1"
             rows += [(path.name, r["r"], r["l"]) for r in csv.DictReader(fh)]
     return rows

@@ -28,7 +28,7 @@ CONFIGS = {
 def monitor_episodes(run_dir) -> list[tuple[float, int]]:
     rows = []
     for path in sorted((run_dir / "monitor").glob("*.monitor.csv")):
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             next(fh)  # the JSON header line
             rows += [(round(float(r["r"]), 4), int(r["l"])) for r in csv.DictReader(fh)]
     return sorted(rows)
