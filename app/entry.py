@@ -53,6 +53,9 @@ def window_only(argv: list[str]) -> argparse.Namespace | None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from core.util.console import safe_streams
+
+    safe_streams()  # the window's messages to a redirected stderr: cp1252 on Windows, no character may raise
     window = window_only(sys.argv[1:] if argv is None else argv)
     if window is not None:
         return _open_window(window)

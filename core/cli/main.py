@@ -20,6 +20,7 @@ from typing import NoReturn
 
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
+from core.util.console import safe_streams
 from core.util.files import describe_os_error
 
 # the command modules of core.cli, in the order ``rlpanel --help`` lists their commands
@@ -84,6 +85,7 @@ BROKEN_PIPE_EXIT = 141  # 128 + SIGPIPE
 
 
 def main(argv: list[str] | None = None, open_window: Callable[[argparse.Namespace], int] | None = None) -> int:
+    safe_streams()  # a redirected stream on Windows is cp1252: no character printed may end the command
     try:
         code = _main(argv, open_window)
         sys.stdout.flush()  # inside the try: what is still buffered meets the closed pipe here

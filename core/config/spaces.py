@@ -25,6 +25,7 @@ from core.config.algorithms.spec import SPACE_KINDS
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig, uses_sde
 from core.config.trust import require_trusted
+from core.util.console import CHILD_TEXT, utf8_env
 from core.util.paths import CODE_ROOT
 
 ActionKind = str  # one of SPACE_KINDS
@@ -331,8 +332,8 @@ def child_json(cmd: list[str], folder: str | None, timeout_s: float) -> tuple[di
     (``core.fit.measured``) both run this way."""
     where = folder or os.getcwd()
     pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), where, os.environ.get("PYTHONPATH")]))
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s,
-                          env={**os.environ, "PYTHONPATH": pythonpath}, cwd=where if os.path.isdir(where) else None)
+    done = subprocess.run(cmd, capture_output=True, **CHILD_TEXT, timeout=timeout_s,
+                          env=utf8_env({**os.environ, "PYTHONPATH": pythonpath}), cwd=where if os.path.isdir(where) else None)
     lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
     try:
         return json.loads(lines[-1]), ""

@@ -15,12 +15,14 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import json
+import os
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from core.util.console import CHILD_TEXT, utf8_env
 from core.util.files import read_json, write_json_atomic
 from core.util.paths import CODE_ROOT, user_home
 
@@ -155,7 +157,7 @@ def run_probe(index: int = 0, timeout: float = 180.0) -> dict[str, Any]:
         raise CalibrationError("torch is not installed in this Python; pip install torch")
     try:
         out = subprocess.run([sys.executable, "-m", CALIBRATE_MODULE, "--index", str(index)], capture_output=True,
-                             text=True, timeout=timeout, cwd=str(CODE_ROOT))
+                             **CHILD_TEXT, env=utf8_env(os.environ), timeout=timeout, cwd=str(CODE_ROOT))
     except subprocess.TimeoutExpired:
         raise CalibrationError(f"the CUDA probe took over {timeout:g} s") from None
     try:

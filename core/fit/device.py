@@ -10,6 +10,7 @@ and the warnings the fit bar, ``rlpanel estimate`` and Launch show.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
 from core.fit.families.family import policy_kind
 from core.fit.gpus import GpuProfile
+from core.util.console import CHILD_TEXT, utf8_env
 from core.util.files import read_json, write_json_atomic
 from core.util.paths import CODE_ROOT, user_home
 from core.util.threads import TorchThreads, torch_threads
@@ -65,8 +67,8 @@ def run_probe(timeout: float = 120.0) -> dict[str, Any]:
     if _torch_version() is None:
         return {"error": "torch is not installed in this Python; pip install torch"}
     try:
-        out = subprocess.run([sys.executable, "-m", PROBE_MODULE], capture_output=True, text=True,
-                             timeout=timeout, cwd=str(CODE_ROOT))
+        out = subprocess.run([sys.executable, "-m", PROBE_MODULE], capture_output=True, **CHILD_TEXT,
+                             env=utf8_env(os.environ), timeout=timeout, cwd=str(CODE_ROOT))
     except subprocess.TimeoutExpired:
         return {"error": f"importing torch took over {timeout:g} s"}
     if out.returncode != 0:

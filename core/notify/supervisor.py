@@ -47,6 +47,7 @@ from core.run.control import worker_command
 from core.run.layout import RunDir
 from core.run.states import FAILED, TERMINAL
 from core.run.status import WORKER_MODULE, read_recorded_status, write_status
+from core.util.console import utf8_env
 from core.util.files import replace_retrying
 from core.util.locks import LockBusy, held_briefly
 from core.util.procs import CREATE_NO_WINDOW, module_running
@@ -151,7 +152,7 @@ def settle(run_dir: Path, launched_at: float | None, returncode: int) -> tuple[s
 
 def start_worker(run_dir: Path, resume: bool, platform: str = sys.platform) -> subprocess.Popen[bytes]:
     """The worker as this process's child, its output going where this process's goes (worker.log)."""
-    env = {**os.environ, SUPERVISED_ENV: "1"}
+    env = utf8_env({**os.environ, SUPERVISED_ENV: "1"})
     flags = CREATE_NO_WINDOW if platform.startswith("win") else 0  # no console window pops up on Windows
     return subprocess.Popen(worker_command(run_dir, resume), stdin=subprocess.DEVNULL, env=env, creationflags=flags)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from core.run.control import import_folder
+from core.util.console import CHILD_TEXT
 from core.util.paths import CODE_ROOT
 from core.util.procs import child_env
 
@@ -41,7 +42,7 @@ def run_policy_tool(tool: str, run_dir: Path, *args: str, timeout: float | None 
     try:
         done = subprocess.run(policy_command(tool, run_dir, *args), env=child_env(folder=folder),
                               cwd=folder or str(CODE_ROOT), stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, timeout=timeout)
+                              **CHILD_TEXT, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise PolicyToolError(f"{tool} did not finish within {timeout:g} s") from None
     return tool_result(tool, done.returncode, done.stdout, done.stderr)

@@ -27,6 +27,7 @@ from typing import IO, Any
 
 from core.config.schema import RunConfig
 from core.fit.device import worker_threads
+from core.util.console import utf8_env
 from core.util.files import read_json, write_atomic
 from core.util.paths import CODE_ROOT
 from core.util.procs import terminate_tree
@@ -82,8 +83,9 @@ class ProbeServer:
         pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), folder, os.environ.get("PYTHONPATH")]))
         self.log_path = log_path
         self._log = open(log_path, "wb")
+        env = utf8_env({**os.environ, "PYTHONPATH": pythonpath})
         self.proc = subprocess.Popen([sys.executable, "-m", PROBE_MODULE, "--serve"], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._log, env={**os.environ, "PYTHONPATH": pythonpath},
+                                     stdout=subprocess.PIPE, stderr=self._log, env=env,
                                      cwd=folder if os.path.isdir(folder) else None)
         self._answers: queue.Queue[str | None] = queue.Queue()
         assert self.proc.stdout is not None

@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from core.util.console import utf8_env
 from core.util.paths import CODE_ROOT, absolute
 
 # Windows process-creation flags (subprocess defines them only on Windows).
@@ -127,8 +128,9 @@ def effective_start_method(requested: str, platform: str = sys.platform) -> tupl
 
 def child_env(extra_env: dict[str, str] | None = None, folder: str | None = None) -> dict[str, str]:
     """The environment of an rlpanel child process: rlpanel's code first on its path, then ``folder`` (a custom
-    env's import folder, also its working folder), unbuffered output, an absolute ``RLPANEL_HOME``."""
-    env = {**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"}
+    env's import folder, also its working folder), unbuffered UTF-8 output (``core.util.console``), an absolute
+    ``RLPANEL_HOME``."""
+    env = utf8_env({**os.environ, **(extra_env or {}), "PYTHONUNBUFFERED": "1"})
     if env.get("RLPANEL_HOME"):  # the child starts in another folder: a relative home would point elsewhere
         env["RLPANEL_HOME"] = str(absolute(env["RLPANEL_HOME"]))
     paths = [str(CODE_ROOT), *([folder] if folder else []), *([env["PYTHONPATH"]] if env.get("PYTHONPATH") else [])]
