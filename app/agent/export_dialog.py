@@ -55,7 +55,7 @@ class ExportDialog(QDialog):
         self.format_box = QComboBox()
         for fmt in FORMATS:
             self.format_box.addItem(FORMAT_LABELS[fmt], fmt)
-        self.format_box.setToolTip("ONNX: onnxruntime, TensorRT, OpenVINO, C++ and C# programs (needs the export extra); "
+        self.format_box.setToolTip("ONNX: onnxruntime, TensorRT, OpenVINO, C++ and C# programs; "
                                    "TorchScript: torch.jit.load in Python or libtorch")
         self.file_edit = QLineEdit()
         self.browse_button = QPushButton("Browse…")

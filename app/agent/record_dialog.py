@@ -38,7 +38,7 @@ VIDEO_FILTER = "Video (*.mp4 *.gif)"
 
 
 def default_video_path(run_dir: Path) -> Path:
-    """``<Videos or home>/<run id>.mp4`` (``.gif`` where the MP4 encoder, the video extra, is not installed)."""
+    """``<Videos or home>/<run id>.mp4`` (``.gif`` where the MP4 encoder, imageio-ffmpeg, is missing)."""
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.MoviesLocation)
     base = Path(folder) if folder and Path(folder).is_dir() else Path.home()
     suffix = ".mp4" if importlib.util.find_spec("imageio_ffmpeg") is not None else ".gif"
@@ -61,7 +61,7 @@ class RecordDialog(QDialog):
         self.episodes.setValue(1)
         self.episodes.setToolTip("Episodes played from each checkpoint")
         self.file_edit = QLineEdit(str(default_video_path(self.run_dir)))
-        self.file_edit.setToolTip("An .mp4 (needs the video extra: pip install \"rlpanel[video]\") or a .gif (short clips)")
+        self.file_edit.setToolTip("An .mp4 or a .gif (short clips)")
         browse = QPushButton("Browse…")
         browse.clicked.connect(self._browse)
         file_row = QHBoxLayout()

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QPus
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.agent.frame_reader import FrameReader
 from app.threads.background import WorkerThread
-from core.run.frame_stream import StreamFrame
+from core.run.frame_stream import CANNOT_RENDER, StreamFrame
 from core.run.names import read_run_label
 from core.run.policy_child import start_policy_tool
 
@@ -203,7 +203,8 @@ class WatchWindow(QWidget):
             self.status.setText(f"Played {played} episodes.")
         else:
             self.view.show_message(message or f"The player ended with exit code {code}.")
-            self.status.setText("Restart to try again, or pick another checkpoint.")
+            self.status.setText("This env draws no frames here: no checkpoint can be watched." if CANNOT_RENDER in message
+                                else "Restart to try again, or pick another checkpoint.")
 
     def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt's name)
         self.stop()

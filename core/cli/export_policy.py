@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                        help="export a run's policy to ONNX or TorchScript: raw observations in, the env's actions out")
     p.add_argument("run_id", metavar="RUN")
     add_checkpoint_arg(p)
-    p.add_argument("--format", choices=FORMATS, required=True, help="onnx (needs the export extra) or torchscript")
+    p.add_argument("--format", choices=FORMATS, required=True, help="onnx or torchscript")
     p.add_argument("-o", "--output", type=Path, metavar="FILE",
                    help="the file (or folder) to write (default: RUN-stepN.onnx or .pt here); its sidecar is FILE.json")
     p.add_argument("--check", action="store_true",

@@ -20,7 +20,7 @@ VIDEO_SUFFIXES = (".mp4", ".gif")
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("record", parents=[common], help="a video (mp4 or gif) of a run's agent playing",
                        description="Play a checkpoint of RUN and write what the env draws to a video at the env's own "
-                                   "frame rate. MP4 needs the video extra (pip install \"rlpanel[video]\"); GIF does not.")
+                                   "frame rate.")
     p.add_argument("run_id", metavar="RUN", help="the run (a unique id prefix is enough)")
     add_checkpoint_arg(p)
     p.add_argument("-o", "--output", required=True, metavar="FILE", help="the video: a .mp4 or .gif file")

@@ -34,7 +34,8 @@ SB3_PACKAGES = ("stable_baselines3", "sb3_contrib")  # a policy or extractor fro
 
 FORMATS = ("onnx", "torchscript")
 ONNX_OPSET = 17  # read by onnxruntime 1.14 and later, and by TensorRT 8.6 and OpenVINO 2023
-MISSING_EXTRA = 'ONNX export needs the export extra: pip install "rlpanel[export]"'
+# onnx and onnxruntime are rlpanel's own dependencies: missing, this Python's install is incomplete
+MISSING_ONNX = "ONNX export needs onnx and onnxruntime, which are not installed in this Python: pip install onnx onnxruntime"
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -119,14 +120,14 @@ def _trace(module: nn.Module, example: torch.Tensor, fmt: str, path: Path) -> No
 
 
 def require_onnx(check: bool) -> None:
-    """onnx (and onnxruntime for ``--check``) are the ``export`` extra: missing, the one line that installs them."""
+    """onnx (and onnxruntime for ``--check``): missing, the one line that installs them."""
     try:
         import onnx  # noqa: F401  (torch's exporter writes through it)
 
         if check:
             import onnxruntime  # noqa: F401
     except ImportError:
-        raise ExportRefused(MISSING_EXTRA) from None
+        raise ExportRefused(MISSING_ONNX) from None
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ import numpy as np
 from gymnasium.error import DependencyNotInstalled
 
 from core.policy.load import LoadedPolicy, load_policy
+from core.run.frame_stream import CANNOT_RENDER
 
 DEFAULT_FPS = 30.0  # an env whose metadata names no render_fps
 
@@ -34,7 +35,7 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 
 
 class CannotRender(ValueError):
-    """The env gives no pictures: the message is one line, ``ENV cannot render frames: why``."""
+    """The env gives no pictures: the message is one line, ``ENV cannot render frames: why`` (``CANNOT_RENDER``)."""
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,7 @@ def open_for_frames(run_dir: Path, which: str = "last", seed: int | None = None,
         from core.run.store import load_run_config
 
         env = load_run_config(Path(run_dir)).env
-        raise CannotRender(f"{env.id or env.entry_point} cannot render frames: its constructor takes no render_mode "
+        raise CannotRender(f"{env.id or env.entry_point} {CANNOT_RENDER}: its constructor takes no render_mode "
                            "(an env renders for Watch and Record with render_mode='rgb_array')") from None
 
 
@@ -79,17 +80,17 @@ def picture(loaded: LoadedPolicy) -> np.ndarray:
     try:
         images = loaded.env.get_images()
     except (ImportError, DependencyNotInstalled) as exc:  # gymnasium's: pygame draws the classic-control envs
-        raise CannotRender(f"{env_name(loaded)} cannot render frames: {exc}") from None
+        raise CannotRender(f"{env_name(loaded)} {CANNOT_RENDER}: {exc}") from None
     image: Any = images[0] if images else None
     if image is None:
         mode = loaded.env.get_attr("render_mode", [0])[0]
-        raise CannotRender(f"{env_name(loaded)} cannot render frames: render() gave no picture "
+        raise CannotRender(f"{env_name(loaded)} {CANNOT_RENDER}: render() gave no picture "
                            f"(its render_mode is {mode!r}; Watch and Record need 'rgb_array')")
     array = np.asarray(image)
     if array.ndim == 2:
         array = np.repeat(array[:, :, None], 3, axis=2)
     if array.ndim != 3 or array.shape[2] not in (3, 4) or min(array.shape[:2]) < 1:
-        raise CannotRender(f"{env_name(loaded)} cannot render frames: render() gave an array of shape {array.shape}, "
+        raise CannotRender(f"{env_name(loaded)} {CANNOT_RENDER}: render() gave an array of shape {array.shape}, "
                            "not height x width x 3 (RGB)")
     if array.dtype != np.uint8:
         array = np.clip(array, 0, 255).astype(np.uint8)

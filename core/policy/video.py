@@ -20,16 +20,17 @@ import numpy as np
 
 SUFFIXES = (".mp4", ".gif")
 GIF_MAX_FPS = 50.0  # a GIF's delays are whole hundredths of a second; browsers show a delay under 20 ms as 100 ms
-VIDEO_EXTRA = 'pip install "rlpanel[video]"'
+# imageio-ffmpeg is one of rlpanel's own dependencies: missing, this Python's install is incomplete
+MP4_FIX = "pip install imageio-ffmpeg"
 
 
 def video_problem(path: Path) -> str | None:
-    """Why ``path`` cannot be written as a video here (its suffix, the extra MP4 needs), or None."""
+    """Why ``path`` cannot be written as a video here (its suffix, an MP4 encoder missing), or None."""
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         return f"-o {path.name}: the file must end in .mp4 or .gif (e.g. -o agent.mp4)"
     if suffix == ".mp4" and importlib.util.find_spec("imageio_ffmpeg") is None:
-        return f"an MP4 needs imageio-ffmpeg, which is not installed: {VIDEO_EXTRA} (or record a .gif)"
+        return f"an MP4 needs imageio-ffmpeg, which is not installed in this Python: {MP4_FIX} (or record a .gif)"
     return None
 
 

@@ -24,6 +24,11 @@ MAX_SIDE_PX = 8192
 _LENGTH = struct.Struct(">I")
 
 
+# the words of the player's one-line error when the env gives no pictures (``CartPole-v1 cannot render frames: ...``):
+# no restart or other checkpoint changes that, and the Watch window says so instead of offering one
+CANNOT_RENDER = "cannot render frames"
+
+
 class FrameStreamError(ValueError):
     """The stream is not a frame stream or was cut inside a record."""
 

@@ -67,6 +67,7 @@ def test_watch_says_in_the_window_why_an_env_cannot_be_watched(qtbot, trained_ru
     qtbot.waitUntil(lambda: "cannot render frames" in window.view.text(), timeout=START_MS)
     assert window.view.text().startswith(f"{NO_FRAMES_ENTRY} cannot render frames: render() gave no picture")
     assert window.frames_shown == 0 and not window.pause_button.isEnabled()
+    assert window.status.text() == "This env draws no frames here: no checkpoint can be watched."  # not "Restart to try again"
     window.close()
 
 

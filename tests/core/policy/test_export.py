@@ -151,13 +151,13 @@ def test_recurrent_ppo_is_refused_saying_why(runs, tmp_path):
     assert not list(tmp_path.iterdir())
 
 
-def test_a_missing_export_extra_is_one_line_naming_the_pip_command(runs, tmp_path, monkeypatch):
+def test_a_missing_onnx_is_one_line_naming_the_pip_command(runs, tmp_path, monkeypatch):
     import sys
 
     monkeypatch.setitem(sys.modules, "onnxruntime", None)  # as if not installed: its import raises ImportError
     code, _, last = export_here(runs["td3"], "--format", "onnx", "-o", str(tmp_path / "p.onnx"), "--check")
     assert code == 1
-    assert last == 'ONNX export needs the export extra: pip install "rlpanel[export]"'
+    assert last == "ONNX export needs onnx and onnxruntime, which are not installed in this Python: pip install onnx onnxruntime"
     code, result, last = export_here(runs["td3"], "--format", "torchscript", "-o", str(tmp_path / "p.pt"), "--check")
     assert code == 0 and result["check"]["max_abs_diff"] <= 1e-5, last  # TorchScript needs torch only
 
