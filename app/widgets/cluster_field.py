@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QWidget
 
 from app.settings import get_setting, set_setting
-from core.cluster.client import require_ray
+from core.cluster.client import RAY_MISSING, ray_installed, require_ray
 from core.cluster.target import ClusterTarget
 
 ADDRESS_SETTING = "cluster/address"
@@ -28,8 +28,10 @@ class ClusterField(QWidget):
         super().__init__(parent)
         self.address = QLineEdit()
         self.address.setPlaceholderText("this machine")
+        # optional: without the ray extra the field says so before a run is sent anywhere
+        missing = "" if ray_installed() else f" Optional, and not installed: {RAY_MISSING}."
         self.address.setToolTip("A Ray cluster's dashboard (http://HEAD:8265): every run goes there as a Ray job; "
-                                "empty: runs start on this machine. Check it first with: rlpanel doctor --ray ADDRESS")
+                                "empty: runs start on this machine. Check it first with: rlpanel doctor --ray ADDRESS" + missing)
         self.python = QLineEdit()
         self.python.setPlaceholderText("python")
         self.python.setToolTip("The python on the nodes that has rlpanel installed (their PATH's python if empty)")

@@ -7,6 +7,7 @@ The job API talks to the head's dashboard (``http://HEAD:8265``), never to ``ray
 
 from __future__ import annotations
 
+import importlib.util
 import re
 import threading
 from typing import Any
@@ -19,6 +20,14 @@ _clients_lock = threading.Lock()
 
 class ClusterError(RuntimeError):
     """A cluster that cannot be used as asked, with the reason and the fix (one line)."""
+
+
+def ray_installed() -> bool:
+    """Whether ``ray`` can be imported, asked without importing it (it takes seconds): the window says so up front."""
+    try:
+        return importlib.util.find_spec("ray") is not None
+    except (ImportError, ValueError):  # a broken or blocked install
+        return False
 
 
 def require_ray() -> Any:

@@ -67,3 +67,16 @@ def test_the_sweeps_tab_refuses_a_bad_cluster_address(qtbot, tmp_path, runs_dir)
     panel.run_file(sweep_file(tmp_path))
     assert "Ray cluster: --ray-runs 'relative/runs' is not an absolute path" in panel.state_label.text()
     assert not (runs_dir / ".sweeps").exists()
+
+
+def test_the_cluster_field_says_ray_is_optional_and_missing_before_it_is_tried(qtbot, monkeypatch):
+    import core.cluster.client as client
+
+    monkeypatch.setattr(client.importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object())
+    field = ClusterField()  # the plain install: no ray extra
+    qtbot.addWidget(field)
+    assert field.address.toolTip().endswith(f"Optional, and not installed: {client.RAY_MISSING}.")
+    monkeypatch.undo()
+    installed = ClusterField()
+    qtbot.addWidget(installed)
+    assert "not installed" not in installed.address.toolTip()
