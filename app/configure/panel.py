@@ -523,12 +523,15 @@ class ConfigurePanel(QWidget):
         return answer == QMessageBox.StandardButton.Yes
 
     def confirm_warnings(self, estimate: FitEstimate) -> bool:
-        """Ask before launching on another device than the user expects (tests replace this)."""
+        """Ask before launching on another device than the user expects (tests replace this).
+
+        Yes (launch) is the default button, so Enter launches: the user pressed Launch, and this question only makes
+        sure they read where the run trains. A run that does not fit was asked about before, with No as the default."""
         text = "\n\n".join(estimate.device_warnings)
         answer = QMessageBox.warning(self, f"The run trains on {estimate.train_device or 'another device'}",
                                      text + f"\n\nLaunch on {estimate.train_device or 'it'} anyway?",
                                      QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
-                                     QMessageBox.StandardButton.No)
+                                     QMessageBox.StandardButton.Yes)
         return answer == QMessageBox.StandardButton.Yes
 
     def _own_network_picked(self, path: str, ref: str, folder: str) -> None:

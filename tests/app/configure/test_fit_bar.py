@@ -7,7 +7,8 @@ import sys
 import textwrap
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.configure.panel import LaunchRequest
 from core.config.dotted import get_path
@@ -155,3 +156,24 @@ def test_calibrate_in_the_system_tab_says_why_not_without_cuda(qtbot, tmp_path):
     system.calibrate()
     qtbot.waitUntil(lambda: system.calibration_label.text().startswith("Cannot calibrate:"), timeout=120_000)
     assert "sees no CUDA device" in system.calibration_label.text()
+
+
+def test_the_launch_on_cpu_question_launches_on_enter(qtbot, panel):
+    """The question before launching on another device than planned has Yes (launch) as its default: Enter launches."""
+    panel.select_preset("fast")
+    choose_target(panel, LAPTOP)  # planned for a laptop card, trained here on the CPU: Launch asks
+    wait_settled(qtbot, panel)
+    estimate = panel.current_estimate()
+    assert estimate.device_warnings and estimate.train_device == "cpu"
+    seen = {}
+
+    def answer() -> None:
+        box = QApplication.activeModalWidget()
+        assert isinstance(box, QMessageBox)
+        seen["question"] = box.text().splitlines()[-1]
+        seen["default"] = box.standardButton(box.defaultButton())
+        qtbot.keyClick(box, Qt.Key.Key_Return)
+
+    QTimer.singleShot(0, answer)  # runs inside the dialog's own event loop
+    assert panel.confirm_warnings(estimate) is True
+    assert seen == {"question": "Launch on cpu anyway?", "default": QMessageBox.StandardButton.Yes}
