@@ -41,12 +41,13 @@ def suggestion_short(suggestion: Suggestion) -> str:
 def no_fit_reason(estimate: FitEstimate) -> str:
     """Why a run will not fit, in words for the launch confirmation."""
     lines = []
+    host = estimate.host_side
     if estimate.verdict == NO_FIT and estimate.on_gpu:
         lines.append(f"The estimate needs {format_bytes(estimate.gpu_bytes)} of GPU memory; "
                      f"{estimate.gpu_name or 'the target'} has {format_bytes(estimate.capacity_bytes)}.")
-    if estimate.host_verdict == NO_FIT or (estimate.verdict == NO_FIT and not estimate.on_gpu):
-        lines.append(f"It needs {format_bytes(estimate.host_bytes)} of host memory; this machine has "
-                     f"{format_bytes(estimate.host_capacity_bytes)}.")
+    if host.host_verdict == NO_FIT or (estimate.verdict == NO_FIT and not estimate.on_gpu):
+        lines.append(f"It needs {format_bytes(host.host_bytes)} of host memory; this machine has "
+                     f"{format_bytes(host.host_capacity_bytes)}.")
     big = estimate.biggest()
     lines.append(f"The biggest term is {term_label(big.name)} ({format_bytes(big.bytes)}).")
     if estimate.suggestion:
@@ -55,18 +56,18 @@ def no_fit_reason(estimate: FitEstimate) -> str:
 
 
 def plan_text(estimate: FitEstimate) -> str:
-    """This machine and the target side by side, when the target is another machine's card."""
+    """This machine and the target side by side, when the target is another machine's card: the GPU bar is the
+    target's, the Host bar this machine's (``FitEstimate.host_side``), and each figure here is one of a bar's."""
     here = estimate.this_machine
     if here is None:
         return ""
-    if here.on_gpu:
-        mine = f"{format_bytes(here.gpu_bytes)} of {format_bytes(here.capacity_bytes)}, {here.verdict}"
-    else:
-        mine = f"host RAM {format_bytes(here.host_bytes)}, {here.host_verdict}"
-    target = f"{format_bytes(estimate.gpu_bytes)} of {format_bytes(estimate.capacity_bytes)}" if estimate.on_gpu else \
-        f"host RAM {format_bytes(estimate.host_bytes)}"
-    return (f"This machine: trains on {estimate.train_device_reason or estimate.train_device} ({mine}).\n"
-            f"{estimate.gpu_name or 'The target'}, the target (the bars): {estimate.verdict} {target}.")
+    mine = f"{format_bytes(here.gpu_bytes)} of {format_bytes(here.capacity_bytes)}, {here.verdict}; " if here.on_gpu else ""
+    mine += f"host RAM {format_bytes(here.host_bytes)}, {here.host_verdict}: the Host bar"
+    here_line = f"This machine: trains on {estimate.train_device_reason or estimate.train_device} ({mine})."
+    if not estimate.on_gpu:  # a plan without a GPU: the GPU bar is empty
+        return here_line
+    target = f"{format_bytes(estimate.gpu_bytes)} of {format_bytes(estimate.capacity_bytes)}"
+    return f"{here_line}\n{estimate.gpu_name or 'The target'}, the target (the GPU bar): {estimate.verdict} {target}."
 
 
 def source_text(estimate: FitEstimate) -> str:
@@ -258,7 +259,8 @@ class FitBox(QGroupBox):
         self.estimate = estimate
         verdict = estimate.verdict
         gpu_terms = [(t.name, t.bytes) for t in estimate.terms if t.where == "gpu"]
-        host_terms = [(t.name, t.bytes) for t in estimate.terms if t.where == "host"]
+        host = estimate.host_side  # this machine's host RAM, where the run is launched: one figure in bar and text
+        host_terms = [(t.name, t.bytes) for t in host.terms if t.where == "host"]
         if estimate.on_gpu:
             capacity = estimate.capacity_bytes
             self.gpu_bar.set_data(gpu_terms, capacity, verdict_color(self, verdict))
@@ -276,11 +278,11 @@ class FitBox(QGroupBox):
         self.warning_label.setText("\n".join(warnings))
         self.warning_label.setStyleSheet(f"color: {error_color(self).name()};")
         self.warning_label.setVisible(bool(warnings))
-        host_capacity = estimate.host_capacity_bytes or host_total
-        self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, estimate.host_verdict))
-        self.host_text.setText(f"{format_bytes(estimate.host_bytes)} / {format_bytes(host_capacity)}")
+        host_capacity = host.host_capacity_bytes or host_total
+        self.host_bar.set_data(host_terms, host_capacity, verdict_color(self, host.host_verdict))
+        self.host_text.setText(f"{format_bytes(host.host_bytes)} / {format_bytes(host_capacity)}")
         shown = verdict
-        if estimate.host_verdict == NO_FIT and verdict != NO_FIT:
+        if host.host_verdict == NO_FIT and verdict != NO_FIT:
             shown = NO_FIT  # host RAM is what runs out
         self.verdict_label.setText(shown)
         self.verdict_label.setStyleSheet(f"color: {verdict_color(self, shown).name()};")
@@ -293,13 +295,13 @@ class FitBox(QGroupBox):
 
     @staticmethod
     def _detail(estimate: FitEstimate) -> str:
-        big = estimate.biggest()
+        big = estimate.biggest() if estimate.main_side == "gpu" else estimate.host_side.biggest("host")
         parts = [f"trains on {estimate.train_device}"] if estimate.train_device else []
         if estimate.network_source:  # the user's own network: built and counted, not a formula
             parts.append(f"{estimate.parameter_count:,} parameters, {estimate.network_source}")
         parts.append(f"biggest: {term_label(big.name)} {format_bytes(big.bytes)} ({big.where})")
-        if estimate.host_verdict in (TIGHT, NO_FIT):
-            parts.append(f"host RAM: {estimate.host_verdict}")
+        if estimate.host_side.host_verdict in (TIGHT, NO_FIT):
+            parts.append(f"host RAM: {estimate.host_side.host_verdict}")
         return "; ".join(parts + estimate.notes)
 
     def show_unavailable(self, why: str) -> None:

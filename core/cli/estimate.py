@@ -49,7 +49,7 @@ def run_estimate(args: argparse.Namespace) -> int:
     # the worker's torch decides the device; asking it costs one subprocess per interpreter and torch version
     result = estimate(cfg, spaces, gpu, host, torch=torch_facts())
     emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label, planned_steps(cfg)))
-    return EXIT_NO_FIT if NO_FIT in (result.verdict, result.host_verdict) else 0
+    return EXIT_NO_FIT if not result.fits else 0
 
 
 def _mib(n: int) -> str:
@@ -58,9 +58,11 @@ def _mib(n: int) -> str:
 
 def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: PlannedSteps | None = None) -> str:
     where = result.gpu_name if result.on_gpu else "CPU (no GPU)" if not result.warnings else "CPU"
+    host = result.host_side  # this machine's host RAM: the same figure as the plan's warning and the fit bar's Host row
     lines = [f"{algo} on {env}, trains here on {result.train_device or 'n/a'}".strip(", ")]
     if result.this_machine is not None:
-        lines.append(f"the terms below are planned for {where} (the target, not this machine)")
+        lines.append(f"the gpu terms below are planned for {where} (the target, not this machine); the host terms are "
+                     f"this machine's, where it trains on {result.train_device or 'n/a'}")
     elif result.on_gpu:
         lines.append(f"GPU: {where}")
     if result.gpu_source:
@@ -73,17 +75,17 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: Pl
         lines.append(f"torch threads: {result.torch_threads.text()}")
     lines += [f"warning: {w}" for w in result.warnings] + [""]
     lines.append(f"{'term':<18} {'where':<5} {'MiB':>11} {'share':>6}  note")
-    for side, total in (("gpu", result.gpu_bytes), ("host", result.host_bytes)):
-        for t in (t for t in result.terms if t.where == side):
+    for side, est, total in (("gpu", result, result.gpu_bytes), ("host", host, host.host_bytes)):
+        for t in (t for t in est.terms if t.where == side):
             share = f"{t.bytes / total:.0%}" if total else "-"
             lines.append(f"{t.name:<18} {side:<5} {_mib(t.bytes):>11} {share:>6}  {t.note}")
     lines.append("")
     if result.on_gpu:
         lines.append(f"GPU:  {_mib(result.gpu_bytes)} of {_mib(result.capacity_bytes)} MiB "
                      f"({result.usage:.0%})  -> {result.verdict}")
-    lines.append(f"host: {_mib(result.host_bytes)} of {_mib(result.host_capacity_bytes)} MiB "
-                 f"({result.host_usage:.0%})  -> {result.host_verdict}")
-    if result.verdict != FITS or result.host_verdict != FITS:
+    lines.append(f"host: {_mib(host.host_bytes)} of {_mib(host.host_capacity_bytes)} MiB "
+                 f"({host.host_usage:.0%})  -> {host.host_verdict}")
+    if result.verdict != FITS or host.host_verdict != FITS:
         big = result.biggest()
         lines.append(f"biggest term: {big.name} ({_mib(big.bytes)} MiB on the {big.where})")
         if result.suggestion:

@@ -81,8 +81,17 @@ class FitEstimate:
         return self.host_bytes / self.host_capacity_bytes if self.host_capacity_bytes else float("inf")
 
     @property
+    def host_side(self) -> FitEstimate:
+        """The estimate whose host terms a launch here holds: this machine's when the terms are planned for another
+        machine's card. The host RAM they are judged against is this machine's, and here the worker may train on the
+        CPU without CUDA's ~1 GiB of host memory that the target's worker holds (the fit bar's Host row, the text of
+        ``rlpanel estimate`` and Launch's question all read this one; ``to_json`` keeps the target's for a cluster job)."""
+        return self.this_machine or self
+
+    @property
     def fits(self) -> bool:
-        return self.verdict != NO_FIT and self.host_verdict != NO_FIT
+        """Whether a launch here fits: the GPU the terms are planned for, and this machine's host RAM."""
+        return self.verdict != NO_FIT and self.host_side.host_verdict != NO_FIT
 
     @property
     def device_warnings(self) -> list[str]:

@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
+from app.configure.fit_bar import format_bytes
 from app.configure.panel import LaunchRequest
 from core.config.dotted import get_path
 from tests.app.configure.helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
@@ -142,7 +143,13 @@ def test_a_preset_s_target_that_is_not_this_machine_shows_both(qtbot, panel):
     assert not box.plan_label.isHidden()
     lines = box.plan_label.text().splitlines()
     assert lines[0].startswith("This machine: trains on cpu - ")
-    assert lines[1].startswith(f"{LAPTOP}, the target (the bars): fits ")
+    assert lines[1].startswith(f"{LAPTOP}, the target (the GPU bar): fits ")
+    # the Host row is this machine's CPU run, in its bar, its text and the plan's line alike: one figure
+    host = format_bytes(est.this_machine.host_bytes)
+    assert box.host_bar.total() == est.this_machine.host_bytes < est.host_bytes  # the target's worker holds CUDA too
+    assert box.host_text.text() == f"{host} / {format_bytes(box.host_bar.capacity)}"
+    assert f"host RAM {host}, fits: the Host bar" in lines[0]
+    assert box.gpu_bar.total() == est.gpu_bytes and f"fits {format_bytes(est.gpu_bytes)} of " in lines[1]
     assert "GPU costs from the table for ada (estimated)" in box.source_label.text()
     assert "planned for" not in box.warning_label.text()  # said once, in the plan's lines
 

@@ -169,3 +169,24 @@ def test_the_queue_judges_a_planned_estimate_by_this_machine():
     here = planned["this_machine"]["host_bytes"]
     assert here < planned["host_bytes"]
     assert not ok and f"({3 * here / 2**20:,.0f} of 1,024 MiB)" in why
+
+
+def test_rlpanel_estimate_prints_one_host_figure_for_a_plan_for_another_card():
+    """The first night's step 1: laptop-8gb's target on a machine without it. The host line, the host terms and the
+    plan's warning all give this machine's CPU run (not the target worker's CUDA host runtime beside them)."""
+    import re
+
+    from core.cli.estimate import format_estimate
+
+    cfg = resolve("laptop-8gb", {"algo": "PPO", "env": {"id": "CartPole-v1"}}).config
+    result = estimate(cfg, probe_spaces(cfg.env), get_profile(cfg.target_gpu), HOST, torch=CPU_BUILD, here=[])
+    here = result.this_machine
+    assert here is not None and here.host_bytes < result.host_bytes  # the target's worker holds CUDA's host side too
+    text = format_estimate(result, cfg.algo, cfg.env.label)
+    host_line = next(line for line in text.splitlines() if line.startswith("host: "))
+    assert host_line.startswith(f"host: {here.host_bytes / 2**20:,.1f} of {HOST / 2**20:,.1f} MiB ")
+    host_rows = [line.split() for line in text.splitlines() if re.match(r"\S+\s+host\s", line)]
+    assert sum(float(row[2].replace(",", "")) for row in host_rows) == pytest.approx(here.host_bytes / 2**20, abs=0.5)
+    assert ["worker_runtime", "host", "350.0"] == next(row for row in host_rows if row[0] == "worker_runtime")[:3]
+    assert f"host RAM {here.host_bytes / 2**20:,.0f} MiB, fits" in text  # the plan's warning: the same figure
+    assert "the host terms are this machine's, where it trains on cpu" in text
