@@ -18,7 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from app.configure.estimator import NetworkCache, SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
-from core.config.errors import FieldHint, FieldIssue
+from core.config.errors import ConfigError, FieldHint, FieldIssue
 from core.config.trust import code_module, is_trusted, policy_modules
 
 if TYPE_CHECKING:  # the estimate's modules load at the first check, after the window's first frame; pydantic and the
@@ -63,6 +63,10 @@ class ConfigModel(QObject):
         self.spaces_text = ""    # the env's action and observation spaces, in words
         self.info_keys_seen: tuple[str, ...] = ()  # numeric info keys at a probe episode's end (offered for env.info_keys)
         self.runs_dir: Path | None = None  # the window's runs folder: how the last runs on this card compared
+        # a preset just picked (or put back) whose algorithm may not train the env shown: (preset, the algorithm the
+        # form showed before the pick); decided once the env's spaces are known (``_settle_pick``)
+        self._pick: tuple[str, str | None] | None = None
+        self.pick_note = ""  # what that decision kept, and why: shown as a note until the algorithm or env is edited
         self.spaces = SpacesCache(self, held=hold_probes)
         self.spaces.ready.connect(lambda _key: self._check())
         self.torch = TorchFactsCache(self)
@@ -145,8 +149,14 @@ class ConfigModel(QObject):
 
     def edit(self, path: str, value: Any) -> None:
         """A user's edit in a form: validated 100 ms after the last one."""
+        self._chosen(path)
         self.state.set(path, value)
         self._timer.start()
+
+    def _chosen(self, path: str) -> None:
+        """The user chose the algorithm or env themselves: a pick's decision and its note no longer apply."""
+        if path == "algo" or path == "env" or path.startswith("env."):
+            self._pick, self.pick_note = None, ""
 
     def set_field(self, path: str, value: Any) -> None:
         """Set one field as the user would, by its dotted path, and show it."""
@@ -154,24 +164,32 @@ class ConfigModel(QObject):
         self.values_changed.emit()
 
     def reset(self, path: str) -> None:
+        self._chosen(path)
         self.state.reset(path)
         self.values_changed.emit()
         self._timer.start()
 
     def select_preset(self, name: str | None) -> None:
-        """Show preset ``name``: the user's edits are dropped, except the environment they chose."""
+        """Show preset ``name``: the user's edits are dropped, except the environment they chose, and the algorithm
+        shown when the preset's cannot train that env (``_settle_pick``)."""
+        shown = self.state.value("algo")
         env = get_path(self.state.overrides, "env")
         self.state.preset = name
         self.state.overrides = {}
         if env is not None:
             self.state.set("env", env)
+        self._pick, self.pick_note = ((name, str(shown) if shown else None) if name else None), ""
+        if self._held:  # before the window's first frame: its flush validates
+            self._timer.start()
+        else:  # at once, not after the typing debounce: the preset's algorithm is replaced before it is ever shown
+            self.validate_now()
         self.values_changed.emit()
-        self._timer.start()
 
     def load_config(self, raw: dict[str, Any], preset: str | None = None) -> None:
         """Put a config (a run's, a plan job's) into the forms, as edits over ``preset``."""
         self.state.preset = preset
         self.state.overrides = {}
+        self._pick, self.pick_note = None, ""  # a run's or a job's config is shown as it is, right or wrong
         for path, value in schema_leaves(raw).items():
             self.state.set(path, value)
         self.values_changed.emit()
@@ -181,6 +199,10 @@ class ConfigModel(QObject):
         """Put back a preset and the user's edits over it as they were (the window's last session)."""
         self.state.preset = preset
         self.state.overrides = copy.deepcopy(overrides)
+        # a preset put back with its own algorithm is decided as a pick is (a session saved before picks kept the
+        # algorithm shown came back with SAC on CartPole); an algorithm the user chose comes back as it was
+        algo_chosen = get_path(self.state.overrides, "algo") is not None
+        self._pick, self.pick_note = ((preset, None) if preset and not algo_chosen else None), ""
         self.values_changed.emit()
         if not self._held:  # the window's last session, put back before its first frame: validated after it
             self.validate_now()
@@ -216,6 +238,8 @@ class ConfigModel(QObject):
         from core.config.spaces import check_spaces
         from core.fit.device import device_issue
 
+        if self._pick is not None and self._settle_pick():
+            return  # validated again with the algorithm kept: that validation told the views
         validation = self.validation
         issues = list(validation.issues)
         estimate: FitEstimate | None = None
@@ -237,12 +261,15 @@ class ConfigModel(QObject):
             else:
                 self.spaces_text = spaces_text(found[0])
                 self.info_keys_seen = found[0].info_keys
-                issues += check_spaces(cfg, found[0].action_kind, found[0])
+                refused = check_spaces(cfg, found[0].action_kind, found[0])
+                issues += refused
                 torch = self.torch.get() if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)
                 issues += [issue] if issue else []
                 waiting = self._network_wait(cfg, issues)
-                if waiting:
+                if refused:  # the estimate would refuse the same way: its message is at the field and in the list
+                    self.estimate_note = "fix the errors below to see the estimate"
+                elif waiting:
                     self.estimate_note = waiting
                 else:
                     estimate, self.estimate_note = estimate_for(cfg, found[0], self.host_total, torch, self.runs_dir)
@@ -253,6 +280,52 @@ class ConfigModel(QObject):
         self.config_changed.emit(cfg if not issues else None)
         if changed:
             self.estimate_changed.emit(estimate)
+
+    def _settle_pick(self) -> bool:
+        """A preset just picked whose algorithm cannot train the env shown (laptop-8gb's SAC on CartPole-v1): keep the
+        algorithm the form showed (else the preset's first, else any, that can) and the rest of the preset, and say
+        so; nothing invalid is shown, launched or saved for the next start. Waits while the env's spaces are read.
+        Returns whether it changed the config (then validated again)."""
+        from core.config.preset_env import clash, keep_algorithm, kept_note
+        from core.config.presets import get_preset
+
+        assert self._pick is not None
+        preset, shown = self._pick
+        env = self._env_spec(self.state.effective_raw().get("env"))  # the env shown: the user's, the preset's or the default
+        if env is None or ((module := code_module(env)) and not is_trusted(module)):
+            self._pick = None  # no env to ask, or code not run before Launch asks: check_spaces says it at launch
+            return False
+        found = self.spaces.get(env)
+        if found is None:
+            return False  # being read: decided when the probe ends (``spaces.ready``)
+        self._pick = None
+        reason = clash(preset, str(self.state.value("algo")), env.label, found[0].action_kind) if found[0] else None
+        if reason is None:
+            return False
+        try:
+            own = get_preset(preset, checked=False).algos
+        except ConfigError:  # a preset deleted meanwhile: the algorithm shown, else any that trains the env
+            own = []
+        kept = keep_algorithm(found[0].action_kind, [shown, *own])
+        if kept is None:
+            return False  # nothing installed trains these actions: the field says so
+        self.state.set("algo", kept)
+        self.pick_note = kept_note(reason, preset, kept, shown)
+        self.values_changed.emit()
+        self.validate_now()
+        return True
+
+    @staticmethod
+    def _env_spec(env: Any) -> Any:
+        """The ``EnvSpec`` of a raw env section, or None when it is not one."""
+        from pydantic import ValidationError
+
+        from core.config.schema import EnvSpec
+
+        try:
+            return EnvSpec.model_validate(env)
+        except ValidationError:
+            return None
 
     def _network_wait(self, cfg: RunConfig, issues: list[FieldIssue]) -> str:
         """Why the estimate waits for the user's own network ("" when it need not: none, or measured); a network
@@ -273,13 +346,8 @@ class ConfigModel(QObject):
 
     def _spaces_while_invalid(self, env: Any) -> str:
         """The env's spaces even while another field is invalid (no probe for a bad env, nor for untrusted code)."""
-        from pydantic import ValidationError
-
-        from core.config.schema import EnvSpec
-
-        try:
-            spec = EnvSpec.model_validate(env)
-        except ValidationError:
+        spec = self._env_spec(env)
+        if spec is None:
             return ""
         module = code_module(spec)
         if module and not is_trusted(module):

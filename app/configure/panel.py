@@ -639,6 +639,8 @@ class ConfigurePanel(QWidget):
         self.hints_box.show_hints(hints, {path: row.label.text() for path, row in self.rows.items()})
         hinted = {str(h) for h in hints}
         warnings = [w for w in self.model.warnings() if w not in hinted]
+        if self.model.pick_note:  # a preset picked for an env its algorithm cannot train: what was kept, and why
+            warnings.insert(0, self.model.pick_note)
         self.warnings_label.setText("\n".join(f"Note: {w}" for w in warnings))
         self.warnings_label.setVisible(bool(warnings))
 

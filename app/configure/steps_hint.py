@@ -68,6 +68,7 @@ class PlannedStepsHint(QWidget):
     def _set_buttons(self, budgets: tuple[int, ...], cycle: str) -> None:
         for button in self.buttons:
             self._row.removeWidget(button)
+            button.hide()  # deleted at a later event-loop turn: until then it would show under its successor
             button.deleteLater()
         self.buttons = []
         for budget in budgets:

@@ -8,11 +8,12 @@ import math
 import re
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.registry import ALGOS, normalize_algo
 from core.config.dotted import merge, set_path
+from core.config.errors import FieldIssue
 from core.config.presets import resolve_raw
 from core.config.trust import trust
 from core.config.validate import ValidatedConfig, choose_env, parse_set, validate_config
@@ -20,6 +21,10 @@ from core.run.checkpoints import Checkpoint, select_checkpoint
 from core.run.store import RunStore
 from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
+
+if TYPE_CHECKING:
+    from core.config.schema import RunConfig
+    from core.config.spaces import EnvSpaces
 
 
 class CliError(Exception):
@@ -136,3 +141,21 @@ def config_from_args(args: argparse.Namespace) -> ValidatedConfig:
     if args.device:
         overrides = set_path(overrides, "runtime.device", args.device)
     return validate_config(resolve_raw(args.preset, overrides), source=f"preset {args.preset}" if args.preset else "")
+
+
+def env_issues(args: argparse.Namespace, cfg: RunConfig, spaces: EnvSpaces) -> list[FieldIssue]:
+    """What the env refuses of ``cfg`` (``check_spaces``). When it refuses the algorithm the preset set (no
+    ``--algo``: ``--preset laptop-8gb --env CartPole-v1`` trains SAC on discrete actions), the issue names the preset
+    and the flag that fixes it; the window keeps the algorithm it showed instead (``core.config.preset_env``)."""
+    from core.config.preset_env import clash
+    from core.config.spaces import check_spaces, either, trainers
+
+    issues = check_spaces(cfg, spaces.action_kind, spaces)
+    preset = getattr(args, "preset", None)
+    if not preset or getattr(args, "algo", None) or resolve_raw(preset).get("algo") != cfg.algo:
+        return issues
+    reason = clash(preset, cfg.algo, cfg.env.label, spaces.action_kind)
+    if reason is None:
+        return issues
+    fix = f"{reason}: choose one that trains it with --algo ({either(trainers(spaces.action_kind))})"
+    return [FieldIssue("algo", fix) if issue.path == "algo" else issue for issue in issues]

@@ -9,14 +9,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from core.cli.common import add_config_args, config_from_args, emit, positive_float, runs_dir
+from core.cli.common import add_config_args, config_from_args, emit, env_issues, positive_float, runs_dir
+from core.config.errors import ConfigError
 from core.config.spaces import probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.fit.device import torch_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
 from core.fit.measured import measure_network
-from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
+from core.fit.result import FITS, MIB, FitEstimate
 from core.run.card_history import card_ratios
 
 EXIT_NO_FIT = 3
@@ -40,6 +41,9 @@ def run_estimate(args: argparse.Namespace) -> int:
         print(f"warning: {warning}", file=sys.stderr)
     cfg = validated.config
     spaces = probe_spaces(cfg.env)
+    issues = env_issues(args, cfg, spaces)  # before the estimate, which refuses the same without naming --algo
+    if issues:
+        raise ConfigError(issues)
     if cfg.policy.code and not cfg.is_baseline:  # an own network is measured (a child process, once trusted)
         measure_network(cfg)
     gpu = get_profile(args.gpu or cfg.target_gpu)

@@ -13,11 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.cli.common import CliError, add_config_args, config_from_args, emit, find_run, positive_int, runs_dir
+from core.cli.common import CliError, add_config_args, config_from_args, emit, env_issues, find_run, positive_int, runs_dir
 from core.cli.follow import follow, follow_group
 from core.config.errors import ConfigError
 from core.config.seeds import parse_seeds, seeds_text
-from core.config.spaces import EnvSpaces, check_spaces, probe_spaces
+from core.config.spaces import EnvSpaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
 from core.fit.device import device_issue, torch_facts
@@ -64,10 +64,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     s.set_defaults(func=run_stop)
 
 
-def _check_spaces_early(validated: ValidatedConfig) -> EnvSpaces:
+def _check_spaces_early(args: argparse.Namespace, validated: ValidatedConfig) -> EnvSpaces:
     """Refuse SAC on a discrete env (and DQN on a continuous one), or CUDA this torch lacks, before creating the run."""
     spaces = probe_spaces(validated.config.env)
-    issues = check_spaces(validated.config, spaces.action_kind, spaces)
+    issues = env_issues(args, validated.config, spaces)
     if validated.config.runtime.device.startswith("cuda"):  # only then is the torch probe worth its seconds
         issue = device_issue(validated.config, torch_facts())
         issues += [issue] if issue else []
@@ -84,7 +84,7 @@ def run_train(args: argparse.Namespace) -> int:
     validated = config_from_args(args)
     for warning in validated.warnings:
         print(f"warning: {warning}", file=sys.stderr)
-    spaces = _check_spaces_early(validated)
+    spaces = _check_spaces_early(args, validated)
     if seeds is not None:
         return _train_group(args, validated, spaces, seeds)
     try:  # a custom env is imported from the folder the command was started in, for a resume too

@@ -11,9 +11,9 @@ import argparse
 import json
 import sys
 
-from core.cli.common import CliError, add_config_args, config_from_args, positive_float
+from core.cli.common import CliError, add_config_args, config_from_args, env_issues, positive_float
 from core.config.errors import ConfigError
-from core.config.spaces import check_spaces, probe_spaces
+from core.config.spaces import probe_spaces
 from core.tune.preset import save_tuned_preset
 from core.tune.search import TuneOptions, Tuner
 from core.tune.table import HEADER, TuneRow, format_row, format_table, pick_reason
@@ -42,7 +42,7 @@ def run_tune(args: argparse.Namespace) -> int:
         raise CliError(f"--algo {cfg.algo} is a baseline: it does not train, so there is nothing to tune; "
                        "use PPO, A2C, SAC, TD3, DDPG or DQN", 2)
     spaces = probe_spaces(cfg.env)  # a bad env or algorithm is one error line before any table (cached for the tune)
-    issues = check_spaces(cfg, spaces.action_kind, spaces)
+    issues = env_issues(args, cfg, spaces)
     if issues:
         raise ConfigError(issues)
     table_out = sys.stderr if args.json else sys.stdout

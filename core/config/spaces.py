@@ -177,6 +177,17 @@ def _describe_dict(obs: Any, act: Any, label: str) -> EnvSpaces:
                    obs_n=None, obs_nvec=(), obs_keys=tuple(parts))
 
 
+def trainers(action_kind: str) -> list[str]:
+    """The installed algorithms that take actions of this kind, in table order."""
+    here = installed_algorithms()
+    return [algo for algo in algorithms_for(action_kind) if algo in here]
+
+
+def either(names: list[str]) -> str:
+    """``PPO, A2C or DQN``."""
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
 def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = None) -> list[FieldIssue]:
     """Rules that need the env's action space (``box``, ``discrete``, ...) and, given them, its observations.
 
@@ -187,9 +198,7 @@ def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = No
     if spec is not None and not is_installed(spec):
         return [FieldIssue("algo", missing_text(spec.name))]
     if spec is not None and not spec.takes(action_kind):
-        here = installed_algorithms()
-        others = [a for a in algorithms_for(action_kind) if a != spec.name and a in here]
-        use = ", ".join(others[:-1]) + f" or {others[-1]}" if len(others) > 1 else "".join(others)
+        use = either([a for a in trainers(action_kind) if a != spec.name])
         return [FieldIssue("algo", f"{spec.name} needs {spec.action_need}; {label} has a {action_kind} one: use {use}")]
     if cfg.algo == "constant" and action_kind != "box":
         return [FieldIssue("algo", f"the constant baseline plays the zero action of a Box action space; {label} has a "

@@ -170,6 +170,21 @@ def test_cli_refuses_sac_on_a_discrete_env_before_training(runs_dir):
     assert len(done.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.parametrize("command", ["train", "estimate"])
+def test_cli_names_the_preset_and_algo_when_the_preset_s_algorithm_cannot_train_the_env(runs_dir, command):
+    """laptop-8gb sets SAC; CartPole-v1 has discrete actions. The window keeps the algorithm it showed; the command
+    line, where nobody chose one, refuses in one line naming the preset, the field and the flag (and --algo trains)."""
+    from core.config.spaces import either, trainers
+
+    done = cli(command, "--preset", "laptop-8gb", "--env", "CartPole-v1", "--runs-dir", str(runs_dir))
+    assert done.returncode == 2 and list(runs_dir.iterdir()) == []
+    able = either(trainers("discrete"))  # PPO, A2C or DQN; sb3-contrib's too where it is installed
+    assert able.startswith("PPO, A2C") and "SAC" not in able
+    assert done.stderr.strip().splitlines() == [
+        f"rlpanel {command}: config error: algo: laptop-8gb sets SAC, which needs a continuous (Box) action space; "
+        f"CartPole-v1 has a discrete one: choose one that trains it with --algo ({able})"]
+
+
 @pytest.mark.parametrize(("algo", "env"), [("random", "CartPole-v1"), ("constant", "Pendulum-v1")])
 def test_baselines_play_their_episodes_like_any_run(runs_dir, algo, env):
     run = make_run(runs_dir, {"algo": algo, "env": {"id": env}, "budget": {"episodes": 7}})
