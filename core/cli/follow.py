@@ -103,15 +103,23 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
     reader = JsonlReader(RunDir(run_dir).metrics)
     tty = sys.stderr.isatty()
     progress = RunProgress(total=total)
+    said: set[tuple[Any, ...]] = set()  # the events printed: each once, however often the file is read
     last_print = 0.0
     interrupted = False
     printed = ""
     while True:
         try:
-            for rec in well_formed_only(reader.read_new()):
+            restarts = reader.restarts
+            new = well_formed_only(reader.read_new())
+            if reader.restarts != restarts:  # a resume rewrote the file without the records it moved aside: read
+                progress = RunProgress(total=progress.total)  # it as new, or every episode counts twice
+            for rec in new:
                 progress.add(rec)
                 if rec.get("kind") == "event" and (rec.get("level") in ("warning", "error") or rec.get("code")):
-                    print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
+                    key = (rec.get("t"), rec.get("level"), rec.get("message"))
+                    if key not in said:
+                        said.add(key)
+                        print(("\r" if tty else "") + f"{rec['level']}: {rec['message']}", file=sys.stderr)
             status = read_status(run_dir)
             state = status.state
             if interrupted and state == "running":  # the stop is asked for: its speed and time left are not

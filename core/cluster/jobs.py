@@ -21,8 +21,8 @@ from core.cluster.resources import JobResources, job_resources
 from core.cluster.target import ClusterTarget
 from core.config.errors import ConfigError
 from core.fit.estimate import estimate_config
-from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
+from core.run.reached import resume_by_hand
 from core.run.states import LIVE
 from core.run.status import SUPERVISOR_MODULE, read_status, write_status
 from core.run.store import load_run_config
@@ -186,10 +186,9 @@ def settle_cluster_run(run_dir: Path, grace_s: float = SETTLE_GRACE_S) -> JobVie
         raw = read_json(RunDir(run_dir).status, default=None)
         if not isinstance(raw, dict) or raw.get("state") not in LIVE or (raw.get("ray") or {}).get("job_id") != ray["job_id"]:
             return view
-        ckpt = find_checkpoint(run_dir).checkpoint
-        resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
-                   "it has no checkpoint to resume from: restart it")
         why = f": {view.message}" if view.message else ""
-        reason = f"its Ray job {ray['job_id']} ended {view.status} without the run recording its end{why}; {resumes}"
+        # nothing is planned yet: a queue runner plans an automatic resume next, and says so itself when one is due
+        reason = (f"its Ray job {ray['job_id']} ended {view.status} without the run recording its end{why}; "
+                  f"{resume_by_hand(run_dir)}")
         write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=reason, error={"message": reason})
     return replace(view, crashed=reason)

@@ -8,10 +8,9 @@ from typing import Any
 
 from core.notify.events import EVENT_TITLES
 from core.run.layout import RunDir
-from core.run.records import STEP_KINDS, well_formed_only
+from core.run.reached import step_reached
 from core.run.status import read_status
 from core.util.files import read_json
-from core.util.jsonl import tail_jsonl
 from core.util.text import clock
 
 MAX_REASON_CHARS = 600
@@ -19,13 +18,6 @@ MAX_REASON_CHARS = 600
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def last_step(run_dir: Path) -> int:
-    """The newest step the run's records reached (its tail only: cheap on a long run)."""
-    steps = [int(r.get("step", 0)) for r in well_formed_only(tail_jsonl(RunDir(run_dir).metrics))
-             if r.get("kind") in STEP_KINDS]
-    return max(steps, default=0)
 
 
 def reward_line(run_dir: Path) -> str | None:
@@ -60,7 +52,7 @@ def run_message(run_dir: Path, event: str, reason: str | None = None) -> tuple[s
     if event == "finished":
         lines.append((reward_line(run_dir) or "its summary.json is missing, so its reward is not known").capitalize())
     elif event in ("stopped", "failed", "crashed"):
-        step = last_step(run_dir)
+        step = step_reached(run_dir)
         if step:
             lines.append(f"It got to step {step:,}.")
     queue = status.queue

@@ -5,9 +5,9 @@ It waits on the worker, so it learns of the worker's end the moment it happens, 
 happens. A worker that recorded its end (finished, stopped, failed) is reported as it recorded
 it. A worker that died without a word (``kill -9``, the out-of-memory killer, a crash of Python
 itself) is marked ``crashed`` here, with the reason (the signal or exit code, the step it got to,
-the checkpoint a resume starts from), and reported. Every notification of a run's end is sent
-from here, after the worker's process is gone: a slow or unreachable service never keeps a run
-``running``.
+and what follows: the automatic resume planned, or the command that resumes it), and reported.
+Every notification of a run's end is sent from here, after the worker's process is gone: a slow
+or unreachable service never keeps a run ``running``.
 
 It stays out of the other paths: status.json names the worker's pid, so stop, kill-tree and
 reattach act on the worker as before; a worker killed by ``rlpanel stop`` (a ``STOP`` file is
@@ -39,12 +39,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from core.notify.run_events import notify_run_event
 from core.run import auto_resume
-from core.run.checkpoints import find_checkpoint
 from core.run.control import worker_command
 from core.run.layout import RunDir
+from core.run.reached import step_reached
 from core.run.states import FAILED, TERMINAL
 from core.run.status import WORKER_MODULE, read_recorded_status, write_status
 from core.util.console import utf8_env
@@ -84,16 +85,11 @@ def death_reason(returncode: int, platform: str = sys.platform) -> str:
 
 
 def crash_reason(run_dir: Path, returncode: int) -> str:
-    from core.notify.messages import last_step
-
+    """How the worker died and the step the run reached (never before its newest checkpoint: ``core.run.reached``).
+    What follows (a planned resume, or the command) is added once decided (``settle``)."""
     reason = death_reason(returncode)
-    step = last_step(run_dir)
-    if step:
-        reason += f" at step {step:,}"
-    ckpt = find_checkpoint(run_dir).checkpoint
-    resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
-               "it has no checkpoint to resume from: restart it")
-    return f"{reason}; {resumes}"
+    step = step_reached(run_dir)
+    return f"{reason} at step {step:,}" if step else reason
 
 
 def rotate_log(log: Path, max_bytes: int = LOG_MAX_BYTES) -> bool:
@@ -127,11 +123,22 @@ def _wait_for_stop(run_dir: Path, timeout: float = STOP_WAIT_S) -> None:
         time.sleep(0.2)
 
 
-def settle(run_dir: Path, launched_at: float | None, returncode: int) -> tuple[str, str | None] | None:
-    """After the worker's end: ``(event, reason)`` to report, or None when it is not this attempt's to report.
+class Ending(NamedTuple):
+    """A worker's end as reported: the event, its reason, and the automatic resume planned for it (None: not
+    planned, a run that did not fail)."""
+
+    event: str
+    reason: str | None
+    decision: auto_resume.Decision | None = None
+
+
+def settle(run_dir: Path, launched_at: float | None, returncode: int) -> Ending | None:
+    """After the worker's end: the ``Ending`` to report, or None when it is not this attempt's to report.
 
     A worker that left its run active is marked ``crashed`` here (under the run's control lock,
-    so a resume does not start between the check and the write).
+    so a resume does not start between the check and the write). A crashed or failed run's automatic resume is
+    planned next (``core.run.auto_resume``); a crash recorded here then gets what follows written into its reason:
+    the planned resume, or the command that resumes it, never a resume that nothing will start.
     """
     if read_recorded_status(run_dir).state not in TERMINAL and RunDir(run_dir).stop_request.exists():
         _wait_for_stop(run_dir)
@@ -139,15 +146,41 @@ def settle(run_dir: Path, launched_at: float | None, returncode: int) -> tuple[s
         status = read_recorded_status(run_dir)
         if status.launched_at != launched_at:
             return None  # a newer attempt owns the run folder now
-        if status.state in TERMINAL:
-            return status.state, status.exit_reason or None
-        if module_running(WORKER_MODULE, run_dir):
-            return None  # our worker was refused by the run's lock: another worker writes this run
-        reason = crash_reason(run_dir, returncode)
-        write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=reason, error={"message": reason},
-                     failure_kind="killed" if returncode == -getattr(signal, "SIGKILL", 9) else "crashed", stalled=None)
-        _log(f"crashed: {reason}")
-        return "crashed", reason
+        crash = None
+        if status.state not in TERMINAL:
+            if module_running(WORKER_MODULE, run_dir):
+                return None  # our worker was refused by the run's lock: another worker writes this run
+            crash = crash_reason(run_dir, returncode)
+            write_status(run_dir, state="crashed", ended_at=time.time(), exit_reason=crash, error={"message": crash},
+                         failure_kind="killed" if returncode == -getattr(signal, "SIGKILL", 9) else "crashed",
+                         stalled=None)
+    if crash is None:
+        return _recorded_ending(run_dir, status.state, status.exit_reason or None)
+    decision = _plan_resume(run_dir)
+    reason = _record_next_step(run_dir, launched_at, f"{crash}; {auto_resume.next_step(run_dir, decision)}")
+    _log(f"crashed: {reason}")
+    return Ending("crashed", reason, decision)
+
+
+def _recorded_ending(run_dir: Path, event: str, reason: str | None) -> Ending:
+    """An end the worker (or a stop) recorded, as recorded; a failure says what its automatic resume will do."""
+    decision = _plan_resume(run_dir) if event in FAILED else None
+    if decision is not None and decision.sentence:
+        reason = f"{reason or event}; {decision.sentence}"
+        _log(decision.sentence)
+    return Ending(event, reason, decision)
+
+
+def _record_next_step(run_dir: Path, launched_at: float | None, reason: str) -> str:
+    """The crash's reason with what follows, written over the first one unless a newer attempt began meanwhile."""
+    try:
+        with held_briefly(RunDir(run_dir).control_lock, what=f"run {run_dir.name}"):
+            status = read_recorded_status(run_dir)
+            if status.launched_at == launched_at and status.state == "crashed":
+                write_status(run_dir, exit_reason=reason, error={"message": reason})
+    except LockBusy as exc:  # the notification still says it; the status keeps how it died
+        _log(f"could not record what follows the crash: {exc}")
+    return reason
 
 
 def start_worker(run_dir: Path, resume: bool, platform: str = sys.platform) -> subprocess.Popen[bytes]:
@@ -172,19 +205,14 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
         except KeyboardInterrupt:  # a console Ctrl-C reaches the worker too; it records its own end
             continue
     try:
-        outcome = settle(run_dir, launched_at, returncode)
+        ending = settle(run_dir, launched_at, returncode)
     except LockBusy as exc:
         _log(f"could not settle the run's end: {exc}")
-        outcome = None
-    if outcome is not None:
-        event, reason = outcome
-        decision = _plan_resume(run_dir) if event in FAILED else None
-        if decision is not None and decision.sentence:
-            reason = f"{reason or event}; {decision.sentence}"
-            _log(decision.sentence)
-        notify_run_event(run_dir, event, reason, log=_log)
-        if decision is not None and decision.due_at is not None:
-            _resume_when_due(run_dir, decision.due_at)
+        ending = None
+    if ending is not None:
+        notify_run_event(run_dir, ending.event, ending.reason, log=_log)
+        if ending.decision is not None and ending.decision.due_at is not None:
+            _resume_when_due(run_dir, ending.decision.due_at)
     return returncode if returncode >= 0 else 128 - returncode
 
 

@@ -9,31 +9,58 @@ from typing import Any
 
 from core.queue.autostart import Host, register, remove
 from core.queue.plan import Plan, save_plan
-from core.queue.record import WAITING, QueueState
+from core.queue.record import WAITING, QueueJob, QueueState
 from core.queue.state import QueueFolder, is_active, load_queue, new_state, read_queue, summary_line, write_queue
+from core.run.checkpoints import find_checkpoint
+from core.run.status import read_status
 from core.util.locks import LockBusy, held_briefly
 from core.util.paths import absolute
 
 RUNNER_MODULE = "core.queue.runner"
 # a queue in one of these states, started again with the same plan, continues: finished jobs stay
 CONTINUABLE = ("crashed", "failed", "cancelled", "finished with failures")
-RUN_AGAIN = ("failed", "crashed", "skipped", "cancelled")  # job states a continued queue runs again
+# job states a continued queue runs again. "stopped" is there for `queue cancel --stop-running` (issue 42): the README
+# promises that a rerun after a cancel runs the unfinished jobs, and a job stopped by the cancel is one. A stopped job
+# whose run has a complete checkpoint resumes that run (the same curve, the steps it trained kept), as a stopped
+# run resumes anywhere else; the others start a new run.
+RUN_AGAIN = ("failed", "crashed", "skipped", "cancelled", "stopped")
 
 
 def jobs_to_run(state: QueueState) -> list[str]:
     """The jobs that ``rlpanel queue run`` of the same plan would run (after a failure or a cancel)."""
     if state.state == "crashed":  # the runner died: everything not ended goes on
-        return [j.name for j in state.jobs if j.status not in ("finished", "stopped", *RUN_AGAIN)]
+        return [j.name for j in state.jobs if j.status not in ("finished", *RUN_AGAIN)]
     return [j.name for j in state.jobs if j.status in RUN_AGAIN or j.status == WAITING]
 
 
-def _continue(stored: QueueState) -> QueueState:
-    """A failed or cancelled queue set to run its unfinished jobs again; finished jobs never run twice."""
+def resume_step(runs_dir: Path, job: QueueJob) -> int | None:
+    """The checkpoint step a stopped job's own run resumes from when its queue continues (None: it starts anew)."""
+    if job.status != "stopped" or not job.run_id:
+        return None
+    run_dir = Path(runs_dir) / job.run_id
+    if read_status(run_dir).state != "stopped":
+        return None  # resumed, restarted or deleted by hand since: the queue does not touch it
+    ckpt = find_checkpoint(run_dir).checkpoint
+    return ckpt.step if ckpt is not None else None
+
+
+def _continue(root: Path, stored: QueueState) -> QueueState:
+    """A failed or cancelled queue set to run its unfinished jobs again; finished jobs never run twice. A stopped
+    job with a checkpoint keeps its run, which the runner resumes (``core.queue.runner.launch_job``)."""
     for job in stored.jobs:
         if job.status in RUN_AGAIN:
-            job.status, job.run_id, job.reason, job.started_at, job.ended_at = WAITING, None, None, None, None
+            step = resume_step(root, job)
+            reason = None if step is None else f"resumes its run from the checkpoint at step {step:,}"
+            run_id = None if step is None else job.run_id
+            job.status, job.run_id, job.reason, job.started_at, job.ended_at = WAITING, run_id, reason, None, None
     stored.state, stored.ended_at, stored.error = "running", None, None
     return stored
+
+
+def _again(state: QueueState) -> str:
+    """``a, b (resumes its run from the checkpoint at step 1,024)``: the jobs a continued queue runs."""
+    jobs = [j for j in state.jobs if j.status == WAITING]
+    return ", ".join(f"{j.name} ({j.reason})" if j.run_id else j.name for j in jobs) or "nothing"
 
 
 class QueueBusy(RuntimeError):
@@ -52,8 +79,8 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
     The same plan after its runner crashed continues where it was; after it failed or was
-    cancelled, its failed, crashed, skipped and cancelled jobs run again and finished ones never
-    do (unless ``restart``). Without a
+    cancelled, its failed, crashed, skipped, cancelled and stopped jobs run again (a stopped one with a
+    checkpoint resumes its run from it) and finished ones never do (unless ``restart``). Without a
     ``plan_path`` the plan is written to ``<runs>/.queue/plan.yaml``. ``reap`` waits for the
     runner from a thread of this process (for a long-lived caller such as the window).
     ``cluster`` (``core.cluster.target.ClusterTarget.to_json()``) sends every job to that Ray
@@ -87,10 +114,9 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
         note = f"continuing queue {current.id} where its runner stopped ({summary_line(current)})"
         state = stored  # as its runner left it
     elif current and current.state in CONTINUABLE and same and not restart and stored:
-        again = jobs_to_run(stored)
         QueueFolder(root).cancel_request.unlink(missing_ok=True)
-        state = _continue(stored)
-        note = (f"continuing queue {current.id} ({current.state}): running {', '.join(again) or 'nothing'} "
+        state = _continue(root, stored)
+        note = (f"continuing queue {current.id} ({current.state}): running {_again(state)} "
                 f"again; finished jobs are kept ({summary_line(state)})")
     else:
         folder = QueueFolder(root)

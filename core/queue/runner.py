@@ -4,7 +4,8 @@ Detached like a worker. Each pass (about once a second): bring job states up to 
 their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
 fit next to the running ones (``core.run.start.start_run``, as the window and ``rlpanel train``).
 A job's run folder is created and recorded in the state before its worker starts, so a runner
-restarted after a crash adopts it instead of launching it again.
+restarted after a crash adopts it instead of launching it again. A waiting job that already has a run (a stopped
+job of a continued queue, ``core.queue.control``) resumes that run from its checkpoint instead.
 A queue with a Ray cluster (``ray`` in its state) submits each job there (``launch_worker`` does,
 from the run's status) and asks Ray each pass which node runs it and whether its job ended unseen.
 """
@@ -37,9 +38,9 @@ from core.queue.state import (
     write_queue,
 )
 from core.run import auto_resume
-from core.run.control import ClusterLaunchError, launch_worker, request_stop
+from core.run.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, resume_run
 from core.run.start import StartError, start_run
-from core.run.states import FAILED
+from core.run.states import FAILED, LIVE
 from core.run.status import SUPERVISOR_MODULE, StatusFields, read_status
 from core.run.store import RunStore
 from core.util.files import AtomicWriteError
@@ -59,6 +60,9 @@ def adopt_orphans(runs_dir: Path, state: QueueState) -> None:
 
 
 def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
+    if job.run_id:  # a stopped job of a continued queue (core.queue.control._continue): its run goes on
+        resume_job(runs_dir, state, job)
+        return
     spec = plan_job(state, job.name)
     cfg = spec.config() if job.seed is None else with_seed(spec.config(), job.seed)
     job.status, job.started_at, job.reason = LAUNCHING, time.time(), None
@@ -79,6 +83,26 @@ def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
 
     start_run(RunStore(runs_dir), cfg, spec.preset, extra_status=tags, on_created=record, check_env=False,
               id_suffix="" if job.seed is None else f"s{job.seed}")
+
+
+def resume_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
+    """Resume a waiting job's own run from its newest checkpoint, as ``rlpanel resume`` does, to its configured total.
+
+    Raises ``RunStateError`` when the run cannot be resumed (the job fails with the reason), unless it runs already
+    (resumed by hand since the queue was continued): then the job follows it.
+    """
+    run_dir = runs_dir / str(job.run_id)
+    job.status, job.started_at = LAUNCHING, time.time()
+    if not save_state(runs_dir, state):
+        job.status, job.started_at = WAITING, None
+        return
+    try:
+        resume_run(run_dir, reap=True)
+    except RunStateError:
+        if read_status(run_dir).state not in LIVE:
+            raise
+        return  # launched: reconcile follows the run as it is
+    job.reason = None
 
 
 def save_state(runs_dir: Path, state: QueueState) -> bool:
@@ -213,7 +237,7 @@ def _launch_ready(runs_dir: Path, state: QueueState, estimates: dict[str, dict[s
                 return  # keep the plan's order: later jobs wait behind this one
         try:
             launch_job(runs_dir, state, job)
-        except (ConfigError, StartError, ClusterLaunchError) as exc:
+        except (ConfigError, StartError, ClusterLaunchError, RunStateError) as exc:
             job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             continue
         active.append(job)

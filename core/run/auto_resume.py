@@ -31,13 +31,11 @@ from typing import Any
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
-from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
-from core.run.records import STEP_KINDS, well_formed_only
+from core.run.reached import checkpoint_step, resume_by_hand, step_reached
 from core.run.states import FAILED
 from core.run.status import RunStatus, read_status, write_status
 from core.run.store import load_run_config
-from core.util.jsonl import tail_jsonl
 from core.util.locks import held_briefly
 
 QUEUED_DEFAULT = 2  # auto_resume when the config leaves it empty, for a run of a queue (others: 0)
@@ -71,7 +69,8 @@ class Decision:
         """The decision in a notification's words ("" when auto-resume is off)."""
         if self.due_at is not None:
             at = datetime.fromtimestamp(self.due_at).strftime("%H:%M:%S")
-            return f"it resumes by itself at {at} (automatic resume {self.count} of {self.limit})"
+            start = f" from its checkpoint at step {self.from_step:,}" if self.from_step is not None else ""
+            return f"it resumes by itself at {at}{start} (automatic resume {self.count} of {self.limit})"
         if self.gave_up:
             return f"it is not resumed automatically: {self.gave_up}"
         return ""
@@ -101,12 +100,6 @@ def failure_kind(status: RunStatus) -> str:
     return kind if kind in KINDS else "crashed"
 
 
-def _checkpoint_step(run_dir: Path) -> int | None:
-    """The step of the newest complete checkpoint: where a resume would start (None: there is none)."""
-    ckpt = find_checkpoint(run_dir).checkpoint
-    return ckpt.step if ckpt is not None else None
-
-
 def decide(run_dir: Path, status: RunStatus, now: float | None = None) -> Decision:
     """The decision for a crashed or failed run, from its status (pure but for reading the run's config and
     checkpoints, once each)."""
@@ -121,7 +114,7 @@ def decide(run_dir: Path, status: RunStatus, now: float | None = None) -> Decisi
     history = list(auto.get("history") or [])
     if kind in NEVER:
         return Decision(gave_up=NEVER[kind], count=count, limit=limit)
-    from_step = _checkpoint_step(run_dir)
+    from_step = checkpoint_step(run_dir)
     if kind in OUT_OF_MEMORY and from_step is not None and any(
             h.get("kind") in OUT_OF_MEMORY and h.get("from_step") == from_step for h in history):
         return Decision(gave_up=f"out of memory ({kind}) twice since the checkpoint at step {from_step:,}, which a "
@@ -145,13 +138,13 @@ def plan(run_dir: Path, now: float | None = None) -> Decision:
         auto = dict(status.auto_resume or {})
         if auto.get("attempt") == status.attempt and status.state in FAILED:
             return Decision(due_at=auto.get("due_at"), gave_up=auto.get("gave_up"), count=int(auto.get("count") or 0),
-                            limit=int(auto.get("limit") or 0))
+                            limit=int(auto.get("limit") or 0), from_step=checkpoint_step(run_dir))
         decision = decide(run_dir, status, now)
         if decision.limit <= 0:
             if status.state in FAILED and status.attempt is not None:  # decided once: a queue runner asks every pass
                 write_status(run_dir, auto_resume={**auto, "attempt": status.attempt, "limit": 0})
             return decision
-        entry = {"attempt": status.attempt, "kind": failure_kind(status), "step": _last_step(run_dir),
+        entry = {"attempt": status.attempt, "kind": failure_kind(status), "step": step_reached(run_dir),
                  "from_step": decision.from_step, "at": time.time(),
                  "reason": (status.exit_reason or status.error_message or status.state)[:300]}
         history = [*list(auto.get("history") or []), entry][-HISTORY_KEPT:]
@@ -161,11 +154,19 @@ def plan(run_dir: Path, now: float | None = None) -> Decision:
         return decision
 
 
-def _last_step(run_dir: Path) -> int:
-    """The newest step the run's records reached (their tail only)."""
-    steps = [int(r.get("step", 0)) for r in well_formed_only(tail_jsonl(RunDir(run_dir).metrics))
-             if r.get("kind") in STEP_KINDS]
-    return max(steps, default=0)
+def next_step(run_dir: Path, decision: Decision | None) -> str:
+    """What follows a crash, in its message's words: the automatic resume when one is planned; else why none is (when
+    automatic resume is on) and the command that resumes it by hand. A crash message never says "it resumes" unless
+    a resume is planned (issue 42: a run of its own, auto_resume 0, said it resumed from its checkpoint and stayed
+    crashed). ``decision``: ``plan``'s for this attempt (None: it could not be made)."""
+    if decision is not None and decision.due_at is not None:
+        return decision.sentence
+    by_hand = resume_by_hand(run_dir)
+    if decision is None or not decision.gave_up:
+        return by_hand
+    if decision.gave_up.startswith(NEVER["no_checkpoint"]):  # by_hand says so too: once is enough
+        return f"it is not resumed automatically: {by_hand}"
+    return f"{decision.sentence}; {by_hand}"
 
 
 def resume_if_due(run_dir: Path, now: float | None = None, reap: bool = True) -> bool:

@@ -21,6 +21,7 @@ from core.config.errors import ConfigError
 from core.config.validate import validate_config
 from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
+from core.run.reached import resume_by_hand
 from core.run.states import ACTIVE, BROKEN, RESUMABLE
 from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, StatusFields, read_status, write_status
 from core.run.store import load_run_config
@@ -206,11 +207,8 @@ def stop_run(run_dir: Path, timeout: float = 60.0, poll: float = 0.2, term_grace
     after = read_status(run_dir)
     if after.state not in ACTIVE and after.recorded_state is None:
         return "graceful"  # it saved and wrote its own end after SIGTERM
-    ckpt = find_checkpoint(run_dir).checkpoint
-    resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
-               "it has no checkpoint, so it cannot resume: start it again")
     write_status(run_dir, state="stopped", ended_at=time.time(),
-                 exit_reason=f"terminated: no graceful stop within {timeout:g} s; {resumes}")
+                 exit_reason=f"terminated: no graceful stop within {timeout:g} s; {resume_by_hand(run_dir)}")
     return "terminated"
 
 

@@ -33,8 +33,8 @@ from typing import Any, Protocol
 
 from core.notify.run_events import notify_run_event
 from core.run import records
-from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
+from core.run.reached import resume_by_hand
 from core.run.status import write_status
 from core.util.jsonl import JsonlWriter
 from core.util.text import format_age
@@ -190,11 +190,8 @@ class StallWatch:
     def _give_up(self, step: int, grace: float) -> None:
         """The training thread did not come back: record the run stopped, resumable from its newest checkpoint, and
         end the worker process (its env processes with it)."""
-        ckpt = find_checkpoint(self.run_dir).checkpoint
-        resumes = (f"it resumes from the checkpoint at step {ckpt.step:,}" if ckpt else
-                   "it has no checkpoint to resume from: restart it")
         reason = (f"stalled at step {step:,} and the training thread did not come back within {grace:g} s of "
-                  f"the stop (runtime.on_stall: stop): the worker ended; {resumes}")
+                  f"the stop (runtime.on_stall: stop): the worker ended; {resume_by_hand(self.run_dir)}")
         self._event(reason, "error", "stall_stop")
         write_status(self.run_dir, state="stopped", exit_reason=reason, ended_at=time.time(), stalled=None)
         RunDir(self.run_dir).stop_request.unlink(missing_ok=True)

@@ -19,19 +19,30 @@ class JsonlReader:
 
     A last line without its newline is left for the next call (it may still be being
     written); a complete line that is not valid JSON is skipped and counted in ``skipped``.
+    A file replaced under the reader (a resume moves an interrupted attempt's records aside and
+    writes the rest as a new file) is read again from its start, and ``restarts`` counts it: the
+    records it returns then are ones it returned before, so a caller that counts or prints them
+    starts over (``core.cli.follow``). The replacement is told by the file's identity, not only by
+    a shorter size: the new file may already be longer than the old offset when it is first read.
     """
 
     def __init__(self, path: Path, offset: int = 0):
         self.path = Path(path)
         self.offset = offset
         self.skipped = 0
+        self.restarts = 0
+        self._identity: tuple[int, int] | None = None  # (device, inode) of the file the offset belongs to
 
     def read_new(self, max_bytes: int | None = None) -> list[dict[str, Any]]:
         try:
             with open(self.path, "rb") as fh:
-                size = os.fstat(fh.fileno()).st_size
-                if size < self.offset:  # the file was replaced by a shorter one: start over
+                stat = os.fstat(fh.fileno())
+                identity = (stat.st_dev, stat.st_ino)
+                replaced = self._identity is not None and identity != self._identity
+                if (replaced or stat.st_size < self.offset) and self.offset:  # a new file: start over
                     self.offset = 0
+                    self.restarts += 1
+                self._identity = identity
                 fh.seek(self.offset)
                 chunk = fh.read(max_bytes if max_bytes is not None else -1)
         except FileNotFoundError:

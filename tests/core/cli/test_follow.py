@@ -75,3 +75,46 @@ def test_a_run_ended_within_its_first_second_says_its_mean_speed_from_its_traini
     line = progress.line("finished", 1e9 + 1, train_time_s=0.5)
     assert "] 800/800 steps  1,600 steps/s on average  finished" in line, line
     assert "steps/s" not in progress.line("running", 1e9 + 1, train_time_s=0.5)  # a running run measures its own
+
+
+@pytest.mark.training
+def test_a_resume_after_a_crash_prints_each_warning_once_and_counts_each_episode_once(runs_dir):
+    """Issue 42: the resume rewrites metrics.jsonl without the crashed attempt's records past its checkpoint; the
+    follower read the new file from its start again and printed the keep-awake warning a second time (and counted
+    every episode twice)."""
+    from core.run.control import launch_worker
+    from core.run.episodes import episode_count, episode_groups
+    from core.run.status import read_status
+    from core.util.files import read_json
+    from core.util.jsonl import read_jsonl
+    from core.util.procs import process_tree
+    from tests.training_helpers import last_step, wait_for
+
+    # 100 steps a second: a timed flush (each second) writes records past a checkpoint (every 2.5 s) before the next
+    run = make_run(runs_dir, {"algo": "PPO", "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
+                              "env": {"entry_point": "tests.core.run.fast_env:FastEpisodesEnv",
+                                      "kwargs": {"steps": 20, "delay_s": 0.01}},
+                              "runtime": {"n_envs": 1, "keep_awake": False},  # its warning, on any machine
+                              "budget": {"total_timesteps": 100_000, "checkpoint_every": 256}})
+    launch_worker(run)
+
+    def checkpoint() -> int:
+        return (read_json(run / "checkpoints" / "latest.json") or {}).get("step", 0)
+
+    wait_for(lambda: checkpoint() >= 256 and last_step(run) > checkpoint(), timeout=120,
+             what="records past a checkpoint")
+    for proc in process_tree(read_status(run).pid):
+        proc.kill()
+    wait_for(lambda: read_status(run).state == "crashed" and read_status(run).recorded_state is None, timeout=60,
+             what="the supervisor to record the crash")
+
+    done = cli("resume", run.name, "--timesteps", "64", "--runs-dir", str(runs_dir))
+    assert done.returncode == 0, done.stderr
+    assert (run / "metrics.superseded.jsonl").is_file(), "the resume moved records aside (the case of the issue)"
+    lines = done.stderr.splitlines()
+    # the first attempt's warning, and the resume's own (read from the new file, wherever its offset falls)
+    assert len([line for line in lines if "keep awake is off" in line]) == 1, done.stderr
+    assert len([line for line in lines if "moved to metrics.superseded.jsonl" in line]) == 1, done.stderr
+    episodes = episode_count(episode_groups(read_jsonl(run / "metrics.jsonl")))
+    last = [line for line in done.stderr.splitlines() if line.startswith("[")][-1]
+    assert last.endswith(f"({episodes:,} ep)"), (last, episodes)

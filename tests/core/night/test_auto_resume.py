@@ -16,12 +16,12 @@ from tests.training_helpers import copy_run, make_run, records, run_worker, wait
 ENV = "tests.core.night.night_env:NightEnv"
 
 
-def night_run(runs_dir, env_kwargs, **runtime):
+def night_run(runs_dir, env_kwargs, checkpoint_every=128, **runtime):
     return make_run(runs_dir, {
         "algo": "PPO", "ppo": {"n_steps": 64, "batch_size": 64, "n_epochs": 1},
         "env": {"entry_point": ENV, "kwargs": env_kwargs},
         "runtime": {"n_envs": 1, "vec_env": "dummy", "telemetry_hz": 0, "auto_resume_after_s": 0.2, **runtime},
-        "budget": {"total_timesteps": 640, "checkpoint_every": 128}})
+        "budget": {"total_timesteps": 640, "checkpoint_every": checkpoint_every}})
 
 
 # --- the decision, on a real run folder (the session's trained run) -----------------------------------------------
@@ -79,7 +79,9 @@ def test_a_killed_worker_resumes_by_itself_to_finished_and_the_night_says_so(run
     auto = status.auto_resume
     assert auto["count"] == 1 and auto["history"][0]["kind"] == "killed" and auto["history"][0]["from_step"] == 256
     assert "SIGKILL" in crash["message"] and "resumes by itself at" in crash["message"]
-    assert "(automatic resume 1 of 1)" in crash["message"]
+    assert "from its checkpoint at step 256 (automatic resume 1 of 1)" in crash["message"]
+    assert "rlpanel resume" not in crash["message"], "a resume is planned: no command to type"
+    assert reached_step(crash["message"]) >= 256, "never a step before the checkpoint it resumes from"
     assert [r["step"] for r in records(run, "attempt")] == [0, 256]
     row = next(r for r in morning_report(RunStore(runs_dir), since=0).rows if r.run_id == run.name)
     assert "resumed after it was crashed, 2 attempts" in row.resumed and "1 automatic resume" in row.resumed
@@ -102,3 +104,32 @@ def test_a_run_that_keeps_failing_is_resumed_n_times_then_given_up(runs_dir):
     assert status.failure_kind == "error" and "simulator's connection was lost" in status.exit_reason
     assert "resumed automatically 2 times already (runtime.auto_resume: 2)" in status.auto_resume["gave_up"]
     assert [h["kind"] for h in status.auto_resume["history"]] == ["error"] * 3
+
+
+def reached_step(message: str) -> int:
+    """The step of "killed (...) at step 1,234" in a crash message."""
+    import re
+
+    return int(re.search(r"\) at step ([\d,]+)", message).group(1).replace(",", ""))
+
+
+@pytest.mark.training
+def test_a_killed_run_of_its_own_names_the_resume_command_and_never_a_step_before_its_checkpoint(runs_dir, tmp_path):
+    """Issue 42: a run with auto_resume 0, killed, said "it resumes from the checkpoint at step 50,000" and stayed
+    crashed; killed just after a checkpoint, its records (at most one a second) ended before it: "killed at step
+    49,997; it resumes from the checkpoint at step 50,000"."""
+    with NotifySink() as sink:
+        save_settings(NotifySettings((Target(sink.url, ("crashed",)),)))
+        # checkpoints at steps 75 and 150: the first flush writes a progress record (at 75), the second only the
+        # episodes it covers, which end at step 140 (20 steps each; the update's record says 128), and the kill at
+        # 155 comes well before the next progress record, a second after the first
+        run = night_run(runs_dir, {"die_at": 155, "marker": str(tmp_path / "killed")}, checkpoint_every=75,
+                        auto_resume=0)
+        run_worker(run, timeout=120)
+        crash = sink.wait(lambda m: "crashed" in m["title"])
+    status = read_status(run)
+    assert status.state == "crashed" and status.attempt == 1, "nothing resumed it"
+    for text in (status.exit_reason, status.error_message, crash["message"]):
+        assert f"resume it with `rlpanel resume {run.name}` (from its checkpoint at step 150)" in text, text
+        assert "resumes" not in text, text
+        assert reached_step(text) == 150, text

@@ -59,7 +59,7 @@ def test_on_stall_stop_ends_a_run_whose_env_deadlocked_in_the_worker_and_it_resu
     assert run_worker(run, timeout=120) == 0
     status = read_status(run)
     assert status.state == "stopped", (run / "worker.log").read_text()[-2000:]
-    assert "stalled at step 299" in status.exit_reason and "resumes from the checkpoint at step 256" in status.exit_reason
+    assert "stalled at step 299" in status.exit_reason and "(from its checkpoint at step 256)" in status.exit_reason
     assert {"stalled", "stall_stop"} <= set(event_codes(run))
     assert find_checkpoint(run).checkpoint.step == 256
     resume_run(run, reap=False)

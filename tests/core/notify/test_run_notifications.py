@@ -78,7 +78,9 @@ def test_a_worker_killed_with_sigkill_is_marked_crashed_and_notified_within_a_mi
         assert supervisor.wait(30) == 128 + signal.SIGKILL
     status = read_status(run)
     assert status.state == "crashed" and status.recorded_state is None, "written by the supervisor"
-    assert "SIGKILL" in status.exit_reason and "resumes from the checkpoint at step" in status.exit_reason
+    # a run of its own (auto_resume 0): nothing resumes it, so the reason names the command
+    assert "SIGKILL" in status.exit_reason and f"resume it with `rlpanel resume {run.name}` (from its checkpoint at step" \
+        in status.exit_reason
     assert run.name in msg["title"] and "SIGKILL" in msg["message"] and "It got to step" in msg["message"]
     assert not psutil.pid_exists(worker) or psutil.Process(worker).status() == psutil.STATUS_ZOMBIE
     # the crashed run resumes as before, under a new supervisor

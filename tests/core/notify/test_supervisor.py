@@ -20,17 +20,18 @@ def ended_worker_run(runs_dir, state="running"):
 
 def test_a_worker_that_left_its_run_running_is_marked_crashed_with_the_signal(runs_dir):
     run = ended_worker_run(runs_dir)
-    event, reason = settle(run, 1234.5, -signal.SIGKILL)
+    event, reason, decision = settle(run, 1234.5, -signal.SIGKILL)
     status = read_status(run)
     assert event == "crashed" and status.state == "crashed" and status.recorded_state is None
-    assert "SIGKILL" in reason and "no checkpoint to resume from" in reason
+    assert decision is not None and decision.due_at is None, "a run of its own: automatic resume is off"
+    assert "SIGKILL" in reason and f"no checkpoint to resume from: restart it with `rlpanel restart {run.name}`" in reason
     assert status.error["message"] == reason == status.exit_reason
 
 
 def test_an_end_the_worker_recorded_is_reported_as_recorded(runs_dir):
     run = ended_worker_run(runs_dir, "failed")
     write_status(run, exit_reason="ValueError: boom")
-    assert settle(run, 1234.5, 1) == ("failed", "ValueError: boom")
+    assert settle(run, 1234.5, 1)[:2] == ("failed", "ValueError: boom")
     assert read_status(run).state == "failed"
 
 
@@ -52,7 +53,7 @@ def test_a_stop_in_progress_records_the_end_itself(runs_dir):
 
     thread = threading.Thread(target=the_stop_records_it)
     thread.start()
-    assert settle(run, 1234.5, -signal.SIGTERM) == ("stopped", "terminated: no graceful stop within 60 s")
+    assert settle(run, 1234.5, -signal.SIGTERM)[:2] == ("stopped", "terminated: no graceful stop within 60 s")
     thread.join()
 
 

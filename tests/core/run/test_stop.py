@@ -41,7 +41,7 @@ def test_a_frozen_worker_is_terminated_and_the_reason_claims_no_missing_checkpoi
     status = read_status(run)
     assert status.state == "stopped"
     assert find_checkpoint(run).checkpoint is None
-    assert "it has no checkpoint, so it cannot resume" in status.exit_reason
+    assert f"it has no checkpoint to resume from: restart it with `rlpanel restart {run.name}`" in status.exit_reason
     assert "resumes from" not in status.exit_reason
 
 

@@ -127,7 +127,7 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
     status = wait_for(lambda: (lambda s: s if s.recorded_state is None else None)(read_status(run)), timeout=60,
                       what="the supervisor to record the crash")
     assert status.state == "crashed" and "SIGKILL" in status.error["message"]
-    assert "resumes from the checkpoint at step" in status.exit_reason
+    assert f"resume it with `rlpanel resume {run.name}` (from its checkpoint at step" in status.exit_reason
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]
 
     out = cli("runs", "--json", "--runs-dir", str(runs_dir))
