@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
-                "terminated": "did not stop in time and was terminated; it resumes from its last checkpoint",
+                "terminated": "did not stop in time and was terminated",
                 "not running": "was not running"}
 
 
@@ -171,7 +171,14 @@ class RunActions:
     def stop_finished(self, how: str) -> None:
         w = self.window
         name = w.run_dir.name if w.run_dir else "the run"
-        self.stop_words[name] = STATUS_WORDS.get(how, how)  # the status change may arrive after this
+        words = STATUS_WORDS.get(how, how)
+        if how == "terminated" and w.run_dir is not None:  # what Resume can do now, never a checkpoint it does not have
+            from core.run.reached import checkpoint_step
+
+            step = checkpoint_step(w.run_dir)
+            words += (f"; Resume goes on from its checkpoint at step {step:,}" if step is not None
+                      else "; it has no checkpoint: Restart trains it again from step 0")
+        self.stop_words[name] = words  # the status change may arrive after this
         w.statusBar().showMessage(f"{name} {self.stop_words[name]}", 15000)
         w.runs.refresh()
         w.update_actions()

@@ -188,3 +188,13 @@ def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, r
     assert "Ray cluster" in window.statusBar().currentMessage()
     qtbot.waitUntil(lambda: window.run_dir == run, timeout=10000)  # followed once the submission answered
     assert calls == [(run, False)]
+
+
+def test_a_terminated_stop_never_promises_a_checkpoint_the_run_does_not_have(qtbot, make_window, runs_dir):
+    run_dir = make_fake_run(runs_dir, state="stopped", device="cpu")  # no checkpoint was ever written
+    window = make_window()
+    window.follow_run(run_dir)
+    window.run_actions.stop_finished("terminated")  # what the follower says after a stop that had to kill the worker
+    message = window.statusBar().currentMessage()
+    assert message == (f"{run_dir.name} did not stop in time and was terminated; it has no checkpoint: "
+                       "Restart trains it again from step 0")
