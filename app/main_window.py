@@ -31,7 +31,7 @@ from app.settings import get_setting, set_setting
 from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.widgets.lazy_tabs import LazyTabs
-from app.window_state import fit_shown, restore_monitor, restore_window, save_window
+from app.window_state import available, fit_shown, restore_monitor, restore_window, save_window
 from core.fit.result import FitEstimate
 from core.run.names import config_algo, read_run_label
 from core.run.states import ACTIVE, FAILED, TERMINAL
@@ -138,7 +138,7 @@ class MainWindow(QMainWindow):
         monitor.tensorboard_requested.connect(lambda: self.tensorboard.open(self.run_dir))
         monitor.close_requested.connect(lambda: self.follow_run(None))
         monitor.apply_theme(*plot_colors())
-        restore_monitor(monitor)
+        restore_monitor(monitor, available(self))
         if self.run_dir is None:  # what came while it was not built yet
             monitor.set_estimate(self._pending_estimate)
             if self._idle_unavailable is not None:

@@ -4,7 +4,11 @@ splitters, the tab, the plots' axis and Configure's preset and edits, in the app
 The geometry is kept per screen, keyed by the screen's available size (``window/geometry/1366x728``):
 a window closed on a desktop monitor opens on the laptop's own screen at the laptop's size, not
 at a size saved elsewhere that happens to squeeze in; a saved geometry that does not fit the
-screen it was saved for (the screen's scale changed) is not restored either.
+screen it was saved for (the screen's scale changed) is not restored either. The splitters are kept
+per screen the same way (``window/splitters/1366x728``, ``monitor/splitters/1366x728``): a splitter
+is in pixels, and one dragged on a wider screen gave Configure more than a 1280-pixel screen has to
+spare and cut the GPU panels' messages at top and bottom there. A screen with none saved gets the
+layout's own fit (``fit_shown``).
 
 Functions of the window (``self``: what ``StatefulWindow`` names, the main window), kept apart from its wiring.
 """
@@ -53,6 +57,8 @@ TABS_MIN_WIDTH = 660
 TABS_PREFERRED_WIDTH = 690  # the tabs' width at 1280 logical pixels: a wider screen gives Configure the rest...
 CONFIGURE_EXTRA = 120       # ...up to this much past its minimum
 TABS_MIN_HEIGHT = 420
+WINDOW_SPLITTERS = "window/splitters"    # + /WxH: Configure beside the tabs, per screen size
+MONITOR_SPLITTERS = "monitor/splitters"  # + /WxH: the Monitor's reward, charts and GPU panels, per screen size
 
 
 def restore_window(self: StatefulWindow) -> None:
@@ -61,19 +67,24 @@ def restore_window(self: StatefulWindow) -> None:
     geometry = get_setting(geometry_key(avail), QByteArray()) if avail is not None else QByteArray()
     restored = not geometry.isEmpty() and self.restoreGeometry(geometry)
     fit_screen(self, restored)
-    splitter = get_setting("window/splitter", QByteArray())
-    if not splitter.isEmpty():
-        self.splitter.restoreState(splitter)
+    split = restore_splitter(self.splitter, WINDOW_SPLITTERS, avail)
+    # on a laptop screen that never saved one, fit_shown sizes Configure once the layouts know their widths
+    self.fit_splitter = self.configure.compact and not split
     self.tabs.setCurrentIndex(get_setting("window/tab", 0))
     restore_configure(self)
 
 
-def restore_monitor(monitor: MonitorPanel) -> None:
-    """The Monitor's axis and splitter as the window last closed (when the Monitor is built)."""
+def restore_monitor(monitor: MonitorPanel, avail: QRect | None) -> None:
+    """The Monitor's axis, and its splitter as the window last closed on a screen of this size (when the Monitor
+    is built)."""
     monitor.set_x_mode(get_setting("monitor/x_mode", "step"))
-    monitor_split = get_setting("monitor/splitter", QByteArray())
-    if not monitor_split.isEmpty():
-        monitor.splitter.restoreState(monitor_split)
+    restore_splitter(monitor.splitter, MONITOR_SPLITTERS, avail)
+
+
+def restore_splitter(splitter: QSplitter, group: str, avail: QRect | None) -> bool:
+    """Put back the sizes ``splitter`` had when the window last closed on a screen of this size; whether it had."""
+    state = get_setting(screen_key(group, avail), QByteArray()) if avail is not None else QByteArray()
+    return not state.isEmpty() and splitter.restoreState(state)
 
 def available(self: StatefulWindow) -> QRect | None:
     """The available geometry of the window's screen (the primary one before it is shown); None without a screen."""
@@ -83,7 +94,12 @@ def available(self: StatefulWindow) -> QRect | None:
 
 def geometry_key(avail: QRect) -> str:
     """The setting holding the geometry saved on a screen of this available size."""
-    return f"window/geometry/{avail.width()}x{avail.height()}"
+    return screen_key("window/geometry", avail)
+
+
+def screen_key(group: str, avail: QRect) -> str:
+    """The setting of ``group`` saved on a screen of this available size."""
+    return f"{group}/{avail.width()}x{avail.height()}"
 
 
 def fit_screen(self: StatefulWindow, restored: bool = False) -> None:
@@ -105,7 +121,6 @@ def fit_screen(self: StatefulWindow, restored: bool = False) -> None:
     # never outgrows a 1280-pixel-wide screen
     self.tabs.setMinimumWidth(TABS_MIN_WIDTH if compact else 0)
     self.tabs.setMinimumHeight(TABS_MIN_HEIGHT if compact else 0)  # the Monitor's plots get shorter instead
-    self.fit_splitter = compact and not restored  # fit_shown sizes Configure once the layouts know their widths
 
 def fit_shown(self: StatefulWindow) -> None:
     """After the first show, when every layout knows its real minimum width: a window a layout made wider than
@@ -142,9 +157,10 @@ def save_window(self: StatefulWindow) -> None:
     avail = available(self)
     if avail is not None:
         set_setting(geometry_key(avail), self.saveGeometry())
-    set_setting("window/splitter", self.splitter.saveState())
+        set_setting(screen_key(WINDOW_SPLITTERS, avail), self.splitter.saveState())
     set_setting("window/tab", self.tabs.currentIndex())
     if self.lazy_tabs.is_built("Monitor"):  # else what it would save is what was read
         monitor: MonitorPanel = self.lazy_tabs.get("Monitor")  # type: ignore[assignment]
         set_setting("monitor/x_mode", monitor.x_mode.currentData())
-        set_setting("monitor/splitter", monitor.splitter.saveState())
+        if avail is not None:
+            set_setting(screen_key(MONITOR_SPLITTERS, avail), monitor.splitter.saveState())

@@ -167,16 +167,21 @@ os._exit(0)
 
 def open_on_screen(tmp_path, runs_dir, screen: tuple[int, int], resize_to: tuple[int, int]) -> list[int]:
     """Open the window on a screen of this size, resize it and close it: the size it opened at."""
+    return run_on_screen(tmp_path, screen, RESIZE_SCRIPT, str(runs_dir), *map(str, resize_to))["opened"]
+
+
+def run_on_screen(tmp_path, screen: tuple[int, int], script: str, *args: str) -> dict:
+    """Run ``script`` on an offscreen screen of this size (settings in the test's RLPANEL_HOME): its last line's JSON."""
     config = tmp_path / f"screen-{screen[0]}x{screen[1]}.json"
     config.write_text(json.dumps({"screens": [{"name": "s", "x": 0, "y": 0, "width": screen[0], "height": screen[1],
                                                "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}))
     # HOME and XDG_CONFIG_HOME elsewhere too: a settings write that missed RLPANEL_HOME would land there
     env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={config}", "HOME": str(tmp_path / "home"),
            "XDG_CONFIG_HOME": str(tmp_path / "xdg")}
-    done = subprocess.run([sys.executable, "-c", RESIZE_SCRIPT, str(runs_dir), *map(str, resize_to)], cwd=REPO, env=env,
+    done = subprocess.run([sys.executable, "-c", script, *args], cwd=REPO, env=env,
                           capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])["opened"]
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def test_the_window_size_is_kept_per_screen_in_rlpanel_home(tmp_path, runs_dir, user_home):
@@ -192,3 +197,46 @@ def test_the_window_size_is_kept_per_screen_in_rlpanel_home(tmp_path, runs_dir, 
     ini = (user_home / "rlpanel.ini").read_text()
     assert "1920x1200" in ini and "1600x900" in ini
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home" / ".config").exists()  # never the system's folder
+
+
+SPLITTER_SCRIPT = r"""
+import json, os, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.main_window import MainWindow
+window = MainWindow(Path(sys.argv[1]), confirm_close=False)
+window.show()
+monitor = window.monitor  # built now, as after the first frame; its tab is the one shown
+for _ in range(10):  # fit_shown runs from the event loop after the first show
+    app.processEvents()
+opened = {"window": window.splitter.sizes(), "monitor": monitor.splitter.sizes()}
+if sys.argv[2] == "drag":  # the user drags: Configure as narrow as it goes, the reward plot 40 pixels taller
+    window.splitter.setSizes([0, sum(window.splitter.sizes())])
+    reward, charts, gpus = monitor.splitter.sizes()
+    monitor.splitter.setSizes([reward + 40, charts - 40, gpus])
+    app.processEvents()
+dragged = {"window": window.splitter.sizes(), "monitor": monitor.splitter.sizes()}
+window.close()
+print(json.dumps({"opened": opened, "closed": dragged}), flush=True)
+os._exit(0)
+"""
+
+
+def test_the_splitters_are_kept_per_screen_and_another_screen_never_inherits_them(tmp_path, runs_dir, user_home):
+    """Issue 42: closed at 1280x720, then at 1366x768, then at 1280x720 again, Configure came back wider and the
+    GPU panels' messages cut: the splitters saved on one screen were put back on the other."""
+    laptop, wider = (1280, 720), (1366, 768)
+    first = run_on_screen(tmp_path, laptop, SPLITTER_SCRIPT, str(runs_dir), "drag")
+    assert first["closed"] != first["opened"]  # the drag moved both splitters
+    other = run_on_screen(tmp_path, wider, SPLITTER_SCRIPT, str(runs_dir), "keep")
+    # the wider screen lays itself out: Configure at its fitted width, wider than the narrowest the laptop saved
+    assert other["opened"]["window"][0] > first["closed"]["window"][0]
+    assert other["opened"]["monitor"] != first["closed"]["monitor"]
+    back = run_on_screen(tmp_path, laptop, SPLITTER_SCRIPT, str(runs_dir), "keep")
+    # the laptop's own splitters, not the wider screen's (the tabs take what the restored window's width leaves)
+    assert back["opened"]["window"][0] == first["closed"]["window"][0]
+    assert back["opened"]["monitor"] == first["closed"]["monitor"]
+    again = run_on_screen(tmp_path, wider, SPLITTER_SCRIPT, str(runs_dir), "keep")
+    assert again["opened"]["window"][0] == other["closed"]["window"][0]
+    assert again["opened"]["monitor"] == other["closed"]["monitor"]

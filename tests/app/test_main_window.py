@@ -159,7 +159,7 @@ def test_layout_and_axis_choice_persist(qtbot, make_window):
     avail = window.screen().availableGeometry()
     assert get_setting(f"window/geometry/{avail.width()}x{avail.height()}", QByteArray()) == geometry  # this screen's
     again = make_window()
-    assert get_setting("window/splitter", QByteArray()) == splitter
+    assert get_setting(f"window/splitters/{avail.width()}x{avail.height()}", QByteArray()) == splitter  # this screen's
     assert again.tabs.currentIndex() == 2
     assert again.monitor.x_mode.currentData() == "time"
 
