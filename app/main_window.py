@@ -357,7 +357,7 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(message, 20000)
             self.runs.refresh()
         if self.run_state in FAILED and status.error:
-            self.log.append_lines([f"*** run {self.run_state}: {status.error.get('message', '')}"])
+            self.log.add_line(f"*** run {self.run_state}: {status.error.get('message', '')}", status.ended_at)
         self.update_actions()
 
     def _on_runs_listed(self, infos: list) -> None:

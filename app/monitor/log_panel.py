@@ -1,12 +1,15 @@
 """The Log tab: the followed run's ``worker.log`` and its ``event`` records, tail-following.
 
 Each message once: the worker prints its events to worker.log as well (``core.run.records.event_echo``),
-so those lines are dropped here and the event record, with its time, is shown. Long lines wrap at the
-pane's width: following the newest line never scrolls the pane sideways to a line's far end.
+so those lines are dropped here and the event record, with its time, is shown. The window's own lines (a
+notification where there is no tray, a run's failure) start with their local time too, as the events do.
+Long lines wrap at the pane's width: following the newest line never scrolls the pane sideways to a line's
+far end.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import datetime
 
 from PySide6.QtGui import QFontDatabase, QTextCursor
@@ -18,9 +21,13 @@ MAX_LINES = 20000
 MAX_NOTICES = 50
 
 
+def clock_stamp(t: float | None) -> str:
+    """``[HH:MM:SS]``, the local time of ``t`` (seconds since the epoch) that starts a line of the Log tab."""
+    return f"[{datetime.fromtimestamp(t).strftime('%H:%M:%S')}]" if t else "[--:--:--]"
+
+
 def format_event(rec: dict) -> str:
-    when = datetime.fromtimestamp(rec["t"]).strftime("%H:%M:%S") if rec.get("t") else "--:--:--"
-    return f"[{when}] event {str(rec.get('level', 'info')).upper()}: {rec.get('message', '')}"
+    return f"{clock_stamp(rec.get('t'))} event {str(rec.get('level', 'info')).upper()}: {rec.get('message', '')}"
 
 
 class LogPanel(QWidget):
@@ -51,10 +58,15 @@ class LogPanel(QWidget):
         self.append_lines(self.notices)
 
     def add_notice(self, line: str) -> None:
-        """A line of the window's own (a desktop notification where there is no tray) that stays
-        when another run is followed; the newest ``MAX_NOTICES`` are kept."""
+        """A line of the window's own (a desktop notification where there is no tray), with the time it came, that
+        stays when another run is followed; the newest ``MAX_NOTICES`` are kept."""
+        line = f"{clock_stamp(time.time())} {line}"
         self.notices = [*self.notices, line][-MAX_NOTICES:]
         self.append_lines([line])
+
+    def add_line(self, line: str, t: float | None = None) -> None:
+        """A line of the window's own about the followed run (gone with it), with its time (``t``, else now)."""
+        self.append_lines([f"{clock_stamp(t or time.time())} {line}"])
 
     def append_lines(self, lines: list[str]) -> None:
         if not lines:

@@ -27,6 +27,19 @@ def tray_icon() -> QIcon:
     return icon
 
 
+def notice_line(title: str, body: str) -> str:
+    """A notification as one line of the Log tab: the title once. A run's body starts by repeating its title
+    ("rlpanel: run X finished" / "Run X finished: reason"), which a toast shows apart but one line read as
+    "run X finished: Run X finished: reason"; the "rlpanel: " a toast needs to say whose it is goes too."""
+    head = title.removeprefix("rlpanel: ")
+    lines = body.splitlines()
+    if lines and lines[0].lower().startswith(head.lower()):
+        lines[0] = lines[0][len(head):].lstrip(": ")
+    # its lines were sentences apart: joined, one that ends without a stop gets one
+    text = " ".join(line if line.endswith((".", "!", "?", ":")) else f"{line}." for line in lines if line)
+    return f"{head}: {text}" if text else head
+
+
 class TrayIcon(QObject):
     open_requested = Signal()
     stop_requested = Signal(str)  # a run id
@@ -86,7 +99,7 @@ class TrayIcon(QObject):
             kind = QSystemTrayIcon.MessageIcon.Warning if warning else QSystemTrayIcon.MessageIcon.Information
             self.icon.showMessage(title, body, kind, MESSAGE_MS)
         else:
-            self.fallback.emit(f"*** {title}: {' '.join(body.splitlines())}")
+            self.fallback.emit(f"*** {notice_line(title, body)}")
 
     def close(self) -> None:
         if self.icon is not None:

@@ -4,6 +4,7 @@ opens at the left edge with long lines wrapped, following new text down, never s
 from __future__ import annotations
 
 import json
+import re
 import time
 
 from app.monitor.log_panel import LogPanel
@@ -45,3 +46,29 @@ def test_each_message_appears_once_in_the_window(qtbot, make_window, runs_dir):
     assert text.count(message) == 1 and text.count("GPU at 88 C") == 1
     assert f"event INFO: {message}" in text  # shown as the event, with its time
     assert "worker: pid 1 attempt 2 resuming" in text  # the log's own lines stay
+
+
+def test_a_notification_names_the_run_once_and_every_line_starts_with_its_local_time(qtbot, runs_dir):
+    """Issue 42: 'run X finished: Run X finished: …', and the window's lines had no time (where there is no tray,
+    the notification goes to the Log tab)."""
+    from datetime import datetime
+
+    from app.notify.tray import TrayIcon
+    from core.notify.messages import run_message
+
+    run = make_fake_run(runs_dir, state="finished", exit_reason="reached 10,000 steps")
+    panel = LogPanel()
+    qtbot.addWidget(panel)
+    tray = TrayIcon(panel, available=False)
+    tray.fallback.connect(panel.add_notice)
+    tray.notify(*run_message(run, "finished"))
+    notice = panel.plain_text()
+    assert re.fullmatch(rf"\[\d\d:\d\d:\d\d\] \*\*\* run {run.name} finished: reached 10,000 steps\. .+", notice), notice
+    assert notice.lower().count(run.name) == 1
+    evening = datetime(2026, 3, 1, 21, 4, 5).timestamp()  # local time, as the line shows it
+    panel.add_events([{**event("checkpoint saved at step 1,000", "info"), "t": evening}])
+    panel.add_line("*** run failed: boom", evening + 60)
+    assert panel.plain_text().splitlines()[1:] == ["[21:04:05] event INFO: checkpoint saved at step 1,000",
+                                                   "[21:05:05] *** run failed: boom"]
+    panel.set_run("another run")  # a notice stays over a change of run, with its time
+    assert panel.plain_text() == notice

@@ -79,7 +79,7 @@ def test_the_tray_menu_lists_runs_to_stop_and_the_tooltip_shows_progress(qtbot):
     assert [a.text() for a in tray.stop_menu.actions()] == ["No run is training"]
     with qtbot.waitSignal(tray.fallback) as line:
         tray.notify("rlpanel: run x failed", "Run x failed: boom\nIt got to step 5.")
-    assert line.args == ["*** rlpanel: run x failed: Run x failed: boom It got to step 5."]
+    assert line.args == ["*** run x failed: boom. It got to step 5."]  # the run named once
 
 
 def test_without_a_tray_the_window_says_so_once_and_run_ends_go_to_the_log(qtbot, make_window, runs_dir):
