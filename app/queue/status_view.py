@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 from app.theme import QUEUE_STATUS_COLORS, status_color
 from app.widgets.toolbar import panel_toolbar
 from app.widgets.tree import top_items
-from core.queue.control import QueueBusy, cancel_queue, start_queue
+from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.record import WAITING, QueueJob, QueueState
 from core.queue.state import is_active, pending_after, read_queue, summary_line
@@ -48,6 +48,21 @@ def job_reason(state: QueueState, job: QueueJob) -> str:
         pending = pending_after(state, job.name)
         return f"waiting for {', '.join(pending)}" if pending else "waiting for a free slot"
     return ""
+
+
+CONTINUE_TIP = "Start the queue runner again: it adopts the jobs already launched and runs the rest"
+
+
+def continue_blocked(state: QueueState | None, runs_dir: Path) -> str | None:
+    """Why Continue has nothing to do (None: the queue's runner is gone mid-plan, which Continue starts again)."""
+    if state is None:
+        return f"No queue in {runs_dir} to continue: build a plan above and press Start"
+    if state.state == "crashed":
+        return None
+    if is_active(state):
+        return f"Queue {state.id} is {state.state}: its runner is alive, there is nothing to continue"
+    again = "; Start with the same plan runs its unfinished jobs again" if state.state in CONTINUABLE else ""
+    return f"Queue {state.id} has ended ({state.state}): Continue is for a queue whose runner is gone{again}"
 
 
 class QueueStatusView(QWidget):
@@ -76,7 +91,6 @@ class QueueStatusView(QWidget):
         self.cancel_button.setToolTip("Launch no more jobs; running jobs finish unless the box is ticked")
         self.stop_running = QCheckBox("stop running jobs too")
         self.continue_button = QPushButton("Continue")
-        self.continue_button.setToolTip("Start the queue runner again: it adopts the jobs already launched and runs the rest")
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.cancel_button.clicked.connect(self.cancel)
@@ -142,7 +156,10 @@ class QueueStatusView(QWidget):
     def _show(self, state: QueueState | None) -> None:
         self.cancel_button.setEnabled(state is not None and state.state in ("running", "crashed"))
         self.stop_running.setEnabled(self.cancel_button.isEnabled())
-        self.continue_button.setVisible(state is not None and state.state == "crashed")
+        # disabled with the reason, not hidden: a widget in a toolbar row shows whatever its own visibility says
+        blocked = continue_blocked(state, self.runs_dir)
+        self.continue_button.setEnabled(blocked is None)
+        self.continue_button.setToolTip(blocked or CONTINUE_TIP)
         if not state:
             self.header.setText(f"No queue in {self.runs_dir} yet: build a plan above and press Start.")
             self.header.setStyleSheet("")

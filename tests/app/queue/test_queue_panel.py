@@ -192,13 +192,34 @@ def test_a_crashed_runner_is_shown_and_continue_finishes_the_plan(qtbot, runs_di
     panel = make_panel(qtbot, runs_dir)
     assert panel.state.state == "crashed"
     assert "crashed" in panel.status_view.header.text() and "Continue" in panel.status_view.header.text()
-    assert panel.status_view.continue_button.isVisibleTo(panel)
+    assert panel.status_view.continue_button.isEnabled()
     qtbot.mouseClick(panel.status_view.continue_button, Qt.MouseButton.LeftButton)
     assert "continuing queue" in panel.status_view.message.text().lower()
-    assert not panel.status_view.continue_button.isVisibleTo(panel)
+    assert not panel.status_view.continue_button.isEnabled()  # its runner lives again
     qtbot.waitUntil(lambda: ended(panel), timeout=TIMEOUT_MS)
     assert panel.state.state == "finished" and panel.state.id == state.id
     assert rows(panel)["only"]["Status"] == "finished"
+
+
+def test_continue_is_disabled_and_says_why_while_there_is_no_queue_to_continue(qtbot, runs_dir):
+    """Issue 42: Continue was enabled with no queue (a hidden widget in a toolbar row is shown all the same)."""
+    panel = make_panel(qtbot, runs_dir)
+    panel.show()
+    qtbot.waitExposed(panel)
+    button = panel.status_view.continue_button
+    assert not button.isEnabled() and button.toolTip().startswith(f"No queue in {runs_dir} to continue")
+    state = new_state(tiny_plan("only"), str(runs_dir / "plan.yaml"))
+    state.launched_at = 0  # long ago, and no runner holds the queue's lock: it reads as crashed
+    write_queue(runs_dir, state)
+    panel.refresh()
+    assert panel.state.state == "crashed"
+    assert button.isEnabled() and button.toolTip().startswith("Start the queue runner again")
+    state.state = "cancelled"
+    write_queue(runs_dir, state)
+    panel.refresh()
+    assert not button.isEnabled()
+    assert button.toolTip() == (f"Queue {state.id} has ended (cancelled): Continue is for a queue whose runner is gone; "
+                                "Start with the same plan runs its unfinished jobs again")
 
 
 def test_a_job_is_edited_through_the_configure_tab(qtbot, runs_dir, configure):
