@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.theme import QUEUE_STATUS_COLORS, status_color
 from app.widgets.toolbar import panel_toolbar
 from app.widgets.tree import top_items
+from core.queue import autostart
 from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.record import WAITING, QueueJob, QueueState
@@ -169,8 +170,11 @@ class QueueStatusView(QWidget):
                 f"parallel {state.parallel}, on failure {state.on_failure}")
         if state.ray:
             text += f"; on the Ray cluster {state.ray.get('address')}"
-        if state.survive_reboot:
-            text += f"; resumes after a restart: {state.survive_reboot.describe()}"
+        entry = state.survive_reboot
+        # said while it would resume the queue: an ended queue's entry only removes itself at the next log-in,
+        # and the state keeps an entry removed by hand
+        if entry is not None and (is_active(state) or state.state == "crashed") and not autostart.gone(entry):
+            text += f"; resumes after a restart: {entry.describe()}"
         if state.state == "crashed":
             text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."
         elif state.state == "failed" and state.error:

@@ -253,6 +253,14 @@ def find(runs_dir: Path | str, host: Host | None = None) -> StartupEntry | None:
     return StartupEntry("task", name) if host.command(["schtasks", "/Query", "/TN", name]).returncode == 0 else None
 
 
+def gone(entry: StartupEntry) -> bool:
+    """Whether a recorded entry is known to be gone: a file entry (XDG, Startup folder) whose file is not there
+    (the user removed it, or ``rlpanel queue resume`` did). A Task Scheduler task is taken as there: asking
+    schtasks starts a process, too dear for the Queue tab, which reads the state every second (the runner's
+    own removal clears the entry from the state for every kind)."""
+    return entry.kind != "task" and not Path(entry.where).exists()
+
+
 def remove(runs_dir: Path | str, host: Host | None = None) -> list[str]:
     """Remove whatever start-up entry ``runs_dir`` has (the task, the file); returns what was removed, in words."""
     host = host or Host()

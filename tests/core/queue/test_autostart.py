@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from core.queue.autostart import AutostartError, Host, find, register, remove, resume_command, task_name
+from core.queue.autostart import AutostartError, Host, find, gone, register, remove, resume_command, task_name
 from core.queue.record import QueueState, StartupEntry
 from core.util.paths import CODE_ROOT
 
@@ -135,9 +135,13 @@ def test_windows_access_denied_falls_back_to_a_startup_folder_file(tmp_path):
     assert f"cd /d {CODE_ROOT}" in lines and f'start "" {pythonw} -m core.cli queue resume --runs-dir {runs}' in lines
     assert find(runs, host) == type(entry)("startup", entry.where)
 
+    assert not gone(entry)
     rec.calls.clear()
     assert remove(runs, host) == [entry.where]  # the file; no task to delete (schtasks says so, exit 1)
     assert not Path(entry.where).exists() and rec.calls == [["schtasks", "/Delete", "/TN", task_name(runs), "/F"]]
+    assert gone(entry)  # the Queue tab stops saying the queue resumes after a restart
+    rec.calls.clear()
+    assert not gone(StartupEntry("task", task_name(runs))) and rec.calls == []  # a task is not asked of schtasks
 
 
 def test_macos_is_refused_with_the_way_out_and_nothing_written(tmp_path):
