@@ -26,6 +26,7 @@ from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel
 from app.settings import get_setting, set_setting
 from app.widgets.lazy_tabs import LazyTabs
+from app.widgets.screen_fit import FRAME_ALLOWANCE
 
 if TYPE_CHECKING:  # the Monitor is built after the first frame (pyqtgraph with it): restore_monitor then
     from app.monitor.panel import MonitorPanel
@@ -51,7 +52,6 @@ class StatefulWindow(Protocol):
 
 
 DEFAULT_SIZE = (1500, 920)
-FRAME_ALLOWANCE = 32   # the title bar the window manager adds (about 31 logical pixels on Windows 10 and 11)
 COMPACT_BELOW = 1000   # logical pixels of available height under which Configure folds its preset list (1600x900 too)
 TABS_MIN_WIDTH = 660
 TABS_PREFERRED_WIDTH = 690  # the tabs' width at 1280 logical pixels: a wider screen gives Configure the rest...

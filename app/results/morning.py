@@ -2,8 +2,14 @@
 
 A dialog from the Results tab: the time the night began (``18:00`` by default), the baselines the
 user names (run ids, one per env; empty: each env's newest finished random or constant run), the
-report drawn from its Markdown (words wrapped whole: a header never breaks mid-word), and Save as md,
-html or xlsx. The report is read off the GUI thread.
+report drawn from its Markdown (words wrapped whole: a header never breaks mid-word), Save as md,
+html or xlsx, and Close. The report is read off the GUI thread.
+
+The runs' table has 14 columns. Left to Qt, every column shrinks to its longest word, and the Why
+column, whose words are short, ends ~90 pixels wide: at 1280x720 a crash's message took 14 lines.
+So the runs' cells other than Why stay on one line (a run id whole), the headers wrap at their
+spaces, and Why takes what they leave, never under ``WHY_MIN_CHARS`` (``ReportView.fit_why``); a
+table that is then wider than the view scrolls sideways. The dialog is never larger than the screen.
 """
 
 from __future__ import annotations
@@ -11,9 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtGui import QTextOption
+from PySide6.QtGui import QResizeEvent, QTextBlockFormat, QTextCursor, QTextLength, QTextOption, QTextTable
 from PySide6.QtWidgets import (
     QDialog,
+    QDialogButtonBox,
     QFileDialog,
     QHBoxLayout,
     QLabel,
@@ -26,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from app.settings import GRID_SETTING, get_setting
 from app.threads.background import run_in_background
+from app.widgets.screen_fit import fit_to_screen
 from core.queue.state import read_queue
 from core.results.report import REWARD_LEGEND, MorningReport, morning_report, render, since_time
 from core.run.store import RunStore
@@ -33,6 +41,85 @@ from core.sweep.control import sweeps_since
 from core.util.files import write_bytes_atomic
 
 FILTERS = {"Markdown (*.md)": "md", "HTML (*.html)": "html", "Excel (*.xlsx)": "xlsx"}
+WHY_COLUMN = "Why"
+WHY_MIN_CHARS = 40  # the Why column is never narrower than this many average characters
+SIZE = (1500, 820)  # asked for: the runs' table whole on a desktop monitor; fit_to_screen cuts it to the screen
+
+
+class ReportView(QTextBrowser):
+    """The report's document; its runs' table gives the Why column the room the other columns leave."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        # QTextEdit's default wrap breaks a word anywhere once a column is narrower than it ("Algorith m"):
+        # words whole, a table wider than the view scrolls
+        self.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self._fitting = False
+
+    def show_markdown(self, text: str) -> None:
+        self.setMarkdown(text)
+        table = self.runs_table()
+        if table is not None:
+            keep_on_one_line(table, self.why_column(table))
+        self.fit_why()
+
+    def runs_table(self) -> QTextTable | None:
+        """The report's first table, the runs' (None: a night without runs)."""
+        return next((f for f in self.document().rootFrame().childFrames() if isinstance(f, QTextTable)), None)
+
+    @staticmethod
+    def why_column(table: QTextTable) -> int | None:
+        heads = [table.cellAt(0, c).firstCursorPosition().block().text().strip() for c in range(table.columns())]
+        return heads.index(WHY_COLUMN) if WHY_COLUMN in heads else None
+
+    def fit_why(self) -> None:
+        """Give the Why column the view's width less the other columns' least (their one-line cells, their
+        headers' longest words), at least ``WHY_MIN_CHARS``; again whenever the view's width changes."""
+        table = self.runs_table()
+        why = self.why_column(table) if table is not None else None
+        if table is None or why is None or self._fitting:
+            return
+        self._fitting = True  # a width set here may add or take the scroll bar: the resize it causes is ours
+        try:
+            least = self.fontMetrics().averageCharWidth() * WHY_MIN_CHARS
+            set_why_width(table, why, 1)
+            fmt = table.format()
+            fmt.setWidth(QTextLength(QTextLength.Type.FixedLength, 1))  # every column at its least
+            table.setFormat(fmt)
+            layout = self.document().documentLayout()
+            others = layout.frameBoundingRect(table).width() - 1
+            room = self.viewport().width() - 2 * self.document().documentMargin() - others
+            fmt.setWidth(QTextLength())  # the table's own width again: the view's, or wider where it must be
+            table.setFormat(fmt)
+            set_why_width(table, why, max(least, int(room)))
+        finally:
+            self._fitting = False
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.fit_why()
+
+
+def keep_on_one_line(table: QTextTable, why: int | None) -> None:
+    """The runs' cells but Why on one line each: a column then is as wide as its widest cell (a run id whole)."""
+    one_line = QTextBlockFormat()
+    one_line.setNonBreakableLines(True)
+    for row in range(1, table.rows()):
+        for column in range(table.columns()):
+            if column != why:
+                cell = table.cellAt(row, column)
+                cursor = cell.firstCursorPosition()
+                cursor.setPosition(cell.lastCursorPosition().position(), QTextCursor.MoveMode.KeepAnchor)
+                cursor.mergeBlockFormat(one_line)
+
+
+def set_why_width(table: QTextTable, why: int, width: int) -> None:
+    fmt = table.format()
+    widths = [QTextLength()] * table.columns()  # variable: Qt's share
+    widths[why] = QTextLength(QTextLength.Type.FixedLength, width)
+    fmt.setColumnWidthConstraints(widths)
+    table.setFormat(fmt)
 
 
 class MorningReportDialog(QDialog):
@@ -54,12 +141,13 @@ class MorningReportDialog(QDialog):
         self.show_button.clicked.connect(self.refresh)
         self.save_button = QPushButton("Save…")
         self.save_button.clicked.connect(self.save)
-        self.view = QTextBrowser()
-        # QTextEdit's default wrap breaks a word anywhere once a column is narrower than it ("Algorith m"):
-        # words whole, a table wider than the view scrolls
-        self.view.setWordWrapMode(QTextOption.WrapMode.WordWrap)
+        self.view = ReportView()
         self.view.setToolTip(REWARD_LEGEND)
         self.status = QLabel()
+        self.status.setWordWrap(True)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)
         top = QHBoxLayout()
         top.addWidget(QLabel("Runs since"))
         top.addWidget(self.since_edit)
@@ -71,8 +159,11 @@ class MorningReportDialog(QDialog):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.view, 1)
-        layout.addWidget(self.status)
-        self.resize(1100, 700)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(buttons)
+        layout.addLayout(bottom)
+        fit_to_screen(self, *SIZE)
 
     def refresh(self) -> None:
         try:
@@ -104,7 +195,7 @@ class MorningReportDialog(QDialog):
             return
         self.report = report
         text = render(report, "md")
-        self.view.setMarkdown(text if isinstance(text, str) else "")
+        self.view.show_markdown(text if isinstance(text, str) else "")
         named = [f"{env}: {run or 'none'}" for env, run in report.baselines.items()]
         self.status.setText(f"{len(report.rows)} runs" + (f"; baselines {', '.join(named)}" if named else ""))
 

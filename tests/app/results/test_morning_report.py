@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
+
 from app.results.panel import ResultsPanel
 from tests.core.results.test_report import night
 
@@ -116,3 +118,56 @@ def test_the_report_headers_break_only_between_words_and_show_the_reward_against
             assert line.endswith((" ", "-", "/")), f"header cut mid-word: {lines}"
     assert "Reward vs baseline" in [" ".join(part.strip() for part in lines) for lines in headers]
     assert "Reward vs baseline" in dialog.view.toolTip()
+
+
+CUDA_OOM = ("RuntimeError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0; 7.79 GiB total capacity; 5.12 GiB "
+            "already allocated; 1.10 GiB free; 5.50 GiB reserved in total by PyTorch)")
+
+
+def cell_lines(table, row: int, column: int) -> int:
+    """The lines a table cell is laid out in (all its blocks)."""
+    cell = table.cellAt(row, column)
+    block, last = cell.firstCursorPosition().block(), cell.lastCursorPosition().block()
+    lines = block.layout().lineCount()
+    while block != last:
+        block = block.next()
+        lines += block.layout().lineCount()
+    return lines
+
+
+def test_the_dialog_fits_the_screen_gives_why_its_room_and_closes(qtbot, runs_dir):
+    """Issue 42: 1100x700 on a 1280x720 screen, the Why column so narrow that rows were 5-6 lines tall (a crash's
+    message 14), and no Close button."""
+    import json
+
+    from app.results.morning import WHY_MIN_CHARS, MorningReportDialog
+
+    _now, _base, _agent, failed, _queue = night(runs_dir)
+    status = json.loads((failed / "status.json").read_text())
+    (failed / "status.json").write_text(json.dumps({**status, "exit_reason": CUDA_OOM}))
+    dialog = MorningReportDialog(runs_dir)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    avail = dialog.screen().availableGeometry()  # the offscreen screen, 800x800: smaller than the dialog asks for
+    assert dialog.width() <= avail.width() and dialog.height() + 32 <= avail.height()  # the title bar too
+    dialog.since_edit.setText("2000-01-01 00:00")
+    dialog.refresh()
+    qtbot.waitUntil(lambda: dialog.report is not None, timeout=20_000)
+    qtbot.wait(50)
+    table = dialog.view.runs_table()
+    why = dialog.view.why_column(table)
+    names = [table.cellAt(row, 1).firstCursorPosition().block().text() for row in range(table.rows())]
+    broke = names.index("broke")
+    assert table.cellAt(broke, why).firstCursorPosition().block().text() == CUDA_OOM
+    assert cell_lines(table, broke, why) <= 6  # 14 before: its column was ~90 pixels wide
+    for row in range(1, table.rows()):  # every other cell of the runs on one line: a row as tall as its Why
+        assert [cell_lines(table, row, c) for c in range(table.columns()) if c != why] == [1] * (table.columns() - 1)
+    widths = table.format().columnWidthConstraints()
+    assert widths[why].rawValue() >= dialog.view.fontMetrics().averageCharWidth() * WHY_MIN_CHARS
+    dialog.resize(dialog.width() - 100, dialog.height())  # narrower: Why keeps its least, the table scrolls sideways
+    qtbot.waitUntil(lambda: dialog.view.horizontalScrollBar().maximum() > 0, timeout=5000)
+    assert cell_lines(table, broke, why) <= 6
+    assert dialog.close_button.isVisible() and dialog.close_button.text().replace("&", "") == "Close"
+    qtbot.mouseClick(dialog.close_button, Qt.MouseButton.LeftButton)
+    assert not dialog.isVisible()
