@@ -505,14 +505,25 @@ class ConfigurePanel(QWidget):
 
         dialog = TuneDialog(config, self)
         dialog.pick_chosen.connect(self.use_tuned)
+        dialog.preset_saved.connect(self._tuned_preset_saved)
+        dialog.preset_chosen.connect(self.use_tuned_preset)
         self.tune_dialog = dialog
         dialog.show()
         return dialog
 
     def use_tuned(self, settings: dict[str, Any]) -> None:
-        """Put a tune's pick into the forms, as edits."""
+        """Put a tune's pick into the forms, as edits (where it was not saved as a preset)."""
         for path, value in settings.items():
             self.model.set_field(path, value)
+
+    def _tuned_preset_saved(self, _name: str) -> None:
+        self.presets_box.reload()  # the new file in the list now, the selection kept
+
+    def use_tuned_preset(self, name: str) -> None:
+        """Select the preset a tune saved its pick as (the user's config with the pick)."""
+        if name not in self.presets_box.presets:
+            self.presets_box.reload()
+        self.select_preset(name)
 
     def confirm_no_fit(self, estimate: FitEstimate) -> bool:
         """Ask before launching a run the estimate says will not fit (tests replace this)."""

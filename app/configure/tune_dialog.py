@@ -1,10 +1,13 @@
 """Tune...: the throughput tune of the config in the forms (``core.tune``), its table filling in as probes end.
 
 The tune runs on a pool thread (``app.threads.background``); its rows and progress cross to the GUI
-thread through this dialog's signals. Cancel ends the running probe (and its process tree);
-"Use this" hands the pick's settings to the Configure panel (``pick_chosen``). The pick is also
-saved as the preset ``tuned-<algo>-<env>``, as ``rlpanel tune`` does. The line above the table
-says which machine the tune measures (its devices; not the target GPU a preset plans for).
+thread through this dialog's signals. Cancel ends the running probe (and its process tree).
+The pick is saved as the preset ``tuned-<algo>-<env>``, as ``rlpanel tune`` does (``preset_saved``:
+the preset list shows it at once, not after a restart), and "Use this" offers that preset: the
+Configure panel selects it (``preset_chosen``). Where no preset was written (a tune cancelled after
+its first measurements), "Use this" hands the pick's settings over as edits (``pick_chosen``). The
+line above the table says which machine the tune measures (its devices; not the target GPU a preset
+plans for).
 """
 
 from __future__ import annotations
@@ -38,9 +41,12 @@ __all__ = ["COLUMNS", "TuneDialog"]
 
 
 class TuneDialog(QDialog):
-    """Runs one tune of ``config`` at a time; ``pick_chosen(dict)`` carries the settings "Use this" takes."""
+    """Runs one tune of ``config`` at a time; "Use this" emits ``preset_chosen(name)`` for the preset the pick was
+    saved as, else ``pick_chosen(dict)`` with the pick's settings."""
 
     pick_chosen = Signal(object)
+    preset_saved = Signal(str)   # the preset the pick was saved as, once written
+    preset_chosen = Signal(str)  # "Use this" on a saved pick: that preset
     row_ready = Signal(int, object)      # from the pool thread: (index, TuneRow)
     progress_ready = Signal(float, str)  # from the pool thread: (share of the budget, text)
     machine_ready = Signal(str)          # from the pool thread: which machine the tune measures
@@ -156,8 +162,12 @@ class TuneDialog(QDialog):
             self.cancel_button.setEnabled(False)
 
     def use_pick(self) -> None:
-        if self.tune_result is not None and self.tune_result.picked is not None:
-            self.pick_chosen.emit(dict(self.tune_result.picked.settings))
+        result = self.tune_result
+        if result is not None and result.picked is not None:
+            if result.preset:
+                self.preset_chosen.emit(result.preset)
+            else:
+                self.pick_chosen.emit(dict(result.picked.settings))
             self.accept()
 
     def reject(self) -> None:
@@ -212,6 +222,10 @@ class TuneDialog(QDialog):
         self.status.setText(f"Pick: row {index + 1}, {picked.steps_per_s or 0:,.0f} steps/s{ratio}{saved} "
                             f"(search ended: {result.stopped}).{' ' + reason[:1].upper() + reason[1:] + '.' if reason else ''}")
         self.use_button.setEnabled(True)
+        self.use_button.setToolTip(f"Select preset {result.preset}: your config with the pick" if result.preset
+                                   else "Load the fastest fitting settings into the form")
+        if result.preset:
+            self.preset_saved.emit(result.preset)
 
     def _failed(self, message: str) -> None:
         self.tuner, self.error = None, message

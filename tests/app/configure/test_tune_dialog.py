@@ -1,10 +1,12 @@
-"""Tune... in Configure: a real tune on CartPole off the GUI thread, its table filling in, "Use this" loads the pick."""
+"""Tune... in Configure: a real tune on CartPole off the GUI thread, its table filling in, the pick saved as a preset
+the list shows at once, "Use this" selecting it."""
 
 from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import Qt
 
+from app.configure.presets_box import NAME_ROLE
 from app.configure.tune_dialog import COLUMNS
 from app.threads.background import wait_for_background
 from core.config.presets import get_preset
@@ -49,11 +51,11 @@ def test_tune_dialog_fills_its_table_and_use_this_loads_the_pick(qtbot, panel):
     assert get_preset("tuned-ppo-cartpole-v1").error is None  # saved, as rlpanel tune does
     picked = dict(result.picked.settings)
     panel.set_field("runtime.n_envs", 7)  # something the pick will overwrite
-    with qtbot.waitSignal(dialog.pick_chosen, timeout=5000):
+    with qtbot.waitSignal(dialog.preset_chosen, timeout=5000):  # the pick as saved: the preset
         qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
     wait_settled(qtbot, panel)
     config = panel.current_config()
-    assert config is not None
+    assert config is not None and panel.current_preset() == "tuned-ppo-cartpole-v1"
     assert config.runtime.n_envs == picked["runtime.n_envs"] and config.ppo.n_steps == picked["ppo.n_steps"]
     assert config.runtime.vec_env == picked["runtime.vec_env"]
 
@@ -116,8 +118,58 @@ def test_a_cuda_config_on_this_cpu_torch_is_tuned_here_and_use_this_sets_a_devic
     assert table.item(0, fits).text() == "-" and table.item(0, note).text().startswith("cannot run here: torch")
     assert table.item(1, 0).text().split()[2] == "cpu" and table.item(1, fits).text() == "yes"
     assert [table.item(i, 0).text().split()[2] for i in range(table.rowCount())].count("cuda") == 1
-    with qtbot.waitSignal(dialog.pick_chosen, timeout=5000):
+    with qtbot.waitSignal(dialog.preset_chosen, timeout=5000):
         qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
     wait_settled(qtbot, panel)
     config = panel.current_config()
     assert config is not None and config.runtime.device == "cpu" and panel.model.errors() == []
+
+
+class MeasuredTuner:
+    """Stands in for core.tune's Tuner, whose probes train for real (minutes here): the same calls, a measured
+    answer at once. What follows is the dialog's own: the preset written to the user's folder, the list, the pick."""
+
+    def __init__(self, config, options, on_row, on_progress, on_machine):
+        import threading
+
+        self.on_row, self.cancel_event = on_row, threading.Event()
+
+    def cancel(self) -> None:
+        self.cancel_event.set()
+
+    def run(self):
+        from core.tune.table import TuneResult, TuneRow
+
+        rows = [TuneRow({"runtime.n_envs": 1, "runtime.vec_env": "dummy"}, True, steps_per_s=900.0),
+                TuneRow({"runtime.n_envs": 4, "runtime.vec_env": "dummy"}, True, steps_per_s=2400.0)]
+        for index, row in enumerate(rows):
+            self.on_row(index, row)
+        return TuneResult(rows, pick=1, stopped="done", baseline=0, machine="this machine (cpu)")
+
+
+def test_the_tuned_preset_is_listed_at_once_and_use_this_selects_it(qtbot, panel, monkeypatch):
+    """Issue 42: a tuned preset was not in the preset list until a restart."""
+    import app.configure.tune_dialog as tune_dialog
+
+    monkeypatch.setattr(tune_dialog, "Tuner", MeasuredTuner)
+    wait_settled(qtbot, panel)
+    _small_cartpole(panel)
+    wait_settled(qtbot, panel)
+    before = panel.presets_box.selected()
+    dialog = panel.open_tune()
+    assert "tuned-ppo-cartpole-v1" not in panel.presets_box.presets
+    qtbot.mouseClick(dialog.start_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: not dialog.running, timeout=20_000)
+    assert dialog.error is None, dialog.error
+    assert "saved as preset tuned-ppo-cartpole-v1" in dialog.status.text()
+    listed = [panel.presets_box.list.item(i).data(NAME_ROLE) for i in range(panel.presets_box.list.count())]
+    assert "tuned-ppo-cartpole-v1" in listed  # at once, without a restart
+    assert panel.presets_box.selected() == before  # listed, not picked: the forms are as they were
+    assert "Select preset tuned-ppo-cartpole-v1" in dialog.use_button.toolTip()
+    with qtbot.waitSignal(dialog.preset_chosen, timeout=5000):
+        qtbot.mouseClick(dialog.use_button, Qt.MouseButton.LeftButton)
+    wait_settled(qtbot, panel)
+    assert panel.presets_box.selected() == "tuned-ppo-cartpole-v1" == panel.current_preset()
+    config = panel.current_config()
+    assert config is not None and config.runtime.n_envs == 4 and config.ppo.n_steps == 64  # the pick over your config
+    assert panel.state.overrides == {}  # the preset itself, no edits over it
