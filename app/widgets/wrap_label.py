@@ -1,4 +1,5 @@
-"""A word-wrapped label that asks its layout for the height its lines need at its width.
+"""A word-wrapped label that asks its layout for the height its lines need at its width; ``wrap_long_words``, for a
+wrapped label whose text holds a path or a name, asks for a few characters' width rather than its longest word's.
 
 Qt's layouts do not always give a wrapped label the height ``heightForWidth`` says (a grid inside a group
 box inside a scroll area gave "SAC needs a continuous (Box) action space; ..." 46 px of its 56): this one
