@@ -27,8 +27,8 @@ def test_without_sb3_contrib_the_window_fits_a_laptop_screen(without_contrib, ma
     combo = window.configure.env_picker.algo_combo
     notes = [i for i in range(combo.count()) if combo.itemText(i) and not combo.model().item(i).isEnabled()]
     assert len(notes) == 1  # the plain install's box, really: its note on sb3-contrib
-    assert CONTRIB_FIX in combo.itemData(notes[0], Qt.ItemDataRole.ToolTipRole)
     assert combo.minimumSizeHint().width() < SMALL_COMBO and combo.sizeHint().width() < SMALL_COMBO
+    assert CONTRIB_FIX in combo.itemData(notes[0], Qt.ItemDataRole.ToolTipRole)  # the whole note: on its line
     window.resize(width, height)
     window.configure.set_compact(True)
     wait_settled(qtbot, window.configure)
