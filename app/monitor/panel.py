@@ -40,6 +40,7 @@ from app.settings import get_setting, set_setting
 from app.theme import ALERT_COLOR
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.toolbar import STRETCH, panel_toolbar
+from app.widgets.wrap_label import wrap_long_words
 from core.fit.result import FitEstimate
 from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.eta import SpeedEstimate, running_rate, time_left
@@ -94,8 +95,7 @@ class MonitorPanel(QWidget):
         self.close_button.setToolTip("Stop showing this run (it keeps training): the GPU plots show the live GPUs again")
         self.close_button.clicked.connect(self.close_requested)
         self.close_button.hide()
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = wrap_long_words(QLabel())  # "Could not write <path>"
         self.status.hide()
         self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.theme import QUEUE_STATUS_COLORS, status_color
 from app.widgets.toolbar import panel_toolbar
 from app.widgets.tree import top_items
+from app.widgets.wrap_label import wrap_long_words
 from core.queue.control import QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
 from core.queue.record import WAITING, QueueJob, QueueState
@@ -61,8 +62,7 @@ class QueueStatusView(QWidget):
         self.runs_dir = Path(runs_dir)
         self.state: QueueState | None = None
         self._labels: dict[str, tuple[int, str]] = {}  # run id -> (annotations.json's mtime, its name)
-        self.header = QLabel()
-        self.header.setWordWrap(True)
+        self.header = wrap_long_words(QLabel())  # "No queue in <runs folder> yet", the runner's error
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
@@ -77,8 +77,7 @@ class QueueStatusView(QWidget):
         self.stop_running = QCheckBox("stop running jobs too")
         self.continue_button = QPushButton("Continue")
         self.continue_button.setToolTip("Start the queue runner again: it adopts the jobs already launched and runs the rest")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = wrap_long_words(QLabel())  # an OSError names its file
         self.cancel_button.clicked.connect(self.cancel)
         self.continue_button.clicked.connect(self.continue_queue)
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from app.settings import GRID_SETTING, get_setting
 from app.threads.background import run_in_background
+from app.widgets.wrap_label import wrap_long_words
 from core.queue.state import read_queue
 from core.results.report import REWARD_LEGEND, MorningReport, morning_report, render, since_time
 from core.run.store import RunStore
@@ -59,7 +60,7 @@ class MorningReportDialog(QDialog):
         # words whole, a table wider than the view scrolls
         self.view.setWordWrapMode(QTextOption.WrapMode.WordWrap)
         self.view.setToolTip(REWARD_LEGEND)
-        self.status = QLabel()
+        self.status = wrap_long_words(QLabel())  # "Wrote <path>": the dialog no wider than the screen
         top = QHBoxLayout()
         top.addWidget(QLabel("Runs since"))
         top.addWidget(self.since_edit)
