@@ -164,7 +164,8 @@ class MonitorPanel(QWidget):
         self.tensorboard_button.clicked.connect(self.tensorboard_requested)
         self.save_button = QPushButton("Save plots…")
         self.save_button.setToolTip("Save the plots as they are on screen (PNG), in the run's folder by default")
-        self.save_button.clicked.connect(self.save_plots)
+        # not connect(self.save_plots): PySide passes clicked's `checked` (False) as the path, and the button wrote nothing
+        self.save_button.clicked.connect(lambda: self.save_plots())
         self.pause_button = QPushButton("Pause")
         self.pause_button.setCheckable(True)
         self.pause_button.setToolTip("Freeze the plots; data keeps arriving and shows when you resume")

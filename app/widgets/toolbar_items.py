@@ -23,14 +23,15 @@ from functools import partial
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractButton,
-    QAbstractSlider,
     QComboBox,
     QDoubleSpinBox,
     QHBoxLayout,
     QLabel,
     QMenu,
+    QPushButton,
     QSlider,
     QSpinBox,
+    QToolButton,
     QWidget,
     QWidgetAction,
 )
@@ -64,14 +65,15 @@ class ControlAction(QWidgetAction):
             self._choices = QMenu(control)
             self._choices.aboutToShow.connect(self._fill_choices)
             self.setMenu(self._choices)
-        elif isinstance(control, QAbstractButton) and getattr(control, "menu", lambda: None)() is not None:
+        elif isinstance(control, QPushButton | QToolButton) and control.menu() is not None:
             self.setMenu(control.menu())  # the Charts button: its own menu, as a submenu
         self.triggered.connect(self._activated)
         self.refresh()
 
     # --- QWidgetAction ----------------------------------------------------------------------------
 
-    def createWidget(self, parent: QWidget) -> QWidget | None:  # noqa: N802 (Qt's name)
+    # PySide's stub says QWidget, Qt takes nullptr: the menu then shows the action itself, as an entry
+    def createWidget(self, parent: QWidget) -> QWidget | None:  # type: ignore[override]  # noqa: N802 (Qt's name)
         if isinstance(parent, QMenu):
             return self._twin(parent)
         self._row.setParent(parent)  # the toolbar: the real control, made once by the panel
@@ -116,10 +118,12 @@ class ControlAction(QWidgetAction):
     def _twin(self, menu: QMenu) -> QWidget | None:
         """A spin box's, slider's or label's form in ``menu``: a twin bound to the control (None: a plain entry)."""
         control = self.control
+        slider: QSlider | None = None
+        twin: QWidget
         if isinstance(control, QDoubleSpinBox | QSpinBox):
-            twin: QWidget = spin_twin(control)
+            twin = spin_twin(control)
         elif isinstance(control, QSlider):
-            twin = slider_twin(control)
+            twin = slider = slider_twin(control)
         elif isinstance(control, QLabel):
             twin = QLabel(control.text())
         else:
@@ -133,12 +137,12 @@ class ControlAction(QWidgetAction):
             caption.setBuddy(twin)
             layout.addWidget(caption)
         layout.addWidget(twin)
-        if self.readout is not None and isinstance(control, QAbstractSlider):
+        if self.readout is not None and slider is not None:
             shown = QLabel(self.readout.text())
             shown.setMinimumWidth(self.readout.minimumWidth())
             # the twin moves after the control (either way round), when the panel's handler has written the readout;
             # the twin and this copy go together, so no call reaches a deleted label
-            twin.valueChanged.connect(lambda _v, source=self.readout: shown.setText(source.text()))
+            slider.valueChanged.connect(lambda _v, source=self.readout: shown.setText(source.text()))
             layout.addWidget(shown)
         layout.addStretch(1)
         return row
@@ -148,20 +152,27 @@ def spin_twin(source: QSpinBox | QDoubleSpinBox) -> QSpinBox | QDoubleSpinBox:
     """A box like ``source`` (range, step, prefix, suffix, 'off' text), each box setting the other."""
     twin: QSpinBox | QDoubleSpinBox
     if isinstance(source, QDoubleSpinBox):
-        twin = QDoubleSpinBox()
-        twin.setDecimals(source.decimals())
+        double = QDoubleSpinBox()
+        double.setDecimals(source.decimals())
+        double.setRange(source.minimum(), source.maximum())
+        double.setSingleStep(source.singleStep())
+        double.setValue(source.value())
+        double.valueChanged.connect(source.setValue)
+        source.valueChanged.connect(double.setValue)  # a Qt slot: the connection ends with the twin
+        twin = double
     else:
-        twin = QSpinBox()
-    twin.setRange(source.minimum(), source.maximum())
-    twin.setSingleStep(source.singleStep())
+        whole = QSpinBox()
+        whole.setRange(source.minimum(), source.maximum())
+        whole.setSingleStep(source.singleStep())
+        whole.setValue(source.value())
+        whole.valueChanged.connect(source.setValue)
+        source.valueChanged.connect(whole.setValue)
+        twin = whole
     twin.setPrefix(source.prefix())
     twin.setSuffix(source.suffix())
     twin.setSpecialValueText(source.specialValueText())
     twin.setKeyboardTracking(source.keyboardTracking())
     twin.setToolTip(source.toolTip())
-    twin.setValue(source.value())
-    twin.valueChanged.connect(source.setValue)
-    source.valueChanged.connect(twin.setValue)  # a Qt slot: the connection ends with the twin
     return twin
 
 
