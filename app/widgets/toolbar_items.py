@@ -130,7 +130,7 @@ class ControlAction(QWidgetAction):
             return None
         row = QWidget(menu)
         layout = QHBoxLayout(row)
-        layout.setContentsMargins(8, 2, 8, 2)  # in line with the entries' text
+        layout.setContentsMargins(8, 2, 8, 2)  # off the menu's edges, as its entries are (their text sits further in)
         layout.setSpacing(4)
         if self.caption:
             caption = QLabel(self.caption)
