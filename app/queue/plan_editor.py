@@ -45,7 +45,7 @@ from app.queue.jobs import (
 from app.queue.status_view import fit_columns
 from app.theme import error_color
 from app.widgets.elided_label import ElidedLabel
-from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
+from app.widgets.toolbar import SEPARATOR, STRETCH, Labelled, panel_toolbar
 from app.widgets.tree import top_items
 from app.widgets.wrap_label import wrap_long_words
 from core.config.schema import BudgetParams, RunConfig
@@ -139,7 +139,7 @@ class PlanEditor(QWidget):
             self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button,
             SEPARATOR, self.edit_button, self.replace_button))
         options = panel_toolbar("planOptions", (
-            QLabel("Parallel jobs"), self.parallel, SEPARATOR, QLabel("On failure"), self.on_failure, STRETCH,
+            Labelled("Parallel jobs", self.parallel), SEPARATOR, Labelled("On failure", self.on_failure), STRETCH,
             self.load_button, self.save_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

@@ -41,7 +41,7 @@ from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from app.widgets.name_combo import NameCombo
-from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
+from app.widgets.toolbar import SEPARATOR, STRETCH, Labelled, panel_toolbar
 from app.widgets.wrap_label import wrap_long_words
 from core.results.export import SUFFIXES, export, export_table
 from core.results.group_table import GroupTable, group_table
@@ -153,9 +153,8 @@ class ResultsPanel(QWidget):
         self.save_plot_button.clicked.connect(self.save_plot)
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
-            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo,
-            QLabel("x axis"),
-            self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
+            self.morning_button, self.export_button, SEPARATOR, Labelled("Baseline", self.baseline_combo),
+            Labelled("x axis", self.x_combo), STRETCH, self.save_plot_button, Labelled("CO2", self.grid_spin)))
 
         self.plot = OverlayPlot()
         self.curve_mode = CurveModeControls(self.plot)  # each run, or one curve and table row per group of seeds

@@ -66,6 +66,38 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     assert "episode: 29" in panel.reward_plot.readout_at(29 * 20)
 
 
+def test_a_new_scalars_chart_appears_in_the_grid_never_as_a_window_of_its_own(qtbot, qapp):
+    """A chart was shown before the grid took it: for an instant a window of its own (a flash on the desktop), which
+    closed whatever menu was open, the row's » among them, each time a run logged a new scalar."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from app.plots.training_plots import ScalarPlot
+
+    class ShownAsWindow(QObject):
+        def __init__(self):
+            super().__init__()
+            self.found: list[str] = []
+
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Show and isinstance(obj, ScalarPlot) and obj.isWindow():
+                self.found.append(obj.objectName() or type(obj).__name__)
+            return False
+
+    panel = make_panel(qtbot)
+    qtbot.waitExposed(panel)
+    spy = ShownAsWindow()
+    qapp.installEventFilter(spy)
+    try:
+        panel.add_records([{"kind": "train", "step": 2048 * i, "t": 1e9 + i, "train/value_loss": 1.0 / (i + 1),
+                            "train/entropy_loss": -0.6} for i in range(3)])
+        qtbot.waitUntil(lambda: {"train/value_loss", "train/entropy_loss"} <= set(panel.scalars.charts))
+        qtbot.waitUntil(lambda: panel.scalars.charts["train/value_loss"].isVisible())
+    finally:
+        qapp.removeEventFilter(spy)
+    assert spy.found == []
+    assert all(not chart.isWindow() for chart in panel.scalars.charts.values())
+
+
 def test_x_axis_switches_to_wall_time(qtbot):
     panel = make_panel(qtbot)
     panel.add_records(episodes(0, 5))
