@@ -333,7 +333,8 @@ class MonitorPanel(QWidget):
         elif self.run_state in TERMINAL or self.run_state == "paused":
             text += f" · {self.run_state}"
         if rate:
-            tip.append(f"{rate:,.0f} steps/s over the last minute")
+            tip.append(f"{rate:,.0f} steps/s " + ("over the last minute" if self._speed.rate is not None else
+                                                 f"over the {self._speed.span_s:.0f} s measured so far"))
         self.progress.setFormat(text)
         self.progress.setMinimumWidth(min(600, max(300, self.progress.fontMetrics().horizontalAdvance(text) + 30)))
         self.progress.setToolTip("\n".join(tip))

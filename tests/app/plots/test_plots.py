@@ -54,8 +54,9 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     assert set(panel.scalars.charts) == {"train/value_loss", "train/policy_gradient_loss", "train/learning_rate"}
     assert panel.reward_plot.buffer("eval").size == 1
     assert panel.progress.isVisible() and panel.progress.format() == "3,000 / 10,000 steps"  # no ETA: not running
-    panel.set_run_state("running")  # 3 s of records: the speed is not measured yet
-    assert panel.progress.format() == "3,000 / 10,000 steps · measuring speed..."
+    panel.set_run_state("running")  # 3 s of records: a speed so far (the chart's), too short a time for the time left
+    assert panel.progress.format() == "3,000 / 10,000 steps · estimating time left..."
+    assert panel.progress.toolTip() == "1,000 steps/s over the 3 s measured so far"
     panel.add_records([{"kind": "progress", "step": 500 * i + 1500, "t": 1e9 + i, "fps": 500.0, "total": 10000}
                        for i in range(4, 16)])
     assert re.fullmatch(r"9,000 / 10,000 steps · 0:0\d left, done at \d\d:\d\d", panel.progress.format())
