@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
+from PySide6.QtWidgets import QApplication, QCheckBox, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
 from shiboken6 import isValid
 
 from app.configure.estimator import target_choices
@@ -30,6 +30,7 @@ from app.runs.panel import RunsPanel
 from app.settings import get_setting, set_setting
 from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
+from app.widgets.elided_label import ElidedLabel
 from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import available, fit_shown, restore_monitor, restore_window, save_window
 from core.fit.result import FitEstimate
@@ -97,7 +98,8 @@ class MainWindow(QMainWindow):
         self.setCentralWidget(self.splitter)
         self.run_actions = RunActions(self)  # Launch, Stop, Resume, Restart
         self._build_actions()
-        self.state_label = QLabel()
+        # it names the followed run's folder: a long name elides rather than widen the status bar and the window
+        self.state_label = ElidedLabel()
         self.statusBar().addPermanentWidget(self.state_label)
 
         self._follower: RunFollower | None = None  # made after the first frame (its module loads numpy)

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
+from app.widgets.wrap_label import wrap_long_words
 from core.run.policy_child import run_policy_tool
 from core.run.policy_results import FORMATS, SUFFIX, TIMEOUT_S, default_name, summary
 
@@ -73,8 +74,7 @@ class ExportDialog(QDialog):
         note = QLabel("The file takes raw observations (normalisation baked in) and returns the env's own actions, "
                       "deterministic; a JSON sidecar next to it names the spaces.")
         note.setWordWrap(True)
-        self.result_label = QLabel("")
-        self.result_label.setWordWrap(True)
+        self.result_label = wrap_long_words(QLabel(""))  # it names the file written, or why not
         self.result_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.result_label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)

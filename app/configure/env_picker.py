@@ -62,6 +62,7 @@ def _yaml_or_text(text: str) -> Any:
         return text
 
 
+CONTRIB_LINE = "more algorithms: rlpanel[contrib]"  # the algorithm box's line where sb3-contrib is not installed
 ENTRY_HELP = "A custom env class; only the training worker imports it (its spaces are read in a subprocess)"
 
 
@@ -128,6 +129,10 @@ class EnvPicker(QGroupBox):
         self.env_error.hide()
 
         self.algo_combo = QComboBox()
+        # as wide as "RecurrentPPO", not as its longest line: the plain install's note on sb3-contrib sized the box,
+        # the forms' column and the window (1673 px on a 1280 px screen); the popup still shows every line whole
+        self.algo_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.algo_combo.setMinimumContentsLength(len("RecurrentPPO"))
         self._fill_algorithms()
         self.measures_edit = QLineEdit()
         self.measures_edit.setPlaceholderText("info keys, e.g. co2_kg")
@@ -188,11 +193,12 @@ class EnvPicker(QGroupBox):
         tip = ("SAC, TD3, DDPG, TQC and CrossQ need continuous (Box) actions; DQN and MaskablePPO discrete ones; "
                "PPO, A2C, TRPO and RecurrentPPO take both; ARS takes Box or Discrete")
         if missing:
-            self.algo_combo.insertSeparator(len(algos))
-            self.algo_combo.addItem(f"{', '.join(missing)}: {CONTRIB_FIX}")
-            item = self.algo_combo.model().item(self.algo_combo.count() - 1)  # type: ignore[attr-defined]
-            item.setEnabled(False)  # a note, not a choice
             self.contrib_note = f"{', '.join(missing)} come with sb3-contrib, which is not installed: {CONTRIB_FIX}"
+            self.algo_combo.insertSeparator(len(algos))
+            self.algo_combo.addItem(CONTRIB_LINE)  # short: the whole note is the line's tooltip
+            index = self.algo_combo.count() - 1
+            self.algo_combo.setItemData(index, self.contrib_note, Qt.ItemDataRole.ToolTipRole)
+            self.algo_combo.model().item(index).setEnabled(False)  # type: ignore[attr-defined]  # a note, not a choice
             tip += f". {self.contrib_note}"
         else:
             self.contrib_note = ""

@@ -11,9 +11,10 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QRectF, QSize, Qt, Signal
 from PySide6.QtGui import QColor, QHelpEvent, QPainter, QPalette, QPen
-from PySide6.QtWidgets import QComboBox, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
+from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QToolTip, QWidget
 
 from app.theme import error_color, segment_color, verdict_color
+from app.widgets.name_combo import NameCombo
 from app.widgets.wrap_label import WrapLabel
 from core.fit.result import NO_FIT, TIGHT, FitEstimate, Suggestion
 from core.util import text
@@ -185,7 +186,7 @@ class FitBox(QGroupBox):
         super().__init__("Fit before launch", parent)
         self.estimate: FitEstimate | None = None
         self.targets_complete = True  # the target list holds the profiles (set_targets)
-        self.target_combo = QComboBox()
+        self.target_combo = NameCombo(15)  # this machine's GPU names (NVML) and the profiles': the launch column keeps its width
         self.target_combo.setToolTip("The GPU to plan for: the detected one (auto) or a profile from configs/gpus.yaml")
         self.target_combo.activated.connect(lambda _i: self.target_changed.emit(self.target()))
         self.gpu_bar = MemoryBar()

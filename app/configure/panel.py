@@ -60,6 +60,7 @@ SPECIAL_FIELDS = ("schema_version", "env", "algo", "target_gpu")
 # budget fields that scroll with the forms; timesteps, checkpoint and evaluation stay in view
 BUDGET_MORE = ("keep_checkpoints", "checkpoint_minutes", "eval_episodes", "stop_at_reward",
                "stop_after_evals_without_improvement", "stop_min_evals", "episodes")
+PRESET_NAME_PX = 180      # the longest preset name the folded preset line shows whole (a user's may be any length)
 SIDE_WIDTH = 310          # the budget, fit bar and Launch column beside the forms on a laptop screen
 # a panel shorter than this folds its preset list (a window made short on a big screen): the forms keep
 # their rows; a fold or unfold the user clicks is kept whatever the height
@@ -68,6 +69,7 @@ QWIDGETSIZE_MAX = (1 << 24) - 1
 ALGO_SECTIONS = tuple(a.section for a in field_index().algorithms)
 # forms below the fold of the forms' column (after the algorithm's): built after the window's first frame
 LATER_FORMS = ("policy", "runtime", "budget_more")
+PRESETS_TIP = "Show or hide the preset list"
 
 
 class _BuiltOnAsk(dict):
@@ -183,7 +185,7 @@ class ConfigurePanel(QWidget):
         self.presets_toggle.setCheckable(True)
         self.presets_toggle.setAutoRaise(True)
         self.presets_toggle.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextBesideIcon)
-        self.presets_toggle.setToolTip("Show or hide the preset list")
+        self.presets_toggle.setToolTip(PRESETS_TIP)
         self.compact = False
         self.presets_toggle.toggled.connect(self._show_presets)
         self.presets_toggle.setChecked(True)
@@ -416,8 +418,12 @@ class ConfigurePanel(QWidget):
             self.presets_toggle.setChecked(False)
 
     def _presets_title(self) -> None:
+        """Folded: "Preset: <name>", a long name shortened in its middle (the line sized Configure and the window:
+        1434 px on a 1280 px screen) and then whole in the tooltip."""
         name = self.model.preset or "schema defaults"
-        self.presets_toggle.setText("Presets" if self.presets_toggle.isChecked() else f"Preset: {name}")
+        shown = self.presets_toggle.fontMetrics().elidedText(name, Qt.TextElideMode.ElideMiddle, PRESET_NAME_PX)
+        self.presets_toggle.setText("Presets" if self.presets_toggle.isChecked() else f"Preset: {shown}")
+        self.presets_toggle.setToolTip(PRESETS_TIP if shown == name else f"Preset: {name}\n{PRESETS_TIP}")
 
     # --- what the model holds (the window and tests ask the panel) ----------------------------
 

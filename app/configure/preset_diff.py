@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.widgets.wrap_label import wrap_long_words
 from core.config.errors import ConfigError
 from core.config.field_index import format_value
 from core.config.presets import diff_against_base, get_preset
@@ -34,8 +35,7 @@ class PresetDiffDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        self.caption = QLabel()
-        self.caption.setWordWrap(True)
+        self.caption = wrap_long_words(QLabel())  # the user's preset names: one word each to Qt's wrap
         try:
             preset = get_preset(name)
             base = preset.base or "schema defaults"

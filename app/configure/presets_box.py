@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from app.configure.state import ConfigState
 from app.theme import error_color
+from app.widgets.wrap_label import wrap_long_words
 from core.config.errors import ConfigError
 from core.config.presets import (
     Preset,
@@ -81,8 +82,7 @@ class PresetsBox(QGroupBox):
         self._list_max = rows * 8
         self.list.setMaximumHeight(self._list_max)
         self.list.currentItemChanged.connect(self._current_changed)
-        self.description = QLabel()
-        self.description.setWordWrap(True)
+        self.description = wrap_long_words(QLabel())  # the user's description, or "Broken file <path>"
         self.description.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.buttons: dict[str, QToolButton] = {}
         row = QGridLayout()  # rows of two buttons keep the panel as narrow as the forms it shares a column with

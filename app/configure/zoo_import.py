@@ -14,7 +14,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFileDialog,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
 
 from app.theme import error_color, zoo_import_color
 from app.threads.background import run_in_background
+from app.widgets.name_combo import NameCombo
 from core.util.yaml_reader import read_yaml_mapping
 from core.zoo.importer import ImportResult, import_zoo_file, installed_zoo_files, summary_line, zoo_algo_of
 from core.zoo.translate import ZOO_ALGOS
@@ -50,7 +50,7 @@ class ZooImportDialog(QDialog):
         self.zoo_algo: str | None = None
         self.results: list[ImportResult] = []
         self.files = installed_zoo_files()
-        self.source = QComboBox()
+        self.source = NameCombo(30)  # a browsed file's folder is in its line: the dialog stays as wide as the screen allows
         for zoo_algo, path in self.files.items():
             self.source.addItem(f"{zoo_algo}.yml ({ZOO_ALGOS[zoo_algo]}, installed rl_zoo3)", str(path))
         self.source.currentIndexChanged.connect(self._source_changed)

@@ -13,8 +13,9 @@ import time
 from datetime import datetime
 
 from PySide6.QtGui import QFontDatabase, QTextCursor
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPlainTextEdit, QVBoxLayout, QWidget
 
+from app.widgets.elided_label import ElidedLabel
 from core.run.records import is_event_echo
 
 MAX_LINES = 20000
@@ -33,7 +34,7 @@ def format_event(rec: dict) -> str:
 class LogPanel(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
-        self.title = QLabel("No run selected")
+        self.title = ElidedLabel("No run selected")  # "<run id>: worker.log and events": 411 px for a short name
         self.follow_box = QCheckBox("Follow")
         self.follow_box.setChecked(True)
         self.follow_box.setToolTip("Keep the newest line in view")

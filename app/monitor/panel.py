@@ -39,7 +39,8 @@ from app.plots.system_plots import SystemPlots
 from app.settings import get_setting, set_setting
 from app.theme import ALERT_COLOR
 from app.widgets.elided_label import ElidedLabel
-from app.widgets.toolbar import STRETCH, panel_toolbar
+from app.widgets.toolbar import STRETCH, Labelled, panel_toolbar
+from app.widgets.wrap_label import wrap_long_words
 from core.fit.result import FitEstimate
 from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.eta import SpeedEstimate, running_rate, time_left
@@ -94,8 +95,7 @@ class MonitorPanel(QWidget):
         self.close_button.setToolTip("Stop showing this run (it keeps training): the GPU plots show the live GPUs again")
         self.close_button.clicked.connect(self.close_requested)
         self.close_button.hide()
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = wrap_long_words(QLabel())  # "Could not write <path>"
         self.status.hide()
         self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()
@@ -164,7 +164,8 @@ class MonitorPanel(QWidget):
         self.tensorboard_button.clicked.connect(self.tensorboard_requested)
         self.save_button = QPushButton("Save plots…")
         self.save_button.setToolTip("Save the plots as they are on screen (PNG), in the run's folder by default")
-        self.save_button.clicked.connect(self.save_plots)
+        # not connect(self.save_plots): PySide passes clicked's `checked` (False) as the path, and the button wrote nothing
+        self.save_button.clicked.connect(lambda: self.save_plots())
         self.pause_button = QPushButton("Pause")
         self.pause_button.setCheckable(True)
         self.pause_button.setToolTip("Freeze the plots; data keeps arriving and shows when you resume")
@@ -174,7 +175,7 @@ class MonitorPanel(QWidget):
         self.follow_button.clicked.connect(self.follow)
         # what does not fit a narrow window goes behind », the least used last
         self._controls = panel_toolbar("monitorControls", (
-            self.x_mode, QLabel("Smoothing"), self.smoothing, self.smoothing_label, self.log_y, self.scalars.picker,
+            self.x_mode, Labelled("Smoothing", self.smoothing, readout=self.smoothing_label), self.log_y, self.scalars.picker,
             STRETCH, self.pause_button, self.follow_button, self.save_button, self.tensorboard_button))
         self.set_smoothing(float(get_setting("monitor/smoothing", 0.0)))
 
@@ -332,7 +333,8 @@ class MonitorPanel(QWidget):
         elif self.run_state in TERMINAL or self.run_state == "paused":
             text += f" · {self.run_state}"
         if rate:
-            tip.append(f"{rate:,.0f} steps/s over the last minute")
+            tip.append(f"{rate:,.0f} steps/s " + ("over the last minute" if self._speed.rate is not None else
+                                                 f"over the {self._speed.span_s:.0f} s measured so far"))
         self.progress.setFormat(text)
         self.progress.setMinimumWidth(min(600, max(300, self.progress.fontMetrics().horizontalAdvance(text) + 30)))
         self.progress.setToolTip("\n".join(tip))

@@ -47,6 +47,12 @@ class PlotMessage(QObject):
         return False
 
     def _place(self) -> None:
+        """The middle 40 % of the plot's height, or as much as the wrapped text needs (up to the whole): a short
+        plot (the idle GPU monitor's four on a laptop screen) gave "No GPU data: NVML shared library not found"
+        56 px of its 68."""
         w, h = self._plot.width(), self._plot.height()
-        self.label.setGeometry(int(w * 0.1), int(h * 0.3), int(w * 0.8), int(h * 0.4))
+        width = int(w * 0.8)
+        need = self.label.heightForWidth(width) if self.label.text() else 0
+        height = min(h, max(int(h * 0.4), need))
+        self.label.setGeometry(int(w * 0.1), (h - height) // 2, width, height)
         self.label.raise_()

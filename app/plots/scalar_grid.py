@@ -123,10 +123,12 @@ class ScalarGrid(QWidget):
         while self._grid.count():
             self._grid.takeAt(0)
         shown = self.shown_plots()
-        for plot in self.plots():
-            plot.setVisible(plot in shown)
         for i, plot in enumerate(shown):
             self._grid.addWidget(plot, i // COLUMNS, i % COLUMNS)
+        # shown once in the grid: a new chart shown before had no parent, a window of its own for an instant (a flash
+        # on the desktop, and every open menu closed, a row's » among them)
+        for plot in self.plots():
+            plot.setVisible(plot in shown)
         self._fit_rows()
         self.layout_changed.emit()
 

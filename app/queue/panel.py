@@ -18,6 +18,7 @@ from app.queue.status_view import QueueStatusView
 from app.theme import error_color
 from app.widgets.cluster_field import ClusterField
 from app.widgets.fit_list import FitList
+from app.widgets.wrap_label import wrap_long_words
 from core.cluster.client import ClusterError
 from core.config.errors import ConfigError
 from core.queue.autostart import AutostartError, Host
@@ -51,8 +52,7 @@ class QueuePanel(QWidget):
         self.start_button.setToolTip("Check the plan and start it in a detached queue runner")
         self.start_button.clicked.connect(self.start)
         self.survive_reboot = survive_reboot_box(Host())
-        self.start_note = QLabel()
-        self.start_note.setWordWrap(True)
+        self.start_note = wrap_long_words(QLabel())  # the start note: the queue's id, the Ray address, the start-up entry
         self.errors_list = FitList(max_height=160)  # as tall as its lines (up to about five)
         self.errors_list.hide()
         self.cluster = ClusterField()

@@ -44,8 +44,10 @@ from app.queue.jobs import (
 )
 from app.queue.status_view import fit_columns
 from app.theme import error_color
-from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
+from app.widgets.elided_label import ElidedLabel
+from app.widgets.toolbar import SEPARATOR, STRETCH, Labelled, panel_toolbar
 from app.widgets.tree import top_items
+from app.widgets.wrap_label import wrap_long_words
 from core.config.schema import BudgetParams, RunConfig
 from core.queue.plan import Plan, PlanJob, save_plan
 from core.util.yaml_reader import read_yaml
@@ -64,8 +66,7 @@ class PlanEditor(QWidget):
         self.jobs: list[PlanJob] = []
         self.path: Path | None = None  # the file the plan was last saved to or loaded from
         self._saved: dict[str, Any] | None = None
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = wrap_long_words(QLabel())  # "Saved <path>", "Cannot load <path>", a job's name
 
         self.add_config_button = QPushButton("Add current config")
         self.add_config_button.setToolTip("Add the Configure tab's preset and changes as a job")
@@ -99,7 +100,7 @@ class PlanEditor(QWidget):
         self.table.setAlternatingRowColors(True)
         self.table.header().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._show_after)
-        self.after_label = QLabel("Runs after")
+        self.after_label = ElidedLabel("Runs after")  # "<job name> runs after": a long name elides
         self.after_list = QListWidget()
         self.after_list.setToolTip("Tick the jobs that must have ended before this one starts")
         self.after_list.itemChanged.connect(self._after_edited)
@@ -138,7 +139,7 @@ class PlanEditor(QWidget):
             self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button,
             SEPARATOR, self.edit_button, self.replace_button))
         options = panel_toolbar("planOptions", (
-            QLabel("Parallel jobs"), self.parallel, SEPARATOR, QLabel("On failure"), self.on_failure, STRETCH,
+            Labelled("Parallel jobs", self.parallel), SEPARATOR, Labelled("On failure", self.on_failure), STRETCH,
             self.load_button, self.save_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)

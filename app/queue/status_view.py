@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from app.theme import QUEUE_STATUS_COLORS, status_color
 from app.widgets.toolbar import panel_toolbar
 from app.widgets.tree import top_items
+from app.widgets.wrap_label import wrap_long_words
 from core.queue import autostart
 from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, start_queue
 from core.queue.plan import Plan
@@ -77,8 +78,7 @@ class QueueStatusView(QWidget):
         self.runs_dir = Path(runs_dir)
         self.state: QueueState | None = None
         self._labels: dict[str, tuple[int, str]] = {}  # run id -> (annotations.json's mtime, its name)
-        self.header = QLabel()
-        self.header.setWordWrap(True)
+        self.header = wrap_long_words(QLabel())  # "No queue in <runs folder> yet", the runner's error
         self.header.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
@@ -92,8 +92,7 @@ class QueueStatusView(QWidget):
         self.cancel_button.setToolTip("Launch no more jobs; running jobs finish unless the box is ticked")
         self.stop_running = QCheckBox("stop running jobs too")
         self.continue_button = QPushButton("Continue")
-        self.message = QLabel()
-        self.message.setWordWrap(True)
+        self.message = wrap_long_words(QLabel())  # an OSError names its file
         self.cancel_button.clicked.connect(self.cancel)
         self.continue_button.clicked.connect(self.continue_queue)
 

@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 from app.settings import GRID_SETTING, get_setting
 from app.threads.background import run_in_background
 from app.widgets.screen_fit import fit_to_screen
+from app.widgets.wrap_label import wrap_long_words
 from core.queue.state import read_queue
 from core.results.report import REWARD_LEGEND, MorningReport, morning_report, render, since_time
 from core.run.store import RunStore
@@ -143,8 +144,7 @@ class MorningReportDialog(QDialog):
         self.save_button.clicked.connect(self.save)
         self.view = ReportView()
         self.view.setToolTip(REWARD_LEGEND)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = wrap_long_words(QLabel())  # "Wrote <path>": the dialog no wider than the screen
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         self.close_button = buttons.button(QDialogButtonBox.StandardButton.Close)

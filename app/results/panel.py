@@ -40,7 +40,9 @@ from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
-from app.widgets.toolbar import SEPARATOR, STRETCH, panel_toolbar
+from app.widgets.name_combo import NameCombo
+from app.widgets.toolbar import SEPARATOR, STRETCH, Labelled, panel_toolbar
+from app.widgets.wrap_label import wrap_long_words
 from core.results.export import SUFFIXES, export, export_table
 from core.results.group_table import GroupTable, group_table
 from core.results.grouping import group_runs
@@ -100,7 +102,7 @@ class ResultsPanel(QWidget):
         self.filters: dict[str, QComboBox] = {}
         filters = QGridLayout()
         for row, (key, label) in enumerate((("algo", "Algorithm"), ("env", "Env"), ("preset", "Preset"))):
-            combo = QComboBox()
+            combo = NameCombo(12)  # the runs' env ids (a custom env's module:Class) and preset names: any length
             combo.addItem(ALL)
             combo.setToolTip(f"Only the runs of this {label.lower()}")
             combo.currentTextChanged.connect(lambda _t: self._fill_list())
@@ -151,9 +153,8 @@ class ResultsPanel(QWidget):
         self.save_plot_button.clicked.connect(self.save_plot)
         # across the whole tab; what a narrow window has no room for goes behind », the least used last
         bar = panel_toolbar("resultsControls", (
-            self.morning_button, self.export_button, SEPARATOR, QLabel("Baseline"), self.baseline_combo,
-            QLabel("x axis"),
-            self.x_combo, STRETCH, self.save_plot_button, QLabel("CO2"), self.grid_spin))
+            self.morning_button, self.export_button, SEPARATOR, Labelled("Baseline", self.baseline_combo),
+            Labelled("x axis", self.x_combo), STRETCH, self.save_plot_button, Labelled("CO2", self.grid_spin)))
 
         self.plot = OverlayPlot()
         self.curve_mode = CurveModeControls(self.plot)  # each run, or one curve and table row per group of seeds
@@ -168,8 +169,7 @@ class ResultsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.verticalHeader().setVisible(False)
-        self.status = QLabel()
-        self.status.setWordWrap(True)
+        self.status = wrap_long_words(QLabel())  # "Wrote the table to <path>"
 
         right = QWidget()
         rv = QVBoxLayout(right)

@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import Qt, QTimer, QUrl, Signal
 from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
-    QComboBox,
     QHBoxLayout,
     QHeaderView,
     QLineEdit,
@@ -40,6 +39,8 @@ from app.settings import GRID_SETTING, get_setting
 from app.theme import state_color
 from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
+from app.widgets.name_combo import NameCombo
+from app.widgets.toolbar import STRETCH, panel_toolbar
 from app.widgets.tree import top_items
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, FAILED, LIVE, RESUMABLE, TERMINAL
@@ -194,7 +195,7 @@ class RunsPanel(QWidget):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.setMinimumWidth(260)
         self.filter_edit.textChanged.connect(lambda _t: self._apply_filter())
-        self.tag_filter = QComboBox()
+        self.tag_filter = NameCombo(10)  # the user's tags, up to 32 letters: the row and the tab are not as wide
         self.tag_filter.setToolTip("Only the runs with this tag")
         self.tag_filter.addItem(ALL_TAGS)
         self.tag_filter.currentTextChanged.connect(lambda _t: self._apply_filter())
@@ -232,16 +233,15 @@ class RunsPanel(QWidget):
         top.addWidget(self.folder_label, 1)
         top.addWidget(self.filter_edit)
         top.addWidget(self.tag_filter)
-        actions = QHBoxLayout()
-        for b in (self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
-                  self.folder_button, self.delete_button):
-            actions.addWidget(b)
-        actions.addStretch(1)
-        actions.addWidget(self.refresh_button)
+        # what a narrow tab has no room for goes behind », the least used last: a row of buttons was squeezed below
+        # their text ("TensorBoard" 79 px of 86) when Configure left the tabs their least width (window_state)
+        actions = panel_toolbar("runsActions", (
+            self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
+            self.folder_button, self.delete_button, STRETCH, self.refresh_button))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
         layout.addLayout(top)
-        layout.addLayout(actions)
+        layout.addWidget(actions)
         layout.addWidget(split, 1)
 
         self._timer = QTimer(self)

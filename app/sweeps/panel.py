@@ -12,7 +12,6 @@ from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
-    QComboBox,
     QFileDialog,
     QGridLayout,
     QHBoxLayout,
@@ -29,6 +28,8 @@ from app.sweeps.charts import ImportancePlot, ObjectivePlot, ParallelCoordinates
 from app.theme import MUTED, TRIAL_STATE_COLORS
 from app.threads.background import run_in_background
 from app.widgets.cluster_field import ClusterField
+from app.widgets.name_combo import NameCombo
+from app.widgets.wrap_label import wrap_long_words
 from core.cluster.client import ClusterError
 from core.config.presets import save_user_preset
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, sweep_names
@@ -62,8 +63,7 @@ class SweepsPanel(QWidget):
         self._loading = False
         self._last_stamp: tuple[int, ...] = ()
 
-        self.sweep_box = QComboBox()
-        self.sweep_box.setMinimumWidth(180)
+        self.sweep_box = NameCombo(15)  # the user's sweep names: the widest tab is not made wider by one
         self.sweep_box.currentTextChanged.connect(lambda _t: self.refresh())
         self.run_button = QPushButton("Run sweep file…")
         self.run_button.setToolTip("Check a sweep file and start it in a detached runner (rlpanel sweep run)")
@@ -76,8 +76,7 @@ class SweepsPanel(QWidget):
         self.resume_button.clicked.connect(self.resume)
         self.save_button = QPushButton("Save best as preset…")
         self.save_button.clicked.connect(self._ask_preset_name)
-        self.state_label = QLabel()
-        self.state_label.setWordWrap(True)
+        self.state_label = wrap_long_words(QLabel())  # the user's sweep name, the file it started
         self.state_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         self.table = QTableWidget(0, len(FIXED_COLUMNS) + len(TAIL_COLUMNS))

@@ -11,6 +11,7 @@ from datetime import date
 from pathlib import Path
 
 from core.cli.common import CliError, runs_dir
+from core.results.baselines import env_baselines
 from core.results.export import FORMATS, ExportError, export, export_table, format_for
 from core.results.group_table import GroupTable, group_results
 from core.results.multienv import MultiEnvSummary, multi_env_summary, parse_references
@@ -35,7 +36,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                    help=f"only runs in this state ({', '.join(TERMINAL)}, running, ...); repeat or comma-separate")
     p.add_argument("--baseline", metavar="RUN", action="append",
                    help="compare every run's final mean reward with this run's (its row comes first); with --group-by "
-                        "its group is its env's baseline group: repeat it for other envs")
+                        "its group is its env's baseline group: repeat it for other envs (default with --group-by, as "
+                        "in rlpanel report: each env's newest finished random or constant run)")
     p.add_argument("--group-by", choices=("group", "config"),
                    help="one row per group of seeds: the runs launched together (group) or of one config but the seed "
                         "(config), with mean ± std. error, 95%% CI, IQM and the test against the baseline group")
@@ -135,7 +137,7 @@ def run(args: argparse.Namespace) -> int:
     if not dirs and baseline is None:
         raise CliError(f"no runs match in {store.root}; list them with: rlpanel runs")
     if args.group_by:
-        return _export_groups(args, dirs, baselines, references, fmt, output)
+        return _export_groups(args, store, dirs, baselines, references, fmt, output)
     rows = results(dirs, baseline=baseline, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh))
     if fmt == "json":
         _write_or_print(json.dumps([r.to_json() for r in rows], indent=2, default=str) + "\n", output)
@@ -150,9 +152,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _export_groups(args: argparse.Namespace, dirs: list[Path], baselines: list[Path], references: dict[str, float],
-                   fmt: str, output: Path | None) -> int:
+def _export_groups(args: argparse.Namespace, store: RunStore, dirs: list[Path], baselines: list[Path],
+                   references: dict[str, float], fmt: str, output: Path | None) -> int:
     try:
+        baselines = _group_baselines(store, dirs, baselines)
         table = group_results(dirs, args.group_by, baselines, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh))
     except ValueError as exc:
         raise CliError(f"--baseline: {exc}", 2) from None
@@ -174,6 +177,18 @@ def _export_groups(args: argparse.Namespace, dirs: list[Path], baselines: list[P
     if output is not None:
         print(f"wrote {len(table.rows)} groups to {output} ({fmt})", file=sys.stderr)
     return 0
+
+
+def _group_baselines(store: RunStore, dirs: list[Path], named: list[Path]) -> list[Path]:
+    """Each env's baseline run as the morning report picks it (``env_baselines``: the one named, else the newest
+    finished random or constant run of that env); says on stderr which were picked, not named."""
+    envs = list(dict.fromkeys(run_info(d).env for d in [*named, *dirs]))
+    chosen = env_baselines(store.list(), envs, named)
+    picked = {env: path for env, path in chosen.items() if path is not None and path not in named}
+    for env, path in picked.items():
+        print(f"rlpanel export: {env}'s groups are compared with {path.name}, the newest finished random or constant "
+              f"run of {env} (--baseline RUN names another)", file=sys.stderr)
+    return [path for path in chosen.values() if path is not None]
 
 
 def _groups_json(table: GroupTable, summary: MultiEnvSummary | None) -> dict[str, object]:

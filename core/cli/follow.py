@@ -2,8 +2,9 @@
 
 The steps shown are those of the newest record of any kind (episodes and training records come
 between progress records, which are written at most once a second), the speed and time left come
-from ``core.run.eta`` (over the last minute, none before the run has measured itself, none once it
-is not running: "stopping", "finished" take their place), and the line is printed once more when
+from ``core.run.eta`` (the speed from the first progress record on, as the Speed chart draws it, over the last
+minute once measured; the time left once 15 s are measured; neither once the run is not running: "stopping",
+"finished" take their place), and the line is printed once more when
 the run ends, so the last line says where it ended.
 
 A group of seeds (``train --seeds``) is followed more quietly: a line as each run ends, and how many run,
@@ -52,7 +53,7 @@ class RunProgress:
         if kind == "progress":
             self.total = rec.get("total") or self.total
             point = (rec["step"], rec.get("t") or time.time())
-            self.speed.update(*point)
+            self.speed.update(*point, rec.get("fps"))
             self.span = [self.span[0], point] if self.span else [point]
             if rec.get("episodes_total"):  # a baseline counts episodes, not steps
                 self.step, self.total, self.unit = rec["episodes"], rec["episodes_total"], "episodes"

@@ -40,7 +40,9 @@ def run_list(args: argparse.Namespace) -> int:
         lines = []
         for p in presets:
             kind = "built-in" if p.builtin else "user"
-            what = f"BROKEN: {p.error} ({p.path})" if p.error else p.description
+            what = f"BROKEN: {p.error} ({p.path})" if p.error else p.summary
+            if not p.error and p.summary != p.description.strip():  # one line a preset: the rest is in `show`
+                what += f" (more: rlpanel presets show {p.name})"
             what += "".join(f" [runs code from {m}]" for m in code_modules(p.data))
             lines.append(f"{p.name:<{width}}  {kind:<8}  {','.join(p.algos):<15}  {what}")
         return "\n".join(lines) or "no presets"
@@ -57,8 +59,10 @@ def run_show(args: argparse.Namespace) -> int:
     for algo in ALGOS:  # sections the preset does not tune are noise here
         if algo not in preset.algos and algo != validated.config.algo:
             data.pop(algo.lower())
+    # every line of the description commented: a tune's table in it would otherwise make the output no longer YAML
+    head = "\n".join(f"# {line}".rstrip() for line in f"{preset.name}: {preset.description.strip()}".splitlines())
     emit(args, {"preset": preset.name, "config": data, "warnings": validated.warnings},
-         lambda: f"# {preset.name}: {preset.description}\n" + yaml.safe_dump(data, sort_keys=False).rstrip())
+         lambda: head + "\n" + yaml.safe_dump(data, sort_keys=False).rstrip())
     return 0
 
 

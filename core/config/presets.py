@@ -44,6 +44,11 @@ class Preset:
         return str(self.data.get("description", ""))
 
     @property
+    def summary(self) -> str:
+        """The description's first line: what a list of presets shows (a tune's preset holds its whole table)."""
+        return self.description.strip().partition("\n")[0].rstrip()
+
+    @property
     def base(self) -> str | None:
         base = self.data.get("base")
         return base if isinstance(base, str) else None

@@ -35,12 +35,14 @@ from core.results.table import MARK, Column, ResultRow, result_row, results, win
 
 SIGNIFICANT = "*"
 MEASURE_MEAN, MEASURE_SE = "env:", "env_se:"  # an env measure's columns: its mean over the runs and its standard error
-STATISTICS = (f"mean ± standard error (sample std / sqrt(n)); 95 % CI of the mean: t-interval; IQM: scipy.stats.trim_mean(x, "
-              f"0.25) with a 95 % {BOOTSTRAP_METHOD} bootstrap CI ({RESAMPLES:,} resamples, seed {SEED}); against the "
-              "baseline: Welch's t-test (a baseline of one run: the one-sample t-test against its figure), the "
-              "probability of improvement P(X > Y) + P(X = Y)/2 from the Mann-Whitney U with a bootstrap CI; "
-              f"{SIGNIFICANT} marks a difference whose 95 % CI excludes 0 (the same as p < 0.05); rliable's estimators "
-              "computed with scipy")
+GROUP_STATISTICS = (f"mean ± standard error (sample std / sqrt(n)); 95 % CI of the mean: t-interval; IQM: "
+                    f"scipy.stats.trim_mean(x, 0.25) with a 95 % {BOOTSTRAP_METHOD} bootstrap CI ({RESAMPLES:,} resamples, "
+                    f"seed {SEED})")
+# said only where a group was compared with a baseline: a footer must not describe tests that were not made
+BASELINE_STATISTICS = ("against the baseline: Welch's t-test (a baseline of one run: the one-sample t-test against its "
+                       "figure), the probability of improvement P(X > Y) + P(X = Y)/2 from the Mann-Whitney U with a "
+                       "bootstrap CI (a group of one run: neither, only the difference); "
+                       f"{SIGNIFICANT} marks a difference whose 95 % CI excludes 0 (the same as p < 0.05)")
 FIGURE = "figure"  # a cell for reading that holds a number with its spread or interval, as text ("12.30 ± 0.40")
 MEASURE_TEXT = "env_text:"
 _HEAD = (Column("group", "Group"), Column("algo", "Algorithm"), Column("env", "Env"), Column("state", "State"),
@@ -316,14 +318,22 @@ def reading_columns(made: list[GroupRow], metric: str, rows: list[ResultRow]) ->
     return cols
 
 
+def statistics(made: list[GroupRow]) -> str:
+    """The statistics in words: the tests against a baseline only where a group was compared with one."""
+    tested = any(m.is_baseline for m in made)
+    return f"{GROUP_STATISTICS}; {BASELINE_STATISTICS if tested else 'no baseline: no test'}; rliable's estimators " \
+           "computed with scipy"
+
+
 def protocol(made: list[GroupRow], metric: str, rows: list[ResultRow], by: GroupBy) -> dict[str, Any]:
     """What the numbers are: the metric and its episodes, deterministic or not, the seeds, the statistics, versions."""
+    tested = any(m.is_baseline for m in made)
     return {"metric": metric, "metric_header": metric_header(metric, rows), "episodes": _episodes(metric, rows),
             "deterministic": metric == "last_eval_mean_reward",
             "group_by": by, "seeds": {m.group: m.seeds for m in made},
             "baselines": {m.env: m.group for m in made if m.is_baseline},
-            "statistics": STATISTICS, "bootstrap": {"method": BOOTSTRAP_METHOD, "resamples": RESAMPLES, "seed": SEED},
-            "significance": f"{SIGNIFICANT}: the 95 % CI of the difference excludes 0 (p < 0.05)",
+            "statistics": statistics(made), "bootstrap": {"method": BOOTSTRAP_METHOD, "resamples": RESAMPLES, "seed": SEED},
+            "significance": f"{SIGNIFICANT}: the 95 % CI of the difference excludes 0 (p < 0.05)" if tested else None,
             "versions": library_versions()}
 
 
@@ -334,8 +344,12 @@ def notes(made: list[GroupRow], metric: str, rows: list[ResultRow], by: GroupBy)
     seeds = "; ".join(f"{m.group}: {m.n}" for m in made)
     grouped = "the group they were launched in" if by == "group" else \
         "config (all settings but the seed and others that change nothing learned)"
+    bare = list(dict.fromkeys(m.env for m in made if not m.baseline_group))
     out = [f"Metric: {metric} ({metric_header(metric, rows)}; {_episodes(metric, rows)}; {how}); "
            "each run's own summary.json figure.",
            f"Runs grouped by {grouped}; seeds per group: {seeds}.",
-           f"Statistics: {STATISTICS}.", f"Computed with {versions}."]
+           f"Statistics: {statistics(made)}.",
+           *([f"No baseline run of {' or '.join(bare)}: {'its' if len(bare) == 1 else 'their'} groups are compared "
+              "with none."] if bare else []),
+           f"Computed with {versions}."]
     return out + ([GROUP_LEGEND] if any(m.marked for m in made) else [])

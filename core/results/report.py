@@ -2,7 +2,7 @@
 
 Every run started since a time (``since_time("18:00")``: the last 18:00 before now), one row each:
 its state and why (exit reason, error, or why it is paused), wall time, best and final reward,
-the env's own measures against a baseline of the same env (``env_baselines``: the run the user
+the env's own measures against a baseline of the same env (``core.results.baselines.env_baselines``: the run the user
 named for that env, else the newest finished random or constant run of that env id; the row names
 the baseline it was compared with, or says its env has none), GPU energy (and CO2 at the grid
 intensity given), peak temperature, and the time it was paused by the GPU guard or its clocks
@@ -27,14 +27,14 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from core.config.algorithms.baselines import BASELINES
+from core.results.baselines import env_baselines
 from core.results.export import to_html, to_markdown, to_xlsx
 from core.results.group_table import GroupTable, group_table
 from core.results.grouping import group_runs
 from core.results.table import MEASURE, MEASURE_PCT, Column, ResultRow, columns_for, results
 from core.run.layout import RunDir
 from core.run.states import FAILED
-from core.run.store import RunInfo, RunStore, run_info
+from core.run.store import RunStore
 from core.util.files import tail_lines
 
 LOG_LINES = 15
@@ -97,27 +97,6 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
             cols.append(table[key])
     cols += [c for k, c in table.items() if k.startswith((MEASURE, MEASURE_PCT))]
     return cols
-
-
-def env_baselines(every: list[RunInfo], envs: list[str], named: list[Path] | None = None) -> dict[str, Path | None]:
-    """Each env id -> its baseline run: the one of ``named`` of that env (the user's choice), else the
-    newest finished random or constant run of that env among ``every`` run of the store (None: it has
-    none). ValueError when two named runs share an env."""
-    chosen: dict[str, Path] = {}
-    for path in named or []:
-        env = run_info(path).env
-        if env in chosen:
-            raise ValueError(f"{chosen[env].name} and {path.name} are both baselines of {env}: name one run per env")
-        chosen[env] = path
-    out: dict[str, Path | None] = {}
-    finished: list[RunInfo] = []
-    if any(env not in chosen for env in envs):
-        finished = sorted((i for i in every if i.algo in BASELINES and i.state == "finished" and not i.broken),
-                          key=lambda i: i.started_at or i.created_at or 0)
-    for env in envs:
-        own = [i for i in finished if i.env == env]
-        out[env] = chosen.get(env) or (own[-1].path if own else None)
-    return out
 
 
 def morning_report(store: RunStore, since: float, baselines: list[Path] | None = None,

@@ -19,7 +19,8 @@ so they are computed here with scipy, the way rliable computes them:
   group is tested against its figure with the one-sample t-test (``scipy.stats.ttest_1samp``).
 
 A difference is marked significant where its 95 % CI (Welch's, or the one-sample t-interval) excludes 0,
-which is the same rule as p < 0.05 for these two-sided tests. One run has no spread: no interval, said so.
+which is the same rule as p < 0.05 for these two-sided tests. One run has no spread: no interval, said so; a group
+of one run against the baseline has its difference only (no test, no probability of improvement).
 """
 
 from __future__ import annotations
@@ -149,6 +150,10 @@ def compare(values: Values, baseline: Values) -> Comparison | None:
     pct = 100.0 * delta / abs(base) if base != 0 else None
     ci, p, test = _difference_test(a, b)
     significant = None if ci is None else not (ci[0] <= 0.0 <= ci[1])
+    if a.size < 2:
+        # one run against the baseline's runs is a rank, not a probability of improvement: a table showed it as
+        # "P(improvement) 1.00" beside "no test: the group has one run". The difference of the means stays.
+        return Comparison(delta, pct, None, None, test, None, None, None)
     return Comparison(delta, pct, ci, p, test, probability_of_improvement(a, b), _poi_ci(a, b), significant)
 
 
@@ -157,14 +162,14 @@ def _difference_test(a: np.ndarray, b: np.ndarray) -> tuple[Interval | None, flo
     if a.size < 2:
         return None, None, "no test: the group has one run"
     if b.size == 1:
-        if np.ptp(a) == 0:
-            return None, None, "no test: the group's runs have no spread"
+        if np.ptp(a) == 0:  # no t-test; the probability of improvement is still measured ("no test" would deny it)
+            return None, None, "no t-test: the group's runs have no spread"
         res = stats.ttest_1samp(a, float(b[0]))
         lo, hi = res.confidence_interval(LEVEL)
         return (float(lo) - float(b[0]), float(hi) - float(b[0])), float(res.pvalue), \
             "one-sample t-test against the baseline's figure"
     if np.ptp(a) == 0 and np.ptp(b) == 0:
-        return None, None, "no test: neither group's runs have any spread"
+        return None, None, "no t-test: neither group's runs have any spread"
     res = stats.ttest_ind(a, b, equal_var=False)
     lo, hi = res.confidence_interval(LEVEL)
     return (float(lo), float(hi)), float(res.pvalue), "Welch's t-test"

@@ -8,8 +8,9 @@ import warnings
 import pytest
 from PySide6.QtCore import QSettings
 
-# The offscreen platform warns on every top-level show(); it says nothing about our code.
-OFFSCREEN_NOISE = r"This plugin does not support propagateSizeHints"
+# The offscreen platform warns on every top-level show(), and on every popup menu that raises itself and grabs the
+# keyboard; it says nothing about our code.
+OFFSCREEN_NOISE = r"This plugin does not support (propagateSizeHints|raise\(\)|grabbing the keyboard)"
 
 
 def pytest_collection_modifyitems(config, items):

@@ -1,12 +1,15 @@
 """The algorithm box lists what is installed: sb3-contrib's algorithms where it is, and where it is not
-(hidden from the import system here), a line naming them with pip install "rlpanel[contrib]"."""
+(hidden from the import system here), a short line saying where more come from, naming them with
+pip install "rlpanel[contrib]" in its tooltip."""
 
 from __future__ import annotations
 
 import sys
 
 import pytest
+from PySide6.QtCore import Qt
 
+from app.configure.env_picker import CONTRIB_LINE
 from core.config.algorithms.contrib import CONTRIB_FIX
 from tests.app.configure.helpers import TIMEOUT_MS, new_panel, wait_settled
 
@@ -54,12 +57,16 @@ def test_installed_contrib_algorithms_are_listed_with_their_forms(qtbot, panel):
 
 def test_without_sb3_contrib_the_box_says_how_to_get_its_algorithms(qtbot, panel_without_contrib):
     panel = panel_without_contrib
-    listed = items(panel.env_picker.algo_combo)
+    combo = panel.env_picker.algo_combo
+    listed = items(combo)
     enabled = [text for text, ok in listed if ok]
     assert enabled == ["PPO", "A2C", "SAC", "DQN", "TD3", "DDPG", "random", "constant"]
-    [note] = [text for text, ok in listed if not ok]
-    assert CONTRIB_FIX in note and all(algo in note for algo in CONTRIB)
-    assert CONTRIB_FIX in panel.env_picker.algo_combo.toolTip()
+    [note] = [i for i in range(combo.count()) if combo.itemText(i) and not combo.model().item(i).isEnabled()]
+    assert combo.itemText(note) == CONTRIB_LINE  # short: the box is not as wide as the note (issue 41)
+    whole = combo.itemData(note, Qt.ItemDataRole.ToolTipRole)  # the whole note on the line
+    assert CONTRIB_FIX in whole and all(algo in whole for algo in CONTRIB)
+    assert whole == panel.env_picker.contrib_note
+    assert CONTRIB_FIX in combo.toolTip()
     raw = panel.current_config().model_dump(mode="json")  # a config from a machine that has sb3-contrib
     raw.update(algo="TQC", env={"id": "Pendulum-v1"})
     panel.load_config(raw)

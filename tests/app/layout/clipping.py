@@ -96,8 +96,9 @@ def _text_problem(widget: QWidget) -> str | None:
     if isinstance(widget, QTabBar):
         return _tab_problem(widget)
     text = _text(widget)
-    if not text or isinstance(widget, QLineEdit) and widget.parentWidget() and isinstance(
-            widget.parentWidget(), (QAbstractSpinBox, QComboBox)):
+    # a NameCombo shortens a long name in its middle on purpose, whole in its tooltip (as an ElidedLabel does)
+    if not text or isinstance(widget, QComboBox) and widget.property("elided") or isinstance(
+            widget, QLineEdit) and widget.parentWidget() and isinstance(widget.parentWidget(), (QAbstractSpinBox, QComboBox)):
         return None
     metrics = widget.fontMetrics()
     if isinstance(widget, QLabel):

@@ -131,18 +131,23 @@ def test_point_10_a_long_history_loads_in_chunks_while_the_window_stays_responsi
 
 
 class PaintCount(QObject):
-    """Paint events of the plots' viewports (what drawing a plot on screen costs)."""
+    """Paint events of the plots' viewports (what drawing a plot on screen costs); ``while_held``: those painted while
+    the panel held its plots."""
 
-    def __init__(self, plots):
+    def __init__(self, plots, panel=None):
         super().__init__()
         self.viewports = {plot.viewport(): plot for plot in plots}
         self.painted: list = []
+        self.while_held: list = []
+        self.panel = panel
         for viewport in self.viewports:
             viewport.installEventFilter(self)
 
     def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
         if event.type() == QEvent.Type.Paint:
             self.painted.append(self.viewports[obj])
+            if self.panel is not None and self.panel.held:
+                self.while_held.append(self.viewports[obj])
         return False
 
 
@@ -156,17 +161,20 @@ def test_a_run_opened_is_painted_once_with_its_whole_history_not_once_per_batch(
     qtbot.waitExposed(panel)
     follower = RunFollower(poll_ms=50, chunk_bytes=32 * 1024)
     batches: list[int] = []
-    follower.records.connect(lambda batch: (batches.append(batch.records), panel.add_batch(batch)))
+    held: list[bool] = []  # whether the plots were held as each batch came
+    follower.records.connect(lambda batch: (batches.append(batch.records), held.append(panel.held), panel.add_batch(batch)))
     follower.telemetry.connect(panel.add_telemetry_batch)
     follower.loading.connect(lambda share: panel.set_loading(share if share >= 0 else None))
     reward = panel.reward_plot
-    painted = PaintCount([reward, panel.gpu.plots["temperature_c"]])
+    painted = PaintCount([reward, panel.gpu.plots["temperature_c"]], panel)
     try:
         panel.set_run(run, "a long run")
         follower.follow(run)
         qtbot.waitUntil(lambda: reward.buffer("episode").size == 6_000, timeout=30_000)
-        assert panel.held and painted.painted == []  # batch after batch came, and no plot was drawn meanwhile
-        assert not panel.splitter.updatesEnabled()
+        # batch after batch came while the plots were held, and none was drawn meanwhile (the hold may end as soon as
+        # the last batch is in: a loaded machine's test looked after that, so it is judged per batch and per paint)
+        assert held and all(held), held
+        assert painted.while_held == []
         qtbot.waitUntil(lambda: not panel.loading and not panel.held, timeout=10_000)
         assert panel.splitter.updatesEnabled()
         qtbot.waitUntil(lambda: len(set(painted.painted)) == 2, timeout=5_000)

@@ -54,8 +54,9 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     assert set(panel.scalars.charts) == {"train/value_loss", "train/policy_gradient_loss", "train/learning_rate"}
     assert panel.reward_plot.buffer("eval").size == 1
     assert panel.progress.isVisible() and panel.progress.format() == "3,000 / 10,000 steps"  # no ETA: not running
-    panel.set_run_state("running")  # 3 s of records: the speed is not measured yet
-    assert panel.progress.format() == "3,000 / 10,000 steps · measuring speed..."
+    panel.set_run_state("running")  # 3 s of records: a speed so far (the chart's), too short a time for the time left
+    assert panel.progress.format() == "3,000 / 10,000 steps · estimating time left..."
+    assert panel.progress.toolTip() == "1,000 steps/s over the 3 s measured so far"
     panel.add_records([{"kind": "progress", "step": 500 * i + 1500, "t": 1e9 + i, "fps": 500.0, "total": 10000}
                        for i in range(4, 16)])
     assert re.fullmatch(r"9,000 / 10,000 steps · 0:0\d left, done at \d\d:\d\d", panel.progress.format())
@@ -64,6 +65,38 @@ def test_reward_speed_and_loss_plots_receive_points(qtbot):
     assert panel.progress.format() == "3 / 20 episodes"
     # The crosshair readout names the value under the mouse.
     assert "episode: 29" in panel.reward_plot.readout_at(29 * 20)
+
+
+def test_a_new_scalars_chart_appears_in_the_grid_never_as_a_window_of_its_own(qtbot, qapp):
+    """A chart was shown before the grid took it: for an instant a window of its own (a flash on the desktop), which
+    closed whatever menu was open, the row's » among them, each time a run logged a new scalar."""
+    from PySide6.QtCore import QEvent, QObject
+
+    from app.plots.training_plots import ScalarPlot
+
+    class ShownAsWindow(QObject):
+        def __init__(self):
+            super().__init__()
+            self.found: list[str] = []
+
+        def eventFilter(self, obj, event):  # noqa: N802 (Qt's name)
+            if event.type() == QEvent.Type.Show and isinstance(obj, ScalarPlot) and obj.isWindow():
+                self.found.append(obj.objectName() or type(obj).__name__)
+            return False
+
+    panel = make_panel(qtbot)
+    qtbot.waitExposed(panel)
+    spy = ShownAsWindow()
+    qapp.installEventFilter(spy)
+    try:
+        panel.add_records([{"kind": "train", "step": 2048 * i, "t": 1e9 + i, "train/value_loss": 1.0 / (i + 1),
+                            "train/entropy_loss": -0.6} for i in range(3)])
+        qtbot.waitUntil(lambda: {"train/value_loss", "train/entropy_loss"} <= set(panel.scalars.charts))
+        qtbot.waitUntil(lambda: panel.scalars.charts["train/value_loss"].isVisible())
+    finally:
+        qapp.removeEventFilter(spy)
+    assert spy.found == []
+    assert all(not chart.isWindow() for chart in panel.scalars.charts.values())
 
 
 def test_x_axis_switches_to_wall_time(qtbot):

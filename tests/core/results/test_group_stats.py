@@ -234,3 +234,37 @@ def test_the_morning_report_has_a_section_of_seed_groups(night):
     assert report.groups is not None and [r.group for r in report.groups.rows] == ["poor", "good", "close"]
     text = to_report_markdown(report)
     assert "## Seed groups" in text and "| good |" in text and "Welch" in text
+
+
+def test_export_group_by_picks_the_baseline_the_report_picks_and_a_one_run_group_has_no_test(tmp_path, capsys):
+    """Issue 42: ``export --group-by group`` compared with no baseline where ``report`` picked the random run, yet its
+    footer described the tests against one; and a group of one run showed 'no test' beside P(improvement) 1.00."""
+    seeds_run(tmp_path, "good", GOOD)
+    make_result_run(tmp_path, "solo", [120.0] * 10)  # launched alone: a group of one run
+    older = make_result_run(tmp_path, "rand-old", [5.0] * 10, algo="random", started_at=1e9)
+    rand = make_result_run(tmp_path, "rand", [9.0, 11.0] * 5, algo="random")  # the newest finished random run
+    report = morning_report(RunStore(tmp_path), 0.0)
+    assert report.baselines == {"CartPole-v1": rand.name} and older.name not in report.baselines.values()
+    code, stdout, err = cli(capsys, "export", "--runs-dir", str(tmp_path), "--all", "--group-by", "group", "--format",
+                            "json")
+    assert code == 0, err
+    out = json.loads(stdout)
+    assert out["protocol"]["baselines"] == report.groups.protocol["baselines"] == {"CartPole-v1": "rand"}
+    assert f"compared with {rand.name}" in err  # which run it picked, since it was not named
+    groups = {g["group"]: g for g in out["groups"]}
+    assert groups["good"]["vs_baseline"]["p_value"] < 0.05 and groups["good"]["vs_baseline"]["prob_improvement"]["value"] == 1.0
+    alone = groups["solo"]["vs_baseline"]
+    assert alone["test"] == "no test: the group has one run" and alone["delta"] == pytest.approx(110.0)
+    assert alone["prob_improvement"] == {"value": None, "ci95": None} and alone["p_value"] is None
+    code, md, err = cli(capsys, "export", "--runs-dir", str(tmp_path), "--all", "--group-by", "group")
+    [line] = [line for line in md.splitlines() if line.startswith("| solo |")]
+    assert "no test: the group has one run" in line and "1.00" not in line, line  # no statistic beside "no test"
+    assert "Welch" in md  # the tests made are described
+
+    # no random or constant run of the env: no comparison, and a footer that describes none
+    shutil.rmtree(rand)
+    shutil.rmtree(older)
+    code, md, err = cli(capsys, "export", "--runs-dir", str(tmp_path), "--all", "--group-by", "group")
+    assert code == 0, err
+    assert "Welch" not in md and "probability of improvement" not in md and "P(improvement)" not in md
+    assert "No baseline run of CartPole-v1: its groups are compared with none." in md

@@ -1,4 +1,5 @@
-"""Time left from the speed over the last minute, not the last second; none before the run has measured itself."""
+"""Time left from the speed over the last minute, not the last second; none before the run has measured itself,
+though its speed so far is shown from its first record."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from core.run.eta import MEASURING, SpeedEstimate, eta_text, running_rate, time_left
+from core.run.eta import ESTIMATING, MEASURING, SpeedEstimate, eta_text, running_rate, time_left
 
 
 def test_a_momentary_dip_barely_moves_the_estimate():
@@ -30,14 +31,29 @@ def test_the_average_follows_a_lasting_change_within_minutes():
     assert speed.rate == pytest.approx(500, rel=0.05)
 
 
-def test_no_speed_until_the_run_has_measured_itself():
+def test_no_time_left_until_the_run_has_measured_itself_but_a_speed_from_its_first_record():
     speed = SpeedEstimate()
-    assert speed.update(0, 100.0) is None  # one record: no speed yet
-    assert speed.update(8, 101.0) is None  # the first second (env start, first rollout) says little
-    assert time_left(speed, 10_000, "running", 101.0) == MEASURING
+    assert time_left(speed, 10_000, "running", 100.0) == MEASURING  # no record yet
+    assert speed.update(0, 100.0, 0.0) is None  # one record at step 0: no figure at all
+    assert time_left(speed, 10_000, "running", 100.0) == MEASURING and running_rate(speed, "running") is None
+    assert speed.update(8, 101.0, 8.0) is None  # the first second (env start, first rollout) says little of the time
+    assert time_left(speed, 10_000, "running", 101.0) == ESTIMATING
+    assert running_rate(speed, "running") == pytest.approx(8)  # but the speed so far is shown, as the chart draws it
     for s in range(2, 16):
-        speed.update(8 + 1000 * (s - 1), 100.0 + s)
+        speed.update(8 + 1000 * (s - 1), 100.0 + s, 1000.0)
+        assert running_rate(speed, "running") == pytest.approx((8 + 1000 * (s - 1)) / s)  # the steps over the seconds
     assert speed.rate == pytest.approx(14_008 / 15)  # 15 s measured: the steps over all of them, not the last second's
+    assert "left, done at" in time_left(speed, 10_000, "running", 115.0)
+
+
+def test_a_lone_first_record_shows_its_own_speed():
+    """The worker's first progress record carries the speed since training began; the Speed chart draws it."""
+    speed = SpeedEstimate()
+    speed.update(1300, 1e9, 1300.0)
+    assert running_rate(speed, "running") == pytest.approx(1300)
+    assert time_left(speed, 10_000, "running", 1e9) == ESTIMATING
+    speed.reset()  # a new attempt: measured afresh
+    assert running_rate(speed, "running") is None and time_left(speed, 10_000, "running", 1e9) == MEASURING
 
 
 def test_the_speed_is_the_steps_over_the_last_minute():

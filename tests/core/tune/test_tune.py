@@ -7,8 +7,9 @@ import subprocess
 import sys
 
 import pytest
+import yaml
 
-from core.config.presets import get_preset, resolve
+from core.config.presets import get_preset, list_presets, resolve
 from core.config.spaces import probe_spaces
 from core.config.validate import validate_config
 from core.fit.estimate import estimate
@@ -90,3 +91,16 @@ def test_cli_json_has_the_preset_the_pick_and_the_table():
     assert "steps/s" in done.stderr  # the table went to stderr as it came
     assert done.stderr.index("tuned for this machine") < done.stderr.index("steps/s")  # which machine, before the table
     assert resolve("tuned-ppo-cartpole-v1").config.ppo.n_epochs == 2
+    # the list has one line a preset, the tuned one's table too (its description holds it); `show` has the table
+    listed = subprocess.run([sys.executable, "-m", "core.cli", "presets"], cwd=REPO, capture_output=True, text=True)
+    assert listed.returncode == 0, listed.stderr
+    lines = listed.stdout.splitlines()
+    assert len(lines) == len(list_presets())
+    tuned = [line for line in lines if line.startswith("tuned-ppo-cartpole-v1 ")]
+    assert len(tuned) == 1 and tuned[0].count("n_envs=") == 1  # the pick, no row of the table
+    assert "rlpanel presets show tuned-ppo-cartpole-v1" in tuned[0]  # where the rest is
+    shown = subprocess.run([sys.executable, "-m", "core.cli", "presets", "show", "tuned-ppo-cartpole-v1"], cwd=REPO,
+                           capture_output=True, text=True)
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout.count("n_envs=") == len(data["table"]) + 1  # the pick's line and every row of the table
+    assert yaml.safe_load(shown.stdout)["ppo"]["n_epochs"] == 2  # the table is in comments: the output is still YAML
