@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from collections.abc import Callable
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -34,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
+from app.results.columns import ColumnChooser
 from app.results.curve_mode import CurveModeControls
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
@@ -64,15 +66,39 @@ def with_suffix(path: str, chosen_filter: str, filters: dict[str, str], known: s
     return p.with_name(p.name + filters.get(chosen_filter, next(iter(filters.values()))))
 
 
+def started_text(info: RunInfo) -> str:
+    """``11-22 04:48``: when the run started (else was made); empty when neither is known."""
+    when = info.started_at or info.created_at
+    return datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
+
+
 def run_label(info: RunInfo) -> str:
     """``11-22 04:48  night-ppo · PPO CartPole-v1`` (and the state when the run did not finish)."""
-    when = info.started_at or info.created_at
-    stamp = datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
-    text = f"{stamp}  {info.label}  ·  {info.algo} {info.env}"
+    text = f"{started_text(info)}  {info.label}  ·  {info.algo} {info.env}"
     return text if info.state == "finished" else f"{text}  ({info.state})"
 
 
-BASELINE_NAME_PX = 180  # the longest run name the baseline combo shows whole
+BASELINE_NAME_PX = 200  # a longer run name is cut at its end in the baseline combo (whole in the item's tooltip)
+
+
+def baseline_texts(infos: list[RunInfo], elide: Callable[[str], str] = lambda name: name) -> list[str]:
+    """What the baseline combo calls each run: ``base (random, CartPole-v1)``, the name ``elide``d.
+
+    A run without a name goes by its start (its id, cut to fit, read ``20261128-185…-cartpole-v1`` for
+    every run of a day); a run of a group of seeds by its seed (the runs of a group share their name: a group of
+    three read ``ppo2`` three times); runs that still read alike get their start, then their id.
+    """
+    def text(info: RunInfo, *more: str) -> str:
+        named = info.label != info.id
+        name = elide(info.label) if named else f"run of {started_text(info)}"
+        seed = (info.status.group or {}).get("seed") if (info.status.group or {}).get("id") else None
+        return f"{name}{f', seed {seed}' if seed is not None else ''} ({', '.join([info.algo, info.env, *more])})"
+
+    texts = [text(i) for i in infos]
+    for extra in (lambda i: [started_text(i)], lambda i: [started_text(i), i.id]):
+        alike = {t for t in texts if texts.count(t) > 1}
+        texts = [text(i, *extra(i)) if t in alike else t for i, t in zip(infos, texts, strict=True)]
+    return texts
 
 
 class ResultsPanel(QWidget):
@@ -126,7 +152,8 @@ class ResultsPanel(QWidget):
 
         self.baseline_combo = QComboBox()
         self.baseline_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's")
+        self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's (each run's id: "
+                                       "in its entry's tooltip)")
         self.baseline_combo.currentIndexChanged.connect(lambda _i: self.update_results())
         self.x_combo = QComboBox()
         self.x_combo.addItem("Timesteps", "step")
@@ -168,6 +195,7 @@ class ResultsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.verticalHeader().setVisible(False)
+        self.column_chooser = ColumnChooser(self.table)  # the header's right click; the name and figures come first
         self.status = QLabel()
         self.status.setWordWrap(True)
 
@@ -307,10 +335,11 @@ class ResultsPanel(QWidget):
         self.baseline_combo.clear()
         self.baseline_combo.addItem("none", None)
         metrics = self.baseline_combo.fontMetrics()
-        for info in infos:  # a run's name, shortened in the middle to fit; the whole label in its tooltip
-            name = metrics.elidedText(info.name or info.id, Qt.TextElideMode.ElideMiddle, BASELINE_NAME_PX)
-            self.baseline_combo.addItem(name, info.id)
-            self.baseline_combo.setItemData(self.baseline_combo.count() - 1, run_label(info), Qt.ItemDataRole.ToolTipRole)
+        texts = baseline_texts(infos, lambda name: metrics.elidedText(name, Qt.TextElideMode.ElideRight, BASELINE_NAME_PX))
+        for info, text in zip(infos, texts, strict=True):  # the id and the whole label in the entry's tooltip
+            self.baseline_combo.addItem(text, info.id)
+            self.baseline_combo.setItemData(self.baseline_combo.count() - 1, f"{info.id}\n{run_label(info)}",
+                                            Qt.ItemDataRole.ToolTipRole)
         self.set_baseline(baseline if baseline in self._infos else None)
         self.baseline_combo.blockSignals(False)
         self.update_results()
@@ -382,7 +411,7 @@ class ResultsPanel(QWidget):
             every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
             self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
             self.model.set_rows(self.groups.rows, self.groups.reading)
-        self.table.resizeColumnsToContents()
+        self.column_chooser.apply()
 
     def close_loader(self) -> None:
         """Stop the reading thread (the window calls this when it closes)."""
