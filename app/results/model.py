@@ -79,23 +79,28 @@ class ResultsTableModel(QAbstractTableModel):
             font = QFont()
             font.setItalic(True)
             return font
-        if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, GroupRow):
-            test = f"\nagainst {row.baseline_group}: {row.vs.test}" if row.vs is not None else ""
-            return f"{row.group}: {row.n} runs ({row.state}), seeds {row.value('seeds_text')}{test}\n" + "\n".join(row.runs)
-        if role == Qt.ItemDataRole.ToolTipRole and isinstance(row, ResultRow):
-            if col.key == "name":  # the whole name (a long one is elided) and the id the name stands for
-                return "\n".join(dict.fromkeys([row.name or row.run_id, row.run_id, row.path]))
-            if row.marked:
-                return f"{row.run_id}: {row.state}. {LEGEND}"
-            if col.key == "final_mean_reward" and row.final_window:
-                return f"the mean of the last {row.final_window} episodes" + (
-                    f" (std {row.final_std_reward:,.2f})" if row.final_std_reward is not None else "")
-            if col.key.startswith("stored_eval") and row.stored_eval_note:
-                return f"stored evaluation of {row.stored_eval_note}"
-            if col.key.startswith("delta") and row.delta_basis and not row.is_baseline:
-                return f"compares {row.delta_basis}" + (f"; ± {row.delta_se:,.2f} standard error" if row.delta_se else "")
-            return row.path
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return tooltip(row, col)
         return None
+
+
+def tooltip(row: ResultRow | GroupRow, col: Column) -> str:
+    """A cell's tooltip: a group's seeds and test; a run's whole name and id, why it is marked, what a figure is."""
+    if isinstance(row, GroupRow):
+        test = f"\nagainst {row.baseline_group}: {row.vs.test}" if row.vs is not None else ""
+        return f"{row.group}: {row.n} runs ({row.state}), seeds {row.value('seeds_text')}{test}\n" + "\n".join(row.runs)
+    if col.key == "name":  # the whole name (a long one is elided) and the id the name stands for
+        return "\n".join(dict.fromkeys([row.name or row.run_id, row.run_id, str(row.path)]))
+    if row.marked:
+        return f"{row.run_id}: {row.state}. {LEGEND}"
+    if col.key == "final_mean_reward" and row.final_window:
+        return f"the mean of the last {row.final_window} episodes" + (
+            f" (std {row.final_std_reward:,.2f})" if row.final_std_reward is not None else "")
+    if col.key.startswith("stored_eval") and row.stored_eval_note:
+        return f"stored evaluation of {row.stored_eval_note}"
+    if col.key.startswith("delta") and row.delta_basis and not row.is_baseline:
+        return f"compares {row.delta_basis}" + (f"; ± {row.delta_se:,.2f} standard error" if row.delta_se else "")
+    return str(row.path)
 
 
 def sorting_proxy(model: ResultsTableModel, parent=None) -> QSortFilterProxyModel:

@@ -192,3 +192,33 @@ def test_the_window_size_is_kept_per_screen_in_rlpanel_home(tmp_path, runs_dir, 
     ini = (user_home / "rlpanel.ini").read_text()
     assert "1920x1200" in ini and "1600x900" in ini
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home" / ".config").exists()  # never the system's folder
+
+
+def test_configure_folds_away_while_results_is_shown_on_a_laptop_and_comes_back(qtbot, make_window):
+    window = make_window()
+    window.resize(1280, 688)
+    window.configure.set_compact(True)
+    wait_settled(qtbot, window.configure)
+    fold, tabs = window.configure_fold, window.lazy_tabs.names()
+    window.tabs.setCurrentIndex(tabs.index("Runs"))  # the Runs table's numbers fit beside Configure
+    assert window.configure.isVisible() and not fold.button.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Results"))
+    assert not window.configure.isVisible() and fold.button.isVisible()
+    qtbot.waitUntil(lambda: window.tabs.width() > 1200, timeout=TIMEOUT_MS)  # the window's width, not ~680 px
+    qtbot.mouseClick(fold.button, Qt.MouseButton.LeftButton)  # shown again for this visit
+    assert window.configure.isVisible() and not fold.button.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Monitor"))
+    assert window.configure.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Results"))  # a new visit: folded again
+    assert not window.configure.isVisible()
+
+    edit = window.configure.seeds_edit  # a launch Configure refuses (0 seeds) shows Configure, where it says why
+    edit.selectAll()
+    qtbot.keyClicks(edit, "0")
+    window.run_actions.launch_action.trigger()
+    assert window.configure.isVisible() and window.configure.seeds_error.isVisibleTo(window.configure)
+
+    window.tabs.setCurrentIndex(tabs.index("Monitor"))
+    window.configure.set_compact(False)  # a desktop screen: Configure stays beside every tab
+    window.tabs.setCurrentIndex(tabs.index("Results"))
+    assert window.configure.isVisible() and not fold.button.isVisible()
