@@ -76,7 +76,8 @@ def test_a_laptops_runs_table_shows_name_state_steps_and_mean_reward_without_scr
     assert view < 700 and not panel.tree.isColumnHidden(COLUMNS.index("Group"))
     for name in ("Run", "State", "Steps", "Mean reward"):
         col = COLUMNS.index(name)
-        assert 0 <= header.sectionViewportPosition(col) and header.sectionViewportPosition(col) + header.sectionSize(col) <= view, name
+        x = header.sectionViewportPosition(col)
+        assert 0 <= x and x + header.sectionSize(col) <= view, name
     item = next(panel.tree.topLevelItem(i) for i in range(4) if panel.tree.topLevelItem(i).text(0) == long_name)
     assert item.toolTip(0).splitlines()[:2] == [long_name, run.name]  # elided in its column, whole on hover
     header.resizeSection(COLUMNS.index("Run"), 150)  # a width the user dragged is kept at the next listing
