@@ -22,8 +22,8 @@ from core.results.table import Column
 
 # a run: its name, the figures and how they compare; then who it is (algorithm, env, state) and the rest
 RUN_FIRST = ("name", "state", "final_mean_reward", "eval_mean_reward", "delta_reward", "delta_se", "delta_reward_pct")
-# a group of seeds: the figure with its interval, the difference (its * beside it: significant) with its interval
-GROUP_FIRST = ("group", "mean_text", "ci_text", "delta", "significant", "delta_ci_text", "n")
+# a group of seeds: the figure with its interval, the difference with its interval, whether it is significant
+GROUP_FIRST = ("group", "mean_text", "ci_text", "delta", "delta_ci_text", "significant", "n")
 NAME_KEYS = ("name", "group")  # the column that says which row is which: never hidden
 HIDDEN_BY_DEFAULT = {"runs": ("run_id",), "groups": ()}  # the run's id: in the name's tooltip, and the name of a run without one
 NAME_COLUMN_MAX_PX = 260  # a longer name elides (whole in its tooltip): the figures after it stay in view

@@ -23,7 +23,7 @@ SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1")]
 IMPORTANT = {
     "runs": ["Run", "State", "Steps", "Mean reward"],
     "results": ["Name", "State", "Final mean reward (last 40 ep)", "Δ vs baseline", "± (std. error)"],
-    "groups": ["Group", "Final mean reward (last 40 ep), mean ± se", "95% CI", "Δ vs baseline"],
+    "groups": ["Group", "Final mean reward (last 40 ep), mean ± se", "95% CI", "Δ vs baseline", "Δ 95% CI"],
 }
 
 
