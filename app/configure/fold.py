@@ -1,9 +1,10 @@
 """On a laptop screen Configure folds away while the Results tab is shown, and comes back with any other tab.
 
-Measured at 1280x720 logical (1920x1080 at 150 %) and 1366x768: beside Configure the tabs are about 680 px wide and
-Results' table, right of its runs list, about 400 px: its figures, intervals and differences began past 550 px in a
-400 px view. Folded, the table has about 1,000 px. The Runs tab keeps Configure: its name, state, steps and mean
-reward come first and fit in 680 px. A button in the tabs' corner shows Configure again for this visit.
+Measured at 1280x720 logical (1920x1080 at 150 %) and 1366x768: beside Configure the tabs are about 690 px wide and
+Results' table, right of its runs list, 388 px: a group's mean began at 567 px, its difference from the baseline at
+1,516 px. Folded, the table has 978 px (1,064 at 1366x768). The Runs tab keeps Configure: its name, state, steps and
+mean reward come first and end at about 540 of its 676 px. A button in the tabs' corner shows Configure again for
+this visit.
 """
 
 from __future__ import annotations
