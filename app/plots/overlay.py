@@ -171,7 +171,7 @@ class OverlayPlot(pg.PlotWidget):
         return self._message.text()
 
     def curve_labels(self) -> list[str]:
-        return [label.text for _, label in self.legend.items]
+        return self.legend.names()
 
     # --- export -----------------------------------------------------------------------------------
 

@@ -3,9 +3,10 @@
 The exports keep every column in their own order (``core.results.table.COLUMNS``, a ``GroupTable``'s reading
 columns); the window puts the name, the figure with its interval and the change against the baseline first, so a
 laptop's table (978 px at 1280x720 with Configure folded away) shows them without a sideways scroll: in the
-export's order the final mean reward began at 1,336 px and the difference at 3,219 px. Any column but the name can be hidden from the header's context menu; the choice is
-kept per kind of table (runs, groups of seeds). Long headers are set on two lines (a header as wide as "Final mean
-reward (last 100 ep), mean ± se" made its column three times as wide as its numbers).
+export's order the final mean reward began at 1,336 px and the difference at 3,219 px. Any column but the name can
+be hidden from the header's context menu; the choice is kept per kind of table (runs, groups of seeds). Long headers
+are set on two lines (a header as wide as "Final mean reward (last 100 ep), mean ± se" made its column three times
+as wide as its numbers).
 """
 
 from __future__ import annotations

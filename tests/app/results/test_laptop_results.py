@@ -90,6 +90,8 @@ def test_the_table_puts_the_figures_first_and_the_header_menu_hides_a_column_for
 
 
 def test_a_long_legend_goes_beside_the_plot_and_a_short_one_stays_in_its_corner(qtbot, panel, runs):
+    panel.show()
+    qtbot.waitExposed(panel)
     plot = panel.plot
     item = plot.getPlotItem()
     panel.set_checked([runs["a2c-0"].name, runs["a2c-1"].name])
@@ -106,6 +108,14 @@ def test_a_long_legend_goes_beside_the_plot_and_a_short_one_stays_in_its_corner(
     assert legend.intersected(item.vb.sceneBoundingRect()).width() < 1  # over no curve
     assert not legend.intersects(plot.baseline_line.label.sceneBoundingRect())  # nor the baseline's label
     assert legend.bottom() <= item.sceneBoundingRect().bottom() and legend.right() <= plot.width()  # all of it shown
+
+    panel.resize(720, 700)  # a narrow plot (Configure beside Results on a laptop): the names give way, not the legend
+    qtbot.waitUntil(lambda: plot.width() < 480)
+    qtbot.waitUntil(lambda: plot.legend.sceneBoundingRect().right() <= plot.width())
+    assert item.sceneBoundingRect().width() <= plot.width()  # the plot no wider than its view: nothing cut at its edge
+    unnamed = next(label for _sample, label in plot.legend.items if label.full_name == runs["unnamed"].name)
+    assert unnamed.text.endswith("…") and unnamed.toolTip() == runs["unnamed"].name  # whole on hover
+    assert plot.curve_labels() == labels
 
     panel.set_checked([runs["a2c-0"].name])
     shown(qtbot, panel)
