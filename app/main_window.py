@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QMainWindow, QMessageBox,
 from shiboken6 import isValid
 
 from app.configure.estimator import target_choices
+from app.configure.fold import ConfigureFold
 from app.configure.model import ConfigModel
 from app.configure.panel import ConfigurePanel
 from app.monitor.idle_gpu import IdleGpuMonitor
@@ -87,6 +88,7 @@ class MainWindow(QMainWindow):
                            ("System", self._build_system)):
             self.lazy_tabs.add(name, page)
         self.tabs.currentChanged.connect(self._tab_shown)
+        self.configure_fold = ConfigureFold(self.configure, self.lazy_tabs)  # a laptop's Results: Configure folds away
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("mainSplitter")
         self.splitter.addWidget(self.configure)

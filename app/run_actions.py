@@ -83,7 +83,8 @@ class RunActions:
 
     def request_launch(self) -> None:
         """Launch (button or Ctrl+Enter): the Configure panel validates and emits the request."""
-        self.window.configure.request_launch()
+        if not self.window.configure.request_launch():  # refused: the reason is in Configure, shown if folded away
+            self.window.configure_fold.unfold()
 
     def launch_requested(self, request: LaunchRequest) -> None:
         if request.seeds:

@@ -110,6 +110,7 @@ class ConfigurePanel(QWidget):
     """
 
     launch_requested = Signal(object)
+    compact_changed = Signal(bool)  # set_compact: a laptop screen or not (the window folds Configure by it)
 
     def __init__(self, model: ConfigModel | None = None, parent: QWidget | None = None, detect_gpus: bool = True,
                  later_forms: bool = False):
@@ -388,6 +389,7 @@ class ConfigurePanel(QWidget):
         # the layouts take the folded list out of their minimum width now, not at the next event loop turn: a window
         # sized before that would be made wider than a laptop screen by the list's width
         QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        self.compact_changed.emit(compact)
 
     def forms_min_width(self) -> int:
         """The forms' column as narrow as its widest row allows, with its scroll bar: never a sideways scroll."""

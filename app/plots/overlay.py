@@ -4,7 +4,8 @@ Grouped (``set_groups``): one line per group of seeds, its aggregate, with its 9
 on demand, each seed thin and faint (``app.plots.group_items``); the title names the statistic.
 
 The baseline, when one is chosen, is a flat band across the plot: its mean reward ± its spread
-(a baseline's policy does not learn, so one level says what it does).
+(a baseline's policy does not learn, so one level says what it does). A legend of more than a few
+curves goes beside the plot (``app.plots.side_legend``), where it covers neither curves nor the baseline's label.
 
 Plot export: PNG through pyqtgraph's ImageExporter; SVG written from the curve data by
 ``core.results.svg`` (pyqtgraph 0.14's SVGExporter raises ValueError with PySide6 6.12, and Qt's
@@ -21,6 +22,7 @@ from PySide6.QtCore import Signal
 
 from app.plots.group_items import GroupItems, draw_group
 from app.plots.plot_message import PlotMessage
+from app.plots.side_legend import SideLegend
 from app.theme import BASELINE_COLOR, SERIES_COLORS
 from core.results.curves import RewardCurve, legend_labels
 from core.results.group_curves import RESAMPLES, GroupCurve
@@ -47,7 +49,7 @@ class OverlayPlot(pg.PlotWidget):
         item.setTitle(TITLE, size="9pt")
         item.setLabel("left", "reward")
         item.showGrid(x=True, y=True, alpha=0.25)
-        self.legend = item.addLegend(offset=(8, 8), labelTextSize="8pt")
+        self.legend = SideLegend(item, labelTextSize="8pt")
         self._label_x()
         self.setMinimumHeight(180)
         self._message = PlotMessage(self)
@@ -123,6 +125,7 @@ class OverlayPlot(pg.PlotWidget):
                                     f"bootstrap confidence interval ({RESAMPLES:,} resamples of the seeds)", *cut]))
         for i, group in enumerate(groups):
             self.group_items.append(draw_group(item, group, SERIES_COLORS[i % len(SERIES_COLORS)], show_seeds))
+        self.legend.place()
         self._draw_baseline()
         item.enableAutoRange()
         if computing:
@@ -151,6 +154,7 @@ class OverlayPlot(pg.PlotWidget):
             data = item.plot(np.asarray(x, dtype=float), np.asarray(curve.mean_reward, dtype=float), pen=pen, name=label)
             data.setClipToView(True)
             data.setDownsampling(auto=True, method="peak")
+        self.legend.place()
         self._draw_baseline()
         item.enableAutoRange()
         if not self._curves:
@@ -167,7 +171,7 @@ class OverlayPlot(pg.PlotWidget):
         return self._message.text()
 
     def curve_labels(self) -> list[str]:
-        return [label.text for _, label in self.legend.items]
+        return self.legend.names()
 
     # --- export -----------------------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ is drawn on the overlay as a flat band.
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -34,10 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from app.plots.overlay import OverlayPlot
+from app.results.columns import ColumnChooser
 from app.results.curve_mode import CurveModeControls
 from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
+from app.results.run_names import BASELINE_NAME_PX, baseline_texts, run_label
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from app.widgets.name_combo import NameCombo
@@ -64,17 +65,6 @@ def with_suffix(path: str, chosen_filter: str, filters: dict[str, str], known: s
     if p.suffix.lower() in (known or set(filters.values())):
         return p
     return p.with_name(p.name + filters.get(chosen_filter, next(iter(filters.values()))))
-
-
-def run_label(info: RunInfo) -> str:
-    """``11-22 04:48  night-ppo · PPO CartPole-v1`` (and the state when the run did not finish)."""
-    when = info.started_at or info.created_at
-    stamp = datetime.fromtimestamp(when).strftime("%m-%d %H:%M") if when else ""
-    text = f"{stamp}  {info.label}  ·  {info.algo} {info.env}"
-    return text if info.state == "finished" else f"{text}  ({info.state})"
-
-
-BASELINE_NAME_PX = 180  # the longest run name the baseline combo shows whole
 
 
 class ResultsPanel(QWidget):
@@ -128,7 +118,8 @@ class ResultsPanel(QWidget):
 
         self.baseline_combo = QComboBox()
         self.baseline_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
-        self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's")
+        self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's (each run's id: "
+                                       "in its entry's tooltip)")
         self.baseline_combo.currentIndexChanged.connect(lambda _i: self.update_results())
         self.x_combo = QComboBox()
         self.x_combo.addItem("Timesteps", "step")
@@ -169,6 +160,7 @@ class ResultsPanel(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         self.table.verticalHeader().setVisible(False)
+        self.column_chooser = ColumnChooser(self.table)  # the header's right click; the name and figures come first
         self.status = wrap_long_words(QLabel())  # "Wrote the table to <path>"
 
         right = QWidget()
@@ -307,10 +299,11 @@ class ResultsPanel(QWidget):
         self.baseline_combo.clear()
         self.baseline_combo.addItem("none", None)
         metrics = self.baseline_combo.fontMetrics()
-        for info in infos:  # a run's name, shortened in the middle to fit; the whole label in its tooltip
-            name = metrics.elidedText(info.name or info.id, Qt.TextElideMode.ElideMiddle, BASELINE_NAME_PX)
-            self.baseline_combo.addItem(name, info.id)
-            self.baseline_combo.setItemData(self.baseline_combo.count() - 1, run_label(info), Qt.ItemDataRole.ToolTipRole)
+        texts = baseline_texts(infos, lambda name: metrics.elidedText(name, Qt.TextElideMode.ElideRight, BASELINE_NAME_PX))
+        for info, text in zip(infos, texts, strict=True):  # the id and the whole label in the entry's tooltip
+            self.baseline_combo.addItem(text, info.id)
+            self.baseline_combo.setItemData(self.baseline_combo.count() - 1, f"{info.id}\n{run_label(info)}",
+                                            Qt.ItemDataRole.ToolTipRole)
         self.set_baseline(baseline if baseline in self._infos else None)
         self.baseline_combo.blockSignals(False)
         self.update_results()
@@ -382,7 +375,7 @@ class ResultsPanel(QWidget):
             every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
             self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
             self.model.set_rows(self.groups.rows, self.groups.reading)
-        self.table.resizeColumnsToContents()
+        self.column_chooser.apply()
 
     def close_loader(self) -> None:
         """Stop the reading thread (the window calls this when it closes)."""

@@ -68,7 +68,11 @@ def _open_record(run_dir: Path, parent: QWidget) -> QWidget:
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
-COLUMNS = ["Run", "Group", "State", "Algo", "Env", "Steps", "Mean reward", "Energy", "Age", "Tags"]
+# what a user looks for first comes first: on a laptop (the tabs 676 px wide beside Configure at 1280x720) the name,
+# state, steps and mean reward fit without a sideways scroll; the group, algorithm and env are also in the filter
+COLUMNS = ["Run", "State", "Steps", "Mean reward", "Group", "Algo", "Env", "Energy", "Age", "Tags"]
+RUN_COLUMN = COLUMNS.index("Run")
+RUN_COLUMN_MAX_PX = 320  # a longer name elides (whole in its tooltip): the numbers after it stay in view
 STATE_COLUMN = COLUMNS.index("State")
 NUMBER_COLUMNS = tuple(COLUMNS.index(c) for c in ("Steps", "Mean reward", "Energy", "Age"))
 ID_ROLE = Qt.ItemDataRole.UserRole
@@ -135,14 +139,14 @@ def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> R
     started = info.started_at or info.created_at or now
     label = info.label  # the one rule (core.run.names): display name, else config name, else id
     group, group_tip, group_key = group_text(info)
-    item = RunItem([label, group, info.state, info.algo, info.env, steps, reward, energy_text(info.energy_kwh),
+    item = RunItem([label, info.state, steps, reward, group, info.algo, info.env, energy_text(info.energy_kwh),
                     format_age(now - started), " ".join(info.tags)])
     item.setData(0, ID_ROLE, info.id)
     if group_tip:
         item.setToolTip(COLUMNS.index("Group"), group_tip)
-    sort_keys = [label.lower(), group_key, info.state, info.algo.lower(), info.env.lower(), float(info.steps),
-                 float("-inf") if info.mean_reward is None else float(info.mean_reward),
-                 float("-inf") if info.energy_kwh is None else float(info.energy_kwh), -float(started),
+    sort_keys = [label.lower(), info.state, float(info.steps),
+                 float("-inf") if info.mean_reward is None else float(info.mean_reward), group_key, info.algo.lower(),
+                 info.env.lower(), float("-inf") if info.energy_kwh is None else float(info.energy_kwh), -float(started),
                  " ".join(info.tags).lower()]
     co2 = co2_kg(info.energy_kwh, grid_g_per_kwh)
     if info.energy_kwh is not None:
@@ -152,8 +156,8 @@ def run_row(info: RunInfo, now: float, grid_g_per_kwh: float | None = None) -> R
     for col, key in enumerate(sort_keys):
         item.setData(col, SORT_ROLE, key)
     item.setForeground(STATE_COLUMN, state_color(info.state))
-    tip = [info.id] + ([f"note: {info.note}"] if info.note else [])
-    item.setToolTip(0, "\n".join(tip))
+    tip = ([label] if label != info.id else []) + [info.id] + ([f"note: {info.note}"] if info.note else [])
+    item.setToolTip(0, "\n".join(tip))  # the whole name too: a long one is elided in its column
     if info.broken:
         item.setToolTip(0, f"{info.id}\ncannot be read: {info.broken}")
         item.setToolTip(STATE_COLUMN, f"cannot be read: {info.broken}")
@@ -209,7 +213,9 @@ class RunsPanel(QWidget):
         self.tree.sortByColumn(COLUMNS.index("Age"), Qt.SortOrder.AscendingOrder)  # newest first
         header = self.tree.header()
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)  # nothing is cut to "ra..."
+        header.setSectionResizeMode(RUN_COLUMN, QHeaderView.ResizeMode.Interactive)  # sized by _fit_run_column
         header.setStretchLastSection(True)
+        self._run_column_px: int | None = None  # the width _fit_run_column gave it (another: the user's drag)
         self.tree.itemDoubleClicked.connect(lambda item, _col: self.open_requested.emit(self.infos[item.data(0, ID_ROLE)].path))
         self.tree.itemSelectionChanged.connect(self._on_selection)
         self.details = QPlainTextEdit()
@@ -337,11 +343,21 @@ class RunsPanel(QWidget):
         self.tree.setSortingEnabled(True)  # sorts by the header's column and order, as the user left them
         # the Group column only while some run was launched in a group (the width goes to the others otherwise)
         self.tree.setColumnHidden(COLUMNS.index("Group"), not any((i.status.group or {}).get("id") for i in infos))
+        self._fit_run_column()
         self.tree.setUpdatesEnabled(True)
         self._fill_tags(infos)
         self._apply_filter()
         self._on_selection()
         self.refreshed.emit(infos)
+
+    def _fit_run_column(self) -> None:
+        """The Run column as wide as its longest name, up to ``RUN_COLUMN_MAX_PX``; a width the user dragged is kept."""
+        if self._run_column_px is not None and self.tree.columnWidth(RUN_COLUMN) != self._run_column_px:
+            return
+        width = min(max(self.tree.sizeHintForColumn(RUN_COLUMN), self.tree.header().sectionSizeHint(RUN_COLUMN)),
+                    RUN_COLUMN_MAX_PX)
+        self.tree.setColumnWidth(RUN_COLUMN, width)
+        self._run_column_px = width
 
     def _fill_tags(self, infos: list[RunInfo]) -> None:
         tags = sorted({t for i in infos for t in i.tags}, key=str.lower)

@@ -240,3 +240,33 @@ def test_the_splitters_are_kept_per_screen_and_another_screen_never_inherits_the
     again = run_on_screen(tmp_path, wider, SPLITTER_SCRIPT, str(runs_dir), "keep")
     assert again["opened"]["window"][0] == other["closed"]["window"][0]
     assert again["opened"]["monitor"] == other["closed"]["monitor"]
+
+
+def test_configure_folds_away_while_results_is_shown_on_a_laptop_and_comes_back(qtbot, make_window):
+    window = make_window()
+    window.resize(1280, 688)
+    window.configure.set_compact(True)
+    wait_settled(qtbot, window.configure)
+    fold, tabs = window.configure_fold, window.lazy_tabs.names()
+    window.tabs.setCurrentIndex(tabs.index("Runs"))  # the Runs table's numbers fit beside Configure
+    assert window.configure.isVisible() and not fold.button.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Results"))
+    assert not window.configure.isVisible() and fold.button.isVisible()
+    qtbot.waitUntil(lambda: window.tabs.width() > 1200, timeout=TIMEOUT_MS)  # the window's width, not ~680 px
+    qtbot.mouseClick(fold.button, Qt.MouseButton.LeftButton)  # shown again for this visit
+    assert window.configure.isVisible() and not fold.button.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Monitor"))
+    assert window.configure.isVisible()
+    window.tabs.setCurrentIndex(tabs.index("Results"))  # a new visit: folded again
+    assert not window.configure.isVisible()
+
+    edit = window.configure.seeds_edit  # a launch Configure refuses (0 seeds) shows Configure, where it says why
+    edit.selectAll()
+    qtbot.keyClicks(edit, "0")
+    window.run_actions.launch_action.trigger()
+    assert window.configure.isVisible() and window.configure.seeds_error.isVisibleTo(window.configure)
+
+    window.tabs.setCurrentIndex(tabs.index("Monitor"))
+    window.configure.set_compact(False)  # a desktop screen: Configure stays beside every tab
+    window.tabs.setCurrentIndex(tabs.index("Results"))
+    assert window.configure.isVisible() and not fold.button.isVisible()

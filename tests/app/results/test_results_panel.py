@@ -56,6 +56,12 @@ def table_cells(panel: ResultsPanel) -> list[list[str]]:
     return [[m.index(r, c).data() for c in range(m.columnCount())] for r in range(m.rowCount())]
 
 
+def cells_by_run(panel: ResultsPanel) -> dict[str, dict[str, str]]:
+    """Each row's cells by column title, under the run's id (the Run column, hidden in the window but in the model)."""
+    titles = [c.title for c in panel.model.columns]
+    return {cells[titles.index("Run")]: dict(zip(titles, cells, strict=True)) for cells in table_cells(panel)}
+
+
 def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(qtbot, panel, runs):
     assert panel.run_list.count() == 4 and panel.plot.listDataItems() == []
     assert "Tick runs" in panel.plot.message()  # not empty 0..1 axes
@@ -64,7 +70,9 @@ def test_ticking_two_runs_overlays_two_curves_and_fills_the_table(qtbot, panel, 
     assert len(panel.plot.listDataItems()) == 2 and panel.plot.message() is None
     assert sorted(panel.plot.curve_labels()) == ["a2c", "ppo"]
     assert panel.model.rowCount() == 2
-    assert [c.title for c in panel.model.columns] == [c.title for c in columns_for(panel.rows)]
+    # the export's columns, the name and the figures first
+    assert sorted(c.title for c in panel.model.columns) == sorted(c.title for c in columns_for(panel.rows))
+    assert [c.key for c in panel.model.columns][:3] == ["name", "state", "final_mean_reward"]
     ppo = next(i for i in panel.plot.listDataItems() if i.name() == "ppo")
     assert list(ppo.xData) == [20.0 * (i + 1) for i in range(40)]  # aligned on timesteps
     panel.x_combo.setCurrentIndex(panel.x_combo.findData("time"))
@@ -82,14 +90,14 @@ def test_baseline_picker_adds_the_delta_columns_and_marks_crashed_runs(qtbot, pa
     shown(qtbot, panel)
     panel.set_baseline(runs["base"].name)
     shown(qtbot, panel)
-    titles = [c.title for c in panel.model.columns]
-    assert titles[-4:] == ["Δ vs baseline", "± (std. error)", "Δ vs baseline (%)", "Δ compares"]
-    cells = {row[0]: row for row in table_cells(panel)}
+    deltas = ["Δ vs baseline", "± (std. error)", "Δ vs baseline (%)", "Δ compares"]
+    assert set(deltas) <= {c.title for c in panel.model.columns}
+    cells = cells_by_run(panel)
     base = cells[runs["base"].name]
-    assert base[-4:] == ["baseline", "–", "baseline", "baseline"]
+    assert [base[t] for t in deltas] == ["baseline", "–", "baseline", "baseline"]
     a2c = panel.rows[[r.run_id for r in panel.rows].index(runs["a2c"].name)]
-    assert cells[a2c.run_id][-4] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
-    assert cells[runs["boom"].name][titles.index("State")] == "crashed †" and "did not finish" in panel.status.text()
+    assert cells[a2c.run_id]["Δ vs baseline"] == f"{a2c.final_mean_reward - 21.0:+,.2f}"
+    assert cells[runs["boom"].name]["State"] == "crashed †" and "did not finish" in panel.status.text()
     panel.set_baseline(None)
     shown(qtbot, panel)
     assert "Δ vs baseline" not in [c.title for c in panel.model.columns]
@@ -216,7 +224,7 @@ def test_point_6_the_table_compares_evaluations_names_its_windows_and_the_runs_o
         panel.set_baseline(base.name)
         shown(qtbot, panel)
         titles = [c.title for c in panel.model.columns]
-        cells = {row[0]: dict(zip(titles, row, strict=True)) for row in table_cells(panel)}
+        cells = cells_by_run(panel)
         ours = cells[sac.name]
         assert ours["Δ vs baseline"] == f"{-30.0 - (-50.5):+,.2f}"  # eval mean -30 vs the baseline's -50.5
         assert ours["Δ compares"].startswith("eval") and "10 vs 20 ep" in ours["Δ compares"]

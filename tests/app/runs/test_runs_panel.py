@@ -61,6 +61,30 @@ def test_point_11_runs_sort_by_every_column_as_numbers_and_nothing_is_cut(qtbot,
     assert panel.tree.columnWidth(name_col) >= metrics.horizontalAdvance(make_fake_run.__name__ and "ra-long-name-of-a-run")
 
 
+def test_a_laptops_runs_table_shows_name_state_steps_and_mean_reward_without_scrolling(qtbot, panel, runs_dir):
+    # the tabs beside Configure at 1280x720 logical: 676 px of table; Mean reward began at 674 px there
+    panel.resize(690, 600)
+    long_name = "night-ppo-cartpole-lr-3e-4-batch-256-with-a-name-longer-than-any-column-should-be"
+    run = make_fake_run(runs_dir, state="running", name=long_name, device="cpu")
+    append_jsonl(run / "metrics.jsonl", [{"kind": "progress", "step": 12_345, "t": 1e9, "fps": 900.0, "total": 100_000}])
+    for seed in range(3):
+        grouped = make_fake_run(runs_dir, state="finished", name="ppo2", steps=10_000,
+                                group={"id": "g-ppo2", "seed": seed, "size": 3, "name": "ppo2"})
+        append_jsonl(grouped / "metrics.jsonl", [{"kind": "episode", "step": 10_000, "t": 1e9, "reward": 99.5, "length": 5}])
+    listed(qtbot, panel, 4)
+    header, view = panel.tree.header(), panel.tree.viewport().width()
+    assert view < 700 and not panel.tree.isColumnHidden(COLUMNS.index("Group"))
+    for name in ("Run", "State", "Steps", "Mean reward"):
+        col = COLUMNS.index(name)
+        x = header.sectionViewportPosition(col)
+        assert 0 <= x and x + header.sectionSize(col) <= view, name
+    item = next(panel.tree.topLevelItem(i) for i in range(4) if panel.tree.topLevelItem(i).text(0) == long_name)
+    assert item.toolTip(0).splitlines()[:2] == [long_name, run.name]  # elided in its column, whole on hover
+    header.resizeSection(COLUMNS.index("Run"), 150)  # a width the user dragged is kept at the next listing
+    listed(qtbot, panel, 4)
+    assert panel.tree.columnWidth(COLUMNS.index("Run")) == 150
+
+
 def test_rename_tag_note_and_filter_by_tag(qtbot, panel, runs_dir):
     runs = make_runs(runs_dir)
     listed(qtbot, panel, 3)

@@ -151,6 +151,23 @@ def test_reward_curve_is_the_rolling_mean_on_steps_and_seconds(runs_dir):
     assert curve.mean_reward == [0.0, 5.0, 10.0] and curve.label == f"curve ({run.name})"
 
 
+def test_the_curves_of_a_group_of_seeds_are_named_by_their_seed(runs_dir):
+    from core.results.curves import legend_labels
+    from core.run.status import write_status
+
+    runs = []
+    for seed in range(2):  # a group's runs share their config's name
+        runs.append(make_result_run(runs_dir, "ppo2", [1.0, 2.0], settings={"runtime.seed": seed}))
+        write_status(runs[-1], group={"id": "g-ppo2", "seed": seed, "size": 2, "name": "ppo2"})
+    runs += [make_result_run(runs_dir, "night", [1.0]), make_result_run(runs_dir, "night", [2.0]),
+             make_result_run(runs_dir, "alone", [3.0])]
+    curves = [reward_curve(run) for run in runs]
+    assert [c.seed for c in curves] == [0, 1, None, None, None]
+    # the seed where a group's runs share a name (its id read "ppo2 (20261128-...-ppo2-2)"); the id where that is all
+    assert legend_labels(curves) == ["ppo2, seed 0", "ppo2, seed 1", f"night ({runs[2].name})", f"night ({runs[3].name})",
+                                     "alone"]
+
+
 def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
