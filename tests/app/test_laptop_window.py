@@ -270,3 +270,40 @@ def test_configure_folds_away_while_results_is_shown_on_a_laptop_and_comes_back(
     window.configure.set_compact(False)  # a desktop screen: Configure stays beside every tab
     window.tabs.setCurrentIndex(tabs.index("Results"))
     assert window.configure.isVisible() and not fold.button.isVisible()
+
+
+FOLD_SCRIPT = r"""
+import json, os, sys
+from pathlib import Path
+from PySide6.QtWidgets import QApplication
+app = QApplication([])
+from app.main_window import MainWindow
+window = MainWindow(Path(sys.argv[1]), confirm_close=False)
+window.show()
+for _ in range(20):  # fit_shown and the restored tab come from the event loop after the first show
+    app.processEvents()
+names = window.lazy_tabs.names()
+opened = {"tab": window.lazy_tabs.current_name(), "configure": window.configure.width(),
+          "folded": window.configure.isHidden()}
+window.tabs.setCurrentIndex(names.index(sys.argv[2]))
+for _ in range(10):
+    app.processEvents()
+shown = {"tab": sys.argv[2], "configure": window.configure.width(), "folded": window.configure.isHidden()}
+window.close()
+print(json.dumps({"opened": opened, "shown": shown}), flush=True)
+os._exit(0)
+"""
+
+
+def test_a_window_closed_with_configure_folded_brings_it_back_at_its_width(tmp_path, runs_dir, user_home):
+    """The Results tab folds Configure on a laptop screen; closed there, the splitter saved for the screen must not
+    bring Configure back collapsed on the next start's other tabs."""
+    laptop = (1280, 720)
+    first = run_on_screen(tmp_path, laptop, FOLD_SCRIPT, str(runs_dir), "Monitor")
+    width = first["shown"]["configure"]
+    assert width > 250 and not first["shown"]["folded"]
+    folded = run_on_screen(tmp_path, laptop, FOLD_SCRIPT, str(runs_dir), "Results")
+    assert folded["shown"]["folded"]  # closed with Results shown: Configure folded away
+    again = run_on_screen(tmp_path, laptop, FOLD_SCRIPT, str(runs_dir), "Monitor")
+    assert again["opened"]["tab"] == "Results" and again["opened"]["folded"]  # the tab comes back, folded
+    assert not again["shown"]["folded"] and abs(again["shown"]["configure"] - width) <= 2, again
