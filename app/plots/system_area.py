@@ -34,11 +34,11 @@ class SystemArea(QWidget):
         self._grid = QGridLayout()
         self._grid.setContentsMargins(0, 0, 0, 0)
         self._grid.setSpacing(4)
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(4)
-        layout.addWidget(self.note)
-        layout.addLayout(self._grid, 1)
+        self._column = QVBoxLayout(self)
+        self._column.setContentsMargins(0, 0, 0, 0)
+        self._column.setSpacing(4)
+        self._column.addWidget(self.note)
+        self._column.addLayout(self._grid, 1)
         self._folded: bool | None = None
         plots.on_note = self._set_note
         self._set_note(plots.gpu_note())
@@ -63,8 +63,7 @@ class SystemArea(QWidget):
             self._grid.addWidget(plot, i // COLUMNS, i % COLUMNS)
         for column in range(COLUMNS):  # the columns in use share the width evenly (unstretched: 111, 265, 264 px)
             self._grid.setColumnStretch(column, 1 if column < min(COLUMNS, len(shown)) else 0)
-        layout = self.layout()
-        layout.invalidate()
+        self._column.invalidate()
         # folded: exactly the line and the one row (the splitter gives the rest to the charts); else no bound
-        self.setMaximumHeight(layout.minimumSize().height() if folded else QWIDGETSIZE_MAX)
+        self.setMaximumHeight(self._column.minimumSize().height() if folded else QWIDGETSIZE_MAX)
         self.folded.emit(folded)
