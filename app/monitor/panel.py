@@ -19,7 +19,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QProgressBar,
@@ -35,6 +34,7 @@ from app.plots.live_plot import LivePlot
 from app.plots.on_screen import Clip
 from app.plots.reward_plot import RewardPlot
 from app.plots.scalar_grid import ScalarGrid
+from app.plots.system_area import SystemArea
 from app.plots.system_plots import SystemPlots
 from app.settings import get_setting, set_setting
 from app.theme import ALERT_COLOR
@@ -106,16 +106,12 @@ class MonitorPanel(QWidget):
         top.addWidget(self.title, 1)
         top.addWidget(self.progress)
         top.addWidget(self.close_button)
-        system = QWidget()
-        grid = QGridLayout(system)
-        grid.setContentsMargins(0, 0, 0, 0)
-        grid.setSpacing(4)
-        for i, plot in enumerate(self.gpu.widgets()):
-            grid.addWidget(plot, i // 3, i % 3)
+        self.system = SystemArea(self.gpu)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("monitorSplitter")
-        for widget in (self.reward_plot, self.scalars, system):
+        for widget in (self.reward_plot, self.scalars, self.system):
             self.splitter.addWidget(widget)
+        self.splitter.setChildrenCollapsible(False)  # a chart row dragged away read as no charts at all
         self.splitter.setSizes([300, 300, 330])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

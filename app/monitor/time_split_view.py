@@ -1,5 +1,7 @@
 """Where the followed run's time goes: a thin stacked bar (collecting, training, the rest), its shares in words for
-the recent cycles and the whole run, and one sentence of advice (``core.run.time_split``).
+the recent cycles and the whole run, and one sentence of advice (``core.run.time_split``), all on one line: the
+advice as much as fits, whole in its tooltip. (Wrapped under the bar, the advice took three lines of a laptop's
+Monitor, 58 px that the scalar charts lost: issue 42.)
 
 Fed by the metrics batches' summed ``cycle`` records (``MetricsBatch.time_split``) and their newest
 records (``recent_cycles``); hidden until a run has a cycle record.
@@ -12,14 +14,23 @@ from typing import Any
 
 from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
+from app.widgets.elided_label import ElidedLabel
 from core.run.columns import RECENT_CYCLES, MetricsBatch
 from core.run.time_split import TimeSplit, advice, split_line
 
 RECENT_S = 30.0  # the "recent" split: the cycle records of the last half minute of the run
 COLORS = ("#3b82f6", "#f59e0b", "#9ca3af")  # collecting, training, the rest
 BAR_HEIGHT = 8
+BAR_WIDTH = 120  # the bar's room on the line: the shares' words beside it say the figures
+
+
+class AdviceLabel(ElidedLabel):
+    """The advice: what the line has left after the bar and the words (its size hint asks for no more)."""
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return self.minimumSizeHint()
 
 
 class SplitBar(QWidget):
@@ -29,10 +40,10 @@ class SplitBar(QWidget):
         super().__init__(parent)
         self.shares: tuple[float, float, float] | None = None
         self.setFixedHeight(BAR_HEIGHT)
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        self.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Fixed)
 
-    def sizeHint(self) -> QSize:
-        return QSize(240, BAR_HEIGHT)
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(BAR_WIDTH, BAR_HEIGHT)
 
     def set_shares(self, shares: tuple[float, float, float] | None) -> None:
         self.shares = shares
@@ -63,21 +74,17 @@ class TimeSplitView(QWidget):
         self.bar = SplitBar()
         self.bar.setToolTip("Blue: collecting (env steps and the policy's inference); amber: training (gradient steps); "
                             "grey: the rest (checkpoints, evaluations, logging). SB3 does one, then the other.")
-        self.words = QLabel()
+        self.words = ElidedLabel(mode=Qt.TextElideMode.ElideRight)
         self.words.setObjectName("timeSplitWords")
-        self.words.setWordWrap(True)
-        self.advice = QLabel()
+        self.advice = AdviceLabel(mode=Qt.TextElideMode.ElideRight)
         self.advice.setObjectName("timeSplitAdvice")
-        self.advice.setWordWrap(True)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
-        row.addWidget(self.bar, 1)
-        row.addWidget(self.words, 3)
-        layout = QVBoxLayout(self)
+        self.advice.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
+        layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.setSpacing(2)
-        layout.addLayout(row)
-        layout.addWidget(self.advice)
+        layout.setSpacing(8)
+        layout.addWidget(self.bar, 0, Qt.AlignmentFlag.AlignVCenter)
+        layout.addWidget(self.words)
+        layout.addWidget(self.advice, 1)
         self.hide()
 
     def reset(self) -> None:

@@ -24,11 +24,66 @@ def count_label(value: float, spacing: float) -> str:
     return f"{value:,.0f}" if spacing >= 1 else f"{value:g}"
 
 
+X_LABEL_GAP_PX = 8  # the least room between two step labels: at 4 px "100.2k 100.4k" still read as one number
+
+
 class StepAxis(pg.AxisItem):
-    """The x axis of steps or episodes, its ticks written by ``count_label``."""
+    """The x axis of steps or episodes, its ticks written by ``count_label``, their labels never touching.
+
+    pyqtgraph always labels every major tick and spaces them by the axis' length alone (at least ~2.25 intervals),
+    whatever the labels' width: a chart ~200 px wide over 100,000-101,000 steps read "100.2k100.4k100.6k100.8k",
+    one over 16.5k-17.3k at 140 px "16.8k17.0k". Where a label and its gap would not fit between two major ticks, a
+    wider round step is taken (as ``ValueAxis`` does for height); a wide chart keeps pyqtgraph's."""
 
     def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:  # noqa: N802 - pyqtgraph's
         return [count_label(v * scale, spacing * scale) for v in values]
+
+    def tickSpacing(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, float]]:  # noqa: N802,N803
+        levels = super().tickSpacing(minVal, maxVal, size)
+        low, high = min(minVal, maxVal), max(minVal, maxVal)
+        span = high - low
+        if not levels or span == 0 or size <= 0 or not math.isfinite(span):
+            return levels
+        step = levels[0][0]
+        if self._fits(step, low, high, size):
+            return levels
+        minor = step
+        for _ in range(40):  # each round step is 2 to 2.5 times the last: 40 tries span 12 orders of magnitude
+            step, minor = nice_steps(step * 1.001)
+            if self._fits(step, low, high, size):
+                break
+        return [(step, 0.0), (minor, 0.0)]  # minor ticks: marks and grid lines, labelled only where pyqtgraph finds room
+
+    def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803
+        """pyqtgraph's ticks of ``tickSpacing``; where none of the major ones has room for its label inside the axis
+        (a step wider than a narrow chart's span, a lone tick at its edge, which pyqtgraph then leaves unlabelled: 17
+        of 1,500 random spans on charts 110-160 px wide had no x label at all), the finer tick nearest the middle
+        whose label fits, alone."""
+        levels = super().tickValues(minVal, maxVal, size)
+        low, high = min(minVal, maxVal), max(minVal, maxVal)
+        if len(levels) < 2 or size <= 0 or not high > low:
+            return levels
+        (step, major), (finer, minor) = levels[0], levels[1]
+        if any(self._inside(v, step, low, high, size) for v in major):
+            return levels
+        middle = (low + high) / 2
+        alone = sorted((v for v in [*major, *minor] if self._inside(v, finer, low, high, size)), key=lambda v: abs(v - middle))
+        return [(finer, alone[:1])] if alone else levels
+
+    def _fits(self, step: float, low: float, high: float, size: float) -> bool:
+        """Whether the widest label of ticks ``step`` apart, and its gap, fit between two of them."""
+        first, last = math.ceil(low / step) * step, math.floor(high / step) * step
+        widest = max(self._label_px(v, step) for v in (first, last))
+        return step * size / (high - low) >= widest + X_LABEL_GAP_PX
+
+    def _inside(self, value: float, step: float, low: float, high: float, size: float) -> bool:
+        """Whether the label of the tick at ``value`` lies inside the axis (pyqtgraph draws no label that does not)."""
+        x, half = (value - low) / (high - low) * size, self._label_px(value, step) / 2 + 2  # pyqtgraph's rect: ~2 px wider
+        return x - half >= 0 and x + half <= size
+
+    def _label_px(self, value: float, step: float) -> float:
+        text = self.tickStrings([value], self.autoSIPrefixScale * self.scale, step)[0]
+        return QFontMetricsF(self.style["tickFont"] or self.font()).horizontalAdvance(text)
 
 
 # tick steps of a wall-time axis, in seconds: the first that leaves each label its room is taken

@@ -59,16 +59,19 @@ class LivePlot(pg.PlotWidget):
     """One plot of live series with a crosshair readout and an overlay message.
 
     ``time_only`` plots (GPU telemetry, which has no timestep) always use wall time on x.
-    ``unit`` follows every value the readout names.
+    ``unit`` follows every value the readout names. ``x_label=False``: the x axis unnamed (a small chart of a grid, whose
+    ticks and the Monitor's "x:" box say what it is): ~14 px more of its height for the data.
     """
 
-    def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None):
+    def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None, *,
+                 x_label: bool = True):
         view = FollowViewBox()  # autoscale from the extents kept below, in steps (app.plots.headroom)
         super().__init__(parent=parent, viewBox=view, axisItems={"left": ValueAxis("left")})  # labels never crowd
         view.extent = self._data_extent
         self.title = title
         self.unit = unit
         self.time_only = time_only
+        self.x_label = x_label
         self.x_mode = "time" if time_only else "step"
         self.paused = False
         self._series: dict[str, Series] = {}
@@ -289,7 +292,8 @@ class LivePlot(pg.PlotWidget):
         self._x_values_shown = any(s.buf.size for s in getattr(self, "_series", {}).values())  # none while empty
         axis.setStyle(showValues=self._x_values_shown)
         item.setAxisItems({"bottom": axis})
-        item.setLabel("bottom", X_LABELS[self.x_mode])
+        if self.x_label:
+            item.setLabel("bottom", X_LABELS[self.x_mode])
         # An axis draws its grid lines too; replaying them costs ~10 ms per plot per frame in
         # Qt's raster engine (the y grid most). Cached, an axis is re-rendered only when its
         # range or size changes, i.e. rarely for y while following a run.

@@ -9,6 +9,10 @@ and the rollout means the reward plot already shows.
 
 A chart is a pyqtgraph plot with its menus (~40 ms to build): only the charts shown are built. A hidden key's
 columns wait in a list until the user shows it (a PPO run logs ~7 hidden keys beside its ~9 shown ones).
+
+The view shows whole rows only, none under ``MIN_ROW``: as many rows as its height has room for share it, and the
+rest scroll a row at a time. (Rows of a fixed 100 px in a view of 68, a laptop's Monitor while a run trained, showed
+each chart's top 68 px: its title and a strip of plot, the x axis cut off: issue 42.)
 """
 
 from __future__ import annotations
@@ -24,8 +28,8 @@ from app.settings import get_setting, set_setting
 from app.theme import SERIES_COLORS
 
 COLUMNS = 3
-ROW = 140     # a chart row's height where there is room (LivePlot's own minimum)
-MIN_ROW = 100  # the least: a title, three ticks and the axis labels
+ROW = 140     # the height a row is given where the view has room for more rows than the charts fill
+MIN_ROW = 100  # the least: a title, three ticks and the axis labels (a chart's plot area is then ~50 px)
 ENV_PREFIX = "env/"  # charts of the env's own measures (env.info_keys), from the episode records
 SPEED = "speed"  # the speed chart's key in the menu and the settings
 
@@ -66,6 +70,12 @@ class ScalarGrid(QWidget):
         self.charts_area = QScrollArea()
         self.charts_area.setWidgetResizable(True)
         self.charts_area.setWidget(self._inner)
+        # never shorter than one whole row: a splitter dragged (or a window made) shorter stops there
+        self.charts_area.setMinimumHeight(MIN_ROW + 2 * self.charts_area.frameWidth())
+        self._pitch = MIN_ROW + self._grid.verticalSpacing()  # a row and the gap under it: one step of the scroll bar
+        bar = self.charts_area.verticalScrollBar()
+        bar.valueChanged.connect(self._snap)
+        bar.sliderReleased.connect(lambda: self._snap(bar.value()))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.charts_area)
@@ -133,13 +143,33 @@ class ScalarGrid(QWidget):
         self.layout_changed.emit()
 
     def _fit_rows(self) -> None:
-        """A row of charts is as tall as the view when the view is shorter than a chart (a laptop screen):
-        a whole row in view, its axis labels included, never the top of one cut off; the rest scroll."""
-        row = max(MIN_ROW, min(ROW, self.charts_area.viewport().height()))
+        """Rows as tall as the view holds a whole number of them, none under ``MIN_ROW``, as near ``ROW`` as that
+        allows: a view of 198 px shows one row of 198 (rather than one of 140 and the top 54 px of the next), one
+        of 246 two rows of 121; the rest scroll by whole rows."""
+        view = self.charts_area.viewport().height()
+        spacing = self._grid.verticalSpacing()
+        rows = max(1, -(-len(self.shown_plots()) // COLUMNS))
+        most = max(1, (view + spacing) // (MIN_ROW + spacing))  # the most rows of MIN_ROW the view holds
+        shown = max(1, min(rows, most, round((view + spacing) / (ROW + spacing))))
+        row = max(MIN_ROW, (view - spacing * (shown - 1)) // shown)
         for plot in self.plots():
             plot.setMinimumHeight(row)
-        for r in range(max(1, -(-len(self.shown_plots()) // COLUMNS))):
-            self._grid.setRowMinimumHeight(r, row)
+        for r in range(max(rows, self._grid.rowCount())):  # rows a removed chart left: none
+            self._grid.setRowMinimumHeight(r, row if r < rows else 0)
+        self._pitch = row + spacing
+        bar = self.charts_area.verticalScrollBar()
+        bar.setSingleStep(self._pitch)  # the wheel moves a row, at most the rows in view (Qt bounds it by the page)
+        bar.setPageStep(shown * self._pitch)
+        self._snap(bar.value())
+
+    def _snap(self, value: int) -> None:
+        """The view starts at a row's top (a slider let go mid-row moves to the nearest)."""
+        bar = self.charts_area.verticalScrollBar()
+        if bar.isSliderDown() or value >= bar.maximum():
+            return
+        snapped = min(bar.maximum(), round(value / self._pitch) * self._pitch)
+        if snapped != value:
+            bar.setValue(snapped)
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # noqa: N802 (Qt's name)
         super().resizeEvent(event)

@@ -17,11 +17,13 @@ NVML said the clocks were slowed (power cap, thermal slowdown, ...: ``core.telem
 the GPU plots are shaded, and the crosshair's readout over a shaded span names the reasons.
 
 A value NVML does not report is ``None`` and is never drawn as zero: a plot whose field never had
-a value says so, and when NVML itself is unavailable every GPU plot shows the reason.
+a value says so, and when there is no GPU data at all (NVML is unavailable, or a run's telemetry has host readings
+only) ``gpu_note`` says why, in one line the GPU plots fold to (``app.plots.system_area``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -65,7 +67,11 @@ GPU_MEMORY_TIP = ("this run (per process): NVML's figure for the run's own proce
                   "reserve included (~480 MiB on an idle H100 that nvidia-smi shows as 0)")
 FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
 WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
+# two rows of these, a row of scalar charts and the reward plot fit a 1280x720 window's Monitor (its splitter gets
+# ~520 px): at LivePlot's 140 they asked 618 px of the Monitor's 609, and the charts were pressed to 100 px
+MIN_HEIGHT = 120
 THROTTLE_MERGE_S = 5.0  # a span starting this soon after the last one ends continues it
+NO_GPU_READINGS = "the run's telemetry has host readings only"  # no NVML reason recorded, and no GPU line
 
 
 LABEL_Z = 20  # a limit's label is drawn over the readings (a hot GPU's red points hid "slowdown 87 °C")
@@ -84,12 +90,17 @@ class SystemPlots:
     """The six plots, kept in step (one GPU series per GPU index, the run's own CPU and RAM)."""
 
     def __init__(self):
-        self.plots: dict[str, LivePlot] = {f: LivePlot(title, label, unit=unit, time_only=True)
+        # x_label off: the ticks are a clock
+        self.plots: dict[str, LivePlot] = {f: LivePlot(title, label, unit=unit, time_only=True, x_label=False)
                                            for f, (title, label, unit) in FIELDS.items()}
         self.plots["memory_used_bytes"].setToolTip(GPU_MEMORY_TIP)
+        for plot in self.plots.values():
+            plot.setMinimumHeight(MIN_HEIGHT)
         self._seen_value: dict[str, bool] = dict.fromkeys(FIELDS, False)
         self._own_memory = False  # the run's own memory came: its RSS sum is not drawn
         self._unavailable: str | None = None
+        self._note: str | None = None  # gpu_note as last told
+        self.on_note: Callable[[str | None], None] | None = None  # told when gpu_note changes
         self.latest: dict[int, dict[str, Any]] = {}
         self.capacity_line = _limit_line(CAPACITY_COLOR, "capacity {value:.1f} GiB")
         # mid-line: at the right end it would sit on the capacity label when the estimate is near it
@@ -151,6 +162,7 @@ class SystemPlots:
         for line in (self.capacity_line, self.slowdown_line, self.power_limit_line):
             line.setVisible(False)
         self._spans()
+        self._tell_note()
 
     def set_unavailable(self, reason: str | None) -> None:
         """NVML is not available (``reason``) or available again (``None``)."""
@@ -275,6 +287,22 @@ class SystemPlots:
                 plot.set_message(f"{FIELDS[field][0]} is not reported by NVML for this GPU")
             else:
                 plot.set_message(None)
+        self._tell_note()
+
+    def gpu_note(self) -> str | None:
+        """Why there is no GPU data to draw (the GPU plots fold to this line), or None."""
+        if self._unavailable:
+            return f"No GPU data: {self._unavailable}"
+        if not any(self._seen_value[f] for f in GPU_FIELDS) and any(self._seen_value[f] for f in HOST_FIELDS):
+            return f"No GPU data: {NO_GPU_READINGS}"
+        return None
+
+    def _tell_note(self) -> None:
+        note = self.gpu_note()
+        if note != self._note:
+            self._note = note
+            if self.on_note is not None:
+                self.on_note(note)
 
     def refresh(self) -> bool:
         clip = Clip()

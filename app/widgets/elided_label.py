@@ -12,9 +12,10 @@ MIN_CHARS = 12  # the least it shows before eliding: "20261126-17…"
 class ElidedLabel(QLabel):
     """``text()`` stays the whole text; only the drawing is cut, and the tooltip then holds the whole."""
 
-    def __init__(self, text: str = "", parent: QWidget | None = None):
+    def __init__(self, text: str = "", parent: QWidget | None = None, mode: Qt.TextElideMode = Qt.TextElideMode.ElideMiddle):
         super().__init__(parent)
         self._own_tip = ""
+        self._mode = mode  # the middle of a name gives way; a sentence's end (ElideRight)
         self.setProperty("elided", True)  # tests/app/layout/clipping.py: eliding is this label's way to fit
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setText(text)
@@ -45,7 +46,7 @@ class ElidedLabel(QLabel):
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt's name)
         room = self.contentsRect()
-        shown = self.fontMetrics().elidedText(self.text(), Qt.TextElideMode.ElideMiddle, room.width())
+        shown = self.fontMetrics().elidedText(self.text(), self._mode, room.width())
         painter = QPainter(self)
         painter.setFont(self.font())
         painter.drawText(room, self.alignment() | Qt.AlignmentFlag.AlignVCenter, shown)

@@ -1,5 +1,6 @@
 """Find every word a window cuts: a button, tab, combo, check box, field or plain label whose text is wider
-(or taller) than its room, a widget that its parents cut sideways, and a scrolled form wider than its view.
+(or taller) than its room, a widget that its parents cut sideways, a scrolled form wider than its view, and a
+chart shown less than ``MIN_CHART_PX`` high.
 
 ``findings(root)`` walks the visible widgets under ``root`` and returns one line per problem, naming the
 widget by its text and the path of its parents' object names or classes, e.g.
@@ -8,6 +9,7 @@ widget by its text and the path of its parents' object names or classes, e.g.
 
 from __future__ import annotations
 
+import pyqtgraph as pg
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import Qt as GuiQt
 from PySide6.QtWidgets import (
@@ -32,6 +34,7 @@ SLACK = 1       # pixels of rounding a text may overrun its room by
 BUTTON_PAD = 6  # the least a push or tool button keeps either side of its text, in all styles we ship
 COMBO_ROOM = 24  # a combo's arrow and frame
 FIELD_PAD = 6   # a line edit's or spin box's frame and text margins
+MIN_CHART_PX = 100  # the least of a chart's height shown: its title, three ticks and the x axis (issue 42)
 
 
 def findings(root: QWidget) -> list[str]:
@@ -43,7 +46,8 @@ def findings(root: QWidget) -> list[str]:
     for widget in [root, *root.findChildren(QWidget)]:
         if not widget.isVisible() or widget.width() <= 0 or widget.window().isHidden() or _inside(widget, cut):
             continue
-        problem = _text_problem(widget) or _cut_problem(widget) or _overlap_problem(widget) or _scroll_problem(widget)
+        problem = (_text_problem(widget) or _cut_problem(widget) or _overlap_problem(widget) or _scroll_problem(widget)
+                   or _chart_problem(widget))
         if problem:
             cut.add(widget)
             found.append(f"{problem} ({_where(widget)})")
@@ -226,4 +230,26 @@ def _scroll_problem(widget: QWidget) -> str | None:
         return f"{_name(widget)}: its content needs {need} px, its view has {view.width()} px (a sideways scroll)"
     if widget.horizontalScrollBar().maximum() > 0:
         return f"{_name(widget)}: scrolls sideways by {widget.horizontalScrollBar().maximum()} px"
+    return None
+
+
+def _chart_problem(widget: QWidget) -> str | None:
+    """A chart (a pyqtgraph view) of which less than ``MIN_CHART_PX`` rows show: one that short, or one its parents
+    cut (a row of a scrolled grid half in view). A chart scrolled wholly out of view is not shown, so not counted."""
+    if not isinstance(widget, pg.GraphicsView):
+        return None
+    top, bottom = 0, widget.height()
+    parent, child = widget.parentWidget(), widget
+    offset = 0
+    while parent is not None:
+        offset += child.y()
+        top, bottom = max(top, -offset), min(bottom, parent.height() - offset)
+        if parent.isWindow():
+            break
+        parent, child = parent.parentWidget(), parent
+    shown = bottom - top
+    if 0 < shown < MIN_CHART_PX:
+        title = getattr(widget, "title", None)
+        name = f"{type(widget).__name__} {title!r}" if isinstance(title, str) else type(widget).__name__
+        return f"{name} shows {shown} px of its {widget.height()} (at least {MIN_CHART_PX})"
     return None

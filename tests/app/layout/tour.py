@@ -26,7 +26,8 @@ from tests.app.layout.clipping import findings
 
 def make_runs(runs_dir: Path) -> Path:
     """Three ended runs and a baseline with curves, and one running run (this process is its worker): rewards
-    that rise with noise, SB3's scalars, ten minutes of GPU and host readings."""
+    that rise with noise, PPO's nine scalars, where its time goes (cycle records), ten minutes of GPU and host
+    readings."""
     from core.util.files import write_json_atomic
     from tests.app.fake_runs import append_jsonl, make_fake_run
 
@@ -48,8 +49,14 @@ def make_runs(runs_dir: Path) -> Path:
                      "total": 100000} for i, step in enumerate(steps[::4])]
                  + [{"kind": "train", "step": step, "t": now - 600 + 3.75 * i, "train/learning_rate": 3e-4,
                      "train/loss": 0.5 * math.exp(-i / 60) + 0.05 * noise.random(),
-                     "train/entropy_loss": -0.69 + i / 800, "train/clip_fraction": 0.1 + 0.05 * noise.random()}
-                    for i, step in enumerate(steps)])
+                     "train/entropy_loss": -0.69 + i / 800, "train/clip_fraction": 0.1 + 0.05 * noise.random(),
+                     "train/value_loss": 2 * math.exp(-i / 50) + 0.1 * noise.random(),
+                     "train/policy_gradient_loss": -0.01 * noise.random(), "train/approx_kl": 0.01 * noise.random(),
+                     "train/explained_variance": 1 - math.exp(-i / 40), "train/clip_range": 0.2}
+                    for i, step in enumerate(steps)]
+                 # where its time goes: the collect/train bar and its advice show above the charts
+                 + [{"kind": "cycle", "step": step, "t": now - 600 + 3.75 * i, "n": 1, "collect_s": 2.6, "train_s": 1.0,
+                     "other_s": 0.15} for i, step in enumerate(steps)])
     append_jsonl(live / "telemetry.jsonl", [
         {"t": now - 600 + 2 * i, "gpu": 0, "memory_used_bytes": int((2.1 + 0.05 * noise.random()) * 2**30),
          "memory_total_bytes": 8 * 2**30, "temperature_c": 55 + i // 20, "utilization_pct": 40 + 20 * noise.random(),

@@ -1,0 +1,46 @@
+"""Charts that stay readable on a laptop screen while a run trains (issue 42): the real window at 1920x1080 at 150 %
+(1280x720 logical) and 1366x768, following a run that logs nine train/* scalars and cycle records (so the
+collect/train bar and its advice show) on a machine without an NVIDIA GPU (its telemetry: host readings and NVML's
+reason). Every chart in view is whole and at least 100 px tall, the chart grid scrolls by whole rows, the bar and
+its advice take one line, the GPU plots fold to one line saying why, and no two x labels run together
+(``tests/app/layout/monitor_room.py`` measures it).
+
+Before (main at 9ed005f): the chart grid had a view of 68 px at 1280x720 for rows of 100 (each chart's top 68 px
+shown, its x axis cut off; a page down showed 32 px of the next rows), 109 px at 1366x768 (a step down: 89 px of one
+row and 16 of the next); the time split took 44 px (its advice wrapped to three lines); four "No GPU data" plots took
+two rows of 140 px; and the charts, 218 px wide over 100,000-101,000 steps, ran "100.2k" and "100.4k" together.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.gui
+
+LAPTOPS = [(1920, 1080, "1.5"), (1366, 768, "1")]
+
+
+@pytest.mark.parametrize(("width", "height", "scale"), LAPTOPS)
+def test_every_chart_keeps_its_room_while_a_run_trains_without_a_gpu(runs_dir, width, height, scale):
+    # Qt reads the platform's configfile path as Latin-1 (tests/app/layout/test_clipping.py)
+    with tempfile.TemporaryDirectory(prefix="rlpanel-screen-") as folder:
+        screen = Path(folder) / "screen.json"
+        screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
+                                                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
+        env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
+        done = subprocess.run([sys.executable, "-m", "tests.app.layout.monitor_room", str(runs_dir)], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    data = json.loads(done.stdout.strip().splitlines()[-1])
+    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    print(f"{width}x{height} at {scale}: window {data['window']}, {data['measures']}")
+    assert not data["problems"], "\n".join(data["problems"])
