@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import time
 from pathlib import Path
@@ -23,6 +24,12 @@ from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView
 from tests.app.layout.tour import settle
 
 GROUP_ID = "20261128-185512-ppo-cartpole-v1-x3-3fa2"
+# the columns a table is read for, by view: in view without a sideways scroll on a laptop screen
+IMPORTANT = {
+    "runs": ["Run", "State", "Steps", "Mean reward"],
+    "results": ["Name", "State", "Final mean reward (last 40 ep)", "Δ vs baseline", "± (std. error)"],
+    "groups": ["Group", "Final mean reward (last 40 ep), mean ± se", "95% CI", "Δ vs baseline", "Δ 95% CI"],
+}
 
 
 def make_runs(runs_dir: Path) -> dict[str, Path]:
@@ -61,6 +68,25 @@ def columns(view: QAbstractItemView, header: QHeaderView) -> dict:
             title = str(model.headerData(i, Qt.Orientation.Horizontal)).replace("\n", " ")
             shown[title] = [header.sectionViewportPosition(i), header.sectionSize(i)]
     return {"viewport": view.viewport().width(), "columns": shown}
+
+
+def columns_cut(view: str, table: dict) -> list[str]:
+    """The ``IMPORTANT`` columns of ``view`` that ``table`` (what ``columns`` gives) hides, or shows in part or not at all."""
+    shown = {_any_window(title): place for title, place in table["columns"].items()}
+    cut = []
+    for title in IMPORTANT[view]:
+        if _any_window(title) not in shown:
+            cut.append(f"{view}: {title!r} is hidden (shown: {list(table['columns'])})")
+            continue
+        x, size = shown[_any_window(title)]
+        if x < 0 or x + size > table["viewport"]:
+            cut.append(f"{view}: {title!r} at {x}-{x + size} px in a {table['viewport']} px view")
+    return cut
+
+
+def _any_window(title: str) -> str:
+    """A title with its reward window left out: runs of fewer episodes read "(last 12-40 ep)"."""
+    return re.sub(r"\(last [^)]* ep\)", "(last … ep)", title)
 
 
 def wait_results(app: QApplication, panel) -> None:

@@ -15,16 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.app.layout.tables_tour import IMPORTANT, columns_cut
 from tests.conftest import REPO
 
 pytestmark = pytest.mark.gui
 
 SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1")]
-IMPORTANT = {
-    "runs": ["Run", "State", "Steps", "Mean reward"],
-    "results": ["Name", "State", "Final mean reward (last 40 ep)", "Δ vs baseline", "± (std. error)"],
-    "groups": ["Group", "Final mean reward (last 40 ep), mean ± se", "95% CI", "Δ vs baseline", "Δ 95% CI"],
-}
 
 
 def measure(tmp_path: Path, runs_dir: Path, width: int, height: int, scale: str) -> dict:
@@ -42,13 +38,7 @@ def measure(tmp_path: Path, runs_dir: Path, width: int, height: int, scale: str)
 @pytest.mark.parametrize("width, height, scale", SCREENS)
 def test_the_numbers_that_matter_are_in_view_on_a_laptop(tmp_path, runs_dir, width, height, scale):
     data = measure(tmp_path, runs_dir, width, height, scale)
-    cut = []
-    for view, titles in IMPORTANT.items():
-        table = data["columns"][view]
-        for title in titles:
-            x, size = table["columns"][title]
-            if x < 0 or x + size > table["viewport"]:
-                cut.append(f"{view}: {title!r} at {x}-{x + size} px in a {table['viewport']} px view")
+    cut = [line for view in IMPORTANT for line in columns_cut(view, data["columns"][view])]
     print(f"{width}x{height} at {scale}: window {data['window']}", json.dumps(data["columns"]), sep="\n")
     assert not cut, "\n".join(cut)
     # Configure gives Results its room on a laptop, and is back with the other tabs
