@@ -9,7 +9,8 @@ row whose hidden controls its » does not offer (``test_toolbar_overflow``), and
     QT_QPA_PLATFORM=offscreen:configfile=SCREEN.json QT_SCALE_FACTOR=1.5 python -m tests.app.layout.evening RUNS
 
 prints one JSON object ``{"screen": [w, h], "window": [w, h], "views": {view: [finding, ...]}, "questions": [...],
-"behind_more": {view: [control, ...]}, "run": {...}}``. RLPANEL_HOME should point at a scratch folder: the window's settings go there.
+"behind_more": {view: [control, ...]}, "run": {...}}``. RLPANEL_HOME should point at a scratch folder: the window's
+settings go there.
 """
 
 from __future__ import annotations

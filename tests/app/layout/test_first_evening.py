@@ -17,12 +17,14 @@ LAPTOPS = [(1920, 1080, "1.5"), (1366, 768, "1")]
 VIEWS = {"configure", "monitor", "runs", "results", "results-groups", "queue"}
 
 
+@pytest.mark.timeout(600)  # a real run starts, trains its first 8,192 steps and an update, and stops: ~45 s here
 @pytest.mark.parametrize(("width", "height", "scale"), LAPTOPS)
 def test_a_first_evening_on_a_laptop_reads_whole_and_reaches_everything(runs_dir, width, height, scale):
-    data = last_json(run_on_screen("tests.app.layout.evening", [str(runs_dir)], width, height, scale, timeout=600))
+    data = last_json(run_on_screen("tests.app.layout.evening", [str(runs_dir)], width, height, scale, timeout=540))
     assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
     print(f"{width}x{height} at {scale}: window {data['window']}, run {data['run']}",
-          *(f"asked: {q['title']}: {q['text']!r}" for q in data["questions"]), sep="\n")
+          *(f"asked: {q['title']}: {q['text']!r}" for q in data["questions"]),
+          *(f"{view}: behind »: {controls}" for view, controls in data["behind_more"].items() if controls), sep="\n")
     assert set(data["views"]) == VIEWS  # every step of the evening was taken
     assert data["run"]["state"] == "stopped"  # launched, followed and stopped cleanly: no worker left behind
     found = [f"{view}: {line}" for view, lines in data["views"].items() for line in lines]

@@ -7,37 +7,20 @@ legend stands beside the plot, over neither the curves nor the baseline's label.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 
 import pytest
 
+from tests.app.layout.screen import last_json, run_on_screen
 from tests.app.layout.tables_tour import IMPORTANT, columns_cut
-from tests.conftest import REPO
 
 pytestmark = pytest.mark.gui
 
 SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1")]
 
 
-def measure(tmp_path: Path, runs_dir: Path, width: int, height: int, scale: str) -> dict:
-    with tempfile.TemporaryDirectory(prefix="rlpanel-screen-") as folder:  # an ASCII path: Qt reads it as Latin-1
-        screen = Path(folder) / "screen.json"
-        screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
-                                                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
-        env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
-        done = subprocess.run([sys.executable, "-m", "tests.app.layout.tables_tour", str(runs_dir)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
 @pytest.mark.parametrize("width, height, scale", SCREENS)
 def test_the_numbers_that_matter_are_in_view_on_a_laptop(tmp_path, runs_dir, width, height, scale):
-    data = measure(tmp_path, runs_dir, width, height, scale)
+    data = last_json(run_on_screen("tests.app.layout.tables_tour", [str(runs_dir)], width, height, scale))
     cut = [line for view in IMPORTANT for line in columns_cut(view, data["columns"][view])]
     print(f"{width}x{height} at {scale}: window {data['window']}", json.dumps(data["columns"]), sep="\n")
     assert not cut, "\n".join(cut)
