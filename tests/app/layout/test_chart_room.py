@@ -13,34 +13,15 @@ two rows of 140 px; and the charts, 218 px wide over 100,000-101,000 steps, ran 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import REPO
+from tests.app.layout.screens import LAPTOPS, on_screen
 
 pytestmark = pytest.mark.gui
-
-LAPTOPS = [(1920, 1080, "1.5"), (1366, 768, "1")]
 
 
 @pytest.mark.parametrize(("width", "height", "scale"), LAPTOPS)
 def test_every_chart_keeps_its_room_while_a_run_trains_without_a_gpu(runs_dir, width, height, scale):
-    # Qt reads the platform's configfile path as Latin-1 (tests/app/layout/test_clipping.py)
-    with tempfile.TemporaryDirectory(prefix="rlpanel-screen-") as folder:
-        screen = Path(folder) / "screen.json"
-        screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
-                                                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
-        env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
-        done = subprocess.run([sys.executable, "-m", "tests.app.layout.monitor_room", str(runs_dir)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    data = json.loads(done.stdout.strip().splitlines()[-1])
-    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    data = on_screen("tests.app.layout.monitor_room", [str(runs_dir)], width, height, scale)
     print(f"{width}x{height} at {scale}: window {data['window']}, {data['measures']}")
     assert not data["problems"], "\n".join(data["problems"])

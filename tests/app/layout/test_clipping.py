@@ -4,16 +4,9 @@ open), and not one button, tab, combo, label or field narrower than its text, no
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import REPO
+from tests.app.layout.screens import on_screen
 
 pytestmark = pytest.mark.gui
 
@@ -26,17 +19,7 @@ VIEWS = {"monitor-idle", "monitor", "runs", "results", "queue", "sweeps", "log",
 
 @pytest.mark.parametrize("width, height, scale", SCREENS)
 def test_no_word_is_cut_in_any_tab_or_dialog(tmp_path, runs_dir, width, height, scale):
-    # Qt reads the platform's configfile path as Latin-1: under .ci/plain-check's "Jürgen Müller" it found no file
-    with tempfile.TemporaryDirectory(prefix="rlpanel-screen-") as folder:
-        screen = Path(folder) / "screen.json"
-        screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
-                                                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
-        env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
-        done = subprocess.run([sys.executable, "-m", "tests.app.layout.tour", str(runs_dir)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    data = json.loads(done.stdout.strip().splitlines()[-1])
-    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    data = on_screen("tests.app.layout.tour", [str(runs_dir)], width, height, scale)
     assert set(data["views"]) == VIEWS  # every tab and dialog was visited
     found = [f"{view}: {line}" for view, lines in data["views"].items() for line in lines]
     print(f"{width}x{height} at {scale}: window {data['window']}, {len(found)} cut", *found, sep="\n")

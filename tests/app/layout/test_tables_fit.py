@@ -7,19 +7,15 @@ legend stands beside the plot, over neither the curves nor the baseline's label.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.app.layout.screens import LAPTOPS, on_screen
 
 pytestmark = pytest.mark.gui
 
-SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1")]
+SCREENS = LAPTOPS
 IMPORTANT = {
     "runs": ["Run", "State", "Steps", "Mean reward"],
     "results": ["Name", "State", "Final mean reward (last 40 ep)", "Δ vs baseline", "± (std. error)"],
@@ -28,15 +24,7 @@ IMPORTANT = {
 
 
 def measure(tmp_path: Path, runs_dir: Path, width: int, height: int, scale: str) -> dict:
-    with tempfile.TemporaryDirectory(prefix="rlpanel-screen-") as folder:  # an ASCII path: Qt reads it as Latin-1
-        screen = Path(folder) / "screen.json"
-        screen.write_text(json.dumps({"screens": [{"name": "laptop", "x": 0, "y": 0, "width": width, "height": height,
-                                                   "logicalDpi": 96, "logicalBaseDpi": 96, "dpr": 1}]}), encoding="utf-8")
-        env = {**os.environ, "QT_QPA_PLATFORM": f"offscreen:configfile={screen}", "QT_SCALE_FACTOR": scale}
-        done = subprocess.run([sys.executable, "-m", "tests.app.layout.tables_tour", str(runs_dir)], cwd=REPO, env=env,
-                              capture_output=True, text=True, timeout=240)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return on_screen("tests.app.layout.tables_tour", [str(runs_dir)], width, height, scale)
 
 
 @pytest.mark.parametrize("width, height, scale", SCREENS)
