@@ -90,18 +90,26 @@ class StepAxis(pg.AxisItem):
 TIME_STEPS = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 3 * 3600, 6 * 3600, 8 * 3600, 12 * 3600, 86400,
               2 * 86400, 7 * 86400, 14 * 86400, 28 * 86400)
 TIME_LABEL_PX = 48  # "23:45" and its gap at the axis' font; "Nov 27" fits too
+# "23:45:30" and its gap: a step under a minute labels its seconds, and at 48 px a run's first minutes on a 280 px CPU
+# chart (1366x768) wrote "21:34:45" against "21:35:00" with no gap
+TIME_LABEL_SECONDS_PX = 64
+
+
+def label_room(step: float) -> int:
+    """The pixels a wall-time tick's label and its gap take at tick step ``step`` (seconds)."""
+    return TIME_LABEL_SECONDS_PX if step < 60 else TIME_LABEL_PX
 
 
 def time_ticks(low: float, high: float, width_px: float) -> tuple[float, list[float]]:
     """The tick step and the ticks of a wall-time axis over [low, high] (unix seconds) ``width_px`` wide: as many
     as have room, on whole local minutes, hours or days (so 06:00, 12:00, 18:00, and midnight as the date).
 
-    The step is the smallest that leaves each label ``TIME_LABEL_PX``. (Counting the ticks that could fall in the span
-    instead took 12 h steps for a 24 h chart 190 px wide: at some hours of the day one of its two ticks sat too near
-    an edge for its label, and the chart read "Nov 27" alone.)"""
+    The step is the smallest that leaves each label its room (``label_room``: wider with seconds). (Counting the
+    ticks that could fall in the span instead took 12 h steps for a 24 h chart 190 px wide: at some hours of the day
+    one of its two ticks sat too near an edge for its label, and the chart read "Nov 27" alone.)"""
     span = max(high - low, 1e-9)
     width = max(width_px, 1.0)
-    step = next((s for s in TIME_STEPS if s * width / span >= TIME_LABEL_PX),
+    step = next((s for s in TIME_STEPS if s * width / span >= label_room(s)),
                 TIME_STEPS[-1] * (int(span * TIME_LABEL_PX / (TIME_STEPS[-1] * width)) + 1))
     offset = _utc_offset(low)  # local time: ticks land on the clock's whole hours
     first = math.ceil((low + offset) / step) * step - offset

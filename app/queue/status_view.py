@@ -169,10 +169,8 @@ class QueueStatusView(QWidget):
                 f"parallel {state.parallel}, on failure {state.on_failure}")
         if state.ray:
             text += f"; on the Ray cluster {state.ray.get('address')}"
-        entry = state.survive_reboot
-        # said while it would resume the queue: an ended queue's entry only removes itself at the next log-in,
-        # and the state keeps an entry removed by hand
-        if entry is not None and (is_active(state) or state.state == "crashed") and not autostart.gone(entry):
+        entry = autostart.standing_entry(state)
+        if entry is not None:
             text += f"; resumes after a restart: {entry.describe()}"
         if state.state == "crashed":
             text += ". Its runner is gone: Continue starts it again where it was (no job runs twice)."

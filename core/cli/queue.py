@@ -14,7 +14,7 @@ from pathlib import Path
 
 from core.cli.common import CliError, emit, runs_dir
 from core.cli.ray_options import add_ray_args, cluster_from_args
-from core.queue.autostart import AutostartError, entry_json
+from core.queue.autostart import AutostartError, entry_json, standing_entry
 from core.queue.control import CONTINUABLE, QueueBusy, cancel_queue, jobs_to_run, resume_queue, start_queue
 from core.queue.plan import load_plan
 from core.queue.record import QueueState
@@ -79,8 +79,9 @@ def _table(state: QueueState) -> str:
              f"on_failure {state.on_failure}"]
     if state.ray:
         lines[0] += f"; on the Ray cluster {state.ray['address']}"
-    if state.survive_reboot:
-        lines.append(f"resumes after a restart: {state.survive_reboot.describe()}")
+    entry = standing_entry(state)  # as the Queue tab says it: not for an ended queue or an entry removed by hand
+    if entry is not None:
+        lines.append(f"resumes after a restart: {entry.describe()}")
     width = max((len(j.name) for j in state.jobs), default=0)
     for job in state.jobs:
         took = ""

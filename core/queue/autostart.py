@@ -35,7 +35,7 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from core.queue.record import QueueState, StartupEntry
-from core.queue.state import write_queue
+from core.queue.state import is_active, write_queue
 from core.util.paths import CODE_ROOT, absolute
 
 TASK_FOLDER = "rlpanel"
@@ -259,6 +259,16 @@ def gone(entry: StartupEntry) -> bool:
     schtasks starts a process, too dear for the Queue tab, which reads the state every second (the runner's
     own removal clears the entry from the state for every kind)."""
     return entry.kind != "task" and not Path(entry.where).exists()
+
+
+def standing_entry(state: QueueState) -> StartupEntry | None:
+    """The start-up entry to tell the user of, as "resumes after a restart": only while it would resume the queue
+    (running, or its runner crashed) and is not known to be gone (an ended queue's entry removes itself at the next
+    log-on only, and the state keeps an entry removed by hand). ``rlpanel queue status`` and the Queue tab both ask."""
+    entry = state.survive_reboot
+    if entry is None or not (is_active(state) or state.state == "crashed") or gone(entry):
+        return None
+    return entry
 
 
 def remove(runs_dir: Path | str, host: Host | None = None) -> list[str]:

@@ -33,7 +33,7 @@ from tests.app.layout.clipping import findings
 from tests.app.layout.monitor_room import MIN_CHART_PX, chart_problems
 from tests.app.layout.tables_tour import columns, columns_cut, wait_results
 from tests.app.layout.test_toolbar_overflow import assert_every_hidden_item_offered
-from tests.app.layout.tour import settle
+from tests.app.layout.tour import open_settled, settle
 from tests.conftest import REPO
 from tests.training_helpers import lean_args
 
@@ -126,17 +126,13 @@ def reach(window: QWidget, behind_more: list[str]) -> list[str]:
 
 
 def evening(runs_dir: Path) -> dict:
-    from app.main_window import MainWindow
     from core.run.states import ACTIVE, TERMINAL
     from core.run.status import read_status
 
-    app = QApplication.instance() or QApplication([])
     made = train_runs_folder(runs_dir)
-    window = MainWindow(runs_dir, confirm_close=False, tray=False)
-    window.show()
+    app, window = open_settled(runs_dir)
     bot, answers = Bot(), Answerer()
     configure, tabs = window.configure, window.lazy_tabs.names()
-    bot.waitUntil(lambda: window.started() and configure.model.settled(), timeout=120_000)
     views: dict[str, list[str]] = {}
     behind_more: dict[str, list[str]] = {}
 

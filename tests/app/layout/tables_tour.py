@@ -21,7 +21,7 @@ import numpy as np
 from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QAbstractItemView, QApplication, QHeaderView
 
-from tests.app.layout.tour import settle
+from tests.app.layout.tour import open_settled, settle
 
 GROUP_ID = "20261128-185512-ppo-cartpole-v1-x3-3fa2"
 # the columns a table is read for, by view: in view without a sideways scroll on a laptop screen
@@ -109,15 +109,8 @@ def legend_place(panel) -> dict:
 
 
 def tour(runs_dir: Path, shot: Path | None) -> dict:
-    from app.main_window import MainWindow
-
-    app = QApplication.instance() or QApplication([])
     made = make_runs(runs_dir)
-    window = MainWindow(runs_dir, confirm_close=False, tray=False)
-    window.show()
-    deadline = time.monotonic() + 120
-    while not (window.started() and window.configure.model.settled()) and time.monotonic() < deadline:
-        settle(app, 0.05)
+    app, window = open_settled(runs_dir)
     out: dict = {"window": [window.width(), window.height()], "columns": {}}
     tabs = window.lazy_tabs.names()
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.layout.screen import last_json, run_on_screen
+from tests.app.layout.screens import on_screen
 
 pytestmark = pytest.mark.gui
 
@@ -19,8 +19,7 @@ VIEWS = {"monitor-idle", "monitor", "runs", "results", "queue", "sweeps", "log",
 
 @pytest.mark.parametrize("width, height, scale", SCREENS)
 def test_no_word_is_cut_in_any_tab_or_dialog(tmp_path, runs_dir, width, height, scale):
-    data = last_json(run_on_screen("tests.app.layout.tour", [str(runs_dir)], width, height, scale))
-    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    data = on_screen("tests.app.layout.tour", [str(runs_dir)], width, height, scale)
     assert set(data["views"]) == VIEWS  # every tab and dialog was visited
     found = [f"{view}: {line}" for view, lines in data["views"].items() for line in lines]
     print(f"{width}x{height} at {scale}: window {data['window']}, {len(found)} cut", *found, sep="\n")

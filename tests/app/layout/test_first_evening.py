@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app.layout.screen import last_json, run_on_screen
+from tests.app.layout.screens import LAPTOPS, on_screen
 
 pytestmark = [pytest.mark.gui, pytest.mark.training, pytest.mark.plain]
 
-LAPTOPS = [(1920, 1080, "1.5"), (1366, 768, "1")]
 VIEWS = {"configure", "monitor", "runs", "results", "results-groups", "queue"}
 
 
 @pytest.mark.timeout(600)  # a real run starts, trains its first 8,192 steps and an update, and stops: ~45 s here
 @pytest.mark.parametrize(("width", "height", "scale"), LAPTOPS)
 def test_a_first_evening_on_a_laptop_reads_whole_and_reaches_everything(runs_dir, width, height, scale):
-    data = last_json(run_on_screen("tests.app.layout.evening", [str(runs_dir)], width, height, scale, timeout=540))
-    assert data["screen"] == [round(width / float(scale)), round(height / float(scale))]
+    data = on_screen("tests.app.layout.evening", [str(runs_dir)], width, height, scale, timeout=540)  # checks its screen
     print(f"{width}x{height} at {scale}: window {data['window']}, run {data['run']}",
           *(f"asked: {q['title']}: {q['text']!r}" for q in data["questions"]),
           *(f"{view}: behind »: {controls}" for view, controls in data["behind_more"].items() if controls), sep="\n")

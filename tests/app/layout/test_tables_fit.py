@@ -7,20 +7,25 @@ legend stands beside the plot, over neither the curves nor the baseline's label.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from tests.app.layout.screen import last_json, run_on_screen
+from tests.app.layout.screens import LAPTOPS, on_screen
 from tests.app.layout.tables_tour import IMPORTANT, columns_cut
 
 pytestmark = pytest.mark.gui
 
-SCREENS = [(1920, 1080, "1.5"), (1366, 768, "1")]
+SCREENS = LAPTOPS
+
+
+def measure(tmp_path: Path, runs_dir: Path, width: int, height: int, scale: str) -> dict:
+    return on_screen("tests.app.layout.tables_tour", [str(runs_dir)], width, height, scale)
 
 
 @pytest.mark.parametrize("width, height, scale", SCREENS)
 def test_the_numbers_that_matter_are_in_view_on_a_laptop(tmp_path, runs_dir, width, height, scale):
-    data = last_json(run_on_screen("tests.app.layout.tables_tour", [str(runs_dir)], width, height, scale))
+    data = measure(tmp_path, runs_dir, width, height, scale)
     cut = [line for view in IMPORTANT for line in columns_cut(view, data["columns"][view])]
     print(f"{width}x{height} at {scale}: window {data['window']}", json.dumps(data["columns"]), sep="\n")
     assert not cut, "\n".join(cut)

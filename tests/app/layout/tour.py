@@ -76,17 +76,25 @@ def settle(app: QApplication, seconds: float = 0.4) -> None:
         time.sleep(0.02)
 
 
-def tour(runs_dir: Path, shots: Path | None) -> dict:
-    from app.configure.preset_diff import PresetDiffDialog
+def open_settled(runs_dir: Path):
+    """The real window on ``runs_dir``, shown, once the steps after its first frame (the forms below the fold among
+    them) and Configure's verdict are done; returns (app, window)."""
     from app.main_window import MainWindow
 
     app = QApplication.instance() or QApplication([])
-    live = make_runs(runs_dir)
     window = MainWindow(runs_dir, confirm_close=False, tray=False)
     window.show()
     deadline = time.monotonic() + 120
     while not (window.started() and window.configure.model.settled()) and time.monotonic() < deadline:
-        settle(app, 0.05)  # the steps after the first frame (the forms below the fold among them), then the verdict
+        settle(app, 0.05)
+    return app, window
+
+
+def tour(runs_dir: Path, shots: Path | None) -> dict:
+    from app.configure.preset_diff import PresetDiffDialog
+
+    live = make_runs(runs_dir)
+    app, window = open_settled(runs_dir)
     views: dict[str, list[str]] = {}
 
     def look(view: str, top: QWidget, prepare: Callable[[], object] = lambda: None) -> None:

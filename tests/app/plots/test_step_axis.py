@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
-from PySide6.QtGui import QImage, QPainter
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from app.plots.axes import StepAxis, count_label
 from app.plots.live_plot import LivePlot
+from tests.app.layout.monitor_room import x_labels
 
 
 @pytest.mark.parametrize(("value", "spacing", "text"), [
@@ -32,16 +32,6 @@ def test_a_steps_plot_uses_the_step_axis_and_a_time_plot_does_not(qtbot):
     assert not isinstance(plot.getPlotItem().getAxis("bottom"), StepAxis)
 
 
-def x_labels(plot: LivePlot) -> list[tuple[float, float, str]]:
-    """The x axis' labels as it paints them: (left, right, text), left to right."""
-    image = QImage(400, 100, QImage.Format.Format_ARGB32)
-    painter = QPainter(image)
-    try:
-        specs = plot.getPlotItem().getAxis("bottom").generateDrawSpecs(painter)
-    finally:
-        painter.end()
-    assert specs is not None
-    return sorted((rect.left(), rect.right(), text) for rect, _flags, text in specs[2])
 
 
 @pytest.fixture

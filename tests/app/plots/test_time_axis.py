@@ -55,3 +55,17 @@ def test_the_plots_time_axis_writes_those_ticks(qtbot):
     assert len(strings) >= 2 and all(":" in s or s.startswith("Nov") for s in strings), strings
     assert "x1e" not in axis.labelString()  # unix seconds (~1.8e9) are not scaled by an SI prefix: "00:00:01"
     assert set(strings) & {time_label(t, step) for t in time_ticks(NOON - 24 * 3600, NOON, axis.width())[1]}
+
+
+def test_labels_with_seconds_get_the_room_their_width_needs(qtbot):
+    """A run's first minute on a 280 px CPU chart (1366x768): ticks 15 s apart at 48 px each wrote "21:34:45" against
+    "21:35:00" with no gap. Each label, as the axis' font draws it, now keeps a gap to the next."""
+    from PySide6.QtGui import QFontMetricsF
+
+    axis = WallTimeAxis("bottom")
+    font = axis.style["tickFont"] or axis.font()
+    for span_s, width in ((60, 280), (90, 280), (40, 200), (300, 280)):
+        step, ticks = time_ticks(NOON - span_s, NOON, width)
+        labels = [time_label(t, step) for t in ticks]
+        widest = max(QFontMetricsF(font).horizontalAdvance(label) for label in labels)
+        assert step * width / span_s >= widest + 4, (span_s, width, step, labels)

@@ -159,3 +159,20 @@ def test_the_state_file_keeps_the_entry_and_an_older_state_has_none():
     assert data["survive_reboot"] == {"kind": "startup", "where": "C:/x.cmd", "note": "Task Scheduler refused"}
     assert QueueState.from_json(data) == state and data["queue_version"] == 2
     assert QueueState.from_json({"id": "old", "state": "finished"}).survive_reboot is None
+
+
+def test_queue_status_says_resumes_after_a_restart_only_while_the_entry_would(tmp_path):
+    """Issue 42: the line stayed after the entry was removed; the CLI and the Queue tab ask one rule."""
+    from core.cli.queue import _table
+    from core.queue.autostart import standing_entry
+    from core.queue.record import QueueState
+
+    desktop = tmp_path / "rlpanel-queue-x.desktop"
+    desktop.write_text("[Desktop Entry]\n", encoding="utf-8")
+    entry = StartupEntry("xdg", str(desktop))
+    running = QueueState(id="q", plan={}, state="running", jobs=[], survive_reboot=entry)
+    assert standing_entry(running) == entry and "resumes after a restart" in _table(running)
+    finished = QueueState(id="q", plan={}, state="finished", jobs=[], survive_reboot=entry)
+    assert standing_entry(finished) is None and "resumes after a restart" not in _table(finished)
+    desktop.unlink()  # removed by hand
+    assert standing_entry(running) is None and "resumes after a restart" not in _table(running)
