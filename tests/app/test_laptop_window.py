@@ -208,7 +208,19 @@ from app.main_window import MainWindow
 window = MainWindow(Path(sys.argv[1]), confirm_close=False)
 window.show()
 monitor = window.monitor  # built now, as after the first frame; its tab is the one shown
-for _ in range(10):  # fit_shown runs from the event loop after the first show
+import time
+deadline = time.monotonic() + 60
+# fit_shown runs from the event loop after the first show; the steps after the first frame find no GPU here, and the
+# GPU plots fold to a line: read the sizes once the window has settled (10 turns of the loop read them before the
+# fold on one start and after it on the next)
+while not window.started() and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.01)
+deadline = time.monotonic() + 5  # NVML's answer comes off the GUI thread: no GPU on a test machine, so the plots fold
+while not monitor.system.is_folded() and time.monotonic() < deadline:
+    app.processEvents()
+    time.sleep(0.01)
+for _ in range(10):
     app.processEvents()
 opened = {"window": window.splitter.sizes(), "monitor": monitor.splitter.sizes()}
 if sys.argv[2] == "drag":  # the user drags: Configure as narrow as it goes, the reward plot 40 pixels taller
