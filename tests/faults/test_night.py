@@ -34,7 +34,9 @@ def plan_text(tmp_path) -> str:
     marker = str(tmp_path / "stall-once")
     jobs = [job("stalls", 768, **{"env.kwargs": {"hang_at": 200, "marker": marker}, "runtime.vec_env": "subproc",
                                   "runtime.stall_after_s": 2, "runtime.on_stall": "restart-envs"}),
-            job("killed", 1_536, **{"runtime.vec_env": "dummy", "runtime.auto_resume_after_s": 0.5}),
+            # long enough to be killed mid-training: 1,536 steps took ~1 s on an idle machine, and the run had finished
+            # by the time the test saw it past step 400 (it then found nothing resumed)
+            job("killed", 12_288, **{"runtime.vec_env": "dummy", "runtime.auto_resume_after_s": 0.5}),
             job("fine", 512, **{"runtime.vec_env": "subproc"})]
     for j in jobs:
         del j["set"]["algo"]
