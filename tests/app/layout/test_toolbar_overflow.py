@@ -158,6 +158,10 @@ def test_monitor_save_plots_and_tensorboard_are_offered_behind_more_and_work(lap
 def test_results_save_plot_and_the_co2_box_are_offered_behind_more_and_work(laptop, qtbot, monkeypatch, tmp_path):
     window, _live = laptop
     results = show_tab(qtbot, window, "Results")
+    # on a laptop Configure folds away while Results is shown, and then the row has room: its » matters once the
+    # user shows Configure beside it (the corner's Show Configure)
+    qtbot.mouseClick(window.configure_fold.button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: window.configure.isVisible(), timeout=5_000)
     results.set_checked(results.shown_ids())  # runs ticked: the baseline box takes its room
     qtbot.waitUntil(lambda: results.model.rowCount() > 0, timeout=10_000)
     rows_offer_every_hidden_item(qtbot, results, [results.save_plot_button, results.grid_spin])
