@@ -7,7 +7,6 @@ or the tool's one-line error.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
 from core.run.policy_child import run_policy_tool
 from core.run.policy_results import recording_summary
+from core.util.imports import installed
 
 VIDEO_FILTER = "Video (*.mp4 *.gif)"
 
@@ -41,7 +41,7 @@ def default_video_path(run_dir: Path) -> Path:
     """``<Videos or home>/<run id>.mp4`` (``.gif`` where the MP4 encoder, imageio-ffmpeg, is missing)."""
     folder = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.MoviesLocation)
     base = Path(folder) if folder and Path(folder).is_dir() else Path.home()
-    suffix = ".mp4" if importlib.util.find_spec("imageio_ffmpeg") is not None else ".gif"
+    suffix = ".mp4" if installed("imageio_ffmpeg") else ".gif"
     return base / f"{Path(run_dir).name}{suffix}"
 
 

@@ -7,10 +7,11 @@ The job API talks to the head's dashboard (``http://HEAD:8265``), never to ``ray
 
 from __future__ import annotations
 
-import importlib.util
 import re
 import threading
 from typing import Any
+
+from core.util.imports import installed
 
 RAY_MISSING = 'Ray is not installed here: pip install "rlpanel[ray]" (the job API needs ray[default])'
 DASHBOARD_PORT = 8265
@@ -24,10 +25,7 @@ class ClusterError(RuntimeError):
 
 def ray_installed() -> bool:
     """Whether ``ray`` can be imported, asked without importing it (it takes seconds): the window says so up front."""
-    try:
-        return importlib.util.find_spec("ray") is not None
-    except (ImportError, ValueError):  # a broken or blocked install
-        return False
+    return installed("ray")
 
 
 def require_ray() -> Any:

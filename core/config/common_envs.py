@@ -3,8 +3,9 @@
 
 from __future__ import annotations
 
-import importlib.util
 from dataclasses import dataclass
+
+from core.util.imports import installed
 
 
 @dataclass(frozen=True)
@@ -19,7 +20,7 @@ class CommonEnv:
 
     @property
     def available(self) -> bool:
-        return self.module is None or importlib.util.find_spec(self.module) is not None
+        return self.module is None or installed(self.module)
 
 
 COMMON_ENVS: tuple[CommonEnv, ...] = (

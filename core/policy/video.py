@@ -11,12 +11,13 @@ may be below the frames written, its duration never.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from core.util.imports import installed
 
 SUFFIXES = (".mp4", ".gif")
 GIF_MAX_FPS = 50.0  # a GIF's delays are whole hundredths of a second; browsers show a delay under 20 ms as 100 ms
@@ -29,7 +30,7 @@ def video_problem(path: Path) -> str | None:
     suffix = path.suffix.lower()
     if suffix not in SUFFIXES:
         return f"-o {path.name}: the file must end in .mp4 or .gif (e.g. -o agent.mp4)"
-    if suffix == ".mp4" and importlib.util.find_spec("imageio_ffmpeg") is None:
+    if suffix == ".mp4" and not installed("imageio_ffmpeg"):
         return f"an MP4 needs imageio-ffmpeg, which is not installed in this Python: {MP4_FIX} (or record a .gif)"
     return None
 

@@ -4,7 +4,7 @@ Windows gives a redirected stream (``rlpanel report > morning.md``, a pipe, the 
 code page, cp1252 on a Western machine, not UTF-8: the first Δ, →, ≤ or ✓ printed then ends the command in
 ``UnicodeEncodeError``, after its work is done and half its output written. A console keeps Windows' own Unicode
 output. So, as git and pip do, what is not a console is written as UTF-8 (``safe_streams``, at the start of every
-command and child process), and every Python child rlpanel starts writes UTF-8 (``utf8_env``) and is read as UTF-8
+command and of the window), and every Python child rlpanel starts writes UTF-8 (``utf8_env``) and is read as UTF-8
 (``CHILD_TEXT``). Files rlpanel writes name their encoding (ruff's PLW1514 checks it): UTF-8, CSV with a BOM for Excel.
 """
 

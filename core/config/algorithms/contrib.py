@@ -8,10 +8,10 @@ nothing is imported.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import TYPE_CHECKING
 
 from core.config.field_index import field_index
+from core.util.imports import installed
 
 if TYPE_CHECKING:
     from core.config.algorithms.spec import AlgoSpec
@@ -21,10 +21,7 @@ CONTRIB_FIX = 'pip install "rlpanel[contrib]"'
 
 def contrib_installed() -> bool:
     """Whether sb3-contrib can be imported (without importing it: it would load torch)."""
-    try:
-        return importlib.util.find_spec("sb3_contrib") is not None
-    except (ImportError, ValueError):  # a broken or blocked install
-        return False
+    return installed("sb3_contrib")
 
 
 def is_installed(spec: AlgoSpec) -> bool:

@@ -70,9 +70,11 @@ def test_the_sweeps_tab_refuses_a_bad_cluster_address(qtbot, tmp_path, runs_dir)
 
 
 def test_the_cluster_field_says_ray_is_optional_and_missing_before_it_is_tried(qtbot, monkeypatch):
+    import importlib.util
+
     import core.cluster.client as client
 
-    monkeypatch.setattr(client.importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object())
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "ray" else object())
     field = ClusterField()  # the plain install: no ray extra
     qtbot.addWidget(field)
     assert field.address.toolTip().endswith(f"Optional, and not installed: {client.RAY_MISSING}.")
