@@ -8,8 +8,8 @@ from pathlib import Path
 from PySide6.QtCore import QByteArray, QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
-from app.runs.panel import COLUMNS as RUN_COLUMNS
-from app.runs.panel import ID_ROLE
+from app.runs.rows import COLUMNS as RUN_COLUMNS
+from app.runs.rows import ID_ROLE
 from app.settings import get_setting
 from core.run.layout import RunDir
 from core.run.status import read_status

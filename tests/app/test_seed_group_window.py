@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 
 from app.queue.plan_editor import COLUMNS as PLAN_COLUMNS
 from app.queue.plan_editor import PlanEditor
-from app.runs.panel import COLUMNS
+from app.runs.rows import COLUMNS
 from core.queue.plan import PlanJob
 from core.run.status import read_status
 from core.run.store import load_run_config

@@ -7,7 +7,8 @@ import json
 from PySide6.QtCore import QSettings
 
 from app.monitor.panel import MonitorPanel
-from app.runs.panel import COLUMNS, RunsPanel
+from app.runs.panel import RunsPanel
+from app.runs.rows import COLUMNS
 from app.settings import GRID_SETTING, set_setting
 from core.run.store import run_info
 from tests.app.fake_runs import make_fake_run

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.queue.status_view import COLUMNS as QUEUE_COLUMNS
 from app.results.panel import run_label as results_label
-from app.runs.panel import run_row
+from app.runs.rows import run_row
 from core.queue.plan import parse_plan
 from core.queue.state import new_state, write_queue
 from core.run.annotations import annotate

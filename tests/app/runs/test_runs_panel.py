@@ -9,7 +9,8 @@ import pytest
 from PySide6.QtCore import QObject, Qt, QUrl, Slot
 from PySide6.QtGui import QDesktopServices
 
-from app.runs.panel import COLUMNS, RunsPanel
+from app.runs.panel import RunsPanel
+from app.runs.rows import COLUMNS
 from core.run.annotations import read_annotations
 from core.run.layout import RunDir
 from tests.app.fake_runs import append_jsonl, make_fake_run

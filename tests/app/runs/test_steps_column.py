@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from app.runs.panel import COLUMNS, run_row
+from app.runs.rows import COLUMNS, run_row
 from core.run.store import RunInfo
 
 
