@@ -5,37 +5,21 @@ day, ``HKLM\\SOFTWARE\\Microsoft\\WindowsUpdate\\UX\\Settings`` ``ActiveHoursSta
 hours), so a night of training can end in a restart. A restart is pending while
 ``...\\WindowsUpdate\\Auto Update\\RebootRequired`` or ``...\\Component Based Servicing\\RebootPending`` exist.
 ``rlpanel doctor`` and the System tab show what this says, with the fix: ``rlpanel queue run
---survive-reboot``. The registry is read through a small function (``Registry``), the real one through
-``winreg``; tests pass recorded values.
+--survive-reboot``. The registry is read through ``core.util.registry``; tests pass recorded values.
 """
 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
+
+from core.util.registry import Registry, winreg_reader
 
 ACTIVE_HOURS_KEY = r"SOFTWARE\Microsoft\WindowsUpdate\UX\Settings"
 REBOOT_KEYS = (r"SOFTWARE\Microsoft\Windows\CurrentVersion\WindowsUpdate\Auto Update\RebootRequired",
                r"SOFTWARE\Microsoft\Windows\CurrentVersion\Component Based Servicing\RebootPending")
 NIGHT_HOURS = frozenset((22, 23, 0, 1, 2, 3, 4, 5))  # 22:00-06:00: the hours a queue usually runs unattended
 ADVICE = "use rlpanel queue run --survive-reboot (or tick Resume after a restart in the Queue tab)"
-
-# (key under HKLM, value name) -> the value, or None when absent; (key, None) -> True when the key exists, else None
-Registry = Callable[[str, "str | None"], Any]
-
-
-def winreg_reader(key: str, name: str | None) -> Any:
-    """The real registry (HKEY_LOCAL_MACHINE, read only); None for what is absent or unreadable."""
-    if sys.platform != "win32":  # mypy reads winreg's stubs for this platform only
-        return None
-    import winreg
-
-    try:
-        with winreg.OpenKey(winreg.HKEY_LOCAL_MACHINE, key) as handle:
-            return True if name is None else winreg.QueryValueEx(handle, name)[0]
-    except OSError:  # FileNotFoundError: absent; PermissionError: a locked-down key reads as unknown
-        return None
 
 
 def read_windows_update(registry: Registry | None = None, platform: str = sys.platform) -> dict[str, Any] | None:
