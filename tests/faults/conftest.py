@@ -24,6 +24,12 @@ LINES = [
     ("generated inputs", ("inputs tried", "clear errors", "valid configs", "tracebacks", "hangs", "over memory")),
     ("corrupted folders", ("corrupted folders tried", "corrupted folders listed", "corrupted folders broken")),
     ("night", ("night runs killed", "night resumes", "night stalls caught", "night runs finished")),
+    # issue 44: the agent tools (evaluate, export-policy, record, watch), queues with automatic resume, evaluate and groups
+    ("agent tools", ("agent tool inputs tried", "agent tool clear errors", "agent tool writes refused",
+                     "agent tool tracebacks")),
+    ("queues resuming", ("queue kills around a resume", "queue dependents held", "queue records matched")),
+    ("evaluate and groups", ("evaluates during pruning", "evaluate hangs cut", "raw plays refused",
+                             "groups with unfinished seeds")),
 ]
 TALLY_PROPERTY = "fault tally"
 
