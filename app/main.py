@@ -24,6 +24,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from app.theme import apply_theme
     from app.threads.background import close_worker_threads, wait_for_background
     from app.threads.main_thread_gc import MainThreadGc
+    from core.util.files import keep_retries_short
     from core.util.paths import absolute, default_runs_dir
 
     QCoreApplication.setOrganizationName("rlpanel")
@@ -32,6 +33,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     existing = QApplication.instance()
     app = existing if isinstance(existing, QApplication) else QApplication(argv if argv is not None else sys.argv[:1])
     app.setWindowIcon(app_icon())
+    keep_retries_short()  # this thread draws the window: a file Windows holds fails in 2 s, never freezes it 10 s
     collector = MainThreadGc(app)  # Qt objects are only ever destroyed in this thread
     apply_theme(app, plots=False)  # the plots, and pyqtgraph, come after the first frame (MainWindow)
     folder = absolute(runs_dir) if runs_dir else default_runs_dir()  # the worker starts in another folder

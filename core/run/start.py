@@ -2,9 +2,10 @@
 (ARCHITECTURE.md, "Processes").
 
 The window's Launch, ``rlpanel train``, the queue runner, the sweep runner and Restart all come
-through here, so the checks before a launch (the free space its checkpoints need, a custom env's
-import folder) are made once, the same way, with the same messages. ``launch_worker`` itself (the
-detached supervisor, or a Ray submission) stays in ``core.run.control``, which resume uses too.
+through here, so the checks before a launch (a runs folder too deep for Windows without long paths, the
+free space its checkpoints need, a custom env's import folder) are made once, the same way, with the same
+messages. ``launch_worker`` itself (the detached supervisor, or a Ray submission) stays in
+``core.run.control``, which resume uses too.
 
 A group of seeds (``start_group``: ``rlpanel train --seeds``, the Seeds field) is N runs of one config,
 each with its own ``runtime.seed`` and status ``group`` {id, seed, size, name}, all started at once like N
@@ -34,6 +35,7 @@ from core.fit.disk import free_space_problem
 from core.fit.result import FitEstimate
 from core.run.control import RunStateError, launch_worker
 from core.run.layout import RunDir
+from core.run.path_length import path_problem
 from core.run.states import TERMINAL
 from core.run.status import StatusFields, read_status, write_status
 from core.run.store import RunStore, load_run_config, make_run_id
@@ -42,7 +44,8 @@ from core.util.jsonl import read_jsonl, repair_torn_tail
 
 
 class StartError(OSError):
-    """A run refused before its folder was created (too little free space), with the reason and the fix."""
+    """A run refused before its folder was created (too little free space, a path too deep for Windows), with the
+    reason and the fix."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +58,10 @@ class StartedRun:
 
 
 def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = None, check_env: bool = True,
-                  runs: int = 1) -> str | None:
-    """Why ``runs`` runs of ``config`` must not start in the runs folder ``folder`` (too little free space), or None.
+                  runs: int = 1, id_suffix: str = "", run_id: str | None = None) -> str | None:
+    """Why ``runs`` runs of ``config`` must not start in the runs folder ``folder``, or None: a run's deepest path
+    past Windows' limit without long paths (``core.run.path_length``: the id ``config`` gets with ``id_suffix``,
+    or ``run_id`` where the folder exists), too little free space.
 
     ``spaces``: the env's, when the caller probed them already (a probe of an entry point is a subprocess).
     An env whose spaces cannot be read raises ``ConfigError``, unless not ``check_env``: then the
@@ -64,6 +69,9 @@ def start_problem(folder: Path, config: RunConfig, spaces: EnvSpaces | None = No
     An own network (``policy.features_extractor``, ``policy.class``) whose module the user has not trusted raises
     ``ConfigError`` always, before anything imports it.
     """
+    too_deep = path_problem(folder, config, id_suffix, run_id)
+    if too_deep:
+        return too_deep
     if config.is_baseline:  # a baseline writes no checkpoints
         return None
     # an own network is code: refused before anything imports it, a queue's or sweep's job too (ConfigError: its job fails)
@@ -93,13 +101,14 @@ def start_run(store: RunStore, config: RunConfig, preset: str | None = None, war
     (the runners pass False: an untrusted or missing env fails its run, which the job reports, as before).
     ``id_suffix`` ends the run's id (a seed of a group: ``s3``).
 
-    Raises ``StartError`` (no folder created) when the disk cannot hold the run's checkpoints,
+    Raises ``StartError`` (no folder created) when the disk cannot hold the run's checkpoints or its deepest path
+    would pass Windows' limit without long paths,
     ``ConfigError`` when the env cannot be probed, ``ClusterLaunchError`` when a Ray cluster did
     not take the run (the run is then recorded ``failed`` with the reason).
     """
     if import_folder is not None:
         config = config.with_import_folder(import_folder)
-    problem = start_problem(store.root, config, spaces, check_env)
+    problem = start_problem(store.root, config, spaces, check_env, id_suffix=id_suffix)
     if problem:
         raise StartError(problem)
     run_dir = store.create(config, preset=preset, warnings=list(warnings), extra_status=extra_status, id_suffix=id_suffix)
@@ -178,7 +187,8 @@ def start_group(store: RunStore, config: RunConfig, seeds: Sequence[int], preset
         config = config.with_import_folder(import_folder)
     if spaces is None and not config.is_baseline:
         spaces = probe_spaces(config.env)  # once for the group, not once per run
-    problem = start_problem(store.root, config, spaces, runs=len(seeds))
+    longest = max((f"s{seed}" for seed in seeds), key=len)  # each run's id ends in -s<seed>
+    problem = start_problem(store.root, config, spaces, runs=len(seeds), id_suffix=longest)
     if problem:
         raise StartError(problem)
     group_id, name = new_group_id(config, len(seeds)), group_name(config)
@@ -213,7 +223,8 @@ def restart_run(run_dir: Path, reap: bool = True) -> int:
     if state not in TERMINAL:
         raise RunStateError(f"run {run_dir.name} is {state}; stop it first (rlpanel stop {run_dir.name}), then restart it")
     config = load_run_config(run_dir)  # a config that no longer validates is refused here, not by a dying worker
-    problem = start_problem(run_dir.parent, config, check_env=False)  # it ran before: its worker says what changed
+    # it ran before: its worker says what changed; its folder exists, so its own id is counted
+    problem = start_problem(run_dir.parent, config, check_env=False, run_id=run_dir.name)
     if problem:
         raise StartError(problem)
     repair_torn_tail(layout.metrics)

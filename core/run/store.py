@@ -34,6 +34,7 @@ if TYPE_CHECKING:  # the schema (pydantic) loads with the first config read, not
     from core.config.schema import RunConfig
 
 MAX_ID_CHARS = 200  # a run id is ~60 characters; a path component may not pass 255 anywhere
+ID_TRIES = 1000  # a run id taken already gets -2, -3, ... -1000 (core.run.path_length counts that suffix in)
 
 # --- run ids ---------------------------------------------------------------------------------
 
@@ -44,6 +45,11 @@ def make_run_id(cfg: RunConfig, when: datetime | None = None) -> str:
     if cfg.name:
         parts.append(safe_name(cfg.name, 32))
     return "-".join(p for p in parts if p)
+
+
+def run_id_base(cfg: RunConfig, id_suffix: str = "") -> str:
+    """The id a new run of ``cfg`` gets, before ``-2``.. ``-1000`` when that one is taken (``RunStore.create``)."""
+    return make_run_id(cfg) + (f"-{safe_name(id_suffix, 16)}" if id_suffix else "")
 
 
 @dataclass
@@ -116,8 +122,8 @@ class RunStore:
         """A new run folder holding the resolved config and status ``queued``; ``id_suffix`` ends its id (a
         seed of a group: ``s3``)."""
         self.root.mkdir(parents=True, exist_ok=True)
-        base = make_run_id(cfg) + (f"-{safe_name(id_suffix, 16)}" if id_suffix else "")
-        for n in range(1000):
+        base = run_id_base(cfg, id_suffix)
+        for n in range(ID_TRIES):
             run_id = base if n == 0 else f"{base}-{n + 1}"
             path = self.root / run_id
             try:

@@ -6,8 +6,13 @@ configs) goes through ``write_atomic``: readers see the old or the new file, nev
 On Windows a rename onto a file that another process has open fails with ``PermissionError``
 (a sharing violation: the window reads status.json several times a second, a virus scanner or a
 sync client opens new files), and opening a file that is being replaced can fail the same way.
-``replace_retrying`` and ``read_retrying`` retry with a short backoff up to ``RETRY_BOUND_S``;
-after that the writer gets an ``AtomicWriteError`` that names the file and the fix.
+``replace_retrying`` and ``read_retrying`` retry with a doubling backoff (capped). A replace on
+Windows refused with a sharing violation, a lock violation or access denied (what Defender scanning
+a fresh checkpoint, or a sync client uploading it, gives) is retried up to ``WINDOWS_RETRY_BOUND_S``:
+such a scan of a large file can last past the 2 s that were enough for the window's reads. Reads,
+other systems, and a thread marked ``keep_retries_short`` (the window's: it must not freeze for
+10 s) keep ``RETRY_BOUND_S``. Past the bound the writer gets an ``AtomicWriteError`` that names
+the file, the programs that may hold it and the fix.
 """
 
 from __future__ import annotations
@@ -16,41 +21,98 @@ import errno
 import json
 import os
 import shutil
+import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-RETRY_BOUND_S = 2.0       # how long a sharing violation may last before the writer gives up
+RETRY_BOUND_S = 2.0       # how long a sharing violation may last before a reader (or any writer off Windows) gives up
+WINDOWS_RETRY_BOUND_S = 10.0  # a writer on Windows: an antivirus scan or a sync client's upload of a fresh file
 RETRY_FIRST_DELAY_S = 0.005
 RETRY_MAX_DELAY_S = 0.2
+# Windows' errors for "another process has it": each reaches Python as a PermissionError (errno EACCES). 5 is
+# also a file pending deletion after a replace; a truly read-only folder gives it too (then it fails 10 s later).
+SHARING_WINERRORS = {5: "ERROR_ACCESS_DENIED", 32: "ERROR_SHARING_VIOLATION", 33: "ERROR_LOCK_VIOLATION"}
+# a run folder holds these (core.run.layout's names; a test checks they agree): the give-up message names the
+# folder above it, the runs folder, as the one to exclude from scanning
+RUN_FOLDER_FILES = ("config.yaml", "status.json")
+
+_thread = threading.local()
 
 
 class AtomicWriteError(OSError):
     """A file could not be replaced: another program kept it open past the retry bound."""
 
 
+def keep_retries_short() -> None:
+    """Mark the calling thread as one that must stay responsive (the window's UI thread): its writes give up
+    after ``RETRY_BOUND_S`` on Windows too, and the user sees why, instead of a window frozen for 10 s."""
+    _thread.short = True
+
+
+def retry_bound_s(exc: PermissionError, platform: str = sys.platform) -> float:
+    """How long to keep retrying after ``exc``: ``WINDOWS_RETRY_BOUND_S`` for Windows' sharing errors on a thread
+    that may wait, else ``RETRY_BOUND_S``."""
+    windows_sharing = platform.startswith("win") and getattr(exc, "winerror", None) in SHARING_WINERRORS
+    return WINDOWS_RETRY_BOUND_S if windows_sharing and not getattr(_thread, "short", False) else RETRY_BOUND_S
+
+
+def scan_exclusion_folder(path: str | Path) -> Path:
+    """The folder to exclude from antivirus scans for ``path``: the runs folder when ``path`` is in a run folder
+    (its checkpoints/ too), else the file's own folder."""
+    folder = Path(path).absolute().parent
+    for candidate in (folder, folder.parent):
+        if all((candidate / name).is_file() for name in RUN_FOLDER_FILES):
+            return candidate.parent
+    return folder
+
+
+def give_up_message(what: str, exc: PermissionError, waited_s: float, path: str | Path | None = None,
+                    platform: str = sys.platform) -> str:
+    """Why a file could not be replaced or read: which file, who may hold it, and (on Windows) the fix."""
+    reason = exc.strerror or str(exc)
+    if not platform.startswith("win"):
+        return (f"cannot {what}: another program keeps it open ({reason}); close it (an editor, a virus scanner, "
+                "a sync client) and try again")
+    fix = "exclude its folder from Defender's scans"
+    if path is not None:
+        folder = scan_exclusion_folder(path)
+        fix = (f"exclude the folder from Defender's scans (in an administrator PowerShell: Add-MpPreference "
+               f'-ExclusionPath "{folder}")')
+    return (f"cannot {what}: another program keeps it open ({reason}; tried for {waited_s:.1f} s): an antivirus "
+            f"scanning it (Windows Defender scans every new checkpoint) or a sync client (OneDrive, Dropbox) "
+            f"uploading it; {fix}, or move the runs folder out of a synced folder, then try again")
+
+
 def retry_on_permission_error(action: Callable[[], T], what: str, bound_s: float | None = None,
-                              sleep: Callable[[float], None] = time.sleep) -> T:
-    """``action()``, retried with a doubling backoff while it raises ``PermissionError`` (up to the bound)."""
-    deadline = time.monotonic() + (RETRY_BOUND_S if bound_s is None else bound_s)
+                              sleep: Callable[[float], None] | None = None, *, path: str | Path | None = None,
+                              clock: Callable[[], float] | None = None, platform: str | None = None) -> T:
+    """``action()``, retried with a doubling backoff (capped at ``RETRY_MAX_DELAY_S``) while it raises
+    ``PermissionError``, up to ``bound_s`` (None: ``retry_bound_s`` of the error); then ``AtomicWriteError``
+    naming ``what`` (and, on Windows, the folder of ``path`` to exclude from scans). ``sleep``, ``clock`` and
+    ``platform`` default to this module's ``time`` and ``sys``, read at the call (tests give their own)."""
+    sleep, clock, platform = sleep or time.sleep, clock or time.monotonic, platform or sys.platform
+    start = clock()
     delay = RETRY_FIRST_DELAY_S
     while True:
         try:
             return action()
         except PermissionError as exc:
-            if time.monotonic() + delay > deadline:
-                raise AtomicWriteError(f"cannot {what}: another program keeps it open ({exc.strerror}); "
-                                       "close it (an editor, a virus scanner, a sync client) and try again") from exc
+            bound = retry_bound_s(exc, platform) if bound_s is None else bound_s
+            now = clock()
+            if now + delay > start + bound:
+                raise AtomicWriteError(give_up_message(what, exc, now - start, path, platform)) from exc
             sleep(delay)
             delay = min(delay * 2, RETRY_MAX_DELAY_S)
 
 
 def replace_retrying(src: str | Path, dst: str | Path) -> None:
     """``os.replace`` that rides out Windows sharing violations (see the module docstring)."""
-    retry_on_permission_error(lambda: os.replace(src, dst), f"replace {dst}")
+    retry_on_permission_error(lambda: os.replace(src, dst), f"replace {dst}", path=dst)
 
 
 def read_retrying(path: str | Path, mode: str = "r") -> Any:
@@ -60,7 +122,8 @@ def read_retrying(path: str | Path, mode: str = "r") -> Any:
             return Path(path).read_bytes()
         return Path(path).read_text(encoding="utf-8")
 
-    return retry_on_permission_error(read, f"read {path}")
+    # short on every system: a reader (the window, several times a second) reads again at its next look
+    return retry_on_permission_error(read, f"read {path}", RETRY_BOUND_S, path=path)
 
 
 def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
