@@ -65,10 +65,12 @@ def test_a_driver_resets_cuda_errors_are_a_gpu_reset_that_names_tdrdelay_and_wha
         first = message.splitlines()[0]
         assert reason.startswith(f"GPU driver reset: {first}. "), reason
         assert "\n" not in reason and "TORCH_USE_CUDA_DSA" not in reason, "the error's first line, not torch's advice"
-        assert r"raise TdrDelay (a DWORD in seconds, e.g. 10, under HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers" \
-               in reason and "after a restart" in reason
-        assert "a smaller batch_size or network, fewer envs (n_envs) per step" in reason
-        assert "A resume continues from the last checkpoint (by itself where runtime.auto_resume allows)" in reason
+        assert "Windows' watchdog (TDR) resets the driver when a GPU kernel runs past its limit (2 s by default)" in reason
+        assert r"raise TdrDelay (DWORD seconds, e.g. 10, in HKLM\SYSTEM\CurrentControlSet\Control\GraphicsDrivers; " \
+               "then restart Windows)" in reason
+        assert "a smaller batch_size or network, fewer n_envs" in reason
+        assert reason.endswith("it can resume from its last checkpoint")
+        assert len(reason) < 450, "a notification keeps 600 characters: what follows (the planned resume) must fit"
 
 
 def test_a_driver_reset_in_an_env_process_names_the_env():
