@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from app.agent.menu import AgentMenu
 from app.runs.notes_box import NotesBox
-from app.runs.rows import COLUMNS, ID_ROLE, RUN_COLUMN, describe_failure, run_row
+from app.runs.rows import COLUMNS, ID_ROLE, RUN_COLUMN, describe_failure, resumes_line, run_row
 from app.settings import GRID_SETTING, get_setting
 from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
@@ -380,7 +380,8 @@ class RunsPanel(QWidget):
         else:
             extra = f", pid {info.pid}" if info.state in ACTIVE and info.pid else ""
             paused = f"\npaused: {info.pause_reason}" if info.pause_reason else ""
-            self.details.setPlainText(f"{info.id} {info.state}{extra}{paused}\n{info.path}{ckpt}")
+            resumed = f"\n{line}" if (line := resumes_line(info)) else ""
+            self.details.setPlainText(f"{info.id} {info.state}{extra}{paused}{resumed}\n{info.path}{ckpt}")
         self.selection_changed.emit(info)
 
     def _update_buttons(self) -> None:

@@ -9,6 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.theme import state_color
+from core.run import auto_resume
 from core.run.states import FAILED
 from core.run.store import RunInfo
 from core.telemetry.energy import co2_kg
@@ -24,12 +25,21 @@ ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+def resumes_line(info: RunInfo) -> str:
+    """``automatic resume: 1 automatic resume, after a GPU driver reset`` ("" for a run never resumed by itself)."""
+    said = auto_resume.summary(info.status.auto_resume)
+    return f"automatic resume: {said}" if said else ""
+
+
 def describe_failure(info: RunInfo, log_lines: list[str]) -> str:
-    """What a user reads about a crashed or failed run: the error and the end of its log."""
+    """What a user reads about a crashed or failed run: the error (a GPU driver reset's names the fix), its automatic
+    resumes and the end of its log."""
     parts = [f"{info.id} {info.state}"]
     err = info.error or {}
     if err.get("message"):
         parts.append(f"error: {err['message']}")
+    if resumed := resumes_line(info):
+        parts.append(resumed)
     if err.get("traceback"):
         parts.append(str(err["traceback"]).rstrip())
     if log_lines:

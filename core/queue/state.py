@@ -24,7 +24,8 @@ from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
 from core.run.states import LIVE, TERMINAL
-from core.run.status import read_status, stall_note
+from core.run.status import SUPERVISOR_MODULE, read_status, stall_note
+from core.util.procs import module_running
 
 __all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
 JOB_ENDED = ("finished", "stopped", "failed", "crashed", "skipped", "cancelled")
@@ -104,6 +105,11 @@ def reconcile(runs_dir: Path, state: QueueState) -> None:
                 job.status = RUNNING
                 job.reason = (f"{run_state} at {time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))}; "
                               f"resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}")
+            elif auto_resume.undecided(run_status) and module_running(SUPERVISOR_MODULE, Path(runs_dir) / job.run_id):
+                # its worker wrote "failed" and is ending; its supervisor then plans whether it resumes by itself: not
+                # over yet (a one-job queue ended "finished with failures" here, then its run resumed and finished)
+                job.status = RUNNING
+                job.reason = f"{run_state}; deciding whether it resumes by itself"
             elif run_state in TERMINAL:
                 job.status = run_state
                 job.ended_at = job.ended_at or time.time()

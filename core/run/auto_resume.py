@@ -49,7 +49,13 @@ NEVER = {
     "no_checkpoint": "it has no checkpoint to resume from",
 }
 OUT_OF_MEMORY = ("gpu_oom", "host_oom", "killed")  # twice from the same checkpoint: it would come a third time
-KINDS = (*NEVER, *OUT_OF_MEMORY, "cuda", "env", "error", "crashed")
+# a GPU driver reset (Windows' TDR, core.training.gpu_reset) resumes like a crash: the checkpoint is whole and the
+# next attempt may well run; "cuda", "env", "error": other errors, which may not come again
+KINDS = (*NEVER, *OUT_OF_MEMORY, "gpu_reset", "cuda", "env", "error", "crashed")
+# what ended an attempt, in the words of a resumed run's history ("1 automatic resume, after a GPU driver reset")
+LABELS = {"gpu_reset": "a GPU driver reset", "gpu_oom": "out of GPU memory", "host_oom": "out of memory",
+          "killed": "a kill", "cuda": "a CUDA error", "env": "an env's error", "error": "an error",
+          "crashed": "a crash"}
 HISTORY_KEPT = 20
 
 
@@ -192,18 +198,38 @@ def resume_if_due(run_dir: Path, now: float | None = None, reap: bool = True) ->
     return True
 
 
+def undecided(status: RunStatus) -> bool:
+    """A crashed or failed run whose ended attempt has no decision yet: its supervisor plans it once its worker
+    process is gone (seconds after the worker wrote ``failed``), else a queue runner does."""
+    return status.state in FAILED and (status.auto_resume or {}).get("attempt") != status.attempt
+
+
 def pending(status: RunStatus) -> float | None:
     """When a crashed or failed run will resume by itself (None: it will not)."""
     due = (status.auto_resume or {}).get("due_at")
     return float(due) if due is not None and status.state in FAILED else None
 
 
+def causes(auto: dict[str, Any] | None) -> str:
+    """What the automatic resumes followed, in order without repeats: ``after a GPU driver reset, a crash`` ("" when
+    none was resumed)."""
+    auto = auto or {}
+    if not auto.get("count"):
+        return ""
+    history = [h for h in (auto.get("history") or []) if isinstance(h, dict)]
+    resumed = history[:-1] if auto.get("gave_up") else history  # the last attempt's end was not resumed
+    words = list(dict.fromkeys(LABELS.get(str(h.get("kind")), "a crash") for h in resumed))
+    return f"after {', '.join(words)}" if words else ""
+
+
 def summary(auto: dict[str, Any] | None) -> str:
-    """``2 automatic resumes`` / ``not resumed automatically: ...`` for the morning report ("" when none)."""
+    """``2 automatic resumes, after a GPU driver reset`` / ``not resumed automatically: ...`` for the morning report
+    ("" when none)."""
     if not auto:
         return ""
     count = int(auto.get("count") or 0)
-    parts = [f"{count} automatic resume{'s' if count != 1 else ''}"] if count else []
+    after = causes(auto)
+    parts = [f"{count} automatic resume{'s' if count != 1 else ''}" + (f", {after}" if after else "")] if count else []
     if auto.get("gave_up"):
         parts.append(f"not resumed automatically: {auto['gave_up']}")
     return "; ".join(parts)

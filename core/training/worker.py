@@ -24,6 +24,7 @@ from core.run.layout import RunDir
 from core.run.lock import RunLock
 from core.run.status import read_status, write_status
 from core.run.store import load_run_config
+from core.training import gpu_reset
 from core.util.files import describe_os_error
 from core.util.procs import process_identity
 from core.util.threads import resolved_torch_threads
@@ -119,7 +120,8 @@ def reserve_space(path: Path, size: int = RESERVE_BYTES) -> None:
 
 def failure(exc: BaseException) -> tuple[str, str]:
     """``(kind, reason)`` of the exception that ended the attempt: its kind (``core.run.auto_resume.KINDS``: whether
-    resuming could help) and what ended it, in words a user can act on (a full disk, no memory, or the error)."""
+    resuming could help) and what ended it, in words a user can act on (a full disk, no memory, a GPU driver reset,
+    or the error)."""
     name = type(exc).__name__
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
         # a CheckpointError's strerror is already the whole sentence (str() would prefix "[Errno 28]")
@@ -134,16 +136,20 @@ def failure(exc: BaseException) -> tuple[str, str]:
                            "shows what fits)")
     if isinstance(exc, KeyboardInterrupt):
         return "interrupted", "interrupted (Ctrl-C in the worker's console)"
-    if name in ("EnvProcessError", "EnvsAborted"):  # lean_vec_env's (not imported: SB3); the traceback has its own field
-        return "env", f"{name}: {str(exc).strip().splitlines()[0]}"
     text = str(exc)
+    env_error = name in ("EnvProcessError", "EnvsAborted")  # lean_vec_env's (not imported: SB3)
+    reset = gpu_reset.reset_line(text)  # an env's error holds the env process's traceback: the reset may be on any line
+    if reset is not None:
+        return gpu_reset.KIND, gpu_reset.reset_reason(reset, text if env_error else None)
+    if env_error:  # the traceback has its own field
+        return "env", f"{name}: {text.strip().splitlines()[0]}"
     reason = f"{name}: {exc}".strip()
     if name == "ConfigError":
         return "config", reason
     if "no complete checkpoint to resume from" in text:
         return "no_checkpoint", reason
     if "CUDA error" in text or "CUDA driver" in text or name in ("AcceleratorError", "CudaError"):
-        return "cuda", reason  # a driver reset (Windows' TDR), an ECC error, a lost device: the next attempt may run
+        return "cuda", reason  # an ECC error, a lost device: the next attempt may run
     return "error", reason
 
 

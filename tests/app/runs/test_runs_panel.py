@@ -201,3 +201,24 @@ def test_open_in_tensorboard_says_why_not(qtbot, make_window, runs_dir, monkeypa
     with qtbot.waitSignal(window.tensorboard.message, timeout=5000) as said:
         window.tensorboard.open(baseline)
     assert "pip install tensorboard" in said.args[0]
+
+
+def test_a_gpu_driver_reset_is_named_with_its_fix_and_a_run_resumed_after_one_says_so(qtbot, panel, runs_dir):
+    """Issue 43: a failed run's details give the reset's reason (TdrDelay, a smaller batch); a run that resumed by
+    itself after one, and finished, says what its resume followed."""
+    from core.training.gpu_reset import reset_reason
+
+    reason = reset_reason("CUDA error: unspecified launch failure")
+    failed = make_fake_run(runs_dir, state="failed", name="reset", failure_kind="gpu_reset", attempt=1,
+                           error={"message": reason}, exit_reason=reason)
+    resumed = make_fake_run(runs_dir, state="finished", name="resumed", attempt=2, resumed_from="failed",
+                            auto_resume={"attempt": 1, "limit": 2, "count": 1,
+                                         "history": [{"attempt": 1, "kind": "gpu_reset", "from_step": 128}]})
+    listed(qtbot, panel, 2)
+    panel.select(failed.name)
+    text = panel.details.toPlainText()
+    assert "error: GPU driver reset: CUDA error: unspecified launch failure." in text and "raise TdrDelay" in text
+    assert "a smaller batch_size or network" in text and "automatic resume" not in text, text
+    panel.select(resumed.name)
+    text = panel.details.toPlainText()
+    assert "automatic resume: 1 automatic resume, after a GPU driver reset" in text, text

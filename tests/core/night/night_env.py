@@ -27,13 +27,16 @@ def _first_time(marker: str | None) -> bool:
 
 class NightEnv(gym.Env):
     """20-step episodes of a 2-float observation; ``hang_at``/``die_at``/``raise_at``: the step (counted in this
-    process) of the misdeed; ``hang_s`` None hangs for ever (a deadlock: a lock taken twice)."""
+    process) of the misdeed; ``hang_s`` None hangs for ever (a deadlock: a lock taken twice); ``error``: what
+    ``raise_at`` raises (a RuntimeError's message: a lost connection, a CUDA error)."""
 
     def __init__(self, hang_at: int | None = None, hang_s: float | None = None, die_at: int | None = None,
-                 raise_at: int | None = None, marker: str | None = None):
+                 raise_at: int | None = None, marker: str | None = None,
+                 error: str = "the simulator's connection was lost"):
         self.observation_space = gym.spaces.Box(-1.0, 1.0, (2,), dtype=np.float32)
         self.action_space = gym.spaces.Discrete(2)
         self.hang_at, self.hang_s, self.die_at, self.raise_at, self.marker = hang_at, hang_s, die_at, raise_at, marker
+        self.error = error
         self.steps = 0
         self.t = 0
 
@@ -54,6 +57,6 @@ class NightEnv(gym.Env):
         if self.steps == self.die_at and _first_time(self.marker):
             os.kill(os.getpid(), signal.SIGKILL)
         if self.steps == self.raise_at and _first_time(self.marker):
-            raise RuntimeError("the simulator's connection was lost")
+            raise RuntimeError(self.error)
         obs = np.full(2, 0.1 if action else -0.1, dtype=np.float32)
         return obs, float(action), False, self.t >= 20, {}

@@ -133,3 +133,33 @@ def test_a_killed_run_of_its_own_names_the_resume_command_and_never_a_step_befor
         assert f"resume it with `rlpanel resume {run.name}` (from its checkpoint at step 150)" in text, text
         assert "resumes" not in text, text
         assert reached_step(text) == 150, text
+
+
+# --- issue 43: a GPU driver reset (Windows' TDR) resumes like a crash --------------------------------------------
+
+def test_a_gpu_driver_reset_resumes_like_a_crash_even_twice_from_the_same_checkpoint_and_at_most_the_limit(crashed):
+    from core.training.gpu_reset import KIND
+
+    assert KIND == "gpu_reset" and KIND in auto_resume.KINDS and KIND not in auto_resume.NEVER
+    write_status(crashed, failure_kind=KIND)
+    first = auto_resume.decide(crashed, read_status(crashed), now=1000.0)
+    assert (first.due_at, first.count, first.limit, first.gave_up) == (1030.0, 1, 2, None)
+    newest = 1024  # a reset from the same checkpoint is not out of memory: it need not come again
+    write_status(crashed, auto_resume={"count": 1, "history": [{"kind": KIND, "from_step": newest}]})
+    assert auto_resume.decide(crashed, read_status(crashed), now=1000.0).due_at == 1060.0
+    write_status(crashed, auto_resume={"count": 2, "history": [{"kind": KIND, "from_step": newest}] * 2})
+    assert "resumed automatically 2 times already (runtime.auto_resume: 2)" in auto_resume.decide(
+        crashed, read_status(crashed)).gave_up
+
+
+@pytest.mark.parametrize(("auto", "said"), [
+    ({"count": 1, "history": [{"kind": "gpu_reset"}]}, "1 automatic resume, after a GPU driver reset"),
+    ({"count": 2, "history": [{"kind": "gpu_reset"}, {"kind": "killed"}, {"kind": "gpu_reset"}],
+      "gave_up": "it was resumed automatically 2 times already (runtime.auto_resume: 2)"},
+     "2 automatic resumes, after a GPU driver reset, a kill; not resumed automatically: it was resumed automatically "
+     "2 times already (runtime.auto_resume: 2)"),
+    ({"count": 1, "history": [{"kind": "something new"}]}, "1 automatic resume, after a crash"),
+    ({"count": 0, "history": [{"kind": "gpu_reset"}], "limit": 0}, ""),
+])
+def test_the_morning_reports_words_name_what_the_resumes_followed(auto, said):
+    assert auto_resume.summary(auto) == said
