@@ -27,9 +27,9 @@ SLOWED = "Windows may slow this run while it trains in the background or on batt
 
 
 class ThrottlingState(ctypes.Structure):
-    """PROCESS_POWER_THROTTLING_STATE: three ULONGs."""
+    """PROCESS_POWER_THROTTLING_STATE: three ULONGs (32 bits on Windows; ``c_ulong`` is 64 elsewhere)."""
 
-    _fields_ = [("Version", ctypes.c_ulong), ("ControlMask", ctypes.c_ulong), ("StateMask", ctypes.c_ulong)]
+    _fields_ = [("Version", ctypes.c_uint32), ("ControlMask", ctypes.c_uint32), ("StateMask", ctypes.c_uint32)]
 
 
 def opt_out(platform: str = sys.platform, kernel32: Any = None) -> str | None:
