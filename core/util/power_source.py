@@ -48,12 +48,11 @@ def read_power_source(platform: str = sys.platform, battery: Callable[[], Any] =
     """``{"windows", "has_battery", "on_battery", "battery_percent", "power_mode", "warnings"}``: ``on_battery`` None
     where there is no battery (or it cannot be read), ``power_mode`` (the one in force now) None off Windows or where
     unreadable."""
+    note: str | None = None
     try:
         state = battery()
     except (OSError, RuntimeError, AttributeError) as exc:  # psutil's sensors vary by system; a failure reads as unknown
         state, note = None, f"the battery could not be read: {exc}"
-    else:
-        note = None
     on_battery = None if state is None or state.power_plugged is None else not state.power_plugged
     percent = None if state is None else round(float(state.percent))
     mode = None
