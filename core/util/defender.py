@@ -5,34 +5,37 @@ violation); Controlled Folder Access, when on (``EnableControlledFolderAccess`` 
 disk sectors only: ``Set-MpPreference``'s documented values), refuses an app it does not know writing to a
 protected folder (Documents, Pictures, Videos, Music, Desktop, Favorites, and any added). Both are read from
 ``Get-MpPreference`` in one PowerShell call, which also asks .NET where those folders are (Documents may live in
-OneDrive). Windows shows the exclusions to administrators only ("N/A: Must be an administrator to view
-exclusions"): that reads as unknown. A PowerShell that hangs is cut at ``TIMEOUT_S``: unknown too. Tests run the
-parsing and the verdicts on recorded output; ``core.fit.windows_traps`` turns them into the doctor's lines.
-"""
+OneDrive) and prints its JSON as base64. Windows shows the exclusions to administrators only ("N/A: Must be an
+administrator to view exclusions"): that reads as unknown. A PowerShell that hangs is cut at ``TIMEOUT_S``: unknown
+too. Tests run the parsing and the verdicts on recorded output; ``core.fit.windows_traps`` turns them into the
+doctor's lines."""
 
 from __future__ import annotations
 
 import base64
+import html
 import json
 import ntpath
+import re
 import subprocess
 import sys
 from typing import Any
 
 TIMEOUT_S = 8.0  # PowerShell's cold start and the Defender module's first load take 1-4 s on a laptop
 SCRIPT = """$ErrorActionPreference = 'Stop'
-[Console]::OutputEncoding = [Text.Encoding]::UTF8
+$ProgressPreference = 'SilentlyContinue'
 $p = Get-MpPreference
 $known = 'MyDocuments','MyPictures','MyVideos','MyMusic','Desktop','Favorites','CommonDocuments','CommonPictures',
   'CommonVideos','CommonMusic','CommonDesktopDirectory' | ForEach-Object { [Environment]::GetFolderPath($_) }
-[pscustomobject]@{
+$json = [pscustomobject]@{
   ExclusionPath = $p.ExclusionPath
   EnableControlledFolderAccess = $p.EnableControlledFolderAccess
   ControlledFolderAccessProtectedFolders = $p.ControlledFolderAccessProtectedFolders
   ControlledFolderAccessAllowedApplications = $p.ControlledFolderAccessAllowedApplications
   DefaultProtectedFolders = $known
 } | ConvertTo-Json -Compress
-"""
+[Convert]::ToBase64String([Text.Encoding]::UTF8.GetBytes($json))
+"""  # the JSON as base64 of its UTF-8: ASCII on any code page, with no console to set an encoding on
 CFA_MODES = {0: "off", 1: "on", 2: "audit mode", 3: "guarding disk sectors only", 4: "auditing disk sectors only"}
 HIDDEN = "N/A"  # what a list Windows will not show this user starts with
 
@@ -77,16 +80,28 @@ def read_defender(platform: str = sys.platform, run: Any = subprocess.run) -> di
         return {"error": f"PowerShell's Get-MpPreference did not answer within {TIMEOUT_S:.0f} s"}
     except OSError as exc:
         return {"error": f"PowerShell could not be run: {exc}"}
-    out = _text(done.stdout)
     if done.returncode != 0:
-        err = (_text(done.stderr).strip().splitlines() or [f"exit {done.returncode}"])[0]
+        err = first_error(_text(done.stderr)) or f"exit {done.returncode}"
         return {"error": f"Get-MpPreference failed ({err[:200]}); another antivirus may have replaced Defender"}
-    return parse_mp_preference(out)
+    out = _text(done.stdout).strip()
+    try:
+        return parse_mp_preference(base64.b64decode(out, validate=True).decode("utf-8", errors="replace"))
+    except ValueError:  # binascii.Error: not the script's base64
+        return {"error": f"PowerShell's answer is not the script's: {out[:120]!r}"}
+
+
+def first_error(stderr: str) -> str:
+    """PowerShell's error message: the first ``<S S="Error">`` of a CLIXML stream (what a redirected PowerShell may
+    write), else the first line."""
+    if (m := re.search(r'<S S="Error">(.*?)</S>', stderr)):
+        return html.unescape(m.group(1)).replace("_x000D__x000A_", " ").strip()
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip() and not ln.startswith("#< CLIXML")]
+    return lines[0] if lines else ""
 
 
 def _text(data: bytes | str | None) -> str:
     if isinstance(data, bytes):
-        return data.decode("utf-8-sig", errors="replace")
+        return data.decode("utf-8", errors="replace")  # the error text may be in the OEM code page: kept legible
     return data or ""
 
 

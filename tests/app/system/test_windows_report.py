@@ -4,8 +4,6 @@ them: a Windows machine's report, made from recorded answers, reaches the panel 
 from __future__ import annotations
 
 from collections import namedtuple
-from pathlib import Path
-from types import SimpleNamespace
 
 import app.system.panel as system_panel
 from app.system.panel import SystemPanel
@@ -14,8 +12,8 @@ from core.fit.windows_traps import windows_lines, windows_section
 from core.util.long_paths import FILESYSTEM_KEY
 from core.util.power_source import SCHEMES_KEY, read_power_source
 from core.util.tdr import GRAPHICS_KEY
+from tests.windows_recorded import powershell
 
-SAMPLES = Path(__file__).parents[2] / "core" / "util" / "defender_samples"
 RUNS = "C:\\Users\\ada\\OneDrive\\Documents\\rlpanel\\runs"
 PYTHON = "C:\\Python311\\python.exe"
 Battery = namedtuple("Battery", "percent secsleft power_plugged")
@@ -25,12 +23,11 @@ def windows_report() -> dict:
     values = {(FILESYSTEM_KEY, None): True, (GRAPHICS_KEY, None): True, (SCHEMES_KEY, None): True,
               (SCHEMES_KEY, "ActiveOverlayDcPowerScheme"): "961cc777-2547-4f9d-8174-7d86181b8a7a"}
     registry = lambda key, name: values.get((key, name))  # noqa: E731
-    mp = SimpleNamespace(returncode=0, stdout=(SAMPLES / "admin_cfa_on.json").read_bytes(), stderr=b"")
     return {"python": "3.11.7", "executable": PYTHON, "platform": "Windows-11-10.0.22631-SP0", "user_folder": "U",
             "runs_dir": RUNS, "disk_free_bytes": 2**40, "torch": {"error": "not probed in this test"},
             "nvml": {"available": False, "reason": "no driver"}, "power": None, "windows_update": None,
             "power_source": read_power_source("win32", lambda: Battery(41, -1, False), registry),
-            "windows": windows_section(RUNS, "551.86", PYTHON, "win32", registry, lambda cmd, **kw: mp)}
+            "windows": windows_section(RUNS, "551.86", PYTHON, "win32", registry, powershell("admin_cfa_on.json"))}
 
 
 def test_the_system_tab_shows_the_windows_lines(qtbot, tmp_path, monkeypatch):

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from pathlib import Path
-from types import SimpleNamespace
 
 import core.fit.doctor as doctor
 from core.cli.main import main
@@ -14,8 +12,7 @@ from core.fit.windows_traps import CHECKS, windows_section
 from core.util.long_paths import FILESYSTEM_KEY
 from core.util.power_source import read_power_source
 from core.util.tdr import GRAPHICS_KEY
-
-SAMPLES = Path(__file__).parents[1] / "util" / "defender_samples"
+from tests.windows_recorded import powershell
 
 
 def test_off_windows_the_windows_section_is_there_with_nulls_and_prints_nothing(tmp_path, capsys):
@@ -30,9 +27,8 @@ def test_off_windows_the_windows_section_is_there_with_nulls_and_prints_nothing(
 def test_on_windows_each_check_has_a_line(tmp_path, capsys, monkeypatch):
     values = {(FILESYSTEM_KEY, None): True, (GRAPHICS_KEY, None): True}
     registry = lambda key, name: values.get((key, name))  # noqa: E731
-    mp = SimpleNamespace(returncode=0, stdout=(SAMPLES / "admin_cfa_on.json").read_bytes(), stderr=b"")
     monkeypatch.setattr(doctor, "windows_section", partial(windows_section, platform="win32", registry=registry,
-                                                           run=lambda cmd, **kw: mp))
+                                                           run=powershell("admin_cfa_on.json")))
     monkeypatch.setattr(doctor, "read_power_source", partial(read_power_source, "win32", lambda: None, registry))
     monkeypatch.setattr(doctor, "torch_facts", lambda refresh: {"error": "not probed in this test"})
     assert main(["doctor", "--runs-dir", str(tmp_path)]) == 0

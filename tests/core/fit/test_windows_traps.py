@@ -4,25 +4,19 @@ and ``windows`` in the report (every key always, None off Windows)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from types import SimpleNamespace
 
 from core.fit.doctor import format_report
 from core.fit.windows_traps import CHECKS, sysmem_fallback, tdr, windows_lines, windows_section
 from core.util.long_paths import FILESYSTEM_KEY
 from core.util.tdr import GRAPHICS_KEY
+from tests.windows_recorded import powershell
 
-SAMPLES = Path(__file__).parents[1] / "util" / "defender_samples"
 PYTHON = "C:\\Users\\ada\\AppData\\Local\\Programs\\Python\\Python311\\python.exe"
 RUNS_IN_DOCUMENTS = "C:\\Users\\ada\\OneDrive\\Documents\\rlpanel\\runs"
 
 
 def registry(values: dict):
     return lambda key, name: values.get((key, name))
-
-
-def powershell(sample: str):
-    return lambda cmd, **kw: SimpleNamespace(returncode=0, stdout=(SAMPLES / sample).read_bytes(), stderr=b"")
 
 
 DEFAULT_WINDOWS = registry({(FILESYSTEM_KEY, None): True, (GRAPHICS_KEY, None): True})  # keys there, values absent

@@ -1,8 +1,8 @@
 """Defender's exclusions and Controlled Folder Access read from Get-MpPreference through a recorded PowerShell.
 
-The samples are the script's ``ConvertTo-Json -Compress`` output as Windows PowerShell 5.1 writes it once its
-output encoding is UTF-8 (a BOM, CRLF); the "N/A: Must be an administrator to view exclusions" entry is what recent
-Windows shows a non-administrator. No Windows machine was at hand to record them: they are shaped after
+The samples are the script's ``ConvertTo-Json -Compress`` JSON, which it prints as base64 of its UTF-8 (as the
+recorded runner does here); the "N/A: Must be an administrator to view exclusions" entry is what recent Windows shows
+a non-administrator. No Windows machine was at hand to record them: they are shaped after
 Get-MpPreference's documented properties and that published message.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import subprocess
-from pathlib import Path
 from types import SimpleNamespace
 
 from core.util.defender import (
@@ -22,8 +21,7 @@ from core.util.defender import (
     protected_by,
     read_defender,
 )
-
-SAMPLES = Path(__file__).with_name("defender_samples")
+from tests.windows_recorded import printed
 
 
 def recorded(name: str, returncode: int = 0, stderr: bytes = b""):
@@ -31,7 +29,7 @@ def recorded(name: str, returncode: int = 0, stderr: bytes = b""):
 
     def run(cmd, **kwargs):
         calls.append((cmd, kwargs))
-        return SimpleNamespace(returncode=returncode, stdout=(SAMPLES / name).read_bytes() if name else b"", stderr=stderr)
+        return SimpleNamespace(returncode=returncode, stdout=printed(name) if name else b"", stderr=stderr)
 
     return run, calls
 
@@ -46,7 +44,7 @@ def test_an_administrator_sees_the_exclusions_and_the_protected_folders():
     (cmd, kwargs), = calls
     assert cmd[:4] == ["powershell", "-NoProfile", "-NonInteractive", "-EncodedCommand"]
     script = base64.b64decode(cmd[4]).decode("utf-16-le")
-    assert "Get-MpPreference" in script and "ConvertTo-Json" in script
+    assert "Get-MpPreference" in script and "ConvertTo-Json" in script and "ToBase64String" in script
     assert kwargs["timeout"] == TIMEOUT_S and kwargs["capture_output"]
 
 
@@ -68,6 +66,12 @@ def test_a_hung_powershell_is_cut_and_a_failed_one_says_why():
         raise FileNotFoundError(2, "The system cannot find the file specified")
 
     assert read_defender("win32", missing)["error"].startswith("PowerShell could not be run")
+    clixml = ('#< CLIXML\r\n<Objs Version="1.1.0.1" xmlns="http://schemas.microsoft.com/powershell/2004/04">'
+              '<S S="Error">Get-MpPreference : Zugriff verweigert_x000D__x000A_</S></Objs>')
+    assert read_defender("win32", recorded("", 1, clixml.encode())[0])["error"].startswith(
+        "Get-MpPreference failed (Get-MpPreference : Zugriff verweigert)")
+    assert read_defender("win32", lambda cmd, **kw: SimpleNamespace(returncode=0, stdout=b"{}\r\n", stderr=b""))[
+        "error"].startswith("PowerShell's answer is not the script's")
     assert read_defender("linux", missing) is None
 
 
