@@ -19,6 +19,8 @@ from typing import Any, NamedTuple
 import cloudpickle
 import gymnasium as gym
 
+from core.util.power_throttling import opt_out
+
 
 class EnvFailure(NamedTuple):
     """The answer of a command that raised: ``make`` (the env could not be made), ``attribute`` or ``error``,
@@ -96,6 +98,7 @@ def serve(remote: Connection, parent_remote: Connection, recipe: bytes) -> None:
     """
     if hasattr(signal, "SIGTERM"):
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    opt_out()  # Windows: out of power throttling like the worker (its note would only repeat the worker's)
     parent_remote.close()
     try:
         env = cloudpickle.loads(recipe)()

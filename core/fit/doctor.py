@@ -1,6 +1,6 @@
 """The doctor's report: what this machine offers for training (python, torch and CUDA, NVML and each GPU, the
-runs folder's free space, the power plan, Windows Update's active hours and a pending restart), and what is
-missing.
+runs folder's free space, the power plan, battery and power mode, Windows Update's active hours and a pending
+restart, and the Windows traps of ``core.fit.windows_traps``), and what is missing.
 
 ``rlpanel doctor`` prints it and the System tab shows it, the same text (``format_report``). It lives in
 ``core.fit``, the lowest layer that sees both torch's facts (``core.fit.device``: a subprocess, never torch
@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from core.fit.device import torch_facts
+from core.fit.windows_traps import windows_lines, windows_section
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.util.paths import user_home
+from core.util.power_source import power_source_lines, read_power_source
 from core.util.powercfg import read_power_plan
 from core.util.text import format_bytes, na
 from core.util.winupdate import read_windows_update, windows_update_lines
@@ -55,6 +57,7 @@ def report(runs: Path) -> dict[str, Any]:
     """Everything ``rlpanel doctor`` shows; the System tab shows the same."""
     disk_at = runs if runs.exists() else runs.parent if runs.parent.exists() else Path.home()
     usage = shutil.disk_usage(disk_at)
+    nvml = gpu_facts()
     return {
         "python": sys.version.split()[0],
         "executable": sys.executable,
@@ -64,9 +67,13 @@ def report(runs: Path) -> dict[str, Any]:
         "disk_free_bytes": usage.free,
         "disk_total_bytes": usage.total,
         "torch": torch_facts(refresh=True),
-        "nvml": gpu_facts(),
+        "nvml": nvml,
         "power": read_power_plan(),  # Windows: the active plan and what would suspend an overnight run
+        "power_source": read_power_source(),  # battery or mains anywhere; Windows: the power mode
         "windows_update": read_windows_update(),  # Windows: when it may restart the machine; None elsewhere
+        # Windows: Defender, Controlled Folder Access, long paths, sysmem fallback, TDR; each None elsewhere
+        "windows": windows_section(str(runs.absolute()), nvml["driver_version"],
+                                   getattr(sys, "_base_executable", None) or sys.executable),
     }
 
 
@@ -100,7 +107,9 @@ def format_report(data: dict[str, Any]) -> str:
     lines.append(f"runs        {data['runs_dir']} ({free:,.1f} GiB free)")
     lines.append(f"user folder {data['user_folder']}")
     lines += power_lines(data.get("power"))
+    lines += power_source_lines(data.get("power_source"))
     lines += windows_update_lines(data.get("windows_update"))
+    lines += windows_lines(data.get("windows"))
     return "\n".join(lines)
 
 

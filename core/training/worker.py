@@ -26,6 +26,7 @@ from core.run.status import read_status, write_status
 from core.run.store import load_run_config
 from core.training import gpu_reset
 from core.util.files import describe_os_error
+from core.util.power_throttling import opt_out
 from core.util.procs import process_identity
 from core.util.threads import resolved_torch_threads
 
@@ -69,6 +70,7 @@ def main(argv: list[str] | None = None) -> int:
                  else previous.state)  # launched by core.run.control, which recorded it before "starting"
     reserve_space(layout.space_reserve)
     print(f"worker: pid {os.getpid()} attempt {attempt} {'resuming' if args.resume else 'starting'} {run_dir.name}", flush=True)
+    stay_unthrottled()
     try:
         cfg = load_run_config(run_dir)
         rt = cfg.runtime
@@ -98,6 +100,13 @@ def main(argv: list[str] | None = None) -> int:
         layout.space_reserve.unlink(missing_ok=True)
         layout.stop_request.unlink(missing_ok=True)  # answered: the attempt has ended
         lock.release()
+
+
+def stay_unthrottled() -> None:
+    """Out of Windows' power throttling (``core.util.power_throttling``), said in worker.log: a failure on stderr."""
+    note = opt_out()
+    if note:
+        print(f"worker: {note}", file=sys.stderr if note.startswith("could not") else sys.stdout, flush=True)
 
 
 def _notify_unsupervised(run_dir: Path, state: str, reason: str) -> None:
