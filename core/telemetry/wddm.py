@@ -153,7 +153,7 @@ class PdhReader:
         import ctypes
         from ctypes import wintypes
 
-        pdh = getattr(ctypes, "WinDLL")("pdh.dll")  # WinDLL exists only on Windows
+        pdh = ctypes.WinDLL("pdh.dll")  # type: ignore[attr-defined,unused-ignore]  # Windows only
         handle = ctypes.c_void_p
         pdh.PdhOpenQueryW.argtypes = [ctypes.c_wchar_p, ctypes.c_size_t, ctypes.POINTER(handle)]
         pdh.PdhAddEnglishCounterW.argtypes = [handle, ctypes.c_wchar_p, ctypes.c_size_t, ctypes.POINTER(handle)]
