@@ -122,3 +122,35 @@ def test_the_sampler_takes_windows_counter_where_nvml_has_no_figure(fake_nvml, p
     out = fake_nvml.run_python(SAMPLER, f"count=2;gpu0.procs={procs}", wddm, __file__)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == expected
+
+
+RECORDER = """
+import json, os, sys, time
+from pathlib import Path
+Path(os.environ["FAKE_NVML_CONFIG"]).write_text(f"procs={os.getpid()}:na\\n")  # WDDM: listed, no figure
+sys.path.insert(0, os.path.dirname(sys.argv[2]))
+from test_wddm import RecordedCounter
+from core.telemetry.recorder import TelemetryRecorder
+from core.telemetry.summary import telemetry_summary
+from core.telemetry.wddm import WddmMemory
+me = f"pid_{os.getpid()}_luid_0x00000000_0x0000F722_phys_0"
+counter = RecordedCounter(None, [(me, 2_398_093_312.0)], [(me, 2_500_000_000.0)], [(me, 2_450_000_000.0)])
+path = Path(sys.argv[1])
+with TelemetryRecorder(path, hz=20, torch_memory=lambda: 1_700_000_000, wddm=WddmMemory(counter)) as rec:
+    while counter.reads < 6:
+        time.sleep(0.05)
+lines = [json.loads(x) for x in path.read_text().splitlines()]
+print(json.dumps({"sources": [x.get("process_memory_source") for x in lines if "kind" not in x][:4],
+                  "summary": telemetry_summary(path), "closes": counter.closes}))
+"""
+
+
+def test_a_recorded_run_under_wddm_names_windows_counter_in_its_summary(fake_nvml, tmp_path):
+    """The recorder's own thread on the fake driver: torch's figure until the counter answers, then the counter's."""
+    out = fake_nvml.run_python(RECORDER, str(tmp_path / "telemetry.jsonl"), __file__)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout.strip().splitlines()[-1])
+    assert data["sources"] == ["torch_reserved", "wddm_counter", "wddm_counter", "wddm_counter"]
+    assert data["summary"]["peak_process_gpu_memory_bytes"] == 2_500_000_000
+    assert data["summary"]["gpu_memory_measure"] == "wddm_counter"
+    assert data["closes"] == 1  # the query is ended with the recording
