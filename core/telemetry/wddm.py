@@ -111,9 +111,9 @@ class WddmMemory:
             close()
 
 
-def platform_wddm() -> WddmMemory | None:
+def platform_wddm(platform: str = sys.platform) -> WddmMemory | None:
     """The counter reader of this machine: on Windows, PDH's; elsewhere None (no such counters)."""
-    return WddmMemory(PdhReader()) if sys.platform == "win32" else None
+    return WddmMemory(PdhReader()) if platform == "win32" else None
 
 
 # --- PDH through ctypes (Windows only; read, not run, on the Linux machines the tests run on) ---------

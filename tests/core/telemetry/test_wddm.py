@@ -154,3 +154,17 @@ def test_a_recorded_run_under_wddm_names_windows_counter_in_its_summary(fake_nvm
     assert data["summary"]["peak_process_gpu_memory_bytes"] == 2_500_000_000
     assert data["summary"]["gpu_memory_measure"] == "wddm_counter"
     assert data["closes"] == 1  # the query is ended with the recording
+
+
+def test_a_pdh_that_cannot_be_used_reads_as_no_figure_and_is_not_asked_again_each_tick():
+    """Windows' reader where pdh.dll cannot be loaded (here: no WinDLL at all): None and the reason, no exception."""
+    from core.telemetry.wddm import PdhReader, platform_wddm
+
+    assert platform_wddm("linux") is None
+    wddm = platform_wddm("win32")
+    assert wddm is not None and isinstance(wddm.read, PdhReader)
+    assert wddm.run_bytes({7412}) is None
+    assert wddm.read.reason is not None and "WinDLL" in wddm.read.reason
+    wddm.read.reason = None
+    assert wddm.run_bytes({7412}) is None and wddm.read.reason is None  # within RETRY_S: not tried again
+    wddm.close()
