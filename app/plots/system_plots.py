@@ -1,7 +1,8 @@
 """The machine under the run: GPU memory, temperature, utilization and power, the run's CPU and RAM.
 
-Each memory plot says which figure it draws. GPU memory: the run's own processes first (NVML's
-per-process figure, or torch's reserved memory where NVML has none), then the card's total used,
+Each memory plot says which figure it draws. GPU memory: the run's own processes first, its legend
+naming the measure (NVML's per-process figure; Windows' counter where NVML has none, under WDDM;
+torch's reserved memory, without the CUDA context, where neither has one), then the card's total used,
 which counts other programs and the driver's own reserve (~480 MiB on an idle H100 that
 nvidia-smi shows as 0 MiB); its legend is always shown. Run RAM: the run's processes, each by its
 own memory, the measure in the title (PSS, USS, private bytes; ``core.telemetry.host``); a run
@@ -41,6 +42,8 @@ from app.theme import (
     SERIES_COLORS,
     THROTTLE_COLOR,
 )
+from core.run.columns import RUN_GPU_SERIES
+from core.telemetry.gpu_measure import MEASURES, SHORT_WORDS, WORDS
 from core.telemetry.host import MEASURE_WORDS, measure_name
 from core.telemetry.thresholds import gpu_alerts, warn_levels
 from core.telemetry.throttle import reason_names
@@ -62,9 +65,9 @@ HOST_FIELDS = {
 RAM = "host_memory_bytes"
 RSS_SUM = "rss_bytes"  # the RSS sum: drawn on the RAM plot only for a run recorded without own memory
 # the memory plots' words: short ones on the plot (a laptop's plot is ~200 px wide), the long ones as its tooltip
-GPU_MEMORY_TIP = ("this run (per process): NVML's figure for the run's own processes (torch reserved: torch's, where "
-                  "NVML has none)\ncard total incl. driver: all the card's used memory, other programs and the driver's own "
-                  "reserve included (~480 MiB on an idle H100 that nvidia-smi shows as 0)")
+GPU_MEMORY_TIP = "\n".join([*(f"this run ({SHORT_WORDS[m]}): {WORDS[m]}" for m in MEASURES),
+                            "card total incl. driver: all the card's used memory, other programs and the driver's own "
+                            "reserve included (~480 MiB on an idle H100 that nvidia-smi shows as 0)"])
 FIELDS = {**GPU_FIELDS, **HOST_FIELDS}
 WARN_SCALE = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "power_w": 1.0}  # telemetry unit -> plotted
 # two rows of these, a row of scalar charts and the reward plot fit a 1280x720 window's Monitor (its splitter gets
@@ -244,9 +247,9 @@ class SystemPlots:
             return f"this run ({measure_name(measure)})", HOST_COLORS[RAM] if index == 0 else SERIES_COLORS[(index + 4) % 8]
         if field in HOST_FIELDS:
             return "this run", HOST_COLORS[field]
-        if key.startswith(("proc", "torch")):  # GPU 0's names need no number: most machines have one GPU
-            gpu = key.removeprefix("proc").removeprefix("torch")
-            what = "per process" if key.startswith("proc") else "torch reserved"
+        prefix = key.rstrip("0123456789")
+        if prefix in RUN_GPU_SERIES:  # GPU 0's names need no number: most machines have one GPU
+            gpu, what = key.removeprefix(prefix), SHORT_WORDS[RUN_GPU_SERIES[prefix]]
             name = f"this run ({what})" if gpu == "0" else f"this run, GPU {gpu} ({what})"
             return name, MEMORY_RUN_COLOR if gpu == "0" else SERIES_COLORS[(index + 3) % 8]
         if field == "memory_used_bytes":

@@ -45,7 +45,7 @@ class GpuProfile:
     source: str = ""        # where the constants come from: "the table for ada", "measured on this card 2026-11-26"
     uuid: str | None = None  # NVML's UUID of a detected card (what a calibration is keyed by)
     driver: str | None = None
-    history: tuple[float, ...] = ()  # the last runs on this card: NVML process peak / estimate, newest first
+    history: tuple[float, ...] = ()  # the last runs on this card: own peak / estimate, one measure, newest first
 
     @property
     def memory_gib(self) -> float:

@@ -131,7 +131,7 @@ class ResultRow:
     stored_eval_episodes: int | None = None
     stored_eval_deterministic: bool | None = None
     stored_eval_note: str = ""  # its interval, seed and checkpoint as asked (last, best, a step): a tooltip
-    peak_run_gpu_memory_mib: float | None = None  # this run's own processes (NVML's per-process figure, else torch's)
+    peak_run_gpu_memory_mib: float | None = None  # this run's own processes (its measure: core.telemetry.gpu_measure)
     peak_gpu_memory_mib: float | None = None  # the whole card: other programs and the driver's reserve included
     peak_host_memory_mib: float | None = None  # the run's processes, each by its own memory (host_memory_measure)
     host_memory_measure: str = ""  # PSS | USS | private bytes | RSS sum (core.telemetry.host.MEASURE_NAMES)

@@ -21,6 +21,7 @@ import numpy as np
 from core.run.episodes import group_of
 from core.run.records import CYCLE
 from core.run.time_split import TimeSplit
+from core.telemetry.gpu_measure import NVML_PROCESS, TORCH_RESERVED, WDDM_COUNTER, gpu_measure
 from core.telemetry.throttle import slowdown
 
 GIB = 1024**3
@@ -29,6 +30,9 @@ GPU_FIELDS = {"memory_used_bytes": 1 / GIB, "temperature_c": 1.0, "utilization_p
 HOST_FIELDS = {"process_cpu_pct": 1.0, "rss_bytes": 1 / GIB}
 RUN_KEY = "run"  # the series key of the run's own CPU and of its RSS sum
 THROTTLE_GAP_S = 5.0  # slowed samples closer than this are one span
+# the run's own GPU memory: a series per measure, ``<prefix><gpu>`` (core.telemetry.gpu_measure)
+RUN_GPU_SERIES = {"proc": NVML_PROCESS, "wddm": WDDM_COUNTER, "torch": TORCH_RESERVED}
+_SERIES_OF_MEASURE = {measure: prefix for prefix, measure in RUN_GPU_SERIES.items()}
 RECENT_CYCLES = 60  # cycle records a batch hands over as they are (~a minute): the Monitor's "recent" split
 
 Columns = tuple[np.ndarray, np.ndarray, np.ndarray]  # steps, times, values
@@ -230,17 +234,16 @@ def _telemetry_part(lines: list[dict[str, Any]], after_break: bool) -> Telemetry
 
 def _run_gpu_memory(series: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]], recs: list[dict[str, Any]],
                     gpu: Any, times: np.ndarray) -> None:
-    """The run's own GPU memory: ``proc<gpu>`` from NVML's per-process figure, ``torch<gpu>`` where it came from
-    torch's reserved memory (NVML had none), each a series of its own so the plot can say which it is."""
-    torch = [i for i, rec in enumerate(recs) if rec.get("process_memory_source") == "torch"]
-    if not torch:
-        if (col := _field(recs, "process_memory_bytes", 1 / GIB, times)) is not None:
-            series[("memory_used_bytes", f"proc{gpu}")] = col
-        return
-    picked = set(torch)
-    for key, keep in ((f"proc{gpu}", [i for i in range(len(recs)) if i not in picked]), (f"torch{gpu}", torch)):
-        if keep and (col := _field([recs[i] for i in keep], "process_memory_bytes", 1 / GIB, times[keep])) is not None:
-            series[("memory_used_bytes", key)] = col
+    """The run's own GPU memory, a series per measure so the plot can say which it draws: ``proc<gpu>`` NVML's
+    per-process figure (the recorder names a measure beside every figure), ``wddm<gpu>`` Windows' counter,
+    ``torch<gpu>`` torch's reserved memory (``RUN_GPU_SERIES``)."""
+    by_key: dict[str, list[int]] = {}
+    for i, rec in enumerate(recs):
+        by_key.setdefault(_SERIES_OF_MEASURE.get(gpu_measure(rec.get("process_memory_source")) or "", "proc"), []).append(i)
+    for key, keep in by_key.items():
+        of, at = (recs, times) if len(keep) == len(recs) else ([recs[i] for i in keep], times[keep])
+        if (col := _field(of, "process_memory_bytes", 1 / GIB, at)) is not None:
+            series[("memory_used_bytes", f"{key}{gpu}")] = col
 
 
 def telemetry_batch(samples: list[dict[str, Any]]) -> TelemetryBatch:

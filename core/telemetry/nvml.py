@@ -7,10 +7,12 @@ a failure is kept in ``nvml_status()`` with a reason a user can act on, and ever
 answers "not available" without trying again.
 
 This run's GPU memory comes from NVML's list of compute processes matched against the run's
-process tree. Where NVML gives no figure for those pids (Windows WDDM reports none; inside a
-container NVML lists host pids that never match), a ``torch_memory`` callable supplied by the
-worker (``torch.cuda.memory_reserved()``) is used for the GPU torch runs on, and the sample says
-so in ``process_memory_source`` ("nvml" | "torch" | None).
+process tree. Where NVML gives no figure for those pids (Windows' WDDM reports none; inside a
+container NVML lists host pids that never match), the GPU the run trains on takes Windows'
+counter (``core.telemetry.wddm``, on Windows), else a ``torch_memory`` callable supplied by the
+worker (``torch.cuda.memory_reserved()``), and the sample names the measure in
+``process_memory_source`` (``core.telemetry.gpu_measure``: "nvml_process" | "wddm_counter" |
+"torch_reserved" | None).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any, NamedTuple
+
+from core.telemetry.gpu_measure import NVML_PROCESS, TORCH_RESERVED, WDDM_COUNTER
+from core.telemetry.wddm import WddmMemory
 
 LIBRARY_NOT_FOUND = "NVML shared library not found (no NVIDIA driver installed?)"
 
@@ -58,7 +63,7 @@ class GpuSample(NamedTuple):
     sm_clock_mhz: int | None
     fan_pct: int | None
     process_memory_bytes: int | None
-    process_memory_source: str | None
+    process_memory_source: str | None  # its measure (core.telemetry.gpu_measure); the field keeps the file's name
     throttle_reasons: int | None = None  # NVML's clock event (throttle) reasons bit mask: core.telemetry.throttle names them
     energy_mj: int | None = None  # NVML's total energy counter (millijoules since the driver loaded)
 
@@ -183,13 +188,16 @@ def _milliwatts(value: int | None) -> float | None:
 class GpuSampler:
     """Reads every GPU through NVML; ``sample(pids)`` gives one ``GpuSample`` per GPU.
 
-    ``torch_memory`` (optional) returns the bytes torch reserved on GPU ``torch_device``, or
-    None; it is used as this run's GPU memory only where NVML has no figure for ``pids``.
+    Where NVML has no figure for ``pids``, GPU ``torch_device`` takes ``wddm`` (Windows' counter for
+    those pids; ``core.telemetry.wddm.platform_wddm`` gives this machine's), else ``torch_memory``
+    (the bytes torch reserved there, or None). ``close`` ends the counter's query.
     """
 
-    def __init__(self, torch_memory: Callable[[], int | None] | None = None, torch_device: int = 0):
+    def __init__(self, torch_memory: Callable[[], int | None] | None = None, torch_device: int = 0,
+                 wddm: WddmMemory | None = None):
         self.torch_memory = torch_memory
         self.torch_device = torch_device
+        self.wddm = wddm
         self._names: dict[int, str | None] = {}
         self._slowdown: dict[int, int | None] = {}  # a threshold the driver sets once: read once per GPU
 
@@ -229,13 +237,16 @@ class GpuSampler:
                 _read(nv.nvmlDeviceGetTotalEnergyConsumption, handle),
             ]
         temperature, power, power_limit, sm_clock, fan, proc_mem, throttle, energy = values
-        source = "nvml" if proc_mem else None
-        if not proc_mem and self.torch_memory is not None and index == self.torch_device:
-            reserved = self._torch_reserved()
-            if reserved:
-                proc_mem, source = reserved, "torch"
+        source = NVML_PROCESS if proc_mem else None
+        if not proc_mem and index == self.torch_device:
+            counted = self._wddm_bytes(pids)
+            reserved = None if counted else self._torch_reserved()
+            if counted:
+                proc_mem, source = counted, WDDM_COUNTER
+            elif reserved:
+                proc_mem, source = reserved, TORCH_RESERVED
         if proc_mem == 0:
-            source = "nvml"  # NVML lists the GPU's processes and this run is not among them
+            source = NVML_PROCESS  # NVML lists the GPU's processes and this run is not among them
         return GpuSample(
             t=t, index=index, name=name,
             memory_used_bytes=mem.used if mem is not None else None,
@@ -260,6 +271,19 @@ class GpuSampler:
         if known:
             return int(sum(known))
         return None if mine else 0  # listed without a figure (WDDM): unknown
+
+    def _wddm_bytes(self, pids: set[int] | None) -> int | None:
+        if self.wddm is None or not pids:
+            return None
+        try:
+            return self.wddm.run_bytes(pids)
+        except Exception:  # a counter reader must not stop the telemetry thread (PdhReader already catches its own)
+            return None
+
+    def close(self) -> None:
+        """End what the sampler holds open (Windows' counter query)."""
+        if self.wddm is not None:
+            self.wddm.close()
 
     def _torch_reserved(self) -> int | None:
         try:

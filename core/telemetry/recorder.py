@@ -14,7 +14,8 @@ File format (one JSON object a line, ``null`` = not available):
   ``memory_used_bytes``, ``memory_total_bytes``, ``temperature_c``, ``temperature_slowdown_c``
   (NVML's slowdown threshold), ``utilization_pct``,
   ``memory_utilization_pct``, ``power_w``, ``power_limit_w``, ``sm_clock_mhz``, ``fan_pct``,
-  ``process_memory_bytes``, ``process_memory_source``, ``throttle_reasons`` (NVML's clock event
+  ``process_memory_bytes``, ``process_memory_source`` (its measure: "nvml_process" | "wddm_counter" |
+  "torch_reserved", ``core.telemetry.gpu_measure``; "nvml" | "torch" in older files), ``throttle_reasons`` (NVML's clock event
   reasons bit mask, ``core.telemetry.throttle``), ``energy_mj`` (NVML's total energy counter,
   millijoules since the driver loaded), ``rss_bytes`` (the sum of the RSS of the run's processes:
   shared pages once per process), ``host_memory_bytes`` + ``host_memory_measure`` (the run's host
@@ -49,6 +50,7 @@ from typing import Any
 from core.telemetry.host import HostSample, HostSampler
 from core.telemetry.nvml import GpuSampler, detect_gpus, nvml_status
 from core.telemetry.thinning import thin_telemetry
+from core.telemetry.wddm import WddmMemory, platform_wddm
 from core.util.jsonl import JsonlWriter
 from core.util.procs import tree_pids
 
@@ -60,13 +62,14 @@ class TelemetryRecorder:
 
     ``root_pid`` is the root of the run's process tree (default: this process). ``torch_memory``
     returns ``torch.cuda.memory_reserved()`` (or None) and is used only where NVML has no
-    per-process figure. ``on_run_gpu`` is called on this thread with the run GPU's utilisation (%) at each
+    per-process figure and Windows' counter (``wddm``: this machine's by default, ``core.telemetry.wddm``)
+    has none either. ``on_run_gpu`` is called on this thread with the run GPU's utilisation (%) at each
     sample (``core.training.cycle_clock``). ``hz <= 0`` disables recording (``start`` does nothing).
     """
 
     def __init__(self, path: Path, hz: float, root_pid: int | None = None,
                  torch_memory: Callable[[], int | None] | None = None, *, run_gpu: int | None = None,
-                 on_run_gpu: Callable[[float | None], None] | None = None,
+                 on_run_gpu: Callable[[float | None], None] | None = None, wddm: WddmMemory | None = None,
                  flush_every_s: float = 1.0, tree_refresh_s: float = 3.0,
                  thin_after_s: float = 3600.0, thin_every_s: float = 3600.0):
         if not isinstance(hz, (int, float)) or not 0 <= hz <= MAX_HZ:
@@ -81,7 +84,8 @@ class TelemetryRecorder:
         self.thin_every_s = thin_every_s
         self.run_gpu = run_gpu
         self.on_run_gpu = on_run_gpu  # told the run GPU's utilisation at each sample (the worker's time split)
-        self._gpu = GpuSampler(torch_memory=torch_memory, torch_device=0 if run_gpu is None else run_gpu)
+        self._gpu = GpuSampler(torch_memory=torch_memory, torch_device=0 if run_gpu is None else run_gpu,
+                               wddm=wddm if wddm is not None else platform_wddm())
         self._host = HostSampler()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -157,6 +161,7 @@ class TelemetryRecorder:
                 writer = self._thin(writer, buffer)
         finally:
             writer.close()
+            self._gpu.close()
 
     def _tick(self, nvml: bool, pids: set[int]) -> list[dict[str, Any]]:
         host = self._host.sample(pids)

@@ -3,9 +3,12 @@ the run's GPU's (``run_gpu`` of the status line), the process figures the run's.
 
 Which figure each memory peak is, first the run's own:
 
-- ``peak_process_gpu_memory_bytes``: the GPU memory of the run's own processes, NVML's per-process
-  figure (``process_gpu_memory_source`` "nvml") or, where NVML has none, torch's reserved memory
-  ("torch"); ``peak_gpu_memory_bytes``: the card's total used, other programs and the driver's own
+- ``peak_process_gpu_memory_bytes``: the GPU memory of the run's own processes, and
+  ``gpu_memory_measure`` which figure it is (``core.telemetry.gpu_measure``): "nvml_process"
+  (NVML's per-process figure), "wddm_counter" (Windows' counter, where NVML has none under WDDM)
+  or "torch_reserved" (torch's reserved memory: no CUDA context); a summary from before names it
+  in ``process_gpu_memory_source`` ("nvml" | "torch"), which ``gpu_memory_peaks`` reads too.
+  ``peak_gpu_memory_bytes``: the card's total used, other programs and the driver's own
   reserve included (NVML reads ~480 MiB on an idle H100 that nvidia-smi shows as 0 MiB used).
 - ``peak_host_memory_bytes``: the run's host memory, each process counted by its own memory
   (``host_memory_measure``: "pss" | "uss" | "private" | "rss", ``core.telemetry.host``);
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
 from core.telemetry.energy import run_energy
+from core.telemetry.gpu_measure import WORDS, gpu_measure
 from core.telemetry.host import MEASURES, HostMemory, measure_name
 from core.telemetry.throttle import reason_names, slowdown
 from core.util.jsonl import read_jsonl
@@ -48,7 +52,7 @@ def telemetry_summary(path: Path) -> dict[str, Any]:
     host = _host_peak(samples)
     return {
         "peak_process_gpu_memory_bytes": own_gpu,
-        "process_gpu_memory_source": own_gpu_row.get("process_memory_source") if own_gpu_row else None,
+        "gpu_memory_measure": gpu_measure(own_gpu_row.get("process_memory_source")) if own_gpu_row else None,
         "peak_gpu_memory_bytes": peak(gpu_rows, "memory_used_bytes"),
         "peak_temperature_c": peak(gpu_rows, "temperature_c"),
         "mean_utilization_pct": round(util_sum / util_n, 1) if util_n else None,
@@ -98,19 +102,17 @@ class GpuMemoryPeaks(NamedTuple):
     """A summary's GPU memory peaks: the run's own processes' (and where the figure came from), the card's total."""
 
     run_bytes: float | None
-    run_source: str | None  # "nvml" (NVML's per-process figure) | "torch" (torch's reserved memory) | None
+    run_measure: str | None  # "nvml_process" | "wddm_counter" | "torch_reserved" (core.telemetry.gpu_measure) | None
     card_bytes: float | None
 
 
 def gpu_memory_peaks(summary: dict[str, Any]) -> GpuMemoryPeaks:
-    run, card, source = (summary.get(k) for k in ("peak_process_gpu_memory_bytes", "peak_gpu_memory_bytes",
-                                                  "process_gpu_memory_source"))
-    return GpuMemoryPeaks(run if _is_number(run) else None, source if isinstance(source, str) else None,
-                          card if _is_number(card) else None)
+    """Also from a summary.json that names the measure in its older field (``process_gpu_memory_source``)."""
+    run, card = summary.get("peak_process_gpu_memory_bytes"), summary.get("peak_gpu_memory_bytes")
+    measure = gpu_measure(summary.get("gpu_memory_measure", summary.get("process_gpu_memory_source")))
+    return GpuMemoryPeaks(run if _is_number(run) else None, measure, card if _is_number(card) else None)
 
 
-GPU_SOURCE_WORDS = {"nvml": "its own processes, NVML's per-process figure",
-                    "torch": "torch's reserved memory: NVML had no per-process figure"}
 CARD_WORDS = "the card's total used, other programs and the driver's reserve included"
 
 
@@ -119,7 +121,7 @@ def memory_lines(summary: dict[str, Any]) -> list[str]:
     lines = []
     gpu = gpu_memory_peaks(summary)
     if gpu.run_bytes is not None:
-        words = GPU_SOURCE_WORDS.get(gpu.run_source or "", "its own processes")
+        words = WORDS.get(gpu.run_measure or "", "its own processes, the figure's measure unknown")
         lines.append(f"peak GPU memory, this run: {gpu.run_bytes / 2**20:,.0f} MiB ({words})")
     if gpu.card_bytes is not None:
         lines.append(f"peak GPU memory, whole card: {gpu.card_bytes / 2**20:,.0f} MiB ({CARD_WORDS})")

@@ -3,6 +3,8 @@ run's RAM by its measure (PSS, ...), and a run recorded before own memory by its
 
 from __future__ import annotations
 
+import pytest
+
 from tests.app.fake_runs import gpu_lines
 from tests.app.plots.test_plots import make_panel
 
@@ -19,28 +21,47 @@ def test_gpu_memory_names_the_runs_own_figure_first_and_the_cards_total_with_the
     panel = make_panel(qtbot)
     panel.add_telemetry(gpu_lines(3))
     mem = panel.gpu.plots["memory_used_bytes"]
-    assert mem.legend_names() == ["this run (per process)", "card total incl. driver"]
+    assert mem.legend_names() == ["this run (NVML)", "card total incl. driver"]
     assert mem.legend.isVisible()
-    assert "NVML's figure for the run's own processes" in mem.toolTip() and "driver's own reserve" in mem.toolTip()
+    assert "this run (NVML): its own processes, NVML's per-process figure" in mem.toolTip()
+    assert "driver's own reserve" in mem.toolTip()
 
 
 def test_a_second_gpus_memory_lines_name_it(qtbot):
     panel = make_panel(qtbot)
     panel.add_telemetry(gpu_lines(3) + gpu_lines(3, gpu=1))
     names = panel.gpu.plots["memory_used_bytes"].legend_names()
-    assert names == ["this run (per process)", "card total incl. driver", "this run, GPU 1 (per process)",
-                     "GPU 1 total incl. driver"]
+    assert names == ["this run (NVML)", "card total incl. driver", "this run, GPU 1 (NVML)", "GPU 1 total incl. driver"]
 
 
-def test_gpu_memory_says_when_the_runs_figure_is_torchs_reserved_memory(qtbot):
+@pytest.mark.parametrize("torch_name", ["torch_reserved", "torch"])  # "torch": a telemetry.jsonl from before
+def test_gpu_memory_says_when_the_runs_figure_is_torchs_reserved_memory(qtbot, torch_name):
     panel = make_panel(qtbot)
     lines = gpu_lines(4)
     for line in lines[2:]:
-        line["process_memory_source"] = "torch"
+        line["process_memory_source"] = torch_name
     panel.add_telemetry(lines)
     mem = panel.gpu.plots["memory_used_bytes"]
-    assert mem.legend_names()[:2] == ["this run (per process)", "this run (torch reserved)"]
+    assert mem.legend_names()[:2] == ["this run (NVML)", "this run (torch reserved, no CUDA context)"]
     assert mem.buffer("torch0").size == 2 and mem.buffer("proc0").size == 2
+    assert "the CUDA context (~0.7 GiB) not included" in mem.toolTip()
+
+
+def test_gpu_memory_on_windows_names_the_wddm_counter_it_draws(qtbot):
+    """Under WDDM NVML has no per-process figure: the recorder's lines name Windows' counter, and so does the plot."""
+    panel = make_panel(qtbot)
+    lines = gpu_lines(5)
+    lines[0]["process_memory_source"] = "torch_reserved"  # before the counter listed the worker's CUDA context
+    for line in lines[1:]:
+        line["process_memory_source"] = "wddm_counter"
+        line["process_memory_bytes"] = 2_402_287_616
+    panel.add_telemetry(lines)
+    mem = panel.gpu.plots["memory_used_bytes"]
+    assert mem.legend_names() == ["this run (torch reserved, no CUDA context)", "this run (WDDM counter)",
+                                  "card total incl. driver"]
+    assert mem.buffer("wddm0").size == 4 and mem.buffer("torch0").size == 1
+    assert abs(mem.buffer("wddm0").values[0] - 2_402_287_616 / 2**30) < 1e-9  # GiB
+    assert "this run (WDDM counter): its own processes, Windows' GPU Process Memory counter" in mem.toolTip()
 
 
 def test_ram_is_the_runs_own_memory_named_by_its_measure_not_the_rss_sum(qtbot):

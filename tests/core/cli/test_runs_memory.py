@@ -12,7 +12,7 @@ from tests.results_helpers import make_result_run
 from tests.training_helpers import cli
 
 MIB = 2**20
-NEW_KEYS = ("peak_host_memory_bytes", "host_memory_measure", "process_gpu_memory_source")
+NEW_KEYS = ("peak_host_memory_bytes", "host_memory_measure", "gpu_memory_measure")
 
 
 def old_run(runs_dir):
@@ -28,7 +28,7 @@ def new_run(runs_dir):
     run = make_result_run(runs_dir, "new", [1.0, 2.0], gpu_peak_bytes=1462 * MIB, process_peak_bytes=982 * MIB)
     lines = [json.loads(line) for line in (run / "telemetry.jsonl").read_text().splitlines()]
     for i, line in enumerate(lines):
-        line["process_memory_source"] = "nvml"
+        line["process_memory_source"] = "nvml_process"
         if i != 1:
             line.update(host_memory_bytes=(120 + i) * MIB, host_memory_measure="pss")
     (run / "telemetry.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -41,7 +41,7 @@ def test_runs_details_name_each_memory_figure_in_old_and_new_folders(runs_dir):
     old, new = old_run(runs_dir), new_run(runs_dir)
     out = cli("runs", old.name, "--runs-dir", str(runs_dir))
     assert out.returncode == 0, out.stderr
-    assert "peak GPU memory, this run: 982 MiB (its own processes)" in out.stdout
+    assert "peak GPU memory, this run: 982 MiB (its own processes, the figure's measure unknown)" in out.stdout
     assert ("peak GPU memory, whole card: 1,462 MiB (the card's total used, other programs and the driver's reserve "
             "included)") in out.stdout
     assert "peak host memory, this run: 300 MiB (RSS sum: shared pages counted once per process)" in out.stdout

@@ -125,11 +125,11 @@ print(json.dumps([s.process_memory_bytes, s.process_memory_source]))
 
 
 @pytest.mark.parametrize(("procs", "torch", "expected"), [
-    ("ME:5000000,1:9999", "none", [5000000, "nvml"]),     # only this process tree counts
-    ("1:9999", "none", [0, "nvml"]),                       # listed GPU processes, none of them ours
-    ("ME:na", "none", [None, None]),                       # WDDM: listed without a figure, no torch
-    ("ME:na", "torch", [777000, "torch"]),                 # WDDM: the worker's torch figure
-    ("1:9999", "torch", [777000, "torch"]),                # container pid namespace: torch knows better
+    ("ME:5000000,1:9999", "none", [5000000, "nvml_process"]),  # only this process tree counts
+    ("1:9999", "none", [0, "nvml_process"]),                   # listed GPU processes, none of them ours
+    ("ME:na", "none", [None, None]),                           # WDDM: listed without a figure, no torch
+    ("ME:na", "torch", [777000, "torch_reserved"]),            # WDDM, not Windows: the worker's torch figure
+    ("1:9999", "torch", [777000, "torch_reserved"]),           # container pid namespace: torch knows better
 ])
 def test_process_memory_comes_from_nvml_else_torch(fake_nvml, procs, torch, expected):
     out = fake_nvml.run_python(PROCESS_SCRIPT, f"procs={procs}", torch)
@@ -280,8 +280,8 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     own = [s for s in samples if "host_memory_bytes" in s]
     assert 2 <= len(own) <= len(samples) / 5
     # NVML lists GPU processes but not this one; torch's figure is used for GPU 0 and said so
-    assert (first["process_memory_bytes"], first["process_memory_source"]) == (123_000_000, "torch")
-    assert (samples[1]["process_memory_bytes"], samples[1]["process_memory_source"]) == (0, "nvml")
+    assert (first["process_memory_bytes"], first["process_memory_source"]) == (123_000_000, "torch_reserved")
+    assert (samples[1]["process_memory_bytes"], samples[1]["process_memory_source"]) == (0, "nvml_process")
     times = [s["t"] for s in samples[::2]]
     assert times == sorted(times)
     summary = telemetry_summary(tmp_path / "telemetry.jsonl")
@@ -295,7 +295,7 @@ def test_recorder_writes_at_the_configured_rate_in_batches(fake_nvml, tmp_path):
     # the run's own GPU memory leads, and says where it came from
     keys = list(summary)
     assert keys.index("peak_process_gpu_memory_bytes") < keys.index("peak_gpu_memory_bytes")
-    assert summary["process_gpu_memory_source"] == "torch"
+    assert summary["gpu_memory_measure"] == "torch_reserved"
 
 
 def test_recorder_picks_up_changed_readings(fake_nvml, tmp_path):
@@ -430,13 +430,20 @@ def test_host_memory_peak_reads_old_and_new_summaries():
     old = {"peak_rss_bytes": 3254 * 2**20, "peak_gpu_memory_bytes": 1462 * 2**20, "peak_process_gpu_memory_bytes": 982 * 2**20}
     assert host_memory_peak(old) == HostMemory(3254 * 2**20, "rss")
     assert memory_lines(old) == [
-        "peak GPU memory, this run: 982 MiB (its own processes)",
+        "peak GPU memory, this run: 982 MiB (its own processes, the figure's measure unknown)",
         "peak GPU memory, whole card: 1,462 MiB (the card's total used, other programs and the driver's reserve included)",
         "peak host memory, this run: 3,254 MiB (RSS sum: shared pages counted once per process)"]
     new = {**old, "peak_host_memory_bytes": 1630 * 2**20, "host_memory_measure": "pss", "process_gpu_memory_source": "nvml"}
     assert host_memory_peak(new) == HostMemory(1630 * 2**20, "pss")
     assert memory_lines(new)[0] == "peak GPU memory, this run: 982 MiB (its own processes, NVML's per-process figure)"
     assert memory_lines(new)[2] == "peak host memory, this run: 1,630 MiB (PSS)"
+    # a summary from before the measures had names says "torch" in its older field; a new one names the measure
+    older_torch = {**old, "process_gpu_memory_source": "torch"}
+    assert memory_lines(older_torch)[0] == ("peak GPU memory, this run: 982 MiB (torch's reserved memory: the CUDA "
+                                            "context (~0.7 GiB) not included, no per-process figure from NVML or Windows)")
+    wddm = {**old, "gpu_memory_measure": "wddm_counter"}
+    assert memory_lines(wddm)[0] == ("peak GPU memory, this run: 982 MiB (its own processes, Windows' GPU Process Memory "
+                                     "counter (Task Manager's dedicated GPU memory): NVML has no per-process figure under WDDM)")
     assert host_memory_peak({"peak_host_memory_bytes": "1 GB"}) is None and memory_lines({}) == []
 
 

@@ -39,7 +39,7 @@ def test_worker_records_telemetry_at_the_configured_rate(fake_nvml, runs_dir):
     assert first["memory_used_bytes"] == 2 << 30 and first["power_w"] == pytest.approx(61.5)
     assert first["fan_pct"] is None
     # this worker is not among NVML's GPU processes (and has no CUDA): its share is 0, said by NVML
-    assert (first["process_memory_bytes"], first["process_memory_source"]) == (0, "nvml")
+    assert (first["process_memory_bytes"], first["process_memory_source"]) == (0, "nvml_process")
     assert max(s["rss_bytes"] for s in samples) > 100 << 20  # the worker has torch loaded
 
     # the rate: about 10 samples a second over the span the recorder ran
