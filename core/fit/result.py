@@ -144,9 +144,10 @@ class FitEstimate:
             "this_machine": self.this_machine.to_json() if self.this_machine is not None else None,
             "planned_timesteps": self.planned_timesteps,
             "torch_threads": self.torch_threads.to_json() if self.torch_threads is not None else None,
-            "sysmem_fallback": self.sysmem_fallback, "over_capacity": self.over_capacity_text or None,
             # an own network's counts are measured: said only then (the formulas' estimates read as before)
             **({"network_source": self.network_source} if self.network_source else {}),
+            # this Windows machine's card, past its capacity: said only then (elsewhere an estimate reads as before)
+            **({"sysmem_fallback": True, "over_capacity": self.over_capacity_text} if self.sysmem_fallback else {}),
         }
 
 
