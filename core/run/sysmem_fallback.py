@@ -63,7 +63,7 @@ class FallbackFinding(NamedTuple):
     def message(self, gpu_index: int) -> str:
         return (f"Windows is moving GPU memory to system RAM: the run has slowed from {self.before_steps_per_s:,.0f} to "
                 f"{self.now_steps_per_s:,.0f} steps/s while GPU {gpu_index}'s memory is at "
-                f"{self.used_bytes / self.total_bytes:.0%} of its {self.total_bytes / 2**30:.1f} GiB. "
+                f"{self.used_bytes / self.total_bytes * 100:.0f} % of its {self.total_bytes / 2**30:.1f} GiB. "
                 f"Fix: {SYSMEM_FALLBACK_FIX}, or a smaller batch, buffer or network on the GPU")
 
 

@@ -33,7 +33,7 @@ def test_a_run_whose_card_fills_and_whose_speed_falls_4x_is_found_with_its_two_s
     assert finding == FallbackFinding(T0 + 291 + HOLD_S, 1200.0, 300.0, int(7.85 * GIB) + 2 * MIB, TOTAL)
     assert finding.message(0) == (
         "Windows is moving GPU memory to system RAM: the run has slowed from 1,200 to 300 steps/s while GPU 0's memory "
-        "is at 98% of its 8.0 GiB. Fix: NVIDIA Control Panel > Manage 3D settings > \"CUDA - Sysmem Fallback Policy: "
+        "is at 98 % of its 8.0 GiB. Fix: NVIDIA Control Panel > Manage 3D settings > \"CUDA - Sysmem Fallback Policy: "
         "Prefer No Sysmem Fallback\" (then a run past the card's memory fails at once with out of memory instead of "
         "crawling), or a smaller batch, buffer or network on the GPU")
 
