@@ -46,6 +46,8 @@ def no_fit_reason(estimate: FitEstimate) -> str:
     if estimate.verdict == NO_FIT and estimate.on_gpu:
         lines.append(f"The estimate needs {format_bytes(estimate.gpu_bytes)} of GPU memory; "
                      f"{estimate.gpu_name or 'the target'} has {format_bytes(estimate.capacity_bytes)}.")
+    if estimate.host_side.over_capacity_text:  # this Windows machine's card: it will not fail, it will crawl
+        lines.append(f"{crawl_sentence(estimate.host_side)}.")
     if host.host_verdict == NO_FIT or (estimate.verdict == NO_FIT and not estimate.on_gpu):
         lines.append(f"It needs {format_bytes(host.host_bytes)} of host memory; this machine has "
                      f"{format_bytes(host.host_capacity_bytes)}.")
@@ -54,6 +56,12 @@ def no_fit_reason(estimate: FitEstimate) -> str:
     if estimate.suggestion:
         lines.append(f"Suggested fix: {estimate.suggestion.text}.")
     return "\n".join(lines)
+
+
+def crawl_sentence(estimate: FitEstimate) -> str:
+    """The over-capacity sentence of a Windows card, capitalised to start a line ("" when it does not apply)."""
+    sentence = estimate.over_capacity_text
+    return sentence[:1].upper() + sentence[1:]
 
 
 def plan_text(estimate: FitEstimate) -> str:
@@ -272,6 +280,8 @@ class FitBox(QGroupBox):
         warnings = list(estimate.warnings)
         if estimate.this_machine is not None:  # the plan's first warning is what plan_label shows
             warnings = warnings[1:]
+        if estimate.host_side.over_capacity_text:  # "does not fit" on Windows: a crawl all night, not an error
+            warnings.insert(0, f"Does not fit on this card: {estimate.host_side.over_capacity_text}.")
         self.plan_label.setText(plan_text(estimate))
         self.plan_label.setVisible(estimate.this_machine is not None)
         self.source_label.setText(source_text(estimate))

@@ -87,6 +87,8 @@ def format_estimate(result: FitEstimate, algo: str = "", env: str = "", plan: Pl
     if result.on_gpu:
         lines.append(f"GPU:  {_mib(result.gpu_bytes)} of {_mib(result.capacity_bytes)} MiB "
                      f"({result.usage:.0%})  -> {result.verdict}")
+    if host.over_capacity_text:  # this machine's card, on Windows: the verdict means a crawl, not an error
+        lines.append(f"does not fit this card: {host.over_capacity_text}")
     lines.append(f"host: {_mib(host.host_bytes)} of {_mib(host.host_capacity_bytes)} MiB "
                  f"({host.host_usage:.0%})  -> {host.host_verdict}")
     if result.verdict != FITS or host.host_verdict != FITS:

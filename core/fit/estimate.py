@@ -7,6 +7,7 @@ every keystroke. See ARCHITECTURE.md, "Estimate before launch".
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from core.config.errors import ConfigError
@@ -17,7 +18,7 @@ from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device, worker_threads
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
 from core.fit.measured import measure_network
-from core.fit.result import FITS, MIB, FitEstimate
+from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 from core.fit.suggest import suggest_fix
 
 _host_total: int | None = None
@@ -34,13 +35,15 @@ def host_memory_total() -> int:
 
 def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
              host_memory_bytes: int | None = None, suggest: bool = True,
-             torch: dict[str, Any] | None = None, here: list[GpuProfile] | None = None) -> FitEstimate:
+             torch: dict[str, Any] | None = None, here: list[GpuProfile] | None = None,
+             platform: str = sys.platform) -> FitEstimate:
     """The memory ``cfg`` needs on ``gpu`` (``None``: no GPU) and on this host.
 
     ``train_device`` is always where a worker launched on this machine trains (``core.fit.device``:
     the one rule), from ``torch`` (the worker's torch facts) and this machine's GPUs (``here``,
     default: those NVML detects). A ``gpu`` that is not this machine's is a planning target: the
-    terms are its, and ``this_machine`` with a warning says what happens here instead.
+    terms are its, and ``this_machine`` with a warning says what happens here instead. A run that does not fit a
+    card of this machine on Windows (``platform``) is marked ``sysmem_fallback``: it will crawl, not fail.
     """
     issues = check_spaces(cfg, spaces.action_kind, spaces)
     if issues:
@@ -62,6 +65,8 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
                            + (f"{mine.gpu_bytes / MIB:,.0f} MiB of {mine.capacity_bytes / MIB:,.0f} MiB on "
                               f"{mine.gpu_name}, {mine.verdict}" if mine.on_gpu else
                               f"host RAM {mine.host_bytes / MIB:,.0f} MiB, {mine.host_verdict}"))
+    on_this_card = result.this_machine or result  # a target card elsewhere runs on an OS this machine does not know
+    on_this_card.sysmem_fallback = platform.startswith("win") and on_this_card.on_gpu and on_this_card.verdict == NO_FIT
     result.train_device = device
     result.train_device_reason = device_reason(cfg, device, local, torch)
     result.advice = policy_warnings(cfg, spaces, device, result.parameter_count)

@@ -9,12 +9,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.telemetry.guard import SYSMEM_FALLBACK_FIX
 from core.util.threads import TorchThreads
 
 MIB = 1 << 20
 FITS, TIGHT, NO_FIT = "fits", "tight", "does not fit"
 FIT_BELOW = 0.80   # below this share of capacity: fits
 TIGHT_UPTO = 0.95  # up to and including this share: tight; above: does not fit
+CRAWL_TEXT = ("on Windows the driver moves the rest to system RAM and the run slows several times rather than failing "
+              f"(sysmem fallback; to have it fail at once instead: {SYSMEM_FALLBACK_FIX})")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,12 @@ class FitEstimate:
     planned_timesteps: int | None = None  # the steps SB3 trains: whole rollouts (core.config.steps); None: a baseline
     torch_threads: TorchThreads | None = None  # the worker's torch threads here: configured or "auto" resolved
     network_source: str = ""        # "measured from your network" (an own network, core.fit.measured); "": the formulas
+    sysmem_fallback: bool = False   # does not fit a card of this Windows machine: the run crawls rather than fails
+
+    @property
+    def over_capacity_text(self) -> str:
+        """What past the GPU's capacity means here: ``CRAWL_TEXT`` on a Windows target, "" otherwise."""
+        return CRAWL_TEXT if self.sysmem_fallback else ""
 
     @property
     def usage(self) -> float:
@@ -137,6 +146,8 @@ class FitEstimate:
             "torch_threads": self.torch_threads.to_json() if self.torch_threads is not None else None,
             # an own network's counts are measured: said only then (the formulas' estimates read as before)
             **({"network_source": self.network_source} if self.network_source else {}),
+            # this Windows machine's card, past its capacity: said only then (elsewhere an estimate reads as before)
+            **({"sysmem_fallback": True, "over_capacity": self.over_capacity_text} if self.sysmem_fallback else {}),
         }
 
 

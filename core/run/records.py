@@ -12,7 +12,7 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
 - train    {step, t, <SB3 logger keys: losses, entropy, lr, ...>} (at most once a second: faster dumps merged)
 - eval     {step, t, mean_reward, std_reward, episodes}
 - event    {t, level, message} (+ step when it belongs to one: checkpoint saved, warning, ...; + code
-  for what a program may act on: thermal_pause, thermal_resume, gpu_memory); the worker also prints
+  for what a program may act on: thermal_pause, thermal_resume, gpu_memory, gpu_sysmem_fallback); the worker also prints
   most to worker.log (``event_echo``), which the Log tab, showing both, drops (``is_event_echo``)
 - cycle    {step, t, n, collect_s, train_s, other_s[, gpu_collect_pct, gpu_train_pct]}: where the time of ``n``
   update cycles went (collecting, training, the rest; ``core.training.cycle_clock``), at most one a second

@@ -33,10 +33,15 @@ MEMORY_FRACTION = 0.95
 MEMORY_REARM_FRACTION = 0.90
 SPILL_NOTE = ("on Windows the driver then spills into shared system memory and the run slows down rather than "
               "failing; elsewhere the next allocation past the capacity fails the run")
+# NVIDIA's setting that turns Windows' crawl back into an out-of-memory error (driver 536.40 and later): said by the
+# sysmem-fallback alert (core.run.sysmem_fallback) and the fit's over-capacity sentence (core.fit.result)
+SYSMEM_FALLBACK_FIX = ('NVIDIA Control Panel > Manage 3D settings > "CUDA - Sysmem Fallback Policy: Prefer No Sysmem '
+                       'Fallback" (then a run past the card\'s memory fails at once with out of memory instead of crawling)')
 
 
 class GuardEvent(NamedTuple):
-    """What the guard saw: ``code`` is ``thermal_pause`` | ``thermal_resume`` | ``gpu_memory``."""
+    """What the guard saw: ``code`` is ``thermal_pause`` | ``thermal_resume`` | ``gpu_memory`` (| ``gpu_sysmem_fallback``:
+    ``core.run.sysmem_fallback``, added through ``add_event``)."""
 
     code: str
     level: str
@@ -91,6 +96,7 @@ class GpuGuard:
         self.paused = False
         self.reason = ""  # why it is paused (for status.json), "" when not
         self.peak_c: int | None = None
+        self.memory: tuple[int | None, int | None] = (None, None)  # the newest (used, total) bytes: one tuple, one read
         self._sampler = sampler or GpuSampler()
         self._clock = clock
         self._hot_since: float | None = None
@@ -109,6 +115,7 @@ class GpuGuard:
     def observe(self, now: float, temperature_c: int | None, memory_used: int | None,
                 memory_total: int | None) -> list[GuardEvent]:
         """One reading: update ``paused`` and return the events it caused (also kept for ``take_events``)."""
+        self.memory = (memory_used, memory_total)
         events = self._thermal(now, temperature_c) + self._memory(memory_used, memory_total)
         if events:
             with self._lock:
@@ -166,6 +173,11 @@ class GpuGuard:
                            f"GPU {self.gpu_index} memory at {fraction * 100:.0f} % of its {total / 2**30:.1f} GiB: "
                            f"{SPILL_NOTE}. Fix: fewer parallel envs, a smaller batch or network, or close other "
                            "programs using the GPU")]
+
+    def add_event(self, event: GuardEvent) -> None:
+        """An event another rule drew from the guard's reading (the sysmem-fallback watch), written with the guard's."""
+        with self._lock:
+            self._events.append(event)
 
     def take_events(self) -> list[GuardEvent]:
         """The events since the last call (the training thread writes them)."""

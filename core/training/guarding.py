@@ -5,7 +5,9 @@ guard that never acts pays nothing per step). It writes the guard's events as ev
 (with their ``code``: ``thermal_pause``, ``thermal_resume``, ``gpu_memory``) and, while the
 guard says paused, holds the training thread: status ``paused`` with ``pause_reason``, a wait
 that still answers STOP and SIGTERM within a second, then status ``running`` again and the time
-spent paused added to ``paused_s`` (over every attempt of the run).
+spent paused added to ``paused_s`` (over every attempt of the run). On Windows it also feeds the step and the
+guard's memory reading to the sysmem-fallback watch (``core.run.sysmem_fallback``): a full card and a speed that
+fell to under half is an event ``gpu_sysmem_fallback`` and a warning notification, once per attempt.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from core.config.schema import RunConfig
 from core.notify.run_events import notify_run_event
 from core.run import records
 from core.run.status import read_recorded_status, write_status
+from core.run.sysmem_fallback import CODE as SYSMEM_FALLBACK
+from core.run.sysmem_fallback import SysmemFallbackWatch
 from core.telemetry.devices import GpuMatch
 from core.telemetry.guard import GpuGuard, GuardEvent, thermal_limits
 from core.telemetry.nvml import nvml_status, slowdown_threshold
@@ -43,7 +47,8 @@ class GuardHandler:
 
     def __init__(self, run_dir: Path, guard: GpuGuard, out: JsonlWriter, stop_requested: Callable[[], bool],
                  step: Callable[[], int], before_pause: Callable[[], None],
-                 notify: Callable[[GuardEvent], None] | None = None):
+                 notify: Callable[[GuardEvent], None] | None = None, fallback: SysmemFallbackWatch | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         self.run_dir = run_dir
         self.guard = guard
         self.out = out
@@ -51,6 +56,8 @@ class GuardHandler:
         self.step = step
         self.before_pause = before_pause
         self.notify = notify  # told of each event after its record is written (notifications hook in here)
+        self.fallback = fallback  # Windows: the sysmem-fallback watch (core.run.sysmem_fallback.watch_for), else None
+        self.clock = clock
         self.paused_s = read_recorded_status(run_dir).paused_s or 0.0
         self.pauses = 0
 
@@ -65,10 +72,19 @@ class GuardHandler:
                     print(f"worker: notifying {ev.code} failed: {exc}", flush=True)
 
     def __call__(self) -> bool:
+        self._watch_fallback()
         self.write_events()
         if not self.guard.paused:
             return False
         return self._hold()
+
+    def _watch_fallback(self) -> None:
+        if self.fallback is None:
+            return
+        used, total = self.guard.memory
+        finding = self.fallback.observe(self.clock(), self.step(), used, total)
+        if finding is not None:
+            self.guard.add_event(GuardEvent(SYSMEM_FALLBACK, "warning", finding.message(self.guard.gpu_index)))
 
     def _hold(self) -> bool:
         """Wait while paused; True when a stop was asked for meanwhile."""
@@ -91,11 +107,13 @@ class GuardHandler:
         return stopped
 
 
-GUARD_NOTIFICATIONS = {"thermal_pause": "paused", "gpu_memory": "warning"}  # a resume is no news at 3 am
+# a resume is no news at 3 am
+GUARD_NOTIFICATIONS = {"thermal_pause": "paused", "gpu_memory": "warning", SYSMEM_FALLBACK: "warning"}
 
 
 def notify_guard_event(run_dir: Path, ev: GuardEvent) -> None:
-    """Push a guard's pause or memory warning to the user's notify.yaml URLs, from a thread (training never waits)."""
+    """Push a guard's pause, memory warning or sysmem fallback to the user's notify.yaml URLs, from a thread (training
+    never waits)."""
     event = GUARD_NOTIFICATIONS.get(ev.code)
     if event is not None:
         notify_run_event(run_dir, event, ev.message, in_background=True)

@@ -31,6 +31,7 @@ from core.run.layout import RunDir
 from core.run.records import well_formed
 from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
+from core.run.sysmem_fallback import watch_for
 from core.run.time_split import TimeSplit
 from core.telemetry.devices import GpuMatch
 from core.telemetry.recorder import TelemetryRecorder
@@ -289,7 +290,7 @@ class TrainingSession:
         handler = None
         if guard is not None:
             handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush,
-                                   notify=partial(notify_guard_event, self.run_dir))
+                                   notify=partial(notify_guard_event, self.run_dir), fallback=watch_for())
             recorder.on_second = handler
         rt = self.cfg.runtime
         watch = StallWatch(self.run_dir, out, recorder, lambda: model.num_timesteps, configured=rt.stall_after_s,

@@ -184,3 +184,25 @@ def test_the_launch_on_cpu_question_launches_on_enter(qtbot, panel):
     QTimer.singleShot(0, answer)  # runs inside the dialog's own event loop
     assert panel.confirm_warnings(estimate) is True
     assert seen == {"question": "Launch on cpu anyway?", "default": QMessageBox.StandardButton.Yes}
+
+
+@pytest.mark.parametrize("platform", ["win32", "linux"])
+def test_on_windows_the_fit_bar_and_launch_s_question_say_a_run_past_the_card_will_crawl(qtbot, platform):
+    """The estimate for this machine's 8 GB card under an injected platform, shown by the real fit bar."""
+    from app.configure.fit_bar import FitBox, no_fit_reason
+    from core.fit.result import CRAWL_TEXT
+    from tests.core.fit.test_windows_crawl import estimate_here, too_big
+
+    box = FitBox()
+    qtbot.addWidget(box)
+    box.show()
+    result = estimate_here(too_big(), platform)
+    box.show_estimate(result, 64 << 30)
+    assert box.verdict_label.text() == "does not fit"
+    said = f"Does not fit on this card: {CRAWL_TEXT}."
+    if platform == "win32":
+        assert box.warning_label.isVisible() and box.warning_label.text().splitlines()[0] == said
+        assert "Prefer No Sysmem Fallback" in box.warning_label.text()
+        assert "On Windows the driver moves the rest to system RAM" in no_fit_reason(result)
+    else:
+        assert "system RAM" not in box.warning_label.text() and "system RAM" not in no_fit_reason(result)

@@ -72,3 +72,19 @@ def test_a_notification_names_the_run_once_and_every_line_starts_with_its_local_
                                                    "[21:05:05] *** run failed: boom"]
     panel.set_run("another run")  # a notice stays over a change of run, with its time
     assert panel.plain_text() == notice
+
+
+def test_windows_moving_gpu_memory_to_system_ram_shows_in_the_monitors_log(qtbot, make_window, runs_dir):
+    from core.run.sysmem_fallback import CODE, FallbackFinding
+
+    run = make_fake_run(runs_dir, state="running", name="crawling")
+    message = FallbackFinding(0.0, 1200.0, 300.0, int(7.85 * 2**30), 8 * 2**30).message(0)
+    (run / "metrics.jsonl").write_text(json.dumps({**event(message, "warning", 4096, code=CODE), "t": time.time()}) + "\n")
+    (run / "worker.log").write_text(event_echo("warning", message) + "\n")
+    window = make_window()
+    window.follow_run(run)
+    qtbot.waitUntil(lambda: "system RAM" in window.log.plain_text(), timeout=10_000)
+    text = window.log.plain_text()
+    assert text.count("Windows is moving GPU memory to system RAM") == 1
+    assert "event WARNING: Windows is moving GPU memory to system RAM: the run has slowed from 1,200 to 300" in text
+    assert "Prefer No Sysmem Fallback" in text

@@ -62,3 +62,15 @@ def test_a_guard_sends_in_the_background_without_waiting(tmp_path):
         assert notify_run_event(tmp_path, "paused", "GPU at 91 C for 10 s", settings=settings, in_background=True) == []
         msg = sink.wait(lambda m: "paused" in m["title"], timeout=30)
     assert tmp_path.name in msg["title"] and "GPU at 91 C for 10 s" in msg["message"]
+
+
+def test_windows_moving_gpu_memory_to_system_ram_is_sent_as_a_warning(user_home, tmp_path):
+    from core.telemetry.guard import GuardEvent
+    from core.training.guarding import notify_guard_event
+
+    with NotifySink() as sink:
+        (user_home / "notify.yaml").write_text(f"urls: ['{sink.url}']\n")
+        notify_guard_event(tmp_path, GuardEvent("gpu_sysmem_fallback", "warning", "Windows is moving GPU memory to "
+                                                "system RAM: the run has slowed from 1,200 to 300 steps/s"))
+        msg = sink.wait(lambda m: "warning" in m["title"], timeout=30)
+    assert tmp_path.name in msg["title"] and "slowed from 1,200 to 300 steps/s" in msg["message"]
