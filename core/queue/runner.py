@@ -44,6 +44,7 @@ from core.run.states import FAILED, LIVE
 from core.run.status import SUPERVISOR_MODULE, StatusFields, read_status
 from core.run.store import RunStore
 from core.util.files import AtomicWriteError
+from core.util.locks import LockBusy
 from core.util.procs import module_running, process_identity
 
 
@@ -159,19 +160,21 @@ def _auto_resume(runs_dir: Path, state: QueueState) -> None:
             continue
         run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
-        auto = status.auto_resume or {}
-        decided = auto.get("attempt") == status.attempt
-        if status.state not in FAILED or (decided and auto.get("due_at") is None):
+        decided = auto_resume.decided(status)
+        if status.state not in FAILED or (decided and auto_resume.pending(status) is None):
             continue  # running, or decided with nothing due (given up, off): no process scan every pass
         if module_running(SUPERVISOR_MODULE, run_dir):
-            continue  # its supervisor plans and resumes it
-        if not decided:
-            decision = auto_resume.plan(run_dir)
-            if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
-                why = status.error_message or status.exit_reason or "the worker ended without a word"
-                notify_run_event(run_dir, status.state, f"{why}; {decision.sentence}", log=_log)
-        if auto_resume.resume_if_due(run_dir, reap=True):
-            _log(f"job {job.name}: run {job.run_id} resumed automatically")
+            continue  # its supervisor plans and resumes it (the job stays running until it has: reconcile)
+        try:
+            if not decided:
+                decision = auto_resume.plan(run_dir)
+                if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
+                    why = status.error_message or status.exit_reason or "the worker ended without a word"
+                    notify_run_event(run_dir, status.state, f"{why}; {decision.sentence}", log=_log)
+            if auto_resume.resume_if_due(run_dir, reap=True):
+                _log(f"job {job.name}: run {job.run_id} resumed automatically")
+        except (LockBusy, OSError) as exc:  # the job waits (reconcile keeps it running): tried again next pass
+            _log(f"job {job.name}: the automatic resume of run {job.run_id} waits: {exc}")
 
 
 def _notify_unattended_crashes(runs_dir: Path, state: QueueState, before: dict[str, str]) -> None:

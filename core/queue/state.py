@@ -23,7 +23,7 @@ from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
-from core.run.states import LIVE, TERMINAL
+from core.run.states import FAILED, LIVE, TERMINAL
 from core.run.status import read_status, stall_note
 
 __all__ = ["LAUNCHING", "RUNNING", "WAITING", "QueueJob", "QueueState"]  # re-exported: the statuses' usual home
@@ -94,25 +94,39 @@ def is_active(state: QueueState | None) -> bool:
 # --- scheduling (one pass; the runner calls it about once a second) -----------------------------
 
 def reconcile(runs_dir: Path, state: QueueState) -> None:
-    """Bring each launched job's status up to date from its run folder."""
+    """Bring each launched job's status up to date from its run folder.
+
+    A crashed or failed run is not the job's end while its automatic resume is due or still being decided (its
+    supervisor plans it the moment the worker ends, or the runner when the supervisor is gone): a job ``after`` it
+    must not start meanwhile (issue 44). A job that ended failed or crashed follows its run again when the run
+    lives again (resumed by hand, or by a resume planned late), so the queue's record says how its runs ended.
+    """
     for job in state.jobs:
-        if job.launched and job.run_id:
-            run_status = read_status(Path(runs_dir) / job.run_id)
-            run_state = run_status.state
-            due = auto_resume.pending(run_status)
-            if due is not None:  # it resumes by itself: the job is not over
-                job.status = RUNNING
-                job.reason = (f"{run_state} at {time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))}; "
-                              f"resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}")
-            elif run_state in TERMINAL:
-                job.status = run_state
-                job.ended_at = job.ended_at or time.time()
-                if run_state != "finished":
-                    job.reason = run_status.error_message or run_state
-            elif run_state in LIVE:
-                job.status = RUNNING
-                note = stall_note(run_status)
-                job.reason = f"stalled: {note}" if note else None
+        if not job.run_id or not (job.launched or job.status in FAILED):
+            continue
+        run_status = read_status(Path(runs_dir) / job.run_id)
+        run_state = run_status.state
+        due = auto_resume.pending(run_status)
+        if not job.launched:
+            if due is None and run_state not in LIVE:
+                continue  # still as it ended
+            job.ended_at = None
+        when = time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))
+        if due is not None:  # it resumes by itself: the job is not over
+            job.status = RUNNING
+            job.reason = f"{run_state} at {when}; resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}"
+        elif not auto_resume.decided(run_status):
+            job.status = RUNNING
+            job.reason = f"{run_state} at {when}; deciding whether it resumes by itself"
+        elif run_state in TERMINAL:
+            job.status = run_state
+            job.ended_at = job.ended_at or time.time()
+            if run_state != "finished":
+                job.reason = run_status.error_message or run_state
+        elif run_state in LIVE:
+            job.status = RUNNING
+            note = stall_note(run_status)
+            job.reason = f"stalled: {note}" if note else None
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:
