@@ -21,7 +21,6 @@ from typing import Any
 
 from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
-from core.config.seeds import with_seed
 from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.autostart import drop_entry
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
@@ -29,6 +28,7 @@ from core.queue.state import (
     JOB_ENDED,
     QueueFolder,
     fits_next_to,
+    job_config,
     job_estimate,
     load_queue,
     plan_job,
@@ -65,7 +65,7 @@ def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
         resume_job(runs_dir, state, job)
         return
     spec = plan_job(state, job.name)
-    cfg = spec.config() if job.seed is None else with_seed(spec.config(), job.seed)
+    cfg = job_config(state, job)
     job.status, job.started_at, job.reason = LAUNCHING, time.time(), None
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
         job.status, job.started_at = WAITING, None
@@ -251,7 +251,7 @@ def _estimate(state: QueueState, job: QueueJob, estimates: dict[str, dict[str, A
     (the job failed)."""
     if job.plan_name not in estimates:
         try:
-            estimates[job.plan_name] = job_estimate(plan_job(state, job.name).config()) or {}
+            estimates[job.plan_name] = job_estimate(job_config(state, job)) or {}
         except ConfigError as exc:
             job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             return None

@@ -18,6 +18,7 @@ from typing import Any
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
+from core.config.seeds import with_seed
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
@@ -169,6 +170,14 @@ def job_estimate(cfg: RunConfig) -> dict[str, Any] | None:
 
 def plan_job(state: QueueState, name: str) -> PlanJob:
     return PlanJob.model_validate(state.plan_entry(name))
+
+
+def job_config(state: QueueState, job: QueueJob) -> RunConfig:
+    """The run config job ``job`` launches: its plan job's, with its seed, and a custom env's import folder (the
+    folder the queue was started in, as ``rlpanel train`` records the folder it runs in) unless it names one."""
+    cfg = plan_job(state, job.name).config()
+    cfg = cfg if job.seed is None else with_seed(cfg, job.seed)
+    return cfg.with_import_folder(state.import_folder) if state.import_folder else cfg
 
 
 def summary_line(state: QueueState) -> str:
