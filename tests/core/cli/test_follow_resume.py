@@ -103,3 +103,25 @@ def test_a_crash_nothing_resumes_exits_1(runs_dir):
     with pytest.raises(CliError) as crashed:
         _detach_or_follow(argparse.Namespace(detach=False, json=False), run, None)
     assert crashed.value.code == 1 and "resumes" not in str(crashed.value)
+
+
+@pytest.mark.training
+def test_rlpanel_train_follows_a_real_automatic_resume_and_exits_0(tmp_path, runs_dir):
+    """The worker kills itself (SIGKILL) at step 300; its supervisor plans the resume (0.5 s) and starts it."""
+    import json
+
+    from core.run.status import read_status
+    from tests.training_helpers import cli
+
+    env = "tests.core.night.night_env:NightEnv"
+    done = cli("train", "--algo", "PPO", "--env", env, "--trust", "tests.core.night.night_env", "--timesteps", "640",
+               "--set", f"env.kwargs={{die_at: 300, marker: '{tmp_path / 'killed'}'}}", "--set", "ppo.n_steps=64",
+               "--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=1", "--set", "runtime.n_envs=1",
+               "--set", "runtime.vec_env=dummy", "--set", "budget.checkpoint_every=128",
+               "--set", "runtime.auto_resume=1", "--set", "runtime.auto_resume_after_s=0.5",
+               "--runs-dir", str(runs_dir), "--json")
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["state"] == "finished" and result["resumes_at"] is None
+    assert "SIGKILL" in done.stderr and "it resumes by itself at" in done.stderr and "following it" in done.stderr
+    assert read_status(runs_dir / result["id"]).attempt == 2
