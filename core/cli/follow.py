@@ -232,9 +232,9 @@ def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) ->
             for run_dir in run_dirs:
                 if run_dir in ends:
                     continue
-                left = _left(seen.get(run_dir), waits.get(run_dir))
-                if left.resumes_at is not None:  # nothing runs to stop: it is left to its resume
-                    ends[run_dir] = left
+                to_resume = _left(seen.get(run_dir), waits.get(run_dir))
+                if to_resume.resumes_at is not None:  # nothing runs to stop: it is left to its resume
+                    ends[run_dir] = to_resume
                 else:
                     request_stop(run_dir, "Ctrl-C")
             print("\nstopping the group's runs gracefully (checkpoints first; runs awaiting their automatic resume are "

@@ -118,7 +118,8 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
                               "launched_at": time.time()}
     if resume:
         starting["resumed_from"] = read_status(run_dir).state
-    write_status(run_dir, **starting, **(also or {}))
+    starting.update(also or {})
+    write_status(run_dir, **starting)
     if is_cluster_run(run_dir):
         return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
     return spawn_detached(supervisor_command(run_dir, resume), RunDir(run_dir).worker_log, extra_env, reap,
