@@ -165,8 +165,9 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> Followed:
                     print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                     last_print, printed = now, line
             if awaits is not None and awaits != waiting:
-                print(("\n" if tty else "") + f"{run_dir.name} {state}: {_reason(status)}; {awaits}: following it "
-                      "(Ctrl-C leaves it to resume by itself)", file=sys.stderr, flush=True)
+                hint = " (Ctrl-C leaves it to resume by itself)" if auto_resume.pending(status) is not None else ""
+                print(("\n" if tty else "") + f"{run_dir.name} {state}: {_reason(status)}; {awaits}: following it{hint}",
+                      file=sys.stderr, flush=True)
             waiting = awaits
             if ended:
                 if tty:
