@@ -7,6 +7,7 @@ closing the window does not stop it, and a new window shows it again. "Resume af
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -109,8 +110,9 @@ class QueuePanel(QWidget):
             self._show_errors([f"Ray cluster: {exc}"])
             return False
         try:
+            # a custom env is imported from the window's working folder, as for the runs its Launch starts
             state, note = start_queue(self.runs_dir, plan, self.editor.saved_path(), reap=True, cluster=cluster,
-                                      survive_reboot=self.survive_reboot.isChecked())
+                                      survive_reboot=self.survive_reboot.isChecked(), import_folder=os.getcwd())
         except AutostartError as exc:
             self._show_errors([f"Resume after a restart: {exc}; the queue was not started (untick the box to start it)"])
             return False

@@ -9,6 +9,11 @@ the run ends, so the last line says where it ended.
 
 A group of seeds (``train --seeds``) is followed more quietly: a line as each run ends, and how many run,
 ended and failed when that changes; Ctrl-C asks every run of the group to stop.
+
+A run that crashed or failed with an automatic resume planned (``runtime.auto_resume``) has not ended: the line
+says when it resumes and the following goes on through the resume to the run's real end (issue 44: ``train``
+said "crashed" and exited 1 while the run went on to finish). Ctrl-C while the resume is awaited leaves it to
+come; the caller tells that end apart (``Followed.resumes_at``).
 """
 
 from __future__ import annotations
@@ -17,15 +22,16 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
+from core.run import auto_resume
 from core.run.control import request_stop
 from core.run.episodes import REWARD_WINDOW, EpisodeGroup, group_of, last_window, weighted_mean
 from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
-from core.run.states import TERMINAL
-from core.run.status import read_status
+from core.run.states import FAILED, TERMINAL
+from core.run.status import RunStatus, read_status
 from core.util.jsonl import JsonlReader
 
 BAR_WIDTH = 24
@@ -98,9 +104,32 @@ class RunProgress:
         return "  ".join(parts)
 
 
-def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str]:
-    """Show a progress line until the run ends; Ctrl-C asks for a graceful stop. ``total``: the steps the run
-    trains, until its progress records say it."""
+class Followed(NamedTuple):
+    """How a followed run was left: its state and why; ``resumes_at`` when it crashed or failed and its automatic
+    resume is planned for then (the command was left before it: Ctrl-C)."""
+
+    state: str
+    reason: str
+    resumes_at: float | None = None
+
+
+def _reason(status: RunStatus) -> str:
+    return status.exit_reason or status.error_message or status.state
+
+
+def awaited(run_dir: Path, status: RunStatus) -> str | None:
+    """What a crashed or failed run still waits for (its planned resume, its supervisor's decision), else None."""
+    return auto_resume.awaited(run_dir, status) if status.state in FAILED else None
+
+
+def _left_to_resume(status: RunStatus, why: str) -> Followed:
+    return Followed(status.state, f"{_reason(status)}; {why}", auto_resume.pending(status))
+
+
+def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> Followed:
+    """Show a progress line until the run ends (through its automatic resumes); Ctrl-C asks for a graceful stop, or
+    leaves a run that awaits its automatic resume to it. ``total``: the steps the run trains, until its progress
+    records say it."""
     reader = JsonlReader(RunDir(run_dir).metrics)
     tty = sys.stderr.isatty()
     progress = RunProgress(total=total)
@@ -108,6 +137,8 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
     last_print = 0.0
     interrupted = False
     printed = ""
+    waiting: str | None = None  # what a crashed or failed run awaits (its resume), as last said
+    status: RunStatus | None = None
     while True:
         try:
             restarts = reader.restarts
@@ -126,32 +157,45 @@ def follow(run_dir: Path, poll_s: float = 0.5, total: int = 0) -> tuple[str, str
             if interrupted and state == "running":  # the stop is asked for: its speed and time left are not
                 state = "stopping"
             now = time.monotonic()
-            ended = state in TERMINAL
+            awaits = awaited(run_dir, status)
+            ended = state in TERMINAL and awaits is None
             if progress.step and (tty or ended or now - last_print >= 5):
                 line = progress.line(state, time.time(), status.train_time_s)
                 if line != printed:
                     print(("\r" + line + "   ") if tty else line, end="" if tty else "\n", file=sys.stderr, flush=True)
                     last_print, printed = now, line
+            if awaits is not None and awaits != waiting:
+                hint = " (Ctrl-C leaves it to resume by itself)" if auto_resume.pending(status) is not None else ""
+                print(("\n" if tty else "") + f"{run_dir.name} {state}: {_reason(status)}; {awaits}: following it{hint}",
+                      file=sys.stderr, flush=True)
+            waiting = awaits
             if ended:
                 if tty:
                     print(file=sys.stderr)
-                return state, status.exit_reason or status.error_message or state
+                return Followed(state, _reason(status))
             time.sleep(poll_s)
         except KeyboardInterrupt:
+            if status is not None and waiting is not None and auto_resume.pending(status) is not None:
+                print(f"\nleaving {run_dir.name} to its automatic resume", file=sys.stderr)
+                return _left_to_resume(status, waiting)
             if interrupted:
                 print(f"\nleaving {run_dir.name} running; stop it with: rlpanel stop {run_dir.name}", file=sys.stderr)
-                return "running", "detached by a second Ctrl-C"
+                return Followed("running", "detached by a second Ctrl-C")
             interrupted = True
             request_stop(run_dir, "Ctrl-C")
             print("\nstopping gracefully (checkpoint first); Ctrl-C again leaves the run going", file=sys.stderr)
 
 
-def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) -> list[tuple[str, str]]:
-    """Wait until every run of a group has ended, saying each end; returns (state, reason) per run, in order.
+def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) -> list[Followed]:
+    """Wait until every run of a group has ended (through their automatic resumes), saying each end; returns how
+    each run was left, in order.
 
-    Ctrl-C asks all of them for a graceful stop; a second Ctrl-C leaves them going (state ``running``).
+    Ctrl-C asks all of them for a graceful stop; a second Ctrl-C leaves them going (state ``running``, or the
+    crashed state with ``resumes_at`` for a run that awaits its automatic resume).
     """
-    ends: dict[Path, tuple[str, str]] = {}
+    ends: dict[Path, Followed] = {}
+    seen: dict[Path, RunStatus] = {}
+    waits: dict[Path, str] = {}  # what each crashed or failed run awaits, as last said
     interrupted = False
     said = ""
     while len(ends) < len(run_dirs):
@@ -161,10 +205,18 @@ def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) ->
                 if run_dir in ends:
                     counts[ends[run_dir][0]] = counts.get(ends[run_dir][0], 0) + 1
                     continue
-                status = read_status(run_dir)
+                status = seen[run_dir] = read_status(run_dir)
                 counts[status.state] = counts.get(status.state, 0) + 1
-                if status.state in TERMINAL:
-                    ends[run_dir] = status.state, status.exit_reason or status.error_message or status.state
+                awaits = awaited(run_dir, status)
+                if awaits is not None and awaits != waits.get(run_dir):
+                    print(f"{run_dir.name} (seed {seed}): {status.state}: {_reason(status)}; {awaits}", file=sys.stderr,
+                          flush=True)
+                if awaits is None:
+                    waits.pop(run_dir, None)
+                else:
+                    waits[run_dir] = awaits
+                if status.state in TERMINAL and awaits is None:
+                    ends[run_dir] = Followed(status.state, _reason(status))
                     print(f"{run_dir.name} (seed {seed}): {status.state}: {ends[run_dir][1]}", file=sys.stderr, flush=True)
             line = ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
             if line != said:
@@ -176,11 +228,23 @@ def follow_group(run_dirs: list[Path], seeds: list[int], poll_s: float = 1.0) ->
             if interrupted:
                 left = [d.name for d in run_dirs if d not in ends]
                 print(f"\nleaving {len(left)} runs going; stop one with: rlpanel stop RUN_ID", file=sys.stderr)
-                return [ends.get(d, ("running", "detached by a second Ctrl-C")) for d in run_dirs]
+                return [ends.get(d) or _left(seen.get(d), waits.get(d)) for d in run_dirs]
             interrupted = True
             for run_dir in run_dirs:
-                if run_dir not in ends:
+                if run_dir in ends:
+                    continue
+                to_resume = _left(seen.get(run_dir), waits.get(run_dir))
+                if to_resume.resumes_at is not None:  # nothing runs to stop: it is left to its resume
+                    ends[run_dir] = to_resume
+                else:
                     request_stop(run_dir, "Ctrl-C")
-            print("\nstopping the group's runs gracefully (checkpoints first); Ctrl-C again leaves them going",
-                  file=sys.stderr)
+            print("\nstopping the group's runs gracefully (checkpoints first; runs awaiting their automatic resume are "
+                  "left to it); Ctrl-C again leaves them going", file=sys.stderr)
     return [ends[d] for d in run_dirs]
+
+
+def _left(status: RunStatus | None, waiting: str | None) -> Followed:
+    """How a run of a group not yet ended is left by a second Ctrl-C."""
+    if status is not None and waiting is not None and auto_resume.pending(status) is not None:
+        return _left_to_resume(status, waiting)
+    return Followed("running", "detached by a second Ctrl-C")

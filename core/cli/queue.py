@@ -51,7 +51,7 @@ def run_plan(args: argparse.Namespace) -> int:
     cluster = cluster_from_args(args)
     try:
         state, note = start_queue(root, plan, args.plan, restart=args.restart, cluster=cluster,
-                                  survive_reboot=args.survive_reboot)
+                                  survive_reboot=args.survive_reboot, import_folder=os.getcwd())
     except QueueBusy as exc:
         raise CliError(f"{exc}; see rlpanel queue status, or rlpanel queue cancel") from None
     except AutostartError as exc:

@@ -3,6 +3,10 @@
 ``train --seeds 5`` (or ``--seeds 3,7,11``) launches a group of seeds at once (``core.run.start.start_group``)
 and waits for all of them, saying each run's end (``core.cli.follow.follow_group``); ``--detach`` prints the
 group's id and its runs' ids and returns.
+
+A followed run that crashes with an automatic resume planned is followed through it to its end; the exit code
+tells the ends apart (``EXIT_CODES``): 1 is a run that failed or crashed for good, 3 one left (Ctrl-C) while its
+automatic resume was still to come.
 """
 
 from __future__ import annotations
@@ -34,9 +38,14 @@ from core.run.start import StartedGroup, StartError, restart_run, start_group, s
 from core.run.status import read_status
 from core.run.store import RunStore, load_run_config
 
+RESUMES_BY_ITSELF = 3  # the exit code of a followed run left while its automatic resume was still to come
+EXIT_CODES = ("exit codes: 0 finished or stopped (or left running by a second Ctrl-C); 1 failed or crashed, nothing "
+              "resumes it; 2 a bad command line or config; 3 crashed or failed and resumes by itself at the time said "
+              "(an automatic resume is planned; Ctrl-C left it to that)")
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
-    p = sub.add_parser("train", parents=[common], help="start a run (follows it unless --detach)")
+    p = sub.add_parser("train", parents=[common], help="start a run (follows it unless --detach)", epilog=EXIT_CODES)
     add_config_args(p)
     p.add_argument("--seeds", metavar="N|S1,S2,...",
                    help="a group of runs of this config, all at once: 5 is seeds 0-4, 3,7,11 those seeds "
@@ -44,7 +53,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.add_argument("--detach", action="store_true", help="print the run id (a group's id and run ids) and return at once")
     p.set_defaults(func=run_train)
 
-    r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run")
+    r = sub.add_parser("resume", parents=[common], help="continue a stopped, crashed or failed run", epilog=EXIT_CODES)
     r.add_argument("run_id")
     r.add_argument("--timesteps", type=positive_int, metavar="N",
                    help="train N more steps (default: what remains of the budget)")
@@ -52,7 +61,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     r.set_defaults(func=run_resume)
 
     rs = sub.add_parser("restart", parents=[common],
-                        help="train an ended run again from step 0 with its config (the old curve is kept as superseded)")
+                        help="train an ended run again from step 0 with its config (the old curve is kept as superseded)",
+                        epilog=EXIT_CODES)
     rs.add_argument("run_id")
     rs.add_argument("--detach", action="store_true", help="print the run id and return at once")
     rs.set_defaults(func=run_restart)
@@ -118,14 +128,18 @@ def _train_group(args: argparse.Namespace, validated: ValidatedConfig, spaces: E
         return 0
     print(_group_line(group), file=sys.stderr)
     ends = follow_group([run.run_dir for run in group.runs], seeds)
-    for run, (state, reason) in zip(runs, ends, strict=True):
-        run.update(state=state, reason=reason)
+    for run, end in zip(runs, ends, strict=True):
+        run.update(state=end.state, reason=end.reason, resumes_at=end.resumes_at)
     emit(args, {**head, "runs": runs}, lambda: "\n".join(f"{r['id']}: {r['state']}" for r in runs))
-    bad = [r for r in runs if r["state"] not in ("finished", "stopped", "running")]
+    resuming = [r for r in runs if r["resumes_at"] is not None]
+    bad = [r for r in runs if r["state"] not in ("finished", "stopped", "running") and r not in resuming]
+    if not (bad or resuming):
+        return 0
+    said = "; ".join(f"{r['id']} {r['state']}: {r['reason']}" for r in [*bad, *resuming][:3])
     if bad:
-        raise CliError(f"group {group.id}: {len(bad)} of {len(runs)} runs did not finish: "
-                       + "; ".join(f"{r['id']} {r['state']}: {r['reason']}" for r in bad[:3]))
-    return 0
+        raise CliError(f"group {group.id}: {len(bad)} of {len(runs)} runs did not finish: {said}")
+    raise CliError(f"group {group.id}: {len(resuming)} of {len(runs)} runs resume by themselves: {said}",
+                   RESUMES_BY_ITSELF)
 
 
 def _group_line(group: StartedGroup) -> str:
@@ -140,11 +154,15 @@ def _detach_or_follow(args: argparse.Namespace, run_dir: Path, plan: PlannedStep
         return 0
     said = f": {plan.text()}" if plan and plan.differs else ""
     print(f"run {run_dir.name} ({run_dir}){said}", file=sys.stderr)
-    state, reason = follow(run_dir, total=planned or 0)
-    emit(args, {"id": run_dir.name, "path": str(run_dir), "state": state, "reason": reason}, f"{run_dir.name}: {state}")
-    if state in ("finished", "stopped", "running"):
+    end = follow(run_dir, total=planned or 0)
+    emit(args, {"id": run_dir.name, "path": str(run_dir), "state": end.state, "reason": end.reason,
+                "resumes_at": end.resumes_at}, f"{run_dir.name}: {end.state}")
+    if end.resumes_at is not None:
+        raise CliError(f"run {run_dir.name} {end.state}: {end.reason}; it goes on without this command: see it with "
+                       f"rlpanel runs {run_dir.name}, or in the window", RESUMES_BY_ITSELF)
+    if end.state in ("finished", "stopped", "running"):
         return 0
-    raise CliError(f"run {run_dir.name} {state}: {reason}")
+    raise CliError(f"run {run_dir.name} {end.state}: {end.reason}")
 
 
 def run_resume(args: argparse.Namespace) -> int:

@@ -75,7 +75,7 @@ def request_cancel(runs_dir: Path, stop_running: bool = False) -> None:
 
 def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, restart: bool = False,
                 reap: bool = False, cluster: dict[str, Any] | None = None, survive_reboot: bool = False,
-                host: Host | None = None) -> tuple[QueueState, str]:
+                host: Host | None = None, import_folder: str | None = None) -> tuple[QueueState, str]:
     """Start ``plan`` in ``runs_dir`` with a detached runner; returns (state, what happened).
 
     The same plan after its runner crashed continues where it was; after it failed or was
@@ -87,19 +87,23 @@ def start_queue(runs_dir: Path, plan: Plan, plan_path: Path | None = None, resta
     cluster; a continued queue keeps the cluster it had unless another is given.
     ``survive_reboot`` registers a start-up entry that resumes the queue when the user logs in after a
     restart (``core.queue.autostart``; ``host``: the platform it is made for); a continued queue keeps the
-    entry it had. Raises ``QueueBusy`` while another queue runs here, ``AutostartError`` (nothing started)
+    entry it had. ``import_folder``: where the jobs' custom envs are imported from (``rlpanel queue run`` and the
+    window pass the folder they were started in, as for ``train``; each start of the plan says it anew, a
+    ``queue resume`` keeps it). Raises ``QueueBusy`` while another queue runs here, ``AutostartError`` (nothing started)
     when no entry can be made.
     """
     root = absolute(runs_dir)
     try:
         with held_briefly(QueueFolder(root).start_lock, what=f"the queue of {root}"):
-            return _start_locked(root, plan, plan_path, restart, reap, cluster, (host or Host()) if survive_reboot else None)
+            state_host = (host or Host()) if survive_reboot else None
+            return _start_locked(root, plan, plan_path, restart, reap, cluster, state_host, import_folder)
     except LockBusy as exc:
         raise QueueBusy(str(exc)) from None
 
 
 def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool, reap: bool,
-                  cluster: dict[str, Any] | None, entry_host: Host | None) -> tuple[QueueState, str]:
+                  cluster: dict[str, Any] | None, entry_host: Host | None,
+                  import_folder: str | None = None) -> tuple[QueueState, str]:
     """``start_queue`` once its start lock is held: a second start waits here and then finds this
     queue active (its state is written before the lock is let go) and is refused. ``entry_host``: make a
     start-up entry for that platform (None: keep the one the state has, if any)."""
@@ -129,6 +133,8 @@ def _start_locked(root: Path, plan: Plan, plan_path: Path | None, restart: bool,
         note = f"started queue with {len(plan.jobs)} jobs{runs}, {plan.parallel} at once"
     if cluster is not None:
         state.ray = cluster
+    if import_folder is not None:
+        state.import_folder = import_folder
     if state.ray:
         note += f"; jobs go to the Ray cluster at {state.ray['address']}"
     if entry_host is not None:

@@ -131,6 +131,7 @@ class QueueState:
     error: str | None = None
     ray: dict[str, Any] | None = None  # the Ray cluster its jobs go to (core.cluster.target.ClusterTarget.to_json())
     survive_reboot: StartupEntry | None = None  # the start-up entry that resumes it after a restart, while registered
+    import_folder: str | None = None  # where its jobs' custom envs are imported from (the folder it was started in)
     recorded_state: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -147,7 +148,8 @@ class QueueState:
             ended_at=_number(data.get("ended_at")), runner=_mapping(data.get("runner")),
             restarts=restarts if isinstance(restarts, int) and not isinstance(restarts, bool) else None,
             error=_text(data.get("error")), ray=_mapping(data.get("ray")),
-            survive_reboot=StartupEntry.from_json(data.get("survive_reboot")), recorded_state=_text(data.get("recorded_state")),
+            survive_reboot=StartupEntry.from_json(data.get("survive_reboot")), import_folder=_text(data.get("import_folder")),
+            recorded_state=_text(data.get("recorded_state")),
             extra={k: v for k, v in data.items() if k not in known})
 
     def to_json(self) -> dict[str, Any]:
@@ -157,7 +159,8 @@ class QueueState:
                                "runner": self.runner, "jobs": [j.to_json() for j in self.jobs]}
         optional = {"launched_at": self.launched_at, "updated_at": self.updated_at, "ended_at": self.ended_at,
                     "restarts": self.restarts, "error": self.error, "ray": self.ray, "recorded_state": self.recorded_state,
-                    "survive_reboot": self.survive_reboot.to_json() if self.survive_reboot else None}
+                    "survive_reboot": self.survive_reboot.to_json() if self.survive_reboot else None,
+                    "import_folder": self.import_folder}
         out.update({k: v for k, v in optional.items() if v is not None})
         return out
 

@@ -21,7 +21,6 @@ from typing import Any
 
 from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
-from core.config.seeds import with_seed
 from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.autostart import drop_entry
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
@@ -29,6 +28,7 @@ from core.queue.state import (
     JOB_ENDED,
     QueueFolder,
     fits_next_to,
+    job_config,
     job_estimate,
     load_queue,
     plan_job,
@@ -44,6 +44,7 @@ from core.run.states import FAILED, LIVE
 from core.run.status import SUPERVISOR_MODULE, StatusFields, read_status
 from core.run.store import RunStore
 from core.util.files import AtomicWriteError
+from core.util.locks import LockBusy
 from core.util.procs import module_running, process_identity
 
 
@@ -64,7 +65,7 @@ def launch_job(runs_dir: Path, state: QueueState, job: QueueJob) -> None:
         resume_job(runs_dir, state, job)
         return
     spec = plan_job(state, job.name)
-    cfg = spec.config() if job.seed is None else with_seed(spec.config(), job.seed)
+    cfg = job_config(state, job)
     job.status, job.started_at, job.reason = LAUNCHING, time.time(), None
     if not save_state(runs_dir, state):  # LAUNCHING must be on disk before the run folder exists: next pass
         job.status, job.started_at = WAITING, None
@@ -159,19 +160,21 @@ def _auto_resume(runs_dir: Path, state: QueueState) -> None:
             continue
         run_dir = runs_dir / job.run_id
         status = read_status(run_dir)
-        auto = status.auto_resume or {}
-        decided = auto.get("attempt") == status.attempt
-        if status.state not in FAILED or (decided and auto.get("due_at") is None):
+        decided = auto_resume.decided(status)
+        if status.state not in FAILED or (decided and auto_resume.pending(status) is None):
             continue  # running, or decided with nothing due (given up, off): no process scan every pass
         if module_running(SUPERVISOR_MODULE, run_dir):
-            continue  # its supervisor plans and resumes it
-        if not decided:
-            decision = auto_resume.plan(run_dir)
-            if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
-                why = status.error_message or status.exit_reason or "the worker ended without a word"
-                notify_run_event(run_dir, status.state, f"{why}; {decision.sentence}", log=_log)
-        if auto_resume.resume_if_due(run_dir, reap=True):
-            _log(f"job {job.name}: run {job.run_id} resumed automatically")
+            continue  # its supervisor plans and resumes it (the job stays running until it has: reconcile)
+        try:
+            if not decided:
+                decision = auto_resume.plan(run_dir)
+                if decision.due_at is not None:  # its supervisor could not say it: the notification goes from here
+                    why = status.error_message or status.exit_reason or "the worker ended without a word"
+                    notify_run_event(run_dir, status.state, f"{why}; {decision.sentence}", log=_log)
+            if auto_resume.resume_if_due(run_dir, reap=True):
+                _log(f"job {job.name}: run {job.run_id} resumed automatically")
+        except (LockBusy, OSError) as exc:  # the job waits (reconcile keeps it running): tried again next pass
+            _log(f"job {job.name}: the automatic resume of run {job.run_id} waits: {exc}")
 
 
 def _notify_unattended_crashes(runs_dir: Path, state: QueueState, before: dict[str, str]) -> None:
@@ -248,7 +251,7 @@ def _estimate(state: QueueState, job: QueueJob, estimates: dict[str, dict[str, A
     (the job failed)."""
     if job.plan_name not in estimates:
         try:
-            estimates[job.plan_name] = job_estimate(plan_job(state, job.name).config()) or {}
+            estimates[job.plan_name] = job_estimate(job_config(state, job)) or {}
         except ConfigError as exc:
             job.status, job.reason, job.ended_at = "failed", str(exc), time.time()
             return None

@@ -18,12 +18,13 @@ from typing import Any
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
+from core.config.seeds import with_seed
 from core.fit.estimate import estimate_config
 from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
 from core.run import auto_resume
 from core.run.runner_folder import RunnerFolder
-from core.run.states import LIVE, TERMINAL
+from core.run.states import FAILED, LIVE, TERMINAL
 from core.run.status import SUPERVISOR_MODULE, read_status, stall_note
 from core.util.procs import module_running
 
@@ -95,30 +96,41 @@ def is_active(state: QueueState | None) -> bool:
 # --- scheduling (one pass; the runner calls it about once a second) -----------------------------
 
 def reconcile(runs_dir: Path, state: QueueState) -> None:
-    """Bring each launched job's status up to date from its run folder."""
+    """Bring each launched job's status up to date from its run folder.
+
+    A crashed or failed run is not the job's end while its automatic resume is due or still being decided (its
+    supervisor plans it the moment the worker ends, or the runner when the supervisor is gone): a job ``after`` it
+    must not start meanwhile (issue 44). A job that ended failed or crashed follows its run again when the run
+    lives again (resumed by hand, or by a resume planned late), so the queue's record says how its runs ended.
+    """
     for job in state.jobs:
-        if job.launched and job.run_id:
-            run_status = read_status(Path(runs_dir) / job.run_id)
-            run_state = run_status.state
-            due = auto_resume.pending(run_status)
-            if due is not None:  # it resumes by itself: the job is not over
-                job.status = RUNNING
-                job.reason = (f"{run_state} at {time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))}; "
-                              f"resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}")
-            elif auto_resume.undecided(run_status) and module_running(SUPERVISOR_MODULE, Path(runs_dir) / job.run_id):
-                # its worker wrote "failed" and is ending; its supervisor then plans whether it resumes by itself: not
-                # over yet (a one-job queue ended "finished with failures" here, then its run resumed and finished)
-                job.status = RUNNING
-                job.reason = f"{run_state}; deciding whether it resumes by itself"
-            elif run_state in TERMINAL:
-                job.status = run_state
-                job.ended_at = job.ended_at or time.time()
-                if run_state != "finished":
-                    job.reason = run_status.error_message or run_state
-            elif run_state in LIVE:
-                job.status = RUNNING
-                note = stall_note(run_status)
-                job.reason = f"stalled: {note}" if note else None
+        if not job.run_id or not (job.launched or job.status in FAILED):
+            continue
+        run_status = read_status(Path(runs_dir) / job.run_id)
+        run_state = run_status.state
+        due = auto_resume.pending(run_status)
+        if not job.launched:
+            if due is None and run_state not in LIVE:
+                continue  # still as it ended
+            job.ended_at = None
+        when = time.strftime('%H:%M', time.localtime(run_status.ended_at or time.time()))
+        if due is not None:  # it resumes by itself: the job is not over
+            job.status = RUNNING
+            job.reason = f"{run_state} at {when}; resumes by itself at {time.strftime('%H:%M:%S', time.localtime(due))}"
+        elif not auto_resume.decided(run_status) and module_running(SUPERVISOR_MODULE, Path(runs_dir) / job.run_id):
+            # its supervisor plans it once its worker is gone; without one, the runner's pass planned it before this
+            # (_auto_resume), except in a cancelled queue, where nothing will: then the job ends as its run did
+            job.status = RUNNING
+            job.reason = f"{run_state} at {when}; deciding whether it resumes by itself"
+        elif run_state in TERMINAL:
+            job.status = run_state
+            job.ended_at = job.ended_at or time.time()
+            if run_state != "finished":
+                job.reason = run_status.error_message or run_state
+        elif run_state in LIVE:
+            job.status = RUNNING
+            note = stall_note(run_status)
+            job.reason = f"stalled: {note}" if note else None
 
 
 def ready_jobs(state: QueueState) -> list[QueueJob]:
@@ -161,6 +173,14 @@ def job_estimate(cfg: RunConfig) -> dict[str, Any] | None:
 
 def plan_job(state: QueueState, name: str) -> PlanJob:
     return PlanJob.model_validate(state.plan_entry(name))
+
+
+def job_config(state: QueueState, job: QueueJob) -> RunConfig:
+    """The run config job ``job`` launches: its plan job's, with its seed, and a custom env's import folder (the
+    folder the queue was started in, as ``rlpanel train`` records the folder it runs in) unless it names one."""
+    cfg = plan_job(state, job.name).config()
+    cfg = cfg if job.seed is None else with_seed(cfg, job.seed)
+    return cfg.with_import_folder(state.import_folder) if state.import_folder else cfg
 
 
 def summary_line(state: QueueState) -> str:

@@ -34,9 +34,10 @@ from core.config.schema import RunConfig
 from core.run.layout import RunDir
 from core.run.reached import checkpoint_step, resume_by_hand, step_reached
 from core.run.states import FAILED
-from core.run.status import RunStatus, read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, RunStatus, StatusFields, read_status, write_status
 from core.run.store import load_run_config
 from core.util.locks import held_briefly
+from core.util.procs import module_running
 
 QUEUED_DEFAULT = 2  # auto_resume when the config leaves it empty, for a run of a queue (others: 0)
 # failure kinds (status.json's failure_kind, written by the worker and the supervisor)
@@ -175,33 +176,53 @@ def next_step(run_dir: Path, decision: Decision | None) -> str:
     return f"{decision.sentence}; {by_hand}"
 
 
+class NoLongerDue(ValueError):
+    """The planned resume was taken (or replaced) by someone else between the look and the lock."""
+
+
 def resume_if_due(run_dir: Path, now: float | None = None, reap: bool = True) -> bool:
     """Resume the run when its planned automatic resume is due and it is still crashed or failed; True if it was.
 
-    ``core.run.control.resume_run`` holds the control lock and refuses a run that is no longer resumable, so two
-    callers (a supervisor and a queue runner) never resume it twice."""
+    The plan is taken (``due_at`` cleared, ``resumed_at`` set) in the launch's first write, the one that makes the
+    run ``starting``, under the run's control lock (``resume_run``'s ``claim``): a reader never sees the run crashed
+    with nothing due while its resume starts (issue 44: a queue took that moment for the job's end), and of two
+    callers (a supervisor and a queue runner) one resumes it. A resume refused for a reason of the run's own (no
+    complete checkpoint left, a config that no longer reads) is recorded as given up, so nothing waits on it."""
     from core.run.control import RunStateError, resume_run
 
     run_dir = Path(run_dir)
     now = time.time() if now is None else now
-    status = read_status(run_dir)
-    due = (status.auto_resume or {}).get("due_at")
-    if due is None or now < due or status.state not in FAILED:
+    if not _due(read_status(run_dir), now):
         return False
-    # recorded before the launch (the new worker writes this file next); resume_run's lock and state check make a
-    # second caller's resume fail instead of launching twice
-    write_status(run_dir, auto_resume={**(status.auto_resume or {}), "due_at": None, "resumed_at": time.time()})
+
+    def claim(locked: RunStatus) -> StatusFields:
+        if not _due(locked, now):
+            raise NoLongerDue
+        return {"auto_resume": {**(locked.auto_resume or {}), "due_at": None, "resumed_at": time.time()}}
+
     try:
-        resume_run(run_dir, reap=reap)
-    except RunStateError:
+        resume_run(run_dir, reap=reap, claim=claim)
+    except NoLongerDue:
         return False  # resumed, restarted or deleted by someone else meanwhile
+    except RunStateError as exc:
+        _give_up(run_dir, now, f"the automatic resume was refused: {exc}")
+        return False
     return True
 
 
-def undecided(status: RunStatus) -> bool:
-    """A crashed or failed run whose ended attempt has no decision yet: its supervisor plans it once its worker
-    process is gone (seconds after the worker wrote ``failed``), else a queue runner does."""
-    return status.state in FAILED and (status.auto_resume or {}).get("attempt") != status.attempt
+def _due(status: RunStatus, now: float) -> bool:
+    """The attempt's planned resume is due: it is crashed or failed and its plan (for this attempt) says so."""
+    auto = status.auto_resume or {}
+    due = auto.get("due_at")
+    return due is not None and now >= due and status.state in FAILED and auto.get("attempt") == status.attempt
+
+
+def _give_up(run_dir: Path, now: float, why: str) -> None:
+    """Record that the planned resume will not happen (it stays as it was when someone else took it meanwhile)."""
+    with held_briefly(RunDir(run_dir).control_lock, what=f"run {run_dir.name}"):
+        status = read_status(run_dir)
+        if _due(status, now):
+            write_status(run_dir, auto_resume={**(status.auto_resume or {}), "due_at": None, "gave_up": why[:300]})
 
 
 def pending(status: RunStatus) -> float | None:
@@ -220,6 +241,26 @@ def causes(auto: dict[str, Any] | None) -> str:
     resumed = history[:-1] if auto.get("gave_up") else history  # the last attempt's end was not resumed
     words = list(dict.fromkeys(LABELS.get(str(h.get("kind")), "a crash") for h in resumed))
     return f"after {', '.join(words)}" if words else ""
+
+
+def decided(status: RunStatus) -> bool:
+    """Whether the automatic resume of a crashed or failed run's attempt is decided (``plan`` ran for it); True for
+    a run that did not fail. Until then nobody can say the run has ended: its supervisor (or a queue runner, when the
+    supervisor is gone) is about to decide, and may plan a resume."""
+    return status.state not in FAILED or (status.auto_resume or {}).get("attempt") == status.attempt
+
+
+def awaited(run_dir: Path, status: RunStatus) -> str | None:
+    """Why a crashed or failed run is not over yet, in words: the resume planned for it (``it resumes by itself at
+    ...``), or its supervisor still deciding; None when it has ended (nothing will resume it)."""
+    due = pending(status)
+    if due is not None:
+        auto = status.auto_resume or {}
+        return Decision(due_at=due, count=int(auto.get("count") or 0), limit=int(auto.get("limit") or 0),
+                        from_step=checkpoint_step(run_dir)).sentence
+    if not decided(status) and module_running(SUPERVISOR_MODULE, run_dir):
+        return "its supervisor is deciding whether it resumes by itself"
+    return None
 
 
 def summary(auto: dict[str, Any] | None) -> str:

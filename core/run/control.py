@@ -14,6 +14,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from core.run.checkpoints import find_checkpoint
 from core.run.layout import RunDir
 from core.run.reached import resume_by_hand
 from core.run.states import ACTIVE, BROKEN, RESUMABLE
-from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, StatusFields, read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, WORKER_MODULE, RunStatus, StatusFields, read_status, write_status
 from core.run.store import load_run_config
 from core.util.files import write_atomic
 from core.util.locks import held_briefly
@@ -91,7 +92,8 @@ def request_stop(run_dir: Path, reason: str = "requested") -> None:
 
 
 def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str] | None = None,
-                  reap: bool = True, notes: list[str] | None = None) -> subprocess.Popen[bytes]:
+                  reap: bool = True, notes: list[str] | None = None,
+                  also: StatusFields | None = None) -> subprocess.Popen[bytes]:
     """Start the worker for ``run_dir`` detached, under its supervisor; their output goes to ``worker.log``.
 
     The process returned is the supervisor's: it ends after the worker, with the worker's exit
@@ -101,7 +103,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
     while this attempt is ``starting`` is still there when the worker looks (point 9 of issue 11).
     A custom env's import folder (``env.path`` in the run's config) is the worker's working
     folder and on its path, for a resume too. ``notes`` receives what the window should say
-    (a refused breakaway on Windows).
+    (a refused breakaway on Windows). ``also``: status fields written in the same write as ``starting``.
 
     A run whose status names a Ray cluster (``ray``) is submitted to it instead (through
     ``core.cluster.submit``; the process returned is that submission, ended); a submission the
@@ -116,6 +118,7 @@ def launch_worker(run_dir: Path, resume: bool = False, extra_env: dict[str, str]
                               "launched_at": time.time()}
     if resume:
         starting["resumed_from"] = read_status(run_dir).state
+    starting.update(also or {})
     write_status(run_dir, **starting)
     if is_cluster_run(run_dir):
         return _run_cluster_command(run_dir, *(["--resume"] if resume else []))
@@ -138,13 +141,16 @@ class ResumeError(RunStateError):
     """A run that cannot be resumed."""
 
 
-def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) -> tuple[int, int]:
+def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True,
+               claim: Callable[[RunStatus], StatusFields] | None = None) -> tuple[int, int]:
     """Continue a stopped, crashed or failed run (or a finished one, given ``more_steps``).
 
     Returns ``(checkpoint step, new total)``. ``more_steps`` extends the budget to the
     checkpoint's step plus that many; without it the run goes on to its configured total. The
     checkpoint is the newest complete one (``core.run.checkpoints``). Two resumes at once are
-    serialised: the second finds the run ``starting`` and is refused.
+    serialised: the second finds the run ``starting`` and is refused. ``claim`` (an automatic resume's) is
+    called under the lock with the status read there; what it returns is written with ``starting``, and what it
+    raises refuses the resume.
     """
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
@@ -158,12 +164,13 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
         if state not in RESUMABLE and not (state == "finished" and more_steps):
             hint = "; give more steps to train it further" if state == "finished" else ""
             raise ResumeError(f"run {run_dir.name} is {state}; only stopped, crashed or failed runs resume{hint}")
+        also = claim(status) if claim is not None else None
         try:
             cfg = load_run_config(run_dir)
         except ConfigError as exc:
             raise ResumeError(f"run {run_dir.name} cannot be resumed: {exc}") from None
         if cfg.is_baseline:  # a baseline keeps no checkpoint: it plays its episodes again
-            launch_worker(run_dir, resume=True, reap=reap)
+            launch_worker(run_dir, resume=True, reap=reap, also=also)
             return 0, cfg.budget.episodes
         choice = find_checkpoint(run_dir)
         if choice.checkpoint is None:
@@ -177,7 +184,7 @@ def resume_run(run_dir: Path, more_steps: int | None = None, reap: bool = True) 
             raw = cfg.model_dump(mode="json")
             raw["budget"]["total_timesteps"] = total
             write_atomic(layout.config, validate_config(raw, source=str(layout.config)).config.to_yaml())
-        launch_worker(run_dir, resume=True, reap=reap)
+        launch_worker(run_dir, resume=True, reap=reap, also=also)
     return step, total
 
 
