@@ -5,6 +5,8 @@ own reconcile; the runs' statuses written as their worker and supervisor write t
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -13,7 +15,7 @@ from core.queue.plan import parse_plan
 from core.queue.record import RUNNING, WAITING
 from core.queue.state import new_state, ready_jobs, reconcile
 from core.run import auto_resume
-from core.run.status import read_status, write_status
+from core.run.status import SUPERVISOR_MODULE, read_status, write_status
 from tests.training_helpers import make_run
 
 PLAN = {"jobs": [{"name": "first", "algo": "PPO", "env": "CartPole-v1", "timesteps": 512},
@@ -39,14 +41,20 @@ def crash(run, **auto):
 
 def test_a_crash_whose_resume_is_not_yet_decided_keeps_the_job_running_and_its_dependent_waiting(queue, runs_dir):
     state, run = queue
-    crash(run)  # the supervisor wrote "crashed"; its plan comes next (the moment a loaded machine stretches)
-    reconcile(runs_dir, state)
-    first = state.job("first")
-    assert first.status == RUNNING and "deciding whether it resumes by itself" in first.reason
-    assert ready_jobs(state) == [], "the dependent starts only once the first job has ended"
-    auto_resume.plan(run)  # decided: no checkpoint to resume from, so it is over
-    reconcile(runs_dir, state)
-    assert first.status == "crashed" and [j.name for j in ready_jobs(state)] == ["second"]
+    # a process that reads, to a process scan, as the run's supervisor, still alive to plan the resume
+    supervisor = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "-m", SUPERVISOR_MODULE, str(run)])
+    try:
+        crash(run)  # the supervisor wrote "crashed"; its plan comes next (the moment a loaded machine stretches)
+        reconcile(runs_dir, state)
+        first = state.job("first")
+        assert first.status == RUNNING and "deciding whether it resumes by itself" in first.reason
+        assert ready_jobs(state) == [], "the dependent starts only once the first job has ended"
+        auto_resume.plan(run)  # decided: no checkpoint to resume from, so it is over
+        reconcile(runs_dir, state)
+        assert first.status == "crashed" and [j.name for j in ready_jobs(state)] == ["second"]
+    finally:
+        supervisor.kill()
+        supervisor.wait()
 
 
 def test_a_job_recorded_crashed_follows_its_run_again_when_a_resume_is_planned(queue, runs_dir):
