@@ -373,7 +373,8 @@ class ResultsPanel(QWidget):
             self.model.set_rows(self.rows)
         else:
             every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
-            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
+            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None,
+                                      self.curve_mode.include_unfinished())
             self.model.set_rows(self.groups.rows, self.groups.reading)
         self.column_chooser.apply()
 
