@@ -97,10 +97,14 @@ def _format(args: argparse.Namespace, output: Path | None) -> str:
 
 
 def _check_group_options(args: argparse.Namespace) -> dict[str, float]:
-    """The grouped table's own options, checked: --reference ENV=SCORE, --profile FILE.svg (both need --group-by)."""
+    """The grouped table's own options, checked: --reference ENV=SCORE, --profile FILE.svg, --include-unfinished (all
+    need --group-by)."""
     for flag, value in (("--reference", args.reference), ("--profile", args.profile)):
         if value and not args.group_by:
             raise CliError(f"{flag} belongs to the summary across envs of groups: add --group-by group (or config)", 2)
+    if args.include_unfinished and not args.group_by:
+        raise CliError("--include-unfinished counts the unfinished runs of seed groups (a table of runs keeps every run, "
+                       "marked): add --group-by group (or config)", 2)
     if len(args.baseline or []) > 1 and not args.group_by:
         raise CliError("a table of runs compares with one --baseline; give --group-by to compare each env's groups "
                        "with the baseline of that env", 2)

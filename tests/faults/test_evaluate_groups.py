@@ -7,6 +7,7 @@ tally's "evaluate and groups" line counts them beside the night's."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,15 @@ def test_a_group_leaves_out_its_crashed_seed_and_lists_it(tmp_path, monkeypatch,
     text = capsys.readouterr().out
     assert "Left out" in text and f"{runs[1].name} (crashed at 80 steps)" in text and "--include-unfinished" in text
 
+    assert main(["export", "--runs-dir", str(tmp_path / "runs"), "--all", "--include-unfinished"]) == 2
+    assert "--include-unfinished counts the unfinished runs of seed groups" in capsys.readouterr().err
+
+    since = time.strftime("%Y-%m-%d %H:%M", time.localtime(time.time() - 86_400))
+    for extra, n in (([], 2), (["--include-unfinished"], 3)):  # the morning report's seed groups, the same rule
+        assert main(["report", "--runs-dir", str(tmp_path / "runs"), "--since", since, "--json", *extra]) == 0
+        [group] = json.loads(capsys.readouterr().out)["groups"]["groups"]
+        assert group["n"] == n and len(group["left_out"]) == 3 - n
+
 
 # --- a hanging env under evaluate (item 6) ------------------------------------------------------------------------
 
@@ -143,7 +153,7 @@ def test_evaluate_while_the_trainer_prunes_each_checkpoint_reads_whole(tmp_path,
     from tests.training_helpers import wait_for
 
     monkeypatch.setenv("RLPANEL_HOME", str(tmp_path))
-    run = _normalising_run(tmp_path / "runs", 12_800, 1)
+    run = _normalising_run(tmp_path / "runs", 6_400, 1)
     worker = launch_worker(run, reap=False)
     try:
         wait_for(lambda: RunDir(run).latest_checkpoint.is_file() or worker.poll() is not None, 120, "a first checkpoint")
