@@ -361,6 +361,8 @@ class ResultsPanel(QWidget):
             text = f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else "")
             if self.groups is not None:
                 text = f"{len(self.groups.rows)} groups of {text}; each run's figure: {self.groups.protocol['metric']}"
+                left = sum(len(g.left_out) for g in self.groups.rows)
+                text += f"; {left} unfinished left out of the statistics (tick Unfinished to count them)" if left else ""
         if errors:
             text += "  Could not read " + "; ".join(errors)
         self.status.setText(text)

@@ -105,7 +105,7 @@ def test_a_crashed_seed_is_left_out_of_its_groups_curve_and_row_until_unfinished
     row = panel.groups.rows[0]
     assert row.n == 2 and row.stats.mean == pytest.approx(42.0) and row.left_out == [f"{made[1].name} (crashed at 60 steps)"]
     headers = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
-    assert "Left out" in headers
+    assert "Left out" in headers and "1 unfinished left out of the statistics" in panel.status.text()
 
     panel.curve_mode.unfinished_box.setChecked(True)
     drawn(qtbot, panel)
