@@ -14,6 +14,7 @@ import pytest
 
 from core.run.layout import RunDir
 from core.run.summary import summarize
+from core.run.summary_file import read_summary
 from tests.faults.conftest import TALLY
 from tests.training_helpers import copy_run
 
@@ -33,7 +34,9 @@ def test_a_summary_of_the_wrong_types_falls_back_to_the_records(trained_run, tmp
     run = copy_run(trained_run, tmp_path / "runs")
     truth = summarize(run)
     assert truth["timesteps"] > 0 and truth["episodes"] > 0
+    assert read_summary(run) is not None  # the worker's own summary.json has the types the readers check
     RunDir(run).summary.write_text(json.dumps(damaged))
+    assert read_summary(run) is None
     TALLY["damaged summaries read"] += 1
     info = run_info(run)
     assert info.steps == truth["timesteps"] and info.state == "finished"
