@@ -2,7 +2,8 @@
 
 ``CurveModeControls`` sits over the Results plot: "Seeds" (each run / launch group / config:
 ``core.results.grouping``), which also decides the table's rows (the panel listens to ``grouping_changed``),
-"Curve" (the group's mean or IQM) and "Each seed" (each seed thin and faint behind its group). The panel hands
+"Curve" (the group's mean or IQM), "Each seed" (each seed thin and faint behind its group) and "Unfinished" (count
+the seeds that did not finish in their group's curve and row; by default they are left out and listed). The panel hands
 it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
 interpolating and bootstrapping (``core.results.group_curves``: up to ~0.5 s per group of 5 long seeds for the IQM) run
 on the window's pool (``run_in_background``), and only the newest request's answer is drawn.
@@ -52,15 +53,20 @@ class CurveModeControls(QWidget):
                                    "seeds, interpolated to a common step grid, with a 95 % bootstrap confidence band")
         self.seeds_box = QCheckBox("Each seed")
         self.seeds_box.setToolTip("Draw each seed thin and faint behind its group's curve")
+        self.unfinished_box = QCheckBox("Unfinished")
+        self.unfinished_box.setToolTip("Count the seeds that did not finish (crashed, stopped, failed; the table: also "
+                                       "still running) in their group's curve and statistics. Off: they are left out, "
+                                       "and the table's Left out column lists them")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        for w in (QLabel("Seeds"), self.by_combo, QLabel("Curve"), self.mode_combo, self.seeds_box):
+        for w in (QLabel("Seeds"), self.by_combo, QLabel("Curve"), self.mode_combo, self.seeds_box, self.unfinished_box):
             layout.addWidget(w)
         layout.addStretch(1)
         self.mode_combo.currentIndexChanged.connect(lambda _i: self.redraw())
         self.by_combo.currentIndexChanged.connect(lambda _i: self._grouping())
         self.seeds_box.toggled.connect(lambda _on: self._seeds_toggled())
+        self.unfinished_box.toggled.connect(lambda _on: self._grouping())
         plot.x_mode_changed.connect(lambda _mode: self.redraw())
         self._enable()
 
@@ -69,6 +75,10 @@ class CurveModeControls(QWidget):
     def by(self) -> GroupBy | None:
         """``group`` or ``config``: what makes a group of seeds; None: each run on its own."""
         return self.by_combo.currentData()
+
+    def include_unfinished(self) -> bool:
+        """Count the seeds that did not finish in their group (else left out and listed)."""
+        return self.unfinished_box.isChecked()
 
     def statistic(self) -> Statistic | None:
         """``mean`` or ``iqm`` per group; None: each run's curve."""
@@ -98,6 +108,7 @@ class CurveModeControls(QWidget):
         grouped = self.by() is not None
         self.mode_combo.setEnabled(grouped)
         self.seeds_box.setEnabled(grouped)
+        self.unfinished_box.setEnabled(grouped)
 
     # --- drawing ----------------------------------------------------------------------------------
 
@@ -115,10 +126,11 @@ class CurveModeControls(QWidget):
             self._done(self._request)
             return
         request, by, x_mode = self._request, self.by_combo.currentData(), cast(XMode, self.plot.x_mode)
+        unfinished = self.include_unfinished()
         paths, curves = list(self._paths), dict(zip(self._paths, self._curves, strict=True))
         if not self.plot.grouped():
             self.plot.set_groups([], computing=True)  # not the runs' own curves under a grouped title meanwhile
-        run_in_background(lambda: group_curves(paths, curves, by, statistic, x_mode),
+        run_in_background(lambda: group_curves(paths, curves, by, statistic, x_mode, unfinished),
                           lambda groups: self._answer(request, groups),
                           lambda message: self._failed(request, message))
 

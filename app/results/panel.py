@@ -361,6 +361,8 @@ class ResultsPanel(QWidget):
             text = f"{len(self.rows)} runs" + (f"; {marked} did not finish (marked †)" if marked else "")
             if self.groups is not None:
                 text = f"{len(self.groups.rows)} groups of {text}; each run's figure: {self.groups.protocol['metric']}"
+                left = sum(len(g.left_out) for g in self.groups.rows)
+                text += f"; {left} unfinished left out of the statistics (tick Unfinished to count them)" if left else ""
         if errors:
             text += "  Could not read " + "; ".join(errors)
         self.status.setText(text)
@@ -373,7 +375,8 @@ class ResultsPanel(QWidget):
             self.model.set_rows(self.rows)
         else:
             every = ([base_path] if base_path is not None and base_path not in paths else []) + list(paths)
-            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None)
+            self.groups = group_table(self.rows, group_runs(every, by), by, [base_path] if base_path else None,
+                                      self.curve_mode.include_unfinished())
             self.model.set_rows(self.groups.rows, self.groups.reading)
         self.column_chooser.apply()
 

@@ -41,6 +41,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.add_argument("--group-by", choices=("group", "config"),
                    help="one row per group of seeds: the runs launched together (group) or of one config but the seed "
                         "(config), with mean ± std. error, 95%% CI, IQM and the test against the baseline group")
+    p.add_argument("--include-unfinished", action="store_true",
+                   help="with --group-by: count the runs of a group that did not finish (crashed, stopped, "
+                        "failed, running) in its statistics; by default they are left out and listed")
     p.add_argument("--reference", action="append", metavar="ENV=SCORE",
                    help="with --group-by over several envs: the score that normalises ENV's scores to 1 (the baseline "
                         "is 0), e.g. --reference CartPole-v1=500; without it a score is normalised by |baseline|")
@@ -94,10 +97,14 @@ def _format(args: argparse.Namespace, output: Path | None) -> str:
 
 
 def _check_group_options(args: argparse.Namespace) -> dict[str, float]:
-    """The grouped table's own options, checked: --reference ENV=SCORE, --profile FILE.svg (both need --group-by)."""
+    """The grouped table's own options, checked: --reference ENV=SCORE, --profile FILE.svg, --include-unfinished (all
+    need --group-by)."""
     for flag, value in (("--reference", args.reference), ("--profile", args.profile)):
         if value and not args.group_by:
             raise CliError(f"{flag} belongs to the summary across envs of groups: add --group-by group (or config)", 2)
+    if args.include_unfinished and not args.group_by:
+        raise CliError("--include-unfinished counts the unfinished runs of seed groups (a table of runs keeps every run, "
+                       "marked): add --group-by group (or config)", 2)
     if len(args.baseline or []) > 1 and not args.group_by:
         raise CliError("a table of runs compares with one --baseline; give --group-by to compare each env's groups "
                        "with the baseline of that env", 2)
@@ -156,7 +163,8 @@ def _export_groups(args: argparse.Namespace, store: RunStore, dirs: list[Path], 
                    references: dict[str, float], fmt: str, output: Path | None) -> int:
     try:
         baselines = _group_baselines(store, dirs, baselines)
-        table = group_results(dirs, args.group_by, baselines, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh))
+        table = group_results(dirs, args.group_by, baselines, grid_g_per_kwh=grid_intensity(args.grid_g_per_kwh),
+                              include_unfinished=args.include_unfinished)
     except ValueError as exc:
         raise CliError(f"--baseline: {exc}", 2) from None
     summary = multi_env_summary(table, references)

@@ -29,6 +29,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                    help="compare the runs of this run's env with it; repeat for other envs (default per env: the "
                         "newest finished random or constant run of that env)")
     p.add_argument("--grid-g-per-kwh", type=float, metavar="G", help="the grid's CO2 intensity: adds a CO2 estimate")
+    p.add_argument("--include-unfinished", action="store_true",
+                   help="in the seed groups: count the runs of a group that did not finish (crashed, stopped, "
+                        "failed, running) in its statistics; by default they are left out and listed")
     p.add_argument("--format", choices=REPORT_FORMATS, help="md (default), html or xlsx (needs -o)")
     p.add_argument("-o", "--output", metavar="FILE", help="write to FILE; md and html go to stdout without it")
     p.add_argument("--overwrite", action="store_true", help="replace an existing FILE")
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         queue = read_queue(root)
         report = morning_report(store, since, baselines, grid_intensity(args.grid_g_per_kwh),
-                                queue.to_json() if queue is not None else None, sweeps_since(root, since))
+                                queue.to_json() if queue is not None else None, sweeps_since(root, since),
+                                include_unfinished=args.include_unfinished)
     except ValueError as exc:
         raise CliError(f"--baseline: {exc}", 2) from None
     if args.json:

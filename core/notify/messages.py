@@ -7,10 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from core.notify.events import EVENT_TITLES
-from core.run.layout import RunDir
 from core.run.reached import step_reached
 from core.run.status import read_status
-from core.util.files import read_json
+from core.run.summary_file import read_summary
 from core.util.text import clock
 
 MAX_REASON_CHARS = 600
@@ -22,8 +21,8 @@ def _num(value: Any) -> float | None:
 
 def reward_line(run_dir: Path) -> str | None:
     """``final reward 187.3 (mean of the last 100 episodes; best 195.0)`` from summary.json."""
-    summary = read_json(RunDir(run_dir).summary, default=None)
-    if not isinstance(summary, dict):
+    summary = read_summary(run_dir)
+    if summary is None:
         return None
     final = _num(summary.get("final_mean_reward"))
     if final is None:

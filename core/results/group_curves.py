@@ -20,13 +20,16 @@ linearly interpolated (``np.interp``) onto one grid, and each grid point is aggr
   unrelated points. 5 seeds x 500 points: ~0.04 s (mean), 0.2-0.4 s (IQM: trim_mean sorts each resample); a
   group of 5 seeds of ~48,000 episodes each, from their curves to the band: 0.2 s (mean), 0.5 s (IQM).
 - One seed: its curve, no band (a bootstrap of one value says nothing).
+- **A seed that ended short** (crashed, stopped or failed before its budget) is left out and listed
+  (``GroupCurve.left_out``), unless asked to include it: kept, it cut every seed's curve at its last step and
+  pulled the mean down (issue 44). A seed still training stays in: the curve is the group's so far.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +39,8 @@ from scipy import stats
 
 from core.results.curves import RewardCurve, reward_curve
 from core.results.grouping import GroupBy, group_runs
+from core.run.states import TERMINAL
+from core.run.status import read_status
 
 Statistic = Literal["mean", "iqm"]
 XMode = Literal["step", "time"]
@@ -63,6 +68,7 @@ class GroupCurve:
     seeds: Array
     cut_at: float | None  # where the shortest seed ends, when a longer one went on past it; else None
     skipped: tuple[str, ...] = ()  # runs of the group with no finished episode yet (not in the aggregate)
+    left_out: tuple[str, ...] = ()  # runs that ended short of their budget (crashed, stopped, failed): not in it
 
     @property
     def n(self) -> int:
@@ -75,7 +81,7 @@ class GroupCurve:
 
     @property
     def legend(self) -> str:
-        return f"{self.label} (n={self.n})"
+        return f"{self.label} (n={self.n}" + (f"; {len(self.left_out)} unfinished left out)" if self.left_out else ")")
 
 
 def curve_xy(curve: RewardCurve, x_mode: XMode) -> tuple[Array, Array]:
@@ -158,14 +164,23 @@ def group_curve(key: str, label: str, curves: Sequence[RewardCurve], statistic: 
 
 
 def group_curves(run_dirs: Sequence[Path], curves: dict[Path, RewardCurve] | None = None, by: GroupBy = "group",
-                 statistic: Statistic = "mean", x_mode: XMode = "step") -> list[GroupCurve]:
+                 statistic: Statistic = "mean", x_mode: XMode = "step",
+                 include_unfinished: bool = False) -> list[GroupCurve]:
     """One aggregate per group of ``run_dirs`` (``core.results.grouping.group_runs``), in the groups' order;
-    ``curves``: the runs' curves when already read (the window's loader has them), else each is read here."""
+    ``curves``: the runs' curves when already read (the window's loader has them), else each is read here.
+    A run that ended short of its budget is left out (``left_out``) unless ``include_unfinished``."""
     known = {Path(p): c for p, c in (curves or {}).items()}
     out = []
     for group in group_runs([Path(p) for p in run_dirs], by):
-        members = [known[p] if p in known else reward_curve(p) for p in group.runs]
+        short = set() if include_unfinished else {p for p in group.runs if ended_short(p)}
+        members = [known[p] if p in known else reward_curve(p) for p in group.runs if p not in short]
         curve = group_curve(group.key, group.label, members, statistic, x_mode)
         if curve is not None:
-            out.append(curve)
+            out.append(replace(curve, left_out=tuple(p.name for p in group.runs if p in short)))
     return out
+
+
+def ended_short(run_dir: Path) -> bool:
+    """The run ended without finishing: crashed, stopped or failed (a run still training has not ended)."""
+    state = read_status(run_dir).state
+    return state in TERMINAL and state != "finished"

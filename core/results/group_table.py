@@ -6,10 +6,16 @@ numbers never disagree with the run's row or ``rlpanel runs``): the last periodi
 table has one, else the mean of the last training episodes (``final_mean_reward``). ``Protocol`` names which.
 
 A group's row: its seeds, the mean ± standard error, the 95 % t-interval, the IQM and its bootstrap interval
-(``core.results.stats``), the env's own measures (mean ± se over the runs), the sample budget and wall time per
-run; against its env's baseline group (the group holding a baseline run): the difference, in %, its 95 % CI
-and p-value, the probability of improvement with its CI, and ``*`` where the CI of the difference excludes 0.
+(``core.results.stats``) over the runs that finished, the env's own measures (mean ± se over the runs), the sample
+budget and wall time per run; against its env's baseline group (the group holding a baseline run): the difference,
+in %, its 95 % CI and p-value, the probability of improvement with its CI, and ``*`` where the CI of the difference excludes 0.
 Rows carry ``value(key)``, ``marked`` and ``is_baseline`` like ``ResultRow``: every export writer takes them.
+
+A run that did not finish (crashed, stopped, failed, still running) has a figure of the steps it made, not of its
+budget: a seed killed at 4,078 of 30,208 steps pulled a group's mean from ~245 to ~182 (issue 44). So a row counts
+its finished runs only and lists the others in ``left_out`` (its State says so), unless the table is asked to
+include them (``include_unfinished``: ``rlpanel export/report --include-unfinished``, the Results tab's
+"Unfinished" box); then they count and the row is marked.
 """
 
 from __future__ import annotations
@@ -50,9 +56,13 @@ _HEAD = (Column("group", "Group"), Column("algo", "Algorithm"), Column("env", "E
 _BUDGET = (Column("timesteps", "Timesteps per run", "", "int"), Column("wall_time_s", "Wall time per run", "s", "float", 1))
 _DELTA, _DELTA_PCT = Column("delta", "Δ vs baseline", "", "delta", 2), Column("delta_pct", "Δ vs baseline", "%", "pct", 1)
 _SIG = Column("significant", "Sig.")
+_LEFT_OUT = Column("left_out_text", "Left out")
 SORTED_BY = {"mean_text": "mean", "ci_text": "ci_lo", "iqm_text": "iqm", "delta_ci_text": "delta_lo", "p_text": "p_value",
              "poi_text": "poi"}
 GROUP_LEGEND = f"{MARK} a run of the group did not finish (see State): its figure covers only the steps it made."
+LEFT_OUT_LEGEND = ("Runs that did not finish (crashed, stopped, failed or still running) are left out of their group's "
+                   "statistics and listed in Left out; --include-unfinished (the Results tab: its Unfinished box) counts "
+                   "them.")
 
 
 @dataclass
@@ -68,14 +78,15 @@ class GroupRow:
     seeds: list[int | None]
     values: list[float | None]  # each run's figure (the table's metric), in the order of runs
     stats: Aggregate
-    state: str  # "finished" or "4 finished, 1 crashed"
+    state: str  # "finished", "4 finished, 1 crashed" (all counted), or "4 finished; 1 crashed left out"
     timesteps: float | None = None  # the sample budget: the mean timesteps per run
     wall_time_s: float | None = None  # the mean per run (a baseline's: none, it does not train)
     measures: dict[str, Aggregate] = field(default_factory=dict)
     is_baseline: bool = False
     vs: Comparison | None = None
     baseline_group: str = ""  # the group its comparison is with ("" when its env has no baseline)
-    marked: bool = False  # a run did not finish
+    marked: bool = False  # a run that did not finish is counted (include_unfinished)
+    left_out: list[str] = field(default_factory=list)  # runs not counted: "ID (crashed at 4,078 steps)"
 
     @property
     def n(self) -> int:
@@ -102,7 +113,8 @@ class GroupRow:
     def _cells(self) -> dict[str, Any]:
         s, vs = self.stats, self.vs
         cells: dict[str, Any] = {
-            "runs": " ".join(self.runs), "mean": s.mean, "se": s.se, "ci_lo": _lo(s.ci95), "ci_hi": _hi(s.ci95),
+            "runs": " ".join(self.runs), "left_out_text": "; ".join(self.left_out) or None,
+            "mean": s.mean, "se": s.se, "ci_lo": _lo(s.ci95), "ci_hi": _hi(s.ci95),
             "iqm": s.iqm, "iqm_lo": _lo(s.iqm_ci95), "iqm_hi": _hi(s.iqm_ci95), "seeds_text": _seeds(self.seeds),
             "mean_text": _pm(s.mean, s.se), "ci_text": _interval(s.ci95) or (s.note or None),
             "iqm_text": None if s.iqm is None else f"{s.iqm:,.2f} {_interval(s.iqm_ci95) or ''}".strip()}
@@ -124,7 +136,7 @@ class GroupRow:
             "ci95": list(s.ci95) if s.ci95 else None, "iqm": s.iqm, "iqm_ci95": list(s.iqm_ci95) if s.iqm_ci95 else None,
             "note": s.note, "timesteps": self.timesteps, "wall_time_s": self.wall_time_s,
             "measures": {k: {"mean": m.mean, "se": m.se, "n": m.n} for k, m in self.measures.items()},
-            "is_baseline": self.is_baseline, "vs_baseline": None}
+            "is_baseline": self.is_baseline, "left_out": self.left_out, "vs_baseline": None}
         if vs is not None and not self.is_baseline:
             out["vs_baseline"] = {
                 "baseline": self.baseline_group, "delta": vs.delta, "pct": vs.pct,
@@ -208,39 +220,41 @@ def _episodes(metric: str, rows: list[ResultRow]) -> str:
 # --- building ------------------------------------------------------------------------------------
 
 def group_table(rows: list[ResultRow], groups: list[RunGroup], by: GroupBy,
-                baselines: list[Path] | None = None) -> GroupTable:
+                baselines: list[Path] | None = None, include_unfinished: bool = False) -> GroupTable:
     """One row per group of ``groups`` (made from the run folders of ``rows``). ``baselines``: runs whose groups are
-    their env's baseline (one per env; ValueError names two of one env); the baseline groups come first."""
+    their env's baseline (one per env; ValueError names two of one env); the baseline groups come first.
+    ``include_unfinished``: count the runs that did not finish (else left out and listed)."""
     by_path = {str(Path(r.path).resolve()): r for r in rows}
-    metric = metric_of(rows)
-    made = [_row(g, [by_path[str(Path(p).resolve())] for p in g.runs if str(Path(p).resolve()) in by_path], metric)
-            for g in groups]
-    made = [m for m in made if m.runs]
+    counted = rows if include_unfinished else [r for r in rows if not r.marked]
+    metric = metric_of(counted or rows)
+    made = [_row(g, [by_path[str(Path(p).resolve())] for p in g.runs if str(Path(p).resolve()) in by_path], metric,
+                 include_unfinished) for g in groups]
+    made = [m for m in made if m.runs or m.left_out]
     _compare(made, _baseline_groups(made, baselines or []))
     made.sort(key=lambda m: not m.is_baseline)  # stable: the baselines first, then the groups' own order
     return GroupTable(made, group_columns(made, metric, rows), reading_columns(made, metric, rows),
-                      protocol(made, metric, rows, by),
+                      protocol(made, metric, rows, by, include_unfinished),
                       notes(made, metric, rows, by))
 
 
 def group_results(run_dirs: list[Path], by: GroupBy = "group", baselines: list[Path] | None = None,
-                  row: Callable[[Path], ResultRow] = result_row, grid_g_per_kwh: float | None = None) -> GroupTable:
+                  row: Callable[[Path], ResultRow] = result_row, grid_g_per_kwh: float | None = None,
+                  include_unfinished: bool = False) -> GroupTable:
     """The group table of ``run_dirs`` (and of the ``baselines`` runs, read too when not among them)."""
     dirs = [Path(d) for d in run_dirs]
     seen = {d.resolve() for d in dirs}
     every = [Path(b) for b in baselines or [] if Path(b).resolve() not in seen] + dirs
     made = results(every, row=row, grid_g_per_kwh=grid_g_per_kwh)
-    return group_table(made, group_runs(every, by), by, baselines)
+    return group_table(made, group_runs(every, by), by, baselines, include_unfinished)
 
 
-def _row(group: RunGroup, members: list[ResultRow], metric: str) -> GroupRow:
+def _row(group: RunGroup, every: list[ResultRow], metric: str, include_unfinished: bool = False) -> GroupRow:
+    members = every if include_unfinished else [r for r in every if not r.marked]
+    left = [] if include_unfinished else [r for r in every if r.marked]
     values = [figure(r, metric) for r in members]
-    envs = {r.env for r in members}
-    algos = {r.algo for r in members}
-    states: dict[str, int] = {}
-    for r in members:
-        states[r.state] = states.get(r.state, 0) + 1
-    state = "finished" if set(states) == {"finished"} else ", ".join(f"{n} {s}" for s, n in states.items())
+    envs = {r.env for r in every}
+    algos = {r.algo for r in every}
+    state = _state_text(members, left)
     measure_keys = list(dict.fromkeys(k for r in members for k in r.measures))
     walls = [r.wall_time_s for r in members if r.wall_time_s is not None]
     return GroupRow(
@@ -250,7 +264,20 @@ def _row(group: RunGroup, members: list[ResultRow], metric: str) -> GroupRow:
         state=state, timesteps=sum(r.timesteps for r in members) / len(members) if members else None,
         wall_time_s=sum(walls) / len(walls) if walls else None,
         measures={k: aggregate([r.measures[k] for r in members if k in r.measures]) for k in measure_keys},
-        marked=any(r.marked for r in members))
+        marked=any(r.marked for r in members), left_out=[f"{r.run_id} ({r.state} at {r.timesteps:,} steps)" for r in left])
+
+
+def _state_text(members: list[ResultRow], left: list[ResultRow]) -> str:
+    """``finished``; ``4 finished, 1 crashed`` (all counted); ``2 finished; 1 crashed left out``."""
+    def counts(rows: list[ResultRow]) -> str:
+        states: dict[str, int] = {}
+        for r in rows:
+            states[r.state] = states.get(r.state, 0) + 1
+        return ", ".join(f"{n} {s}" for s, n in states.items())
+
+    counted = "finished" if members and all(r.state == "finished" for r in members) and not left else \
+        (counts(members) or "0 finished")
+    return f"{counted}; {counts(left)} left out" if left else counted
 
 
 def _seed(row: ResultRow) -> int | None:
@@ -294,7 +321,7 @@ def group_columns(made: list[GroupRow], metric: str, rows: list[ResultRow]) -> l
             Column("mean", f"{header}, mean", "", "float", 2), Column("se", "± std. error", "", "float", 2),
             Column("ci_lo", "95% CI low", "", "float", 2), Column("ci_hi", "95% CI high", "", "float", 2),
             Column("iqm", "IQM", "", "float", 2), Column("iqm_lo", "IQM 95% CI low", "", "float", 2),
-            Column("iqm_hi", "IQM 95% CI high", "", "float", 2), *_BUDGET]
+            Column("iqm_hi", "IQM 95% CI high", "", "float", 2), *_BUDGET, *_left_out(made)]
     for key in dict.fromkeys(k for m in made for k in m.measures):
         cols += [Column(MEASURE_MEAN + key, f"{key}, mean", "", "float", 3),
                  Column(MEASURE_SE + key, f"{key} ± se", "", "float", 3)]
@@ -306,10 +333,16 @@ def group_columns(made: list[GroupRow], metric: str, rows: list[ResultRow]) -> l
     return cols
 
 
+def _left_out(made: list[GroupRow]) -> list[Column]:
+    """The Left out column, where a group left a run out."""
+    return [_LEFT_OUT] if any(m.left_out for m in made) else []
+
+
 def reading_columns(made: list[GroupRow], metric: str, rows: list[ResultRow]) -> list[Column]:
     """The columns for reading (md, tex, html, the window): ``mean ± se`` and ``[low, high]`` in one cell each."""
     cols = [*_HEAD, Column("mean_text", f"{metric_header(metric, rows)}, mean ± se", kind=FIGURE),
-            Column("ci_text", "95% CI", kind=FIGURE), Column("iqm_text", "IQM [95% CI]", kind=FIGURE), *_BUDGET]
+            Column("ci_text", "95% CI", kind=FIGURE), Column("iqm_text", "IQM [95% CI]", kind=FIGURE), *_BUDGET,
+            *_left_out(made)]
     cols += [Column(MEASURE_TEXT + key, f"{key}, mean ± se", kind=FIGURE)
              for key in dict.fromkeys(k for m in made for k in m.measures)]
     if any(m.is_baseline for m in made):
@@ -325,12 +358,14 @@ def statistics(made: list[GroupRow]) -> str:
            "computed with scipy"
 
 
-def protocol(made: list[GroupRow], metric: str, rows: list[ResultRow], by: GroupBy) -> dict[str, Any]:
+def protocol(made: list[GroupRow], metric: str, rows: list[ResultRow], by: GroupBy,
+             include_unfinished: bool = False) -> dict[str, Any]:
     """What the numbers are: the metric and its episodes, deterministic or not, the seeds, the statistics, versions."""
     tested = any(m.is_baseline for m in made)
     return {"metric": metric, "metric_header": metric_header(metric, rows), "episodes": _episodes(metric, rows),
             "deterministic": metric == "last_eval_mean_reward",
             "group_by": by, "seeds": {m.group: m.seeds for m in made},
+            "unfinished_runs": "counted" if include_unfinished else "left out",
             "baselines": {m.env: m.group for m in made if m.is_baseline},
             "statistics": statistics(made), "bootstrap": {"method": BOOTSTRAP_METHOD, "resamples": RESAMPLES, "seed": SEED},
             "significance": f"{SIGNIFICANT}: the 95 % CI of the difference excludes 0 (p < 0.05)" if tested else None,
@@ -352,4 +387,5 @@ def notes(made: list[GroupRow], metric: str, rows: list[ResultRow], by: GroupBy)
            *([f"No baseline run of {' or '.join(bare)}: {'its' if len(bare) == 1 else 'their'} groups are compared "
               "with none."] if bare else []),
            f"Computed with {versions}."]
-    return out + ([GROUP_LEGEND] if any(m.marked for m in made) else [])
+    return out + ([GROUP_LEGEND] if any(m.marked for m in made) else []) + \
+        ([LEFT_OUT_LEGEND] if any(m.left_out for m in made) else [])

@@ -101,10 +101,11 @@ def report_columns(rows: list[ResultRow]) -> list[Column]:
 
 def morning_report(store: RunStore, since: float, baselines: list[Path] | None = None,
                    grid_g_per_kwh: float | None = None, queue: dict[str, Any] | None = None,
-                   sweeps: list[dict[str, Any]] | None = None) -> MorningReport:
+                   sweeps: list[dict[str, Any]] | None = None, include_unfinished: bool = False) -> MorningReport:
     """The report of every run started at or after ``since`` in ``store``, each compared with its env's
     baseline (``baselines``: runs the user named, one per env; ``queue``: the queue's state, if any;
-    ``sweeps``: the sweeps that ran since then, ``core.sweep.control.sweeps_since``)."""
+    ``sweeps``: the sweeps that ran since then, ``core.sweep.control.sweeps_since``; ``include_unfinished``:
+    the seed groups count their runs that did not finish)."""
     every = store.list()  # read once: the night's runs and the baselines from before it
     infos = sorted((i for i in every if (i.started_at or i.created_at or 0) >= since and not i.broken),
                    key=lambda i: i.started_at or i.created_at or 0)
@@ -126,16 +127,16 @@ def morning_report(store: RunStore, since: float, baselines: list[Path] | None =
         jobs = [j for j in queue.get("jobs") or [] if isinstance(j, dict)]
     return MorningReport(since, rows, report_columns(rows), {env: p.name if p else None for env, p in chosen.items()},
                          jobs, str(queue.get("state")) if jobs and queue else None, failures, list(sweeps or []),
-                         seed_groups(rows, [p for p in chosen.values() if p is not None]))
+                         seed_groups(rows, [p for p in chosen.values() if p is not None], include_unfinished))
 
 
-def seed_groups(rows: list[ResultRow], baselines: list[Path]) -> GroupTable | None:
+def seed_groups(rows: list[ResultRow], baselines: list[Path], include_unfinished: bool = False) -> GroupTable | None:
     """The table of the launch groups among ``rows`` (each env's baseline run's group its baseline); None without
     a group of more than one run."""
     groups = group_runs([Path(r.path) for r in rows], "group")
     if not any(g.n > 1 for g in groups):
         return None
-    return group_table(rows, groups, "group", baselines)
+    return group_table(rows, groups, "group", baselines, include_unfinished)
 
 
 def _title(report: MorningReport) -> str:

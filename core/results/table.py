@@ -35,11 +35,11 @@ from core.run.states import TERMINAL
 from core.run.status import RunStatus
 from core.run.store import RunStore, run_info
 from core.run.summary import summarize
+from core.run.summary_file import read_summary
 from core.run.time_split import TimeSplit
 from core.telemetry.energy import co2_kg
 from core.telemetry.host import measure_name
 from core.telemetry.summary import gpu_memory_peaks, host_memory_peak, telemetry_summary
-from core.util.files import read_json
 
 MIB = 2**20
 
@@ -222,8 +222,8 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
 
 def _summary_for(run_dir: Path, state: str) -> dict[str, Any] | None:
     """summary.json if it describes the run as it is now (a resumed run that crashed has a stale one)."""
-    summary = read_json(RunDir(run_dir).summary, default=None)
-    if not isinstance(summary, dict) or state not in TERMINAL or state == "crashed":
+    summary = read_summary(run_dir)  # None when missing or damaged: the row is then made from the records
+    if summary is None or state not in TERMINAL or state == "crashed":
         return None
     if summary.get("state") not in (None, state):
         return None

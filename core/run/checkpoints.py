@@ -22,7 +22,7 @@ from core.run.layout import BEST_CHECKPOINT, CHECKPOINT_PARTS, RunDir
 from core.util.files import read_json
 
 FILE_PARTS = ("model", "replay_buffer", "vecnormalize")
-_NAME = re.compile(r"step_(\d{12})(\.zip|_replay\.pkl|_vecnormalize\.pkl|\.json)")
+STEP_FILE = re.compile(r"step_(\d{12})(\.zip|_replay\.pkl|_vecnormalize\.pkl|\.json)")  # a step checkpoint's file
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def _entries(run_dir: Path) -> list[tuple[str, Any]]:
     except OSError:
         names = []
     for name in names:
-        match = _NAME.fullmatch(name)
+        match = STEP_FILE.fullmatch(name)
         if match:
             steps.setdefault(int(match.group(1)), set()).add(name)
     for step in sorted(steps, reverse=True):

@@ -25,7 +25,8 @@ from core.run.names import run_label
 from core.run.records import STEP_KINDS, well_formed_only
 from core.run.states import ACTIVE, BROKEN, TERMINAL
 from core.run.status import RunStatus, StatusFields, new_status, read_status, stall_note
-from core.util.files import read_json, write_atomic, write_json_atomic
+from core.run.summary_file import read_summary
+from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import tail_jsonl
 from core.util.paths import absolute
 from core.util.text import safe_name
@@ -219,7 +220,7 @@ def run_info(run_dir: Path) -> RunInfo:
     """A run's list entry: status, config basics, and progress from the tail of its metrics.
 
     A status or config that cannot be read makes the entry ``broken`` with the reason; fields of
-    the wrong type in either, or in summary.json and metrics.jsonl, are ignored.
+    the wrong type in either, or in metrics.jsonl, are ignored; a summary.json of the wrong types is read as none.
     """
     run_dir = Path(run_dir)
     layout = RunDir(run_dir)
@@ -248,8 +249,8 @@ def run_info(run_dir: Path) -> RunInfo:
         stall_note=stall_note(status))
     notes = read_annotations(run_dir)
     info.display_name, info.tags, info.note = notes.display_name, notes.tags, notes.note
-    summary = read_json(layout.summary, default=None)
-    if isinstance(summary, dict) and info.state in TERMINAL:
+    summary = read_summary(run_dir)  # None when missing or of the wrong types: the records say it then
+    if summary is not None and info.state in TERMINAL:
         info.steps = _int(summary.get("timesteps"))
         info.mean_reward = _num(summary.get("final_mean_reward"))
         info.energy_kwh = _num(summary.get("energy_kwh"))

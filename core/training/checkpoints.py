@@ -21,7 +21,7 @@ from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecNormalize
 
 from core.run import records
-from core.run.checkpoints import find_checkpoint
+from core.run.checkpoints import STEP_FILE, find_checkpoint
 from core.run.layout import CHECKPOINT_TEMP_PREFIX, RunDir
 from core.util.files import describe_os_error, replace_retrying, write_json_atomic
 from core.util.jsonl import JsonlWriter
@@ -112,10 +112,17 @@ class Checkpointer:
         written.append(final)
 
     def _prune(self) -> None:
-        steps = sorted({p.name[5:17] for p in self.folder.glob("step_*.zip")})
-        for old in steps[: -self.keep]:
-            for path in self.folder.glob(f"step_{old}*"):
-                path.unlink(missing_ok=True)
+        """All but the newest ``keep`` checkpoints removed, each model first and manifest last (a reader never takes
+        one half removed). A file that cannot be removed now (on Windows: open in an evaluating process for the
+        moment it reads it) is left for the next save's prune, which finds its step by any of its files."""
+        steps = sorted({match.group(1) for p in self.folder.glob("step_*") if (match := STEP_FILE.fullmatch(p.name))})
+        kept = [s for s in steps if (self.folder / f"step_{s}.zip").exists()][-self.keep:]
+        for old in (s for s in steps if kept and s < kept[0]):
+            for path in sorted(self.folder.glob(f"step_{old}*"), key=lambda p: (p.suffix != ".zip", p.suffix == ".json")):
+                try:
+                    path.unlink(missing_ok=True)
+                except OSError:  # held open elsewhere (Windows), or not a file: the next prune tries again
+                    continue
 
 
 def write_temp(layout: RunDir, save: Callable[[Path], object], final: Path) -> Path:

@@ -11,6 +11,9 @@ Env processes ignore SIGTERM (``core.envproc.worker.serve``: a SIGTERM to the tr
 stop), so a process is ended with SIGKILL (``Process.kill``; TerminateProcess on Windows): a hung step would
 ignore the polite signal anyway. ``restart_envs`` and ``abort`` only send it, from any thread; the main thread,
 blocked in ``step_wait``, then reads the pipe's end and replaces the env (or raises ``EnvsAborted``).
+
+An agent tool (evaluate, record, watch, export's check) plays with ``replace_hung=False``: a cut episode would be
+counted as a short one, so a step past the limit ends the play with ``EnvStepTimeout`` naming the field instead.
 """
 
 from __future__ import annotations
@@ -40,6 +43,10 @@ class EnvProcessError(RuntimeError):
 
 class EnvsAborted(EnvProcessError):
     """``abort``: every env process was ended on purpose, and why."""
+
+
+class EnvStepTimeout(TimeoutError):
+    """A step past ``env.step_timeout_s`` where the env is not replaced (an agent tool): which env, and the fix."""
 
 
 class PipeEnded(NamedTuple):
@@ -126,8 +133,9 @@ class EnvReplacement:
     _label: Callable[[int], str]
 
     def _init_replacement(self, n_envs: int, step_timeout_s: float | None,
-                          on_replaced: Callable[[int, str], None] | None) -> None:
+                          on_replaced: Callable[[int, str], None] | None, replace_hung: bool = True) -> None:
         self.step_timeout_s = step_timeout_s
+        self.replace_hung = replace_hung  # False: a step past the limit raises EnvStepTimeout (an agent tool's play)
         self.on_replaced = on_replaced  # (env index, reason), in the thread that steps
         self.tally = EpisodeTally(n_envs)
         self.last_obs: tuple[Any, ...] = (None,) * n_envs  # what each env returned last: a cut episode's terminal obs
@@ -237,6 +245,15 @@ class EnvReplacement:
                 elif type(answer) is PipeEnded and index in self.marks:
                     missing[index] = self.marks.pop(index)
         failed = next((i for i, a in enumerate(answers) if i not in missing and type(a) in FAILED), None)
+        hung = [] if self.replace_hung else [i for i, a in enumerate(answers) if a is NO_ANSWER]
+        if hung:
+            for index in missing:  # nothing is replaced: the play ends here, no hung process left behind
+                end_process(self.processes[index])
+            limit = self.step_timeout_s or 0.0
+            raise EnvStepTimeout(f"{self._label(hung[0])} took no step within {limit:g} s (env.step_timeout_s: {limit:g}): "
+                                 "the env hangs or is slower than its limit, so the play stops here rather than wait "
+                                 "for ever; fix the env, or raise env.step_timeout_s in the run's config.yaml if its "
+                                 "steps are only slow")
         if failed is not None:
             for index in missing:  # the run ends here: no hung process is left behind
                 end_process(self.processes[index])

@@ -5,6 +5,7 @@ Imported only by the worker (and tests): this is where torch and stable-baseline
 
 from __future__ import annotations
 
+import io
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -87,13 +88,15 @@ def wrapper_function(spec: EnvSpec) -> Callable[[gym.Env], gym.Env] | None:
 
 def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int | None = None,
                   seed_offset: int = 0, force_dummy: bool = False, append_monitor: bool = False,
-                  on_replaced: Callable[[int, str], None] | None = None) -> tuple[VecEnv, list[str]]:
+                  on_replaced: Callable[[int, str], None] | None = None,
+                  replace_hung: bool = True) -> tuple[VecEnv, list[str]]:
     """The vectorised, Monitor-wrapped env (with its wrappers and frame stack); returns it and notes.
 
     ``vec_env``: ``dummy`` (in this process), ``subproc`` (``LeanSubprocVecEnv``: env processes
     without torch) or ``subproc-sb3`` (SB3's ``SubprocVecEnv``). ``append_monitor`` continues the
     Monitor CSVs of an earlier attempt (SB3 then writes no header). The lean env processes keep
-    ``env.step_timeout_s`` and call ``on_replaced(index, reason)`` for each env process they replace.
+    ``env.step_timeout_s`` and call ``on_replaced(index, reason)`` for each env process they replace
+    (``replace_hung`` False: raise ``EnvStepTimeout`` instead, for the agent tools).
     """
     rt = cfg.runtime
     notes: list[str] = []
@@ -110,7 +113,8 @@ def build_vec_env(cfg: RunConfig, monitor_dir: Path | None = None, n_envs: int |
         notes.extend([note] if note else [])
         # the lean env's Monitor leaves a measure the env did not report as NaN itself (no torch-side wrapper there)
         env = LeanSubprocVecEnv(env_recipes(cfg.env, count, seed, monitor_dir, monitor_kwargs), start_method=method,
-                                step_timeout_s=cfg.env.step_timeout_s, on_replaced=on_replaced)
+                                step_timeout_s=cfg.env.step_timeout_s, on_replaced=on_replaced,
+                                replace_hung=replace_hung)
         env.seed(seed)  # as make_vec_env: env i resets first with seed + i (a random seed when None)
     else:
         vec_cls: type[DummyVecEnv] | type[SubprocVecEnv] = DummyVecEnv
@@ -294,7 +298,8 @@ def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_l
     return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log, **kwargs)
 
 
-def load_model(cfg: RunConfig, path: Path, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
+def load_model(cfg: RunConfig, path: Path | io.BufferedIOBase, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
+    """The model saved at ``path`` (a file, or its bytes already read: ``core.run.checkpoint_read``) on ``env``."""
     cls = algorithm_class(cfg)
     check_action_masks(cfg, env)
-    return cls.load(str(path), env=env, device=resolve_device(device))
+    return cls.load(path if isinstance(path, io.BufferedIOBase) else str(path), env=env, device=resolve_device(device))

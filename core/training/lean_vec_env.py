@@ -78,12 +78,13 @@ class LeanSubprocVecEnv(EnvReplacement, VecEnv):
     """One process per env, running ``core.envproc.worker``; a drop-in for SB3's ``SubprocVecEnv``.
 
     ``step_timeout_s``: an env whose step answers later is replaced (``None``: steps may take any time);
-    ``on_replaced(index, reason)`` is called, in the stepping thread, after each replacement.
+    ``on_replaced(index, reason)`` is called, in the stepping thread, after each replacement; ``replace_hung``
+    False: such a step raises ``EnvStepTimeout`` instead (an agent tool's play, where a cut episode would count).
     """
 
     def __init__(self, env_fns: Sequence[Callable[[], gym.Env]], start_method: str | None = None,
                  names: Sequence[str] | None = None, step_timeout_s: float | None = None,
-                 on_replaced: Callable[[int, str], None] | None = None):
+                 on_replaced: Callable[[int, str], None] | None = None, replace_hung: bool = True):
         self.waiting = False
         self.closed = False
         n_envs = len(env_fns)
@@ -95,7 +96,7 @@ class LeanSubprocVecEnv(EnvReplacement, VecEnv):
             self._ctx.set_forkserver_preload(forkserver_preload())  # no effect once this process's forkserver runs
         self.remotes: list[Connection] = []
         self.processes: list[BaseProcess] = []
-        self._init_replacement(n_envs, step_timeout_s, on_replaced)
+        self._init_replacement(n_envs, step_timeout_s, on_replaced, replace_hung)
         try:
             for env_fn in env_fns:
                 remote, process = self._start(env_fn)

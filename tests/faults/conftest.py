@@ -29,7 +29,7 @@ LINES = [
                      "agent tool tracebacks")),
     ("queues resuming", ("queue kills around a resume", "queue dependents held", "queue records matched")),
     ("evaluate and groups", ("evaluates during pruning", "evaluate hangs cut", "raw plays refused",
-                             "groups with unfinished seeds")),
+                             "groups with unfinished seeds", "damaged summaries read")),
 ]
 TALLY_PROPERTY = "fault tally"
 

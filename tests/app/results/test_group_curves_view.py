@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 import pytest
+from PySide6.QtCore import Qt
 
 from app.results.panel import ResultsPanel
 from core.run.status import write_status
@@ -87,3 +88,29 @@ def test_a_run_alone_is_a_group_of_one_without_a_band(qtbot, panel, runs):
     panel.set_checked([])
     drawn(qtbot, panel)
     assert "Tick runs" in panel.plot.message()
+
+
+def test_a_crashed_seed_is_left_out_of_its_groups_curve_and_row_until_unfinished_is_ticked(qtbot, panel, runs_dir):
+    made = []
+    for seed, (level, state, episodes) in enumerate([(40.0, "finished", 12), (5.0, "crashed", 3), (44.0, "finished", 12)]):
+        run = make_result_run(runs_dir, f"g-s{seed}", [level] * episodes, state=state, settings={"runtime.seed": seed})
+        write_status(run, group={"id": "g", "seed": seed, "size": 3, "name": "g"})
+        made.append(run)
+    panel.refresh()  # the list as the panel reads it again
+    panel.set_checked([r.name for r in made])
+    panel.curve_mode.set_mode("mean")
+    drawn(qtbot, panel)
+    assert panel.plot.curve_labels() == ["g (n=2; 1 unfinished left out)"]
+    assert panel.plot.groups()[0].x[-1] == 240  # not cut where the crashed seed ended (step 60)
+    row = panel.groups.rows[0]
+    assert row.n == 2 and row.stats.mean == pytest.approx(42.0) and row.left_out == [f"{made[1].name} (crashed at 60 steps)"]
+    headers = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
+    assert "Left out" in headers and "1 unfinished left out of the statistics" in panel.status.text()
+
+    panel.curve_mode.unfinished_box.setChecked(True)
+    drawn(qtbot, panel)
+    assert panel.plot.curve_labels() == ["g (n=3)"] and panel.plot.groups()[0].x[-1] == 60
+    row = panel.groups.rows[0]
+    assert row.n == 3 and row.stats.mean == pytest.approx(89 / 3) and row.left_out == [] and row.marked
+    headers = [panel.model.headerData(i, Qt.Orientation.Horizontal) for i in range(panel.model.columnCount())]
+    assert "Left out" not in headers
