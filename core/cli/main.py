@@ -16,7 +16,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from core.cli.common import CliError
 from core.config.errors import SHOWN_ISSUES, ConfigError, one_line
@@ -58,16 +58,26 @@ class Parser(argparse.ArgumentParser):
 
 def build_parser(modules: list[str] | None = None) -> argparse.ArgumentParser:
     """The parser with the commands of ``modules`` (names in ``COMMANDS``; default all of them)."""
-    common = Parser(add_help=False)
-    common.add_argument("--runs-dir", metavar="DIR", help="runs folder (default: the runs/ folder of the user folder)")
-    common.add_argument("--json", action="store_true", help="print one JSON document on stdout")
     parser = Parser(
-        prog="rlpanel", parents=[common],
+        prog="rlpanel", parents=[_common_options(None)],
         description="Control panel for stable-baselines3 training. Without a command it opens the window.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    # the commands' copies default to "not given", so `rlpanel --runs-dir X doctor` keeps X (a command's own default
+    # would overwrite what the top level parsed); `rlpanel doctor --runs-dir X` sets it as before
+    common = _common_options(argparse.SUPPRESS)
     for name in COMMANDS if modules is None else modules:
         importlib.import_module(f"core.cli.{name}").register(sub, common)
     return parser
+
+
+def _common_options(default: Any) -> argparse.ArgumentParser:
+    """``--runs-dir`` and ``--json``, which every command takes before or after its name."""
+    common = Parser(add_help=False)
+    common.add_argument("--runs-dir", metavar="DIR", default=default,
+                        help="runs folder (default: the runs/ folder of the user folder)")
+    common.add_argument("--json", action="store_true", default=False if default is None else default,
+                        help="print one JSON document on stdout")
+    return common
 
 
 def command_word(argv: list[str]) -> str | None:

@@ -39,3 +39,15 @@ def test_a_command_imports_its_own_module_alone(runs_dir):
     unknown = subprocess.run([sys.executable, "-m", "core.cli", "trian"], cwd=REPO, capture_output=True, text=True,
                              timeout=120)
     assert unknown.returncode == 2 and "invalid choice: 'trian'" in unknown.stderr, unknown.stderr
+
+
+@pytest.mark.parametrize("argv", [["--runs-dir", "X", "--json", "doctor"], ["doctor", "--runs-dir", "X", "--json"],
+                                  ["--json", "doctor", "--runs-dir", "X"]])
+def test_the_runs_folder_and_json_hold_before_or_after_the_command(argv):
+    """``rlpanel --runs-dir X doctor`` read the default folder: the command's own default overwrote X."""
+    from core.cli.main import build_parser
+
+    args = build_parser().parse_args(argv)
+    assert (args.runs_dir, args.json) == ("X", True)
+    plain = build_parser().parse_args(["doctor"])
+    assert (plain.runs_dir, plain.json) == (None, False)
