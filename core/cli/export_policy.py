@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, emit, find_run
+from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run
 from core.run.policy_child import PolicyToolError, run_policy_tool
 from core.run.policy_results import FORMATS, TIMEOUT_S, default_name, summary
 from core.util.paths import absolute
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 def run(args: argparse.Namespace) -> int:
     run_dir = find_run(args)
+    checked_config(run_dir, "exported")
     checkpoint = checked_checkpoint(run_dir, args.checkpoint)
     name = default_name(run_dir.name, checkpoint.step, args.format)
     output = absolute(args.output) if args.output else absolute(name)

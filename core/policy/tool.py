@@ -10,6 +10,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.config.errors import ConfigError
+from core.run.store import unusable_config
+
+DONE_TO_A_RUN = {"evaluate": "evaluated", "export": "exported", "record": "recorded", "play": "played"}
+
 
 def tool_parser(prog: str) -> argparse.ArgumentParser:
     """RUN_DIR, ``--checkpoint last|best|STEP``, ``--seed`` and ``--device``, which every tool takes."""
@@ -27,6 +32,10 @@ def tool_main(parser: argparse.ArgumentParser, work: Callable[[argparse.Namespac
     args = parser.parse_args(argv)
     try:
         result = work(args)
+    except ConfigError as exc:  # the run's config.yaml (damaged, missing): the same line as the command line's
+        tool = parser.prog.rsplit(".", 1)[-1]
+        print(unusable_config(args.run_dir, exc, DONE_TO_A_RUN.get(tool, "used")), file=sys.stderr)
+        return 1
     except (LookupError, ValueError, OSError, ImportError) as exc:  # what a user can fix: said in one line
         print(_one_line(exc), file=sys.stderr)
         return 1
