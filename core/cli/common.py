@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -59,12 +60,16 @@ def add_checkpoint_arg(p: argparse.ArgumentParser) -> None:
                    help="which checkpoint: last (default), best (with periodic evaluation on) or a step the run keeps")
 
 
-def checked_checkpoint(run_dir: Path, which: str) -> Checkpoint:
-    """The checkpoint ``--checkpoint`` names, said at once when the run does not keep it (before a tool loads torch)."""
+def checked_checkpoint(run_dir: Path, which: str, command: str) -> Checkpoint:
+    """The checkpoint ``--checkpoint`` names, said at once when the run does not keep it (before a tool loads torch);
+    for ``last``, a line on stderr when damaged newer ones were passed over (the tool plays the older one)."""
     try:
-        return select_checkpoint(run_dir, which)
+        checkpoint = select_checkpoint(run_dir, which)
     except LookupError as exc:
         raise CliError(str(exc.args[0] if exc.args else exc)) from None
+    if checkpoint.note:
+        print(f"rlpanel {command}: {checkpoint.note}", file=sys.stderr)
+    return checkpoint
 
 
 def checked_config(run_dir: Path, doing: str) -> None:

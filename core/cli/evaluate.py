@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"--episodes {args.episodes}: give at least 1 episode, e.g. --episodes 10", 2)
     run_dir = find_run(args)
     checked_config(run_dir, "evaluated")
-    checked_checkpoint(run_dir, args.checkpoint)
+    checked_checkpoint(run_dir, args.checkpoint, args.command)
     try:
         data = run_policy_tool("evaluate", run_dir, *tool_args(args.checkpoint, args.episodes, args.deterministic,
                                                                args.seed, args.device))

@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(f"-o {output}: the file exists; choose another name or add --overwrite")
     checked_config(path, "recorded")
     if not args.all_checkpoints:
-        checked_checkpoint(path, args.checkpoint)
+        checked_checkpoint(path, args.checkpoint, args.command)
     tool_args = ["--checkpoint", args.checkpoint, "-o", str(output), "--episodes", str(args.episodes)]
     tool_args += ["--fps", repr(args.fps)] if args.fps else []
     tool_args += ["--all-checkpoints"] if args.all_checkpoints else []

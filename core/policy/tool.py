@@ -12,6 +12,7 @@ from typing import Any
 
 from core.config.errors import ConfigError
 from core.run.store import unusable_config
+from core.util.files import describe_os_error
 
 DONE_TO_A_RUN = {"evaluate": "evaluated", "export": "exported", "record": "recorded", "play": "played"}
 
@@ -54,4 +55,6 @@ def _one_line(exc: Exception) -> str:
         return f"{type(exc).__name__}: {exc}"
     if isinstance(exc, KeyError) and len(exc.args) == 1:
         return str(exc.args[0])
+    if isinstance(exc, OSError) and exc.errno is not None:  # "[Errno 28] ..." in words, a full disk with its fix
+        return describe_os_error(exc)
     return str(exc)

@@ -142,13 +142,24 @@ def read_only(small_disk):
     return small_disk / "out"
 
 
-@pytest.mark.parametrize("suffix", [".mp4", ".gif"])
-def test_record_to_a_full_disk_exits_non_zero_and_leaves_no_video(suffix, trained_run, tmp_path, small_disk, capsys):
+def fill_leaving(disk, free_bytes: int) -> None:
+    """Fill ``disk`` but for about ``free_bytes`` (a recording of the trained run is ~15 KB as MP4, ~90 KB as GIF):
+    ffmpeg writes its first kilobytes and fails later, at its end."""
+    fill(disk)
+    for path in disk.glob("filler-*"):
+        path.unlink()
+    with open(disk / "filler-0", "wb") as fh:
+        fh.write(b"\0" * (shutil.disk_usage(disk).free - free_bytes))
+
+
+@pytest.mark.parametrize("suffix, free_bytes", [(".mp4", 0), (".mp4", 8 * 1024), (".gif", 0), (".gif", 8 * 1024)])
+def test_record_to_a_full_disk_exits_non_zero_and_leaves_no_video(suffix, free_bytes, trained_run, tmp_path, small_disk,
+                                                                   capsys):
     runs = tmp_path / "runs"
     run = copy_run(trained_run, runs)
     out = small_disk / "out"
     out.mkdir()
-    fill(small_disk)
+    fill_leaving(small_disk, free_bytes) if free_bytes else fill(small_disk)
     video = out / f"agent{suffix}"
     TALLY["agent tool inputs tried"] += 1
     code = main(["record", run.name, "-o", str(video), "--runs-dir", str(runs)])
@@ -240,6 +251,6 @@ def test_export_all_takes_a_run_whose_evaluations_file_is_a_folder(trained_run, 
     code = main(["export", "--all", "--format", "json", "--runs-dir", str(runs)])
     captured = capsys.readouterr()
     assert code == 0, captured.err
-    assert [row["id"] for row in json.loads(captured.out)] == [run.name]
+    assert [row["run_id"] for row in json.loads(captured.out)] == [run.name]
     assert "Traceback" not in captured.err
     TALLY["agent tool clear errors"] += 1
