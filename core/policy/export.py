@@ -140,8 +140,8 @@ def own_network(module: nn.Module) -> str:
 
 
 def _trace(module: nn.Module, example: torch.Tensor, fmt: str, buffer: io.BytesIO) -> None:
-    if fmt == "onnx":
-        torch.onnx.export(module, (example,), buffer, dynamo=False, opset_version=ONNX_OPSET,
+    if fmt == "onnx":  # the TorchScript-based exporter writes to a file object too; torch's annotation names paths only
+        torch.onnx.export(module, (example,), buffer, dynamo=False, opset_version=ONNX_OPSET,  # type: ignore[arg-type]
                           input_names=[INPUT_NAME], output_names=[OUTPUT_NAME],
                           dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}})
     else:

@@ -179,7 +179,7 @@ def best_checkpoint(run_dir: Path) -> BestCheckpoint | None:
         return None
     mean = entry.get("mean_reward")
     return BestCheckpoint(int(entry["step"]), {p: entry[p] for p in FILE_PARTS if entry.get(p)},
-                          float(mean) if isinstance(mean, (int, float)) else float("nan"))
+                          mean_reward=float(mean) if isinstance(mean, (int, float)) else float("nan"))
 
 
 def best_problem(run_dir: Path) -> str | None:
