@@ -207,9 +207,10 @@ def select_checkpoint(run_dir: Path, which: str = "last") -> Checkpoint:
     which = str(which).strip().lower().replace(",", "").replace("_", "")
     if which in ("last", "latest"):
         choice = find_checkpoint(run_dir)
+        if choice.checkpoint is None and choice.skipped:
+            raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint: {'; '.join(choice.skipped[:3])}")
         if choice.checkpoint is None:
-            why = f" ({choice.note})" if choice.skipped else ""
-            raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint yet{why}")
+            raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint yet")
         return replace(choice.checkpoint, note=choice.note)
     if which == "best":
         best = best_checkpoint(run_dir)

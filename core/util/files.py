@@ -108,7 +108,9 @@ def write_failed(path: Path, cause: OSError) -> WriteFailed:
     """``WriteFailed`` for ``path`` from the error that stopped it (which may name the temporary file)."""
     if cause.errno in (errno.ENOSPC, errno.EDQUOT):
         return WriteFailed(describe_os_error(OSError(cause.errno, cause.strerror, str(path))))
-    return WriteFailed(f"cannot write {path}: {cause.strerror or cause}")
+    if cause.strerror:  # a read-only or missing folder, no permission: another folder is the fix
+        return WriteFailed(f"cannot write {path}: {cause.strerror}; choose a folder you can write to")
+    return WriteFailed(f"cannot write {path}: {cause}")  # it says what to do itself (AtomicWriteError)
 
 
 def probe_write(folder: Path, size_bytes: int = 64 * 1024) -> OSError | None:

@@ -111,6 +111,20 @@ def test_a_truncated_best_checkpoint_is_said_to_be_damaged_not_missing(trained_r
         assert "periodic evaluation" not in err and "--checkpoint last" in err
 
 
+def test_a_run_whose_every_checkpoint_is_damaged_says_what_is_wrong_with_them(trained_run, tmp_path, capsys):
+    runs = tmp_path / "runs"
+    run = copy_run(trained_run, runs)
+    for step in (512, 768, 1024):
+        model = RunDir(run).checkpoint_file(step, "model")
+        model.write_bytes(model.read_bytes()[:3000])
+    for tool, extra in TOOLS.items():
+        TALLY["agent tool inputs tried"] += 1
+        code = main([tool, run.name, *extra, "--runs-dir", str(runs)])
+        err = capsys.readouterr().err
+        assert one_clear_line(code, err, f"run {run.name} has no complete checkpoint: the checkpoint at step 1,024",
+                              "cut short"), (tool, err)
+
+
 def test_last_says_when_the_newest_checkpoint_is_damaged_and_an_older_one_plays(trained_run, tmp_path, capsys):
     runs = tmp_path / "runs"
     run = copy_run(trained_run, runs)
