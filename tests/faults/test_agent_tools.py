@@ -157,8 +157,7 @@ def read_only(small_disk):
 
 
 def fill_leaving(disk, free_bytes: int) -> None:
-    """Fill ``disk`` but for about ``free_bytes`` (a recording of the trained run is ~15 KB as MP4, ~90 KB as GIF):
-    ffmpeg writes its first kilobytes and fails later, at its end."""
+    """Fill ``disk`` but for about ``free_bytes``: a writer writes its first kilobytes and fails later, at its end."""
     fill(disk)
     for path in disk.glob("filler-*"):
         path.unlink()
@@ -166,14 +165,21 @@ def fill_leaving(disk, free_bytes: int) -> None:
         fh.write(b"\0" * (shutil.disk_usage(disk).free - free_bytes))
 
 
-@pytest.mark.parametrize("suffix, free_bytes", [(".mp4", 0), (".mp4", 8 * 1024), (".gif", 0), (".gif", 8 * 1024)])
-def test_record_to_a_full_disk_exits_non_zero_and_leaves_no_video(suffix, free_bytes, trained_run, tmp_path, small_disk,
+@pytest.mark.parametrize("suffix, room", [(".mp4", "none"), (".mp4", "half"), (".gif", "none"), (".gif", "half")])
+def test_record_to_a_full_disk_exits_non_zero_and_leaves_no_video(suffix, room, trained_run, tmp_path, small_disk,
                                                                    capsys):
+    """"none": ffmpeg cannot start the file; "half": room for half the video (the session's trained policy decides
+    its length: measured first), so the writer fails at its end, where imageio did not look (exit 0, "recorded")."""
     runs = tmp_path / "runs"
     run = copy_run(trained_run, runs)
     out = small_disk / "out"
     out.mkdir()
-    fill_leaving(small_disk, free_bytes) if free_bytes else fill(small_disk)
+    if room == "half":
+        assert main(["record", run.name, "-o", str(tmp_path / f"whole{suffix}"), "--runs-dir", str(runs)]) == 0
+        fill_leaving(small_disk, (tmp_path / f"whole{suffix}").stat().st_size // 2)
+    else:
+        fill(small_disk)
+    capsys.readouterr()
     video = out / f"agent{suffix}"
     TALLY["agent tool inputs tried"] += 1
     code = main(["record", run.name, "-o", str(video), "--runs-dir", str(runs)])
@@ -241,7 +247,7 @@ def test_export_policy_keeps_an_existing_sidecar_without_overwrite(trained_run, 
     TALLY["agent tool writes refused"] += 1
 
 
-@pytest.mark.parametrize("fmt", ["csv", "xlsx"])
+@pytest.mark.parametrize("fmt", ["csv", "xlsx", "json"])
 def test_export_of_runs_to_a_full_disk_exits_non_zero_and_leaves_no_table(fmt, trained_run, tmp_path, small_disk, capsys):
     runs = tmp_path / "runs"
     copy_run(trained_run, runs)
