@@ -2,7 +2,8 @@
 
 The export is ``core.policy.export`` run as a child process (``core.run.policy_child``) on a pool
 thread, so the window neither loads torch nor waits; the dialog shows the file, its sidecar and,
-with Check on, the largest difference from SB3's ``predict`` (or the tool's one-line error).
+with Check on, the largest difference from SB3's ``predict`` (or the tool's one-line error). An existing file
+(or its sidecar) is replaced only when chosen with Browse… and confirmed there; a typed name is refused.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class ExportDialog(QDialog):
         self.folder = folder or Path.home()
         self.setWindowTitle(f"Export policy: {self.run_dir.name}")
         self._auto_name = ""
+        self._confirmed = ""  # a file the save dialog asked to replace and the user said yes: the tool may replace it
         self._build()
         self._propose_name()
 
@@ -107,10 +109,12 @@ class ExportDialog(QDialog):
         path, _ = QFileDialog.getSaveFileName(self, "Export policy", self.file_edit.text(), FILE_FILTERS[self.fmt])
         if path:
             self.file_edit.setText(path if Path(path).suffix else path + SUFFIX[self.fmt])
+            self._confirmed = self.file_edit.text()
 
     def tool_args(self) -> list[str]:
         args = ["--checkpoint", self.checkpoint_box.value(), "--format", self.fmt,
                 "-o", str(Path(self.file_edit.text()).expanduser())]
+        args += ["--overwrite"] if self._confirmed and self.file_edit.text() == self._confirmed else []
         return [*args, "--check"] if self.check_box.isChecked() else args
 
     def export(self) -> None:

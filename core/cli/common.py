@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 from core.config.algorithms.baselines import BASELINES
 from core.config.algorithms.registry import ALGOS, normalize_algo
 from core.config.dotted import merge, set_path
-from core.config.errors import FieldIssue
+from core.config.errors import ConfigError, FieldIssue
 from core.config.presets import resolve_raw
 from core.config.trust import trust
 from core.config.validate import ValidatedConfig, choose_env, parse_set, validate_config
 from core.run.checkpoints import Checkpoint, select_checkpoint
-from core.run.store import RunStore
+from core.run.store import RunStore, load_run_config, unusable_config
 from core.util.paths import absolute, default_runs_dir
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -59,12 +60,25 @@ def add_checkpoint_arg(p: argparse.ArgumentParser) -> None:
                    help="which checkpoint: last (default), best (with periodic evaluation on) or a step the run keeps")
 
 
-def checked_checkpoint(run_dir: Path, which: str) -> Checkpoint:
-    """The checkpoint ``--checkpoint`` names, said at once when the run does not keep it (before a tool loads torch)."""
+def checked_checkpoint(run_dir: Path, which: str, command: str) -> Checkpoint:
+    """The checkpoint ``--checkpoint`` names, said at once when the run does not keep it (before a tool loads torch);
+    for ``last``, a line on stderr when damaged newer ones were passed over (the tool plays the older one)."""
     try:
-        return select_checkpoint(run_dir, which)
+        checkpoint = select_checkpoint(run_dir, which)
     except LookupError as exc:
         raise CliError(str(exc.args[0] if exc.args else exc)) from None
+    if checkpoint.note:
+        print(f"rlpanel {command}: {checkpoint.note}", file=sys.stderr)
+    return checkpoint
+
+
+def checked_config(run_dir: Path, doing: str) -> None:
+    """The run's config.yaml, read as the tool will read it: a damaged one (bad YAML, missing, over a limit) said in
+    one line before a tool starts (``doing``: what could not be done, e.g. "evaluated")."""
+    try:
+        load_run_config(run_dir)
+    except ConfigError as exc:
+        raise CliError(unusable_config(run_dir, exc, doing)) from None
 
 
 def emit(args: argparse.Namespace, data: Any, text: str | Callable[[], str]) -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, emit, find_run
+from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run
 from core.run.evaluations import Evaluation, tool_args
 from core.run.policy_child import PolicyToolError, run_policy_tool
 
@@ -32,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if args.episodes < 1:
         raise CliError(f"--episodes {args.episodes}: give at least 1 episode, e.g. --episodes 10", 2)
     run_dir = find_run(args)
-    checked_checkpoint(run_dir, args.checkpoint)
+    checked_config(run_dir, "evaluated")
+    checked_checkpoint(run_dir, args.checkpoint, args.command)
     try:
         data = run_policy_tool("evaluate", run_dir, *tool_args(args.checkpoint, args.episodes, args.deterministic,
                                                                args.seed, args.device))

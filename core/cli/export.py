@@ -19,7 +19,7 @@ from core.results.profile_svg import profile_svg
 from core.results.table import results, select_runs
 from core.run.states import TERMINAL
 from core.run.store import RunInfo, RunStore, run_info
-from core.util.files import write_atomic
+from core.util.files import write_atomic, write_failed
 
 SHOWN_BROKEN = 10
 
@@ -171,7 +171,7 @@ def _export_groups(args: argparse.Namespace, store: RunStore, dirs: list[Path], 
     if args.profile:
         if summary is None:
             raise CliError("--profile: the groups are of one env; a performance profile compares several envs", 2)
-        write_atomic(Path(args.profile).expanduser(), profile_svg(summary))
+        _write_text(Path(args.profile).expanduser(), profile_svg(summary))
         print(f"wrote the performance profile to {args.profile}", file=sys.stderr)
     if fmt == "json" or args.json:
         text = json.dumps(_groups_json(table, summary), indent=2, default=str) + "\n"
@@ -210,8 +210,16 @@ def _write_or_print(text: str, output: Path | None) -> None:
     if output is None:
         _print_text(text)
         return
-    write_atomic(output, text)
+    _write_text(output, text)
     print(f"wrote {output} (json)", file=sys.stderr)
+
+
+def _write_text(path: Path, text: str) -> None:
+    """Written whole under a temporary name, then renamed, or ``WriteFailed`` naming ``path`` (no "wrote" line)."""
+    try:
+        write_atomic(path, text)
+    except OSError as exc:
+        raise write_failed(path, exc) from None
 
 
 def _readable(dirs: list[Path]) -> tuple[list[Path], list[RunInfo]]:

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, emit, find_run
+from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run
 from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.policy_results import FORMATS, TIMEOUT_S, default_name, summary
+from core.run.policy_results import FORMATS, TIMEOUT_S, default_name, existing_export, summary
 from core.util.paths import absolute
 
 
@@ -26,22 +26,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                    help="the file (or folder) to write (default: RUN-stepN.onnx or .pt here); its sidecar is FILE.json")
     p.add_argument("--check", action="store_true",
                    help="run 1,000 observations through the file and through SB3's predict; print the largest difference")
-    p.add_argument("--overwrite", action="store_true", help="replace FILE if it exists")
+    p.add_argument("--overwrite", action="store_true", help="replace FILE (and FILE.json) if it exists")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     run_dir = find_run(args)
-    checkpoint = checked_checkpoint(run_dir, args.checkpoint)
+    checked_config(run_dir, "exported")
+    checkpoint = checked_checkpoint(run_dir, args.checkpoint, args.command)
     name = default_name(run_dir.name, checkpoint.step, args.format)
     output = absolute(args.output) if args.output else absolute(name)
     if output.is_dir():  # -o exports/: the default name in that folder
         output = output / name
-    if output.exists() and not args.overwrite:
-        raise CliError(f"{output} exists; pass --overwrite to replace it or choose another -o FILE", 2)
+    existing = existing_export(output)
+    if existing is not None and not args.overwrite:  # the policy or its sidecar: both are replaced together
+        raise CliError(f"{existing} exists; pass --overwrite to replace it or choose another -o FILE", 2)
     if not output.parent.is_dir():
         raise CliError(f"-o {output}: the folder {output.parent} does not exist; create it or choose another file", 2)
     tool_args = ["--checkpoint", args.checkpoint, "--format", args.format, "-o", str(output)]
+    tool_args += ["--overwrite"] if args.overwrite else []
     try:
         result = run_policy_tool("export", run_dir, *tool_args, *(["--check"] if args.check else []), timeout=TIMEOUT_S)
     except PolicyToolError as exc:

@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import argparse
 
-from core.cli.common import CliError, add_checkpoint_arg, emit, find_run, positive_float, positive_int
+from core.cli.common import (
+    CliError,
+    add_checkpoint_arg,
+    checked_checkpoint,
+    checked_config,
+    emit,
+    find_run,
+    positive_float,
+    positive_int,
+)
 from core.run.policy_child import PolicyToolError, run_policy_tool
 from core.run.policy_results import recording_summary
 from core.util.paths import absolute
@@ -39,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
     output = absolute(args.output)
     if output.suffix.lower() not in VIDEO_SUFFIXES:
         raise CliError(f"-o {args.output}: the file must end in .mp4 or .gif (e.g. -o agent.mp4)", 2)
+    if output.exists() and not args.overwrite:  # said before the run's own problems, as the tool says it
+        raise CliError(f"-o {output}: the file exists; choose another name or add --overwrite")
+    checked_config(path, "recorded")
+    if not args.all_checkpoints:
+        checked_checkpoint(path, args.checkpoint, args.command)
     tool_args = ["--checkpoint", args.checkpoint, "-o", str(output), "--episodes", str(args.episodes)]
     tool_args += ["--fps", repr(args.fps)] if args.fps else []
     tool_args += ["--all-checkpoints"] if args.all_checkpoints else []

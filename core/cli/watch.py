@@ -11,7 +11,7 @@ import argparse
 import subprocess
 import sys
 
-from core.cli.common import add_checkpoint_arg, find_run
+from core.cli.common import add_checkpoint_arg, checked_checkpoint, checked_config, find_run
 from core.util.paths import CODE_ROOT
 from core.util.procs import child_env
 
@@ -35,6 +35,8 @@ def watch_command(run_dir: str, checkpoint: str, stochastic: bool = False) -> li
 
 def run(args: argparse.Namespace) -> int:
     path = find_run(args)
+    checked_config(path, "watched")
+    checked_checkpoint(path, args.checkpoint, args.command)
     # the window's own errors (no display, a checkpoint it cannot load) go to this terminal: it inherits stderr
     return subprocess.call(watch_command(str(path), args.checkpoint, args.stochastic), env=child_env(),
                            cwd=str(CODE_ROOT), stdin=subprocess.DEVNULL)

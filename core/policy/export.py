@@ -13,6 +13,8 @@ observations normalised as the env normalised them (``core.policy.export_check``
 from __future__ import annotations
 
 import argparse
+import io
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -25,10 +27,11 @@ from torch.jit._trace import TracerWarning
 
 from core.policy.export_check import check_export, space_sample
 from core.policy.export_model import ExportedPolicy, ExportRefused, exported_policy
-from core.policy.export_sidecar import INPUT_NAME, OUTPUT_NAME, sidecar, sidecar_path
+from core.policy.export_sidecar import INPUT_NAME, OUTPUT_NAME, sidecar
 from core.policy.load import LoadedPolicy, load_policy
 from core.policy.tool import tool_main, tool_parser
-from core.util.files import replace_retrying, write_json_atomic
+from core.run.policy_results import existing_export, sidecar_path
+from core.util.files import replace_retrying, stage_bytes, write_failed
 
 SB3_PACKAGES = ("stable_baselines3", "sb3_contrib")  # a policy or extractor from elsewhere is the user's own network
 
@@ -44,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", "--output", type=Path, required=True, help="the file to write (its sidecar: FILE.json)")
     parser.add_argument("--check", action="store_true",
                         help="compare the written file with SB3's predict on 1,000 observations (seeded by --seed, default 0)")
+    parser.add_argument("--overwrite", action="store_true", help="replace FILE and FILE.json if they exist")
     return parser
 
 
@@ -56,6 +60,10 @@ def export_policy(args: argparse.Namespace) -> dict[str, Any]:
     output = Path(args.output).resolve()
     if not output.parent.is_dir():
         raise ValueError(f"-o {output}: the folder {output.parent} does not exist; create it or choose another file")
+    existing = existing_export(output)
+    if existing is not None and not args.overwrite:
+        raise ValueError(f"{existing} exists; choose another file or replace it (--overwrite; in the window: pick it "
+                         "with Browse… and confirm)")
     loaded = load_policy(args.run_dir, args.checkpoint, device="cpu")
     try:
         return _export(loaded, args.checkpoint, args.format, output, check=args.check, seed=0 if args.seed is None else args.seed)
@@ -67,10 +75,10 @@ def _export(loaded: LoadedPolicy, which: str, fmt: str, output: Path, check: boo
     raw_space = loaded.env.observation_space
     module = exported_policy(loaded.model, loaded.normalize, raw_space, loaded.cfg.algo)
     example = torch.as_tensor(space_sample(raw_space, 2, seed))
-    notes = write_file(module, example, fmt, output)
+    data, notes = traced_file(module, example, fmt)
     facts = {"opset": ONNX_OPSET} if fmt == "onnx" else {"torch_version": torch.__version__}
     side = sidecar(loaded, which, module, fmt, output, facts)
-    write_json_atomic(sidecar_path(output), side)
+    write_together(output, data, json.dumps(side, indent=2, default=str) + "\n")
     result: dict[str, Any] = {"run": loaded.run_dir.name, "checkpoint": which,
                               "checkpoint_step": loaded.checkpoint.step, "format": fmt, "file": str(output),
                               "sidecar": str(sidecar_path(output)), "normalization_baked_in": module.normalize,
@@ -80,22 +88,44 @@ def _export(loaded: LoadedPolicy, which: str, fmt: str, output: Path, check: boo
     return result
 
 
-def write_file(module: ExportedPolicy, example: torch.Tensor, fmt: str, output: Path) -> list[str]:
-    """Trace ``module`` on ``example`` into ``output`` (written under a temporary name, then renamed); the
-    tracer's warnings (a data-dependent branch the trace fixed) are returned. A trace that fails is one line."""
-    part = output.with_name(f".{output.name}.part")
+def traced_file(module: ExportedPolicy, example: torch.Tensor, fmt: str) -> tuple[bytes, list[str]]:
+    """The file's bytes: ``module`` traced on ``example`` (in memory: a policy is kilobytes to a few megabytes, and
+    a disk that fails is then a write error, not a failed trace), and the tracer's warnings (a data-dependent branch
+    the trace fixed). A trace that fails is one line."""
+    buffer = io.BytesIO()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
             with torch.no_grad():
-                _trace(module, example, fmt, part)
+                _trace(module, example, fmt, buffer)
         except Exception as exc:  # noqa: BLE001 - any failure of the tracer is the same to the user: this policy did not trace
-            part.unlink(missing_ok=True)
             first = (str(exc).strip().splitlines() or [""])[0][:300]
             raise ExportRefused(f"the policy could not be traced for {fmt}{own_network(module)}: {type(exc).__name__}: "
                                 f"{first}") from exc
-    replace_retrying(part, output)
-    return sorted({str(w.message).splitlines()[0][:200] for w in caught if issubclass(w.category, TracerWarning)})
+    return buffer.getvalue(), sorted({str(w.message).splitlines()[0][:200] for w in caught
+                                      if issubclass(w.category, TracerWarning)})
+
+
+def write_together(output: Path, data: bytes, side_text: str) -> None:
+    """The policy and its sidecar, each written whole under a temporary name in the folder before either gets its
+    name; the policy is renamed last, so a policy under its name has its sidecar beside it. A failure is
+    ``WriteFailed`` naming ``output`` and leaves neither."""
+    side = sidecar_path(output)
+    staged: list[Path] = []
+    try:
+        staged.append(stage_bytes(side, side_text.encode("utf-8")))
+        staged.append(stage_bytes(output, data))
+        replace_retrying(staged[0], side)
+        try:
+            replace_retrying(staged[1], output)
+        except OSError:
+            side.unlink(missing_ok=True)  # no sidecar that describes a file that is not there
+            raise
+    except OSError as exc:
+        raise write_failed(output, exc) from None
+    finally:
+        for tmp in staged:
+            tmp.unlink(missing_ok=True)
 
 
 def own_network(module: nn.Module) -> str:
@@ -109,14 +139,14 @@ def own_network(module: nn.Module) -> str:
     return ""
 
 
-def _trace(module: nn.Module, example: torch.Tensor, fmt: str, path: Path) -> None:
-    if fmt == "onnx":
-        torch.onnx.export(module, (example,), str(path), dynamo=False, opset_version=ONNX_OPSET,
+def _trace(module: nn.Module, example: torch.Tensor, fmt: str, buffer: io.BytesIO) -> None:
+    if fmt == "onnx":  # the TorchScript-based exporter writes to a file object too; torch's annotation names paths only
+        torch.onnx.export(module, (example,), buffer, dynamo=False, opset_version=ONNX_OPSET,  # type: ignore[arg-type]
                           input_names=[INPUT_NAME], output_names=[OUTPUT_NAME],
                           dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}})
     else:
         traced = torch.jit.trace(module, example)
-        torch.jit.save(traced, str(path))
+        torch.jit.save(traced, buffer)
 
 
 def require_onnx(check: bool) -> None:

@@ -21,11 +21,6 @@ INPUT_NAME, OUTPUT_NAME = "observation", "action"
 SIDECAR_VERSION = 1
 
 
-def sidecar_path(output: Path) -> Path:
-    """``policy.onnx`` -> ``policy.onnx.json``."""
-    return output.with_name(f"{output.name}.json")
-
-
 def sidecar(loaded: LoadedPolicy, which: str, module: ExportedPolicy, fmt: str, output: Path,
             facts: dict[str, Any]) -> dict[str, Any]:
     """The sidecar's content (``which``: the checkpoint asked for); ``facts`` adds the format's own (``opset`` or

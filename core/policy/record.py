@@ -54,11 +54,13 @@ def _check(args: argparse.Namespace) -> Path:
 
 def _segment(args: argparse.Namespace, which: str, writer: VideoWriter | None, path: Path,
              caption: bool) -> tuple[VideoWriter, dict[str, Any]]:
-    """Play ``args.episodes`` episodes of checkpoint ``which`` into the writer (made here for the first segment)."""
+    """Play ``args.episodes`` episodes of checkpoint ``which`` into the writer (made here for the first segment,
+    and discarded here if that segment fails: the caller has no writer to discard yet)."""
     loaded = open_for_frames(args.run_dir, which, args.seed, args.device)
+    made: VideoWriter | None = None
     try:
         if writer is None:
-            writer = VideoWriter(path, args.fps or env_fps(loaded))
+            writer = made = VideoWriter(path, args.fps or env_fps(loaded))
         step = loaded.checkpoint.step
         frames = 0
         rewards: list[float] = []
@@ -70,6 +72,10 @@ def _segment(args: argparse.Namespace, which: str, writer: VideoWriter | None, p
             frames += 1
             if frame.done:
                 rewards.append(frame.reward)
+    except BaseException:
+        if made is not None:
+            made.discard()
+        raise
     finally:
         loaded.close()
     return writer, {"checkpoint_step": step, "frames": frames, "rewards": rewards}

@@ -10,6 +10,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from core.config.errors import ConfigError
+from core.run.store import unusable_config
+from core.util.files import describe_os_error
+
+DONE_TO_A_RUN = {"evaluate": "evaluated", "export": "exported", "record": "recorded", "play": "played"}
+
 
 def tool_parser(prog: str) -> argparse.ArgumentParser:
     """RUN_DIR, ``--checkpoint last|best|STEP``, ``--seed`` and ``--device``, which every tool takes."""
@@ -27,6 +33,10 @@ def tool_main(parser: argparse.ArgumentParser, work: Callable[[argparse.Namespac
     args = parser.parse_args(argv)
     try:
         result = work(args)
+    except ConfigError as exc:  # the run's config.yaml (damaged, missing): the same line as the command line's
+        tool = parser.prog.rsplit(".", 1)[-1]
+        print(unusable_config(args.run_dir, exc, DONE_TO_A_RUN.get(tool, "used")), file=sys.stderr)
+        return 1
     except (LookupError, ValueError, OSError, ImportError) as exc:  # what a user can fix: said in one line
         print(_one_line(exc), file=sys.stderr)
         return 1
@@ -45,4 +55,6 @@ def _one_line(exc: Exception) -> str:
         return f"{type(exc).__name__}: {exc}"
     if isinstance(exc, KeyError) and len(exc.args) == 1:
         return str(exc.args[0])
+    if isinstance(exc, OSError) and exc.errno is not None:  # "[Errno 28] ..." in words, a full disk with its fix
+        return describe_os_error(exc)
     return str(exc)

@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from core.util.files import WriteFailed, probe_write, replace_retrying, write_failed
 from core.util.imports import installed
 
 SUFFIXES = (".mp4", ".gif")
+GIF_TRAILER = b"\x3b"  # the byte a whole GIF ends with
 GIF_MAX_FPS = 50.0  # a GIF's delays are whole hundredths of a second; browsers show a delay under 20 ms as 100 ms
 # imageio-ffmpeg is one of rlpanel's own dependencies: missing, this Python's install is incomplete
 MP4_FIX = "pip install imageio-ffmpeg"
@@ -41,8 +43,15 @@ def video_fps(path: Path, fps: float) -> float:
 
 
 class VideoWriter:
-    """Append height x width x 3 uint8 frames of one size; ``close()`` finishes the file under a temporary name
-    and renames it to ``path`` (a recording cut short leaves no half video under the name)."""
+    """Append height x width x 3 uint8 frames of one size; ``close()`` finishes the file under a temporary name,
+    checks it, and renames it to ``path`` (a recording cut short leaves no half video under the name).
+
+    imageio's ffmpeg writer neither keeps ffmpeg's messages nor looks at its exit code: an ffmpeg that could not
+    write (a full disk, a read-only folder) surfaces as a broken pipe, or not at all, and left a 16 KiB file that
+    is no video. So the temporary file is created here first (a folder that takes no file says so at once), and
+    the closed file is read back (its frames counted) before it gets its name; a failure is ``WriteFailed``
+    naming ``path`` and why (``probe_write`` finds the reason ffmpeg's messages would have given).
+    """
 
     def __init__(self, path: Path, fps: float):
         problem = video_problem(path)
@@ -55,6 +64,10 @@ class VideoWriter:
         self._tmp = path.with_name(f".{path.stem}.tmp-{os.getpid()}{path.suffix.lower()}")
         self._gif: list[Any] = []
         self._mp4: Any = None
+        try:
+            self._tmp.open("wb").close()
+        except OSError as exc:
+            raise write_failed(path, exc) from None
 
     def append(self, image: np.ndarray) -> None:
         height, width = image.shape[:2]
@@ -69,7 +82,10 @@ class VideoWriter:
         else:
             if self._mp4 is None:
                 self._mp4 = self._open_mp4()
-            self._mp4.append_data(_even(image))
+            try:
+                self._mp4.append_data(_even(image))
+            except OSError:  # ffmpeg ended: imageio says "broken pipe" and an empty "FFMPEG STDERR OUTPUT:"
+                raise self._failure("ffmpeg stopped writing it") from None
         self.frames += 1
 
     def _open_mp4(self) -> Any:
@@ -81,27 +97,67 @@ class VideoWriter:
 
     def close(self) -> None:
         """Finish the file and give it its name; nothing is written for no frames."""
-        if self.frames == 0:
-            raise ValueError("no frame was played: nothing to write")
         try:
-            if self._mp4 is not None:
-                self._mp4.close()
-            else:
-                first, *rest = self._gif
-                first.save(self._tmp, format="GIF", save_all=True, append_images=rest, duration=round(1000 / self.fps),
-                           loop=0)
-                self._gif.clear()
-            from core.util.files import replace_retrying
-
+            if self.frames == 0:
+                raise ValueError("no frame was played: nothing to write")
+            try:
+                if self._mp4 is not None:
+                    self._mp4.close()
+                else:
+                    first, *rest = self._gif
+                    first.save(self._tmp, format="GIF", save_all=True, append_images=rest,
+                               duration=round(1000 / self.fps), loop=0)
+                    self._gif.clear()
+                with open(self._tmp, "rb+") as fh:
+                    os.fsync(fh.fileno())
+            except OSError as exc:
+                raise write_failed(self.path, exc) from None
+            problem = self._unfinished()
+            if problem:
+                raise self._failure(problem)
             replace_retrying(self._tmp, self.path)
         finally:
             self._tmp.unlink(missing_ok=True)
 
+    def _unfinished(self) -> str | None:
+        """Why the closed temporary file is not the whole video (read back: an MP4's frames counted, a GIF's
+        frames decoded and its end), or None."""
+        if self._mp4 is not None:
+            from imageio_ffmpeg import count_frames_and_secs
+
+            try:
+                frames, _seconds = count_frames_and_secs(str(self._tmp))
+            except (RuntimeError, OSError):
+                return "ffmpeg left a file that is not a readable video"
+            return None if frames == self.frames else f"ffmpeg left {frames:,} of its {self.frames:,} frames"
+        from PIL import Image, ImageSequence
+
+        try:
+            with open(self._tmp, "rb") as fh:
+                fh.seek(-1, os.SEEK_END)
+                trailer = fh.read(1)
+            with Image.open(self._tmp) as gif:  # every frame decoded (Pillow merges equal frames: fewer is fine)
+                for frame in ImageSequence.Iterator(gif):
+                    frame.load()
+        except (OSError, ValueError, EOFError):
+            return "the GIF written cannot be read back"
+        return None if trailer == GIF_TRAILER else "the GIF written has no end (cut short)"
+
+    def _failure(self, what: str) -> WriteFailed:
+        """The error for a video ffmpeg (or Pillow) did not finish: the disk's own reason when writing there fails
+        now, else ``what`` went wrong, reason unknown."""
+        cause = probe_write(self.path.parent)
+        if cause is not None:
+            return write_failed(self.path, cause)
+        return WriteFailed(f"cannot write {self.path}: {what} (reason unknown: the folder takes files)")
+
     def discard(self) -> None:
-        """Drop what was written (a failure before ``close``)."""
+        """Drop what was written (a failure before ``close``: that failure is what is said, not this close's)."""
         try:
             if self._mp4 is not None:
                 self._mp4.close()
+        except OSError:
+            pass
         finally:
             self._gif.clear()
             self._tmp.unlink(missing_ok=True)

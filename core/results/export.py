@@ -21,15 +21,13 @@ from __future__ import annotations
 import csv
 import html
 import io
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from core.results.settings_diff import setting_text
 from core.results.table import LEGEND, MARK, Column, ResultRow, columns_for
-from core.util.files import replace_retrying
+from core.util.files import write_bytes_atomic, write_failed
 from core.util.text import significant
 
 if TYPE_CHECKING:
@@ -113,16 +111,12 @@ def export_table(table: GroupTable, format: str | None = None, path: Path | str 
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """The table written whole (a temp file in its folder, fsync, rename) or ``WriteFailed`` naming ``path``."""
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, 0o644)
-        replace_retrying(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_bytes_atomic(path, data)
+    except OSError as exc:
+        raise write_failed(path, exc) from None
 
 
 # --- rounded text -----------------------------------------------------------------------------

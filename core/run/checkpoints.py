@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ class Checkpoint:
 
     step: int
     files: dict[str, str]
+    note: str = field(default="", compare=False)  # ``last`` when newer ones were damaged: what was passed over
 
     def path(self, run_dir: Path, part: str) -> Path | None:
         name = self.files.get(part)
@@ -178,7 +179,24 @@ def best_checkpoint(run_dir: Path) -> BestCheckpoint | None:
         return None
     mean = entry.get("mean_reward")
     return BestCheckpoint(int(entry["step"]), {p: entry[p] for p in FILE_PARTS if entry.get(p)},
-                          float(mean) if isinstance(mean, (int, float)) else float("nan"))
+                          mean_reward=float(mean) if isinstance(mean, (int, float)) else float("nan"))
+
+
+def best_problem(run_dir: Path) -> str | None:
+    """Why the best checkpoint the run kept cannot be used (``best.json`` or its files damaged), or None: none kept,
+    or a complete one."""
+    layout = RunDir(run_dir)
+    manifest = layout.best_checkpoint_file("manifest")
+    entry = read_json(manifest, default=None)
+    if entry is None:
+        kept = manifest.exists() or layout.best_checkpoint_file("model").exists()
+        return f"best checkpoint cannot be used: {manifest.name} (its manifest) is missing or damaged" if kept else None
+    problem = entry_problem(entry, layout.checkpoints, best=True)
+    if problem is None:
+        return None
+    step = entry.get("step") if isinstance(entry, dict) else None
+    which = f" (step {step:,})" if isinstance(step, int) and not isinstance(step, bool) else ""
+    return f"best checkpoint{which} is damaged: {problem}"
 
 
 def select_checkpoint(run_dir: Path, which: str = "last") -> Checkpoint:
@@ -188,12 +206,17 @@ def select_checkpoint(run_dir: Path, which: str = "last") -> Checkpoint:
     """
     which = str(which).strip().lower().replace(",", "").replace("_", "")
     if which in ("last", "latest"):
-        chosen = find_checkpoint(run_dir).checkpoint
-        if chosen is None:
+        choice = find_checkpoint(run_dir)
+        if choice.checkpoint is None and choice.skipped:
+            raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint: {'; '.join(choice.skipped[:3])}")
+        if choice.checkpoint is None:
             raise LookupError(f"run {Path(run_dir).name} has no complete checkpoint yet")
-        return chosen
+        return replace(choice.checkpoint, note=choice.note)
     if which == "best":
         best = best_checkpoint(run_dir)
+        damaged = best_problem(run_dir) if best is None else None
+        if damaged:
+            raise LookupError(f"run {Path(run_dir).name}'s {damaged}; use --checkpoint last or a step")
         if best is None:
             raise LookupError(f"run {Path(run_dir).name} has no best checkpoint: it is kept when periodic evaluation "
                               "is on (Budget: Evaluate every); use --checkpoint last or a step")

@@ -122,9 +122,14 @@ def append_evaluation(run_dir: Path, evaluation: Evaluation) -> None:
 
 
 def read_evaluations(run_dir: Path) -> list[Evaluation]:
-    """The run's stored evaluations, oldest first (records that cannot be read are skipped)."""
+    """The run's stored evaluations, oldest first (records that cannot be read are skipped; a file that cannot be
+    opened, a folder under its name included, holds none: the run's other figures are still shown)."""
+    try:
+        records = read_jsonl(RunDir(run_dir).evaluations_file)
+    except OSError:
+        return []
     out = []
-    for record in read_jsonl(RunDir(run_dir).evaluations_file):
+    for record in records:
         try:
             out.append(Evaluation.from_json(record))
         except (ValueError, TypeError):

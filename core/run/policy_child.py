@@ -29,16 +29,25 @@ def policy_command(tool: str, run_dir: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", f"core.policy.{tool}", str(Path(run_dir).resolve()), *args]
 
 
+def tool_folder(run_dir: Path) -> str | None:
+    """The folder a tool starts in: the run's import folder. A config.yaml that cannot be read (damaged, missing)
+    gives none here: the tool reads it too and says what is wrong in its one line, as for any other failure."""
+    try:
+        return import_folder(run_dir)
+    except ValueError:
+        return None
+
+
 def start_policy_tool(tool: str, run_dir: Path, *args: str, **popen: Any) -> subprocess.Popen[bytes]:
     """Start a tool that streams (Watch): the caller reads its stdout and ends it."""
-    folder = import_folder(run_dir)
+    folder = tool_folder(run_dir)
     return subprocess.Popen(policy_command(tool, run_dir, *args), env=child_env(folder=folder),
                             cwd=folder or str(CODE_ROOT), stdin=subprocess.DEVNULL, **popen)
 
 
 def run_policy_tool(tool: str, run_dir: Path, *args: str, timeout: float | None = None) -> dict[str, Any]:
     """Run a tool to its end and return the JSON object it printed last; raises ``PolicyToolError``."""
-    folder = import_folder(run_dir)
+    folder = tool_folder(run_dir)
     try:
         done = subprocess.run(policy_command(tool, run_dir, *args), env=child_env(folder=folder),
                               cwd=folder or str(CODE_ROOT), stdin=subprocess.DEVNULL, capture_output=True,

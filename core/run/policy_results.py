@@ -1,17 +1,28 @@
 """The policy tools' results as the command line and the window say them (no torch: the tools are core.policy's).
 
-For an export: the formats and their suffixes, the file name proposed for a checkpoint, how long the tool may
+For an export: the formats and their suffixes, the file name proposed for a checkpoint, its sidecar's name, how long the tool may
 take, and the lines that say what was written and how close the file came to SB3's own predict. For a
 recording: the line that says what was recorded.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 FORMATS = ("onnx", "torchscript")
 SUFFIX = {"onnx": ".onnx", "torchscript": ".pt"}
 TIMEOUT_S = 600  # a large CNN's trace and its 1,000-observation check take well under a minute
+
+
+def sidecar_path(output: Path) -> Path:
+    """``policy.onnx`` -> ``policy.onnx.json``: the sidecar of an exported policy."""
+    return output.with_name(f"{output.name}.json")
+
+
+def existing_export(output: Path) -> Path | None:
+    """The file an export to ``output`` would replace (the policy, else its sidecar), or None."""
+    return next((path for path in (output, sidecar_path(output)) if path.exists()), None)
 
 
 def default_name(run_id: str, step: int, fmt: str) -> str:

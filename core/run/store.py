@@ -208,6 +208,17 @@ def load_run_config(run_dir: Path) -> RunConfig:
     return validate_config(raw, source=str(path)).config
 
 
+def unusable_config(run_dir: Path, exc: ConfigError, doing: str) -> str:
+    """The line an agent tool says for a run whose config.yaml ``load_run_config`` refused (``doing``: what cannot
+    be done, e.g. "evaluated"): the run, the problem, the fix."""
+    name = Path(run_dir).name
+    problem = str(exc).removeprefix(f"{exc.source}: ").replace(str(RunDir(run_dir).config), "config.yaml")
+    if "config.yaml" not in problem:
+        problem = f"config.yaml: {problem}"
+    return (f"run {name} cannot be {doing}: {problem}; restore its config.yaml (the settings it was launched with) or "
+            f"delete the run: rlpanel delete {name}")
+
+
 def _int(v: Any) -> int:
     return v if isinstance(v, int) and not isinstance(v, bool) else 0
 

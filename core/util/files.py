@@ -137,6 +137,17 @@ def write_atomic(path: Path, text: str, mode: int = 0o644) -> None:
 
 def write_bytes_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
     """``write_atomic`` for bytes: a temp file in the same folder, fsync, rename over ``path``."""
+    tmp = stage_bytes(path, data, mode)
+    try:
+        replace_retrying(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def stage_bytes(path: Path, data: bytes, mode: int = 0o644) -> Path:
+    """``data`` written whole (fsync) to a temp file beside ``path``, returned for the caller to rename: two files
+    that belong together (a policy and its sidecar) are both written before either gets its name."""
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -145,10 +156,43 @@ def write_bytes_atomic(path: Path, data: bytes, mode: int = 0o644) -> None:
             fh.flush()
             os.fsync(fh.fileno())
         os.chmod(tmp, mode)  # mkstemp makes 0600; most files are for every reader
-        replace_retrying(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return Path(tmp)
+
+
+class WriteFailed(OSError):
+    """A file the user named that could not be written whole; the message names it (not the temporary file it was
+    written under) and why, so no success is said for it and nothing under its name is left."""
+
+
+def write_failed(path: Path, cause: OSError) -> WriteFailed:
+    """``WriteFailed`` for ``path`` from the error that stopped it (which may name the temporary file)."""
+    if cause.errno in (errno.ENOSPC, errno.EDQUOT):
+        return WriteFailed(describe_os_error(OSError(cause.errno, cause.strerror, str(path))))
+    if cause.strerror:  # a read-only or missing folder, no permission: another folder is the fix
+        return WriteFailed(f"cannot write {path}: {cause.strerror}; choose a folder you can write to")
+    return WriteFailed(f"cannot write {path}: {cause}")  # it says what to do itself (AtomicWriteError)
+
+
+def probe_write(folder: Path, size_bytes: int = 64 * 1024) -> OSError | None:
+    """What writing ``size_bytes`` in ``folder`` meets now (a full disk, a read-only one), or None: the reason a
+    child program that stopped writing there (ffmpeg, whose messages are not kept) did not give."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".probe.", suffix=".tmp")
+    except OSError as exc:
+        return exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(b"\0" * size_bytes)
+            fh.flush()
+            os.fsync(fh.fileno())
+    except OSError as exc:
+        return exc
+    finally:
+        Path(tmp).unlink(missing_ok=True)
+    return None
 
 
 def write_json_atomic(path: Path, data: Any) -> None:

@@ -78,3 +78,16 @@ def test_cancel_ends_the_evaluation_at_once_and_a_failure_is_said_in_the_dialog(
     qtbot.waitUntil(lambda: dialog.error is not None, timeout=90_000)
     assert "keeps no checkpoint at step 512 (it keeps: 768, 1,024)" in dialog.status.text()
     assert dialog.evaluate_button.isEnabled() and dialog.evaluation is None
+
+
+def test_a_config_damaged_after_the_dialog_opened_is_said_in_the_dialog(qtbot, dialog):
+    """Issue 44: the launch read config.yaml for the run's import folder and raised out of the click (a traceback);
+    the tool now says it, as the command line does."""
+    run = dialog.run_dir
+    RunDir(run).config.write_text("algo: PPO\nenv: {id: CartPole-v1\n")
+    dialog.episodes.setValue(1)
+    dialog.evaluate_button.click()
+    qtbot.waitUntil(lambda: dialog.error is not None, timeout=90_000)
+    assert dialog.status.text().startswith(f"run {run.name} cannot be evaluated: cannot read YAML from config.yaml")
+    assert "restore its config.yaml" in dialog.status.text()
+    assert dialog.evaluate_button.isEnabled() and not RunDir(run).evaluations_file.exists()

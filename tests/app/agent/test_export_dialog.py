@@ -64,3 +64,26 @@ def test_a_file_without_a_folder_is_refused_in_the_dialog(qtbot, trained_run, ru
     dialog.file_edit.setText("agent.onnx")
     dialog.export()
     assert dialog.result_label.text() == "Not exported: File: give the whole path of the file, e.g. with Browse…"
+
+
+def test_an_existing_sidecar_is_replaced_only_when_the_file_was_chosen_and_confirmed(qtbot, trained_run, runs_dir,
+                                                                                      tmp_path, monkeypatch):
+    """Issue 44: the tool replaced FILE.json without being asked; a typed name is now refused, a file picked with
+    Browse… (whose save dialog asks before replacing) is replaced with its sidecar."""
+    from PySide6.QtWidgets import QFileDialog
+
+    dialog = ExportDialog(copy_run(trained_run, runs_dir))
+    qtbot.addWidget(dialog)
+    dialog.check_box.setChecked(False)
+    output, side = tmp_path / "agent.onnx", tmp_path / "agent.onnx.json"
+    side.write_text('{"mine": true}')
+    dialog.file_edit.setText(str(output))
+    with qtbot.waitSignal(dialog.failed, timeout=180_000) as failed:
+        dialog.export_button.click()
+    assert failed.args[0].startswith(f"{side} exists; choose another file or replace it")
+    assert side.read_text() == '{"mine": true}' and not output.exists()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(output), ""))
+    dialog.choose_file()
+    with qtbot.waitSignal(dialog.exported, timeout=180_000):
+        dialog.export_button.click()
+    assert output.is_file() and json.loads(side.read_text())["format"] == "onnx"

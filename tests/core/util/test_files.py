@@ -76,3 +76,37 @@ def test_a_failed_queue_state_write_does_not_fail_the_queue(tmp_path, monkeypatc
     assert load_queue(tmp_path).state == "running"
     monkeypatch.setattr(files.os, "replace", real_replace)
     assert save_state(tmp_path, state) is True and load_queue(tmp_path).state == "finished"
+
+
+def test_a_file_not_written_is_named_with_why_and_the_fix_never_as_its_temporary_name(tmp_path):
+    """Issue 44: the line names the file the user asked for (a temp file's name told them nothing) and the fix."""
+    import errno
+
+    target = tmp_path / "agent.mp4"
+    temp = str(tmp_path / ".agent.tmp-1.mp4")
+    full = files.write_failed(target, OSError(errno.ENOSPC, "No space left on device", temp))
+    assert str(full).startswith(f"no space left on device writing {target} (") and "free some space" in str(full)
+    read_only = files.write_failed(target, OSError(errno.EROFS, "Read-only file system", temp))
+    assert str(read_only) == f"cannot write {target}: Read-only file system; choose a folder you can write to"
+    held = files.write_failed(target, AtomicWriteError("cannot replace x: another program keeps it open; close it"))
+    assert str(held) == f"cannot write {target}: cannot replace x: another program keeps it open; close it"
+    assert isinstance(full, OSError) and temp not in str(full) + str(read_only)
+
+
+def test_the_probe_finds_what_a_write_meets_and_leaves_nothing(tmp_path, monkeypatch):
+    assert files.probe_write(tmp_path) is None and list(tmp_path.iterdir()) == []
+    assert isinstance(files.probe_write(tmp_path / "gone"), FileNotFoundError)
+
+    def refused(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(files.os, "fsync", refused)
+    assert files.probe_write(tmp_path).strerror == "Permission denied" and list(tmp_path.iterdir()) == []
+
+
+def test_staged_bytes_are_whole_beside_the_file_before_they_get_its_name(tmp_path):
+    target = tmp_path / "p.onnx"
+    staged = files.stage_bytes(target, b"model")
+    assert staged.parent == tmp_path and staged.read_bytes() == b"model" and not target.exists()
+    os.replace(staged, target)
+    assert target.read_bytes() == b"model" and oct(target.stat().st_mode & 0o777) == "0o644"
