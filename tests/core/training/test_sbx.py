@@ -100,8 +100,8 @@ def test_an_sbx_sac_run_stops_and_resumes_exactly_with_its_replay_buffer_and_nor
     assert resumed in [f"resumed from the checkpoint at step {stopped_at:,} with {n:,} transitions in the replay buffer"
                        for n in (stopped_at - 1, stopped_at)]
     cfg = load_run_config(run)
-    planned = planned_steps(cfg.model_copy(update={"budget": cfg.budget.model_copy(update={"total_timesteps": stopped_at + 300})}),
-                            start=stopped_at)
+    budget = cfg.budget.model_copy(update={"total_timesteps": stopped_at + 300})  # what resume --timesteps 300 plans
+    planned = planned_steps(cfg.model_copy(update={"budget": budget}), start=stopped_at)
     progress = [r["step"] for r in records(run, "progress")]
     assert progress == sorted(progress) and progress[-1] == planned.steps == stopped_at + 300
     summary = read_json(run / "summary.json")
