@@ -155,3 +155,21 @@ def test_a_cuda_device_jax_lacks_is_refused_naming_the_field(monkeypatch):
     monkeypatch.setattr(sbx_engine.sys, "platform", "win32")
     with pytest.raises(ConfigError, match="JAX has no CUDA on Windows: an SBX run trains on the CPU there"):
         sbx_engine.jax_device("cuda:0")
+
+
+def test_an_sbx_runs_gpu_is_found_without_a_torch_context_beside_jaxs(monkeypatch):
+    from core.telemetry.nvml import NvmlStatus
+    from core.training import devices
+
+    uuids = ["GPU-fa4e0000-0000-4000-8000-000000000000", "GPU-fa4e0000-0000-4000-8000-000000000001"]
+    monkeypatch.setattr(devices, "nvml_status", lambda: NvmlStatus(True, None, "555.0", 2))
+    monkeypatch.setattr(devices, "gpu_uuids", lambda: uuids)
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+
+    def torch_asked(index: int) -> str:
+        raise AssertionError("torch was asked: it would make a CUDA context in an SBX run")
+
+    monkeypatch.setattr(devices, "torch_uuid", torch_asked)
+    assert devices.run_gpu("cuda:1", ask_torch=False).gpu == 1
+    with pytest.raises(AssertionError, match="torch was asked"):
+        devices.run_gpu("cuda:1")  # an SB3 run asks torch for the UUID
