@@ -76,7 +76,6 @@ class GroupRow:
     algo: str
     env: str
     seeds: list[int | None]
-    engine: str = "sb3"  # runtime.engine of its runs ("several": grouping by launch group may mix them)
     values: list[float | None]  # each run's figure (the table's metric), in the order of runs
     stats: Aggregate
     state: str  # "finished", "4 finished, 1 crashed" (all counted), or "4 finished; 1 crashed left out"
@@ -86,6 +85,7 @@ class GroupRow:
     is_baseline: bool = False
     vs: Comparison | None = None
     baseline_group: str = ""  # the group its comparison is with ("" when its env has no baseline)
+    engine: str = "sb3"  # runtime.engine of its runs ("several": grouping by launch group may mix them)
     marked: bool = False  # a run that did not finish is counted (include_unfinished)
     left_out: list[str] = field(default_factory=list)  # runs not counted: "ID (crashed at 4,078 steps)"
 
