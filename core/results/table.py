@@ -98,6 +98,7 @@ WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the epis
 STORED_EVAL_KEYS = ("stored_eval_mean_reward", "stored_eval_checkpoint", "stored_eval_episodes", "stored_eval_deterministic")
 # shown only when a row has the number (NVML, a grid intensity, an rlpanel evaluate)
 OPTIONAL_KEYS = ("energy_kwh", "co2_kg", "collect_pct", "train_pct", *STORED_EVAL_KEYS)
+ENGINE_KEYS = ("engine",)  # shown once a row trains with another engine than SB3 (every row's JSON has it)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
@@ -202,8 +203,8 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
             continue
         if c.key in OPTIONAL_KEYS and all(r.value(c.key) is None for r in rows):
             continue
-        if c.key == "engine" and all(r.engine == "sb3" for r in rows):
-            continue  # shown once an SBX run is among the rows; every row's JSON names it
+        if c.key in ENGINE_KEYS and all(r.engine == "sb3" for r in rows):
+            continue
         if c.key == "final_mean_reward":
             c = c._replace(header=f"Final mean reward (last {window} ep)")
         elif c.key == "best_mean_reward":
