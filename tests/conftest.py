@@ -178,19 +178,32 @@ def python() -> str:
     return sys.executable
 
 
+def _trained_in_own_home(folder: Path, train) -> Path:
+    """``train(folder / "runs")`` with RLPANEL_HOME at ``folder`` (a session's run outlives every test's own home)."""
+    old = os.environ.get("RLPANEL_HOME")
+    os.environ["RLPANEL_HOME"] = str(folder)
+    try:
+        return train(folder / "runs")
+    finally:
+        if old is None:
+            os.environ.pop("RLPANEL_HOME", None)
+        else:
+            os.environ["RLPANEL_HOME"] = old
+
+
 @pytest.fixture(scope="session")
 def trained_run(tmp_path_factory) -> Path:
     """A real finished PPO run (three checkpoints), trained once per session: copy it before changing it
     (``tests.training_helpers.copy_run``)."""
     from tests.training_helpers import train_template
 
-    folder = tmp_path_factory.mktemp("template_runs")
-    old = os.environ.get("RLPANEL_HOME")
-    os.environ["RLPANEL_HOME"] = str(folder)
-    try:
-        return train_template(folder / "runs")
-    finally:
-        if old is None:
-            os.environ.pop("RLPANEL_HOME", None)
-        else:
-            os.environ["RLPANEL_HOME"] = old
+    return _trained_in_own_home(tmp_path_factory.mktemp("template_runs"), train_template)
+
+
+@pytest.fixture(scope="session")
+def sbx_trained_run(tmp_path_factory) -> Path:
+    """A real finished SBX (JAX) PPO CartPole run with VecNormalize, evaluations and a best checkpoint, trained once per
+    session (``tests.training_helpers.SBX_PPO_CONFIG``): copy it before changing it."""
+    from tests.training_helpers import train_sbx_template
+
+    return _trained_in_own_home(tmp_path_factory.mktemp("sbx_template_runs"), train_sbx_template)

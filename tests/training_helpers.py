@@ -119,3 +119,19 @@ def copy_run(template: Path, runs_dir: Path, state: str | None = None) -> Path:
     if state is not None:
         write_status(target, state=state)
     return target
+
+
+# --- a real trained SBX (JAX) run, made once per session: the agent tools' and the window's tests share it ---
+
+SBX_PPO_CONFIG = {"algo": "PPO", "ppo": {"n_steps": 128, "batch_size": 64, "n_epochs": 2}, "policy": {"net_arch": [16]},
+                  "runtime": {"engine": "sbx", "n_envs": 2, "seed": 3, "normalize": {"obs": True}},
+                  "budget": {"total_timesteps": 1024, "checkpoint_every": 512, "eval_every": 512, "eval_episodes": 3}}
+
+
+def train_sbx_template(folder: Path, raw: dict | None = None) -> Path:
+    """A finished SBX run (PPO CartPole with VecNormalize, checkpoints at 512 and 1,024, a best one, unless ``raw``
+    says another config)."""
+    run = make_run(folder, raw or SBX_PPO_CONFIG)
+    assert run_worker(run) == 0, (run / "worker.log").read_text()
+    assert read_status(run).state == "finished", (run / "worker.log").read_text()[-3000:]
+    return run

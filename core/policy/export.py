@@ -26,11 +26,12 @@ from torch import nn
 from torch.jit._trace import TracerWarning
 
 from core.policy.export_check import check_export, space_sample
-from core.policy.export_model import ExportedPolicy, ExportRefused, exported_policy
+from core.policy.export_model import ExportedPolicy, ExportRefused, exported_policy, refuse_engine
 from core.policy.export_sidecar import INPUT_NAME, OUTPUT_NAME, sidecar
 from core.policy.load import LoadedPolicy, load_policy
 from core.policy.tool import tool_main, tool_parser
 from core.run.policy_results import existing_export, sidecar_path
+from core.run.store import load_run_config
 from core.util.files import replace_retrying, stage_bytes, write_failed
 
 SB3_PACKAGES = ("stable_baselines3", "sb3_contrib")  # a policy or extractor from elsewhere is the user's own network
@@ -55,6 +56,7 @@ def export_policy(args: argparse.Namespace) -> dict[str, Any]:
     """Write the file and its sidecar, check it if asked; the tool's JSON result."""
     if args.device != "cpu":
         raise ValueError(f"--device {args.device}: the export runs on the CPU (the file it writes runs anywhere); leave it out")
+    refuse_engine(Path(args.run_dir).name, load_run_config(args.run_dir).runtime.engine)  # before any other question
     if args.format == "onnx":
         require_onnx(check=args.check)
     output = Path(args.output).resolve()

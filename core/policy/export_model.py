@@ -8,7 +8,10 @@ network (``extract_features``: images / 255), the deterministic action (SB3's ``
 ``predict`` does to it: a squashed Box action unscaled from [-1, 1] (SAC, TD3, DDPG, gSDE with
 squashing), any other Box action clipped to the bounds, a Discrete action as an int64 index.
 
-What cannot be exported faithfully is refused with ``ExportRefused``, whose message says why.
+What cannot be exported faithfully is refused with ``ExportRefused``, whose message says why. An SBX run
+(``runtime.engine: sbx``) is refused before its checkpoint loads: its policy is a flax network, not a torch module,
+and no maintained converter is among rlpanel's dependencies (jax2onnx would be a new one); its agent is played by
+evaluate, watch and record.
 """
 
 from __future__ import annotations
@@ -101,6 +104,14 @@ class ExportedPolicy(nn.Module):
         p: Any = self.policy
         out: torch.Tensor = p.action_net(p.mlp_extractor.forward_actor(BaseModel.extract_features(p, x, p.pi_features_extractor)))
         return out
+
+
+def refuse_engine(run: str, engine: str) -> None:
+    """``ExportRefused`` for a run whose policy is not a torch module: an SBX (JAX) run's."""
+    if engine != "sb3":
+        raise ExportRefused(f"run {run} trained with runtime.engine: {engine} (JAX, a flax network): export-policy writes "
+                            "ONNX or TorchScript from SB3's torch policies only; evaluate, watch and record play this "
+                            "run's checkpoints, and a run with runtime.engine: sb3 exports")
 
 
 def exported_policy(model: BaseAlgorithm, normalize: VecNormalize | None, raw_space: gym.Space[Any],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import io
 import pickle
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,14 @@ from typing import Any
 from stable_baselines3.common.base_class import BaseAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
+from core.config.engines import JAX_FIX, sbx_installed
 from core.config.schema import RunConfig
 from core.run.checkpoint_read import read_checkpoint
 from core.run.checkpoints import BestCheckpoint, Checkpoint, complete_checkpoints
 from core.run.layout import BEST_CHECKPOINT, CHECKPOINT_PARTS
 from core.run.store import load_run_config
 from core.training.factory import build_vec_env, load_model
+from core.training.worker import set_jax_env
 
 
 @dataclass
@@ -61,6 +64,8 @@ def load_policy(run_dir: Path, which: str = "last", n_envs: int = 1, seed: int |
     read = read_checkpoint(run_dir, which)
     checkpoint = read.checkpoint
     cfg = load_run_config(run_dir)
+    if cfg.runtime.engine == "sbx":
+        prepare_jax(run_dir, device)
     stats = read.files.get("vecnormalize")
     if stats is None and cfg.runtime.normalize.obs:
         raise LookupError(missing_statistics(run_dir, checkpoint))
@@ -77,6 +82,17 @@ def load_policy(run_dir: Path, which: str = "last", n_envs: int = 1, seed: int |
     # reset is the one asked for, so a seed plays the same episodes as training's evaluation with that seed
     env.seed(cfg.runtime.seed)
     return LoadedPolicy(run_dir, cfg, checkpoint, model, env)
+
+
+def prepare_jax(run_dir: Path, device: str) -> None:
+    """An SBX run's checkpoint loads with sbx (JAX): said in one line where it is not installed; else JAX is set as the
+    worker sets it (``set_jax_env``: no preallocation of the GPU's memory, only the CPU backend for the CPU) before
+    jax loads, so a tool beside a training run neither takes 75 % of the card nor opens a CUDA context to play on the
+    CPU."""
+    if not sbx_installed():
+        raise LookupError(f"run {Path(run_dir).name} trained with runtime.engine: sbx (JAX): its checkpoints load with "
+                          f"sbx-rl, which is not installed in this Python: {JAX_FIX}")
+    set_jax_env(device, sys.platform)
 
 
 def _frozen(stats: bytes, env: VecEnv) -> VecNormalize:

@@ -85,6 +85,7 @@ class GroupRow:
     is_baseline: bool = False
     vs: Comparison | None = None
     baseline_group: str = ""  # the group its comparison is with ("" when its env has no baseline)
+    engine: str = "sb3"  # runtime.engine of its runs ("several": grouping by launch group may mix them)
     marked: bool = False  # a run that did not finish is counted (include_unfinished)
     left_out: list[str] = field(default_factory=list)  # runs not counted: "ID (crashed at 4,078 steps)"
 
@@ -132,7 +133,7 @@ class GroupRow:
         s, vs = self.stats, self.vs
         out: dict[str, Any] = {
             "group": self.group, "key": self.key, "runs": self.runs, "n": self.n, "seeds": self.seeds, "algo": self.algo,
-            "env": self.env, "state": self.state, "values": self.values, "mean": s.mean, "se": s.se,
+            "engine": self.engine, "env": self.env, "state": self.state, "values": self.values, "mean": s.mean, "se": s.se,
             "ci95": list(s.ci95) if s.ci95 else None, "iqm": s.iqm, "iqm_ci95": list(s.iqm_ci95) if s.iqm_ci95 else None,
             "note": s.note, "timesteps": self.timesteps, "wall_time_s": self.wall_time_s,
             "measures": {k: {"mean": m.mean, "se": m.se, "n": m.n} for k, m in self.measures.items()},
@@ -254,13 +255,15 @@ def _row(group: RunGroup, every: list[ResultRow], metric: str, include_unfinishe
     values = [figure(r, metric) for r in members]
     envs = {r.env for r in every}
     algos = {r.algo for r in every}
+    engines = {r.engine for r in every}
     state = _state_text(members, left)
     measure_keys = list(dict.fromkeys(k for r in members for k in r.measures))
     walls = [r.wall_time_s for r in members if r.wall_time_s is not None]
     return GroupRow(
         key=group.key, group=group.label, runs=[r.run_id for r in members], paths=[r.path for r in members],
         algo=next(iter(algos)) if len(algos) == 1 else "several", env=next(iter(envs)) if len(envs) == 1 else "several",
-        seeds=[_seed(r) for r in members], values=values, stats=aggregate([v for v in values if v is not None]),
+        seeds=[_seed(r) for r in members], engine=next(iter(engines)) if len(engines) == 1 else "several",
+        values=values, stats=aggregate([v for v in values if v is not None]),
         state=state, timesteps=sum(r.timesteps for r in members) / len(members) if members else None,
         wall_time_s=sum(walls) / len(walls) if walls else None,
         measures={k: aggregate([r.measures[k] for r in members if k in r.measures]) for k in measure_keys},

@@ -38,7 +38,7 @@ from core.run.store import RunStore
 from core.util.files import tail_lines
 
 LOG_LINES = 15
-KEPT = ("run_id", "name", "algo", "env", "state", "why", "resumed", "wall_time_s", "best_mean_reward",
+KEPT = ("run_id", "name", "algo", "engine", "env", "state", "why", "resumed", "wall_time_s", "best_mean_reward",
         "final_mean_reward", "delta_reward", "energy_kwh", "co2_kg", "peak_temperature_c", "paused_s", "throttled_s",
         "baseline_run")
 REWARD_VS_BASE = Column("delta_reward", "Reward vs baseline", "", "delta", 2)

@@ -62,6 +62,7 @@ COLUMNS: list[Column] = [
     Column("run_id", "Run"),
     Column("name", "Name"),
     Column("algo", "Algorithm"),
+    Column("engine", "Engine"),
     Column("env", "Env"),
     Column("preset", "Preset"),
     Column("state", "State"),
@@ -97,6 +98,7 @@ WINDOW_KEYS = ("final_mean_reward", "best_mean_reward")  # headers name the epis
 STORED_EVAL_KEYS = ("stored_eval_mean_reward", "stored_eval_checkpoint", "stored_eval_episodes", "stored_eval_deterministic")
 # shown only when a row has the number (NVML, a grid intensity, an rlpanel evaluate)
 OPTIONAL_KEYS = ("energy_kwh", "co2_kg", "collect_pct", "train_pct", *STORED_EVAL_KEYS)
+ENGINE_KEYS = ("engine",)  # shown once a row trains with another engine than SB3 (every row's JSON has it)
 SETTING = "setting:"  # key prefix of a per-setting column: "setting:ppo.n_epochs"
 MEASURE, MEASURE_PCT = "env:", "env_vs_base:"  # an env measure's column, and its change against the baseline
 MARK = "†"
@@ -113,6 +115,7 @@ class ResultRow:
     env: str
     preset: str | None
     state: str
+    engine: str = "sb3"  # runtime.engine: sb3 (PyTorch) or sbx (JAX)
     timesteps: int = 0
     wall_time_s: float | None = None
     steps_per_s: float | None = None
@@ -200,6 +203,8 @@ def columns_for(rows: list[ResultRow]) -> list[Column]:
             continue
         if c.key in OPTIONAL_KEYS and all(r.value(c.key) is None for r in rows):
             continue
+        if c.key in ENGINE_KEYS and all(r.engine == "sb3" for r in rows):
+            continue
         if c.key == "final_mean_reward":
             c = c._replace(header=f"Final mean reward (last {window} ep)")
         elif c.key == "best_mean_reward":
@@ -255,7 +260,7 @@ def result_row(run_dir: Path) -> ResultRow:
         wall = steps_per_s = None
     row = ResultRow(
         run_id=info.id, name=info.display_name or info.name, algo=info.algo, env=info.env, preset=info.preset,
-        state=info.state, timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s, episodes=episodes,
+        state=info.state, engine=info.engine, timesteps=timesteps, wall_time_s=wall, steps_per_s=steps_per_s, episodes=episodes,
         final_mean_reward=_num(summary.get("final_mean_reward")),
         final_window=_whole(summary.get("final_window")), final_std_reward=_num(summary.get("final_std_reward")),
         best_mean_reward=_num(summary.get("best_mean_reward")),

@@ -61,6 +61,7 @@ class RunInfo:
     path: Path
     state: str
     algo: str = ""
+    engine: str = "sb3"  # runtime.engine: the library it trains with (a config from before the field: sb3)
     env: str = ""
     name: str | None = None
     preset: str | None = None
@@ -247,9 +248,11 @@ def run_info(run_dir: Path) -> RunInfo:
     env: dict[str, Any] = raw["env"] if isinstance(raw.get("env"), dict) else {}
     budget: dict[str, Any] = raw["budget"] if isinstance(raw.get("budget"), dict) else {}
     name = raw.get("name")
+    runtime: dict[str, Any] = raw["runtime"] if isinstance(raw.get("runtime"), dict) else {}
     info = RunInfo(
         id=run_dir.name, path=run_dir, state=BROKEN if broken else status.state,
-        algo=str(raw.get("algo", "")), env=str(env.get("id") or env.get("entry_point") or ""),
+        algo=str(raw.get("algo", "")), engine=str(runtime.get("engine") or "sb3"),
+        env=str(env.get("id") or env.get("entry_point") or ""),
         name=name if isinstance(name, str) else None, preset=status.preset,
         # the steps the run trains (whole rollouts: the worker's figure), else what its config asked (older runs)
         total=0 if raw.get("algo") in BASELINES else status.planned_timesteps or _int(budget.get("total_timesteps")),

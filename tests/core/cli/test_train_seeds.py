@@ -9,6 +9,7 @@ import pytest
 
 from core.run.status import read_status
 from core.run.store import load_run_config
+from core.util.files import read_json
 from tests.training_helpers import cli
 
 
@@ -50,3 +51,30 @@ def test_bad_seeds_are_refused_before_anything_starts(runs_dir):
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.strip() == "rlpanel train: --seeds: seed 3 is given twice: each run of a group needs its own seed"
     assert list(runs_dir.iterdir()) == []
+
+
+@pytest.mark.training
+def test_a_group_of_sbx_seeds_gets_its_statistics_and_the_morning_report_names_the_engine(runs_dir):
+    done = cli("train", "--algo", "PPO", "--env", "CartPole-v1", "--timesteps", "256", "--seeds", "2", "--set",
+               "runtime.engine=sbx", "--set", "ppo.n_steps=64", "--set", "ppo.batch_size=64", "--set", "ppo.n_epochs=1",
+               "--set", "budget.eval_every=128", "--set", "budget.eval_episodes=2", "--json", "--runs-dir", str(runs_dir))
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert [r["state"] for r in out["runs"]] == ["finished", "finished"]
+    assert {load_run_config(runs_dir / r["id"]).runtime.engine for r in out["runs"]} == {"sbx"}
+
+    grouped = cli("export", "--all", "--group-by", "group", "--format", "json", "--runs-dir", str(runs_dir))
+    assert grouped.returncode == 0, grouped.stderr
+    [group] = json.loads(grouped.stdout)["groups"]
+    assert (group["engine"], group["n"], group["seeds"], group["state"]) == ("sbx", 2, [0, 1], "finished")
+    evals = [read_json(runs_dir / r["id"] / "summary.json")["last_eval_mean_reward"] for r in out["runs"]]
+    assert sorted(group["values"]) == sorted(evals) and group["mean"] == pytest.approx(sum(evals) / 2)
+    assert group["iqm"] is not None and group["ci95"] is not None  # two runs: an interval
+
+    report = cli("report", "--since", "2000-01-01", "--json", "--runs-dir", str(runs_dir))
+    assert report.returncode == 0, report.stderr
+    data = json.loads(report.stdout)
+    assert [r["engine"] for r in data["rows"]] == ["sbx", "sbx"] and data["groups"]["groups"][0]["engine"] == "sbx"
+    text = cli("report", "--since", "2000-01-01", "--format", "md", "--runs-dir", str(runs_dir)).stdout
+    header = next(line for line in text.splitlines() if line.startswith("| Run"))
+    assert "| Algorithm | Engine | Env |" in header, header

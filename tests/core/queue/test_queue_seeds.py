@@ -87,3 +87,22 @@ def test_a_plan_with_seeds_runs_each_seed_as_one_group(tmp_path, runs_dir):
     assert jobs["base#seed1"].run_id.endswith("-base-s1")
     late = read_status(runs_dir / jobs["late"].run_id)
     assert late.group is None and late.started_at >= max(s.ended_at for s in seeds.values())
+
+
+@pytest.mark.training
+def test_a_plan_job_on_the_sbx_engine_trains_with_jax_to_its_end(tmp_path, runs_dir):
+    sbx = {"name": "jax", "algo": "PPO", "env": "CartPole-v1", "timesteps": 256,
+           "set": {"runtime.engine": "sbx", "ppo.n_steps": 64, "ppo.batch_size": 64, "ppo.n_epochs": 1}}
+    path = tmp_path / "plan.yaml"
+    path.write_text(lean_plan(yaml.safe_dump({"jobs": [sbx]})))
+    started = cli("queue", "run", str(path), "--runs-dir", str(runs_dir))
+    assert started.returncode == 0, started.stderr
+    state = wait_for(lambda: (s := read_queue(runs_dir)) and s.state not in ("running", "cancelling") and s,
+                     timeout=240, what="the plan to end")
+    assert state.state == "finished", state.to_json()
+    [job_run] = [j.run_id for j in state.jobs]
+    assert load_run_config(runs_dir / job_run).runtime.engine == "sbx"
+    status = read_status(runs_dir / job_run)
+    assert status.state == "finished" and status.device == "cpu"  # JAX's device, as the worker writes it
+    events = (runs_dir / job_run / "metrics.jsonl").read_text()
+    assert "engine sbx: jax " in events  # the run says what trained it

@@ -12,7 +12,7 @@ from datetime import date, timedelta
 import pytest
 
 from core.results.curves import reward_curve
-from core.results.table import COLUMNS, OPTIONAL_KEYS, ResultRow, columns_for, results, select_runs
+from core.results.table import COLUMNS, ENGINE_KEYS, OPTIONAL_KEYS, ResultRow, columns_for, results, select_runs
 from core.run.store import RunStore
 from core.util.files import read_json
 from tests.results_helpers import make_result_run
@@ -62,7 +62,7 @@ def test_rows_of_real_runs_against_a_random_baseline(real_runs):
     # runs' time split (issue 31) is shown
     split = ("collect_pct", "train_pct")
     assert [c.key for c in columns_for(rows) if c.kind != "setting"] == [
-        c.key for c in COLUMNS if c.key not in (*OPTIONAL_KEYS, "host_memory_measure") or c.key in split]
+        c.key for c in COLUMNS if c.key not in (*OPTIONAL_KEYS, *ENGINE_KEYS, "host_memory_measure") or c.key in split]
     assert all(0 < r.collect_pct < 100 and 0 < r.train_pct < 100 for r in (one, two)) and base.collect_pct is None
     assert {c.key: c.title for c in columns_for(rows)}["peak_host_memory_mib"] == "Peak host memory, this run, PSS (MiB)"
     for row, key in ((one, "one"), (two, "two")):  # the baseline plays without telemetry
@@ -172,7 +172,11 @@ def test_row_values_for_every_column():
     row = ResultRow("id", None, "PPO", "Pendulum-v1", None, "finished")
     assert all(hasattr(row, c.key) for c in COLUMNS)
     assert [c.key for c in columns_for([row])] == [  # no host memory: no measure to name
-        c.key for c in COLUMNS if not c.key.startswith("delta") and c.key not in (*OPTIONAL_KEYS, "host_memory_measure")]
+        c.key for c in COLUMNS if not c.key.startswith("delta") and c.key not in (*OPTIONAL_KEYS, *ENGINE_KEYS,
+                                                                                  "host_memory_measure")]
+    row.engine = "sbx"  # a JAX run among the rows: the Engine column, beside the algorithm
+    assert [c.key for c in columns_for([row])][2:5] == ["algo", "engine", "env"]
+    row.engine = "sb3"
     row.energy_kwh = 0.25
     assert "energy_kwh" in [c.key for c in columns_for([row])] and "co2_kg" not in [c.key for c in columns_for([row])]
 

@@ -135,6 +135,29 @@ def test_an_env_info_key_is_the_objective(tmp_path, runs_dir):
 
 
 @pytest.mark.training
+@pytest.mark.timeout(600)
+def test_a_sweep_whose_base_trains_on_sbx_tells_each_trial_its_objective(tmp_path, runs_dir):
+    base = SMALL_SWEEP["base"]
+    sweep = {**SMALL_SWEEP, "name": "sbx-sweep", "n_trials": 2, "parallel": 2, "pruner": "none",
+             "base": {**base, "timesteps": 512, "set": {**base["set"], "runtime.engine": "sbx", "ppo.n_steps": 128,
+                                                        "budget.eval_every": 256, "budget.eval_episodes": 2,
+                                                        "budget.checkpoint_every": 256}},
+             "space": {"ppo.learning_rate": {"choice": [0.01, 1.0e-7]}}}
+    out = cli("sweep", "run", str(sweep_file(tmp_path, sweep)), "--runs-dir", str(runs_dir), timeout=500)
+    assert out.returncode == 0, out.stderr + out.stdout
+    report = status(runs_dir, "sbx-sweep")
+    assert report["state"] == "finished" and [t["state"] for t in report["trials"]] == ["complete", "complete"], report
+    from core.run.store import load_run_config
+    from tests.training_helpers import records
+
+    for row in report["trials"]:
+        run = runs_dir / row["run_id"]
+        cfg = load_run_config(run)
+        assert cfg.runtime.engine == "sbx" and cfg.ppo.learning_rate == row["params"]["ppo.learning_rate"]
+        assert row["value"] == records(run, "eval")[-1]["mean_reward"]  # the objective: the last evaluation's mean
+
+
+@pytest.mark.training
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("runner_killed", [False, True], ids=["stop", "stop-after-runner-killed"])
 def test_stop_then_resume_continues_the_trials_from_their_checkpoints(tmp_path, runs_dir, runner_killed):
