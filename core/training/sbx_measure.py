@@ -36,7 +36,7 @@ def _bytes(tree: Any) -> tuple[int, int, int]:
 
 def train_states(model: Any) -> list[Any]:
     """The flax train states an SBX model holds (actor, critics or Q-network, the entropy coefficient's)."""
-    found = []
+    found: list[Any] = []
     for owner in (model.policy, model):
         for value in vars(owner).values():
             if hasattr(value, "params") and hasattr(value, "opt_state") and all(value is not f for f in found):
