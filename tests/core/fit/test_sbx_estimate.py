@@ -218,3 +218,21 @@ def test_rlpanel_estimate_of_an_sbx_run_measures_the_model(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "network: 9,155 parameters, measured from the SBX model" in done.stdout
     assert "python, jax, SBX and torch (its buffers) in the worker" in done.stdout
+
+
+def test_the_worker_counts_its_own_model_as_the_child_does(sac_measured, monkeypatch):
+    """What a worker on CUDA keeps before it records its estimate (``remember_model``), here on JAX's CPU."""
+    from core.training.factory import build_model, build_vec_env
+    from core.training.sbx_measure import remember_model
+
+    cfg = config(device="cpu")
+    monkeypatch.setattr(measured, "_cache", {})
+    env, _ = build_vec_env(cfg, n_envs=1, force_dummy=True)
+    try:
+        remember_model(cfg, build_model(cfg, env, "cpu"), "cpu")
+    finally:
+        env.close()
+    kept = measured.lookup(cfg)
+    assert kept is not None and kept.engine == "sbx" and kept.device == "cpu"
+    assert (kept.params, kept.trainable, kept.optimizer_bytes, kept.target_bytes) == (
+        sac_measured.params, sac_measured.trainable, sac_measured.optimizer_bytes, sac_measured.target_bytes)
