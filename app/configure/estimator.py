@@ -62,7 +62,7 @@ def target_profile(cfg: RunConfig) -> GpuProfile | None:
 
 
 def needs_torch_facts(cfg: RunConfig) -> bool:
-    """Whether the device depends on the worker's torch: a GPU here or CUDA asked for."""
+    """Whether the device depends on the worker's torch (an SBX run: its jax): a GPU here or CUDA asked for."""
     from core.fit.gpus import detected_profiles
 
     device = cfg.runtime.device
@@ -71,22 +71,31 @@ def needs_torch_facts(cfg: RunConfig) -> bool:
     return device.startswith("cuda") or bool(detected_profiles())
 
 
+def measurable(cfg: RunConfig) -> bool:
+    """Whether the estimate waits for a measurement: the user's own network, or an SBX model where sbx is installed
+    (elsewhere validation says what to install, and nothing is built)."""
+    from core.config.engines import sbx_installed
+    from core.fit.measured import needs_measure
+
+    return needs_measure(cfg) and (cfg.runtime.engine != "sbx" or sbx_installed())
+
+
 HISTORY_TTL_S = 30.0  # a card's last runs are read at most this often (the estimate runs on every keystroke)
-_history: dict[tuple[str, str], tuple[float, tuple[float, ...]]] = {}
+_history: dict[tuple[str, str, str], tuple[float, tuple[float, ...]]] = {}
 
 
-def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None) -> GpuProfile | None:
-    """A detected card with how its last runs in ``runs_dir`` compared with their estimates."""
+def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None, engine: str = "sb3") -> GpuProfile | None:
+    """A detected card with how its last runs of ``engine`` in ``runs_dir`` compared with their estimates."""
     from core.fit.gpus import with_history
 
     if gpu is None or not gpu.detected or runs_dir is None or not gpu.uuid:
         return gpu
-    key = (str(runs_dir), gpu.uuid)
+    key = (str(runs_dir), gpu.uuid, engine)
     known = _history.get(key)
     if known is None or time.monotonic() - known[0] > HISTORY_TTL_S:
         from core.run.card_history import card_ratios
 
-        known = _history[key] = (time.monotonic(), card_ratios(runs_dir, gpu.uuid))
+        known = _history[key] = (time.monotonic(), card_ratios(runs_dir, gpu.uuid, engine=engine))
     return with_history(gpu, known[1])
 
 
@@ -97,7 +106,7 @@ def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
     from core.fit.gpus import get_profile
 
     try:
-        gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir)
+        gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir, cfg.runtime.engine)
         return estimate(cfg, spaces, gpu, host_memory_bytes=host_total, torch=torch), ""
     except ConfigError as exc:
         return None, "; ".join(i.message for i in exc.issues)
@@ -163,40 +172,43 @@ class SpacesCache(QObject):
 
 
 class TorchFactsCache(QObject):
-    """The worker's torch facts (CUDA or not), probed once in the background; ``ready`` when known.
+    """The worker's torch facts (CUDA or not), or its jax's for an SBX config, probed once each in the background;
+    ``ready`` when known.
 
-    The probe imports torch in a child process with this interpreter (``core.fit.device``); its
-    answer is cached per interpreter and torch version, so a second start of the window asks no one.
+    The probe imports torch (jax) in a child process with this interpreter (``core.fit.device``,
+    ``core.fit.jax_device``); its answer is cached per interpreter and version, so a second start of the window
+    asks no one.
     """
 
     ready = Signal()
 
     def __init__(self, parent: QObject | None = None):
         super().__init__(parent)
-        self._facts: dict[str, Any] | None = None
-        self._read = False  # the cached facts are read at the first get (the first estimate, after the first frame)
-        self._pending = False
+        self._facts: dict[str, dict[str, Any] | None] = {}  # by engine; read from the cache at the first get of each
+        self._pending: set[str] = set()
 
-    def get(self) -> dict[str, Any] | None:
-        """The facts when known; else start the probe (once) and return ``None``."""
+    def get(self, engine: str = "sb3") -> dict[str, Any] | None:
+        """The facts of ``engine``'s library when known; else start the probe (once) and return ``None``."""
         from core.fit.device import cached_torch_facts, torch_facts
+        from core.fit.jax_device import cached_jax_facts, jax_facts
 
-        if not self._read:
-            self._read = True
-            self._facts = cached_torch_facts()
-        if self._facts is None and not self._pending:
-            self._pending = True
-            run_in_background(torch_facts, self._done, lambda message: self._done({"error": message}))
-        return self._facts
+        sbx = engine == "sbx"
+        if engine not in self._facts:
+            self._facts[engine] = cached_jax_facts() if sbx else cached_torch_facts()
+        if self._facts[engine] is None and engine not in self._pending:
+            self._pending.add(engine)
+            run_in_background(jax_facts if sbx else torch_facts, lambda facts: self._done(engine, facts),
+                              lambda message: self._done(engine, {"error": message}))
+        return self._facts[engine]
 
     def pending(self) -> bool:
-        return self._pending
+        return bool(self._pending)
 
-    def _done(self, facts: dict[str, Any]) -> None:
+    def _done(self, engine: str, facts: dict[str, Any]) -> None:
         if not isValid(self):  # the window closed while the probe ran
             return
-        self._pending = False
-        self._facts = facts
+        self._pending.discard(engine)
+        self._facts[engine] = facts
         self.ready.emit()
 
 
@@ -211,7 +223,8 @@ def measure(cfg: RunConfig) -> tuple[MeasuredNetwork | None, str]:
 
 
 class NetworkCache(QObject):
-    """The user's own network measured (``core.fit.measured``), once per network; ``ready`` when a measurement ends.
+    """The user's own network or an SBX model measured (``core.fit.measured``), once per network; ``ready`` when a
+    measurement ends.
 
     Asked only for a config whose code is trusted (the model checks first). The estimate reads the measurement
     from ``core.fit.measured.lookup``, which the background measurement fills."""

@@ -15,7 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from app.configure.estimator import NetworkCache, SpacesCache, TorchFactsCache, estimate_for, needs_torch_facts
+from app.configure.estimator import (
+    NetworkCache,
+    SpacesCache,
+    TorchFactsCache,
+    estimate_for,
+    measurable,
+    needs_torch_facts,
+)
 from app.configure.state import ConfigState, Validation, schema_leaves
 from core.config.dotted import get_path
 from core.config.errors import ConfigError, FieldHint, FieldIssue
@@ -136,9 +143,9 @@ class ConfigModel(QObject):
         module = code_module(cfg.env)
         if module and not is_trusted(module):  # nothing is probed for code the user has not trusted
             return True
-        if self.spaces.get(cfg.env) is None or (needs_torch_facts(cfg) and self.torch.get() is None):
+        if self.spaces.get(cfg.env) is None or (needs_torch_facts(cfg) and self.torch.get(cfg.runtime.engine) is None):
             return False
-        if cfg.policy.code and not cfg.is_baseline and all(is_trusted(m) for m in policy_modules(cfg.policy)):
+        if measurable(cfg) and all(is_trusted(m) for m in policy_modules(cfg.policy)):
             return self.networks.get(cfg) is not None
         return True
 
@@ -263,10 +270,10 @@ class ConfigModel(QObject):
                 self.info_keys_seen = found[0].info_keys
                 refused = check_spaces(cfg, found[0].action_kind, found[0])
                 issues += refused
-                torch = self.torch.get() if needs_torch_facts(cfg) else None
+                torch = self.torch.get(cfg.runtime.engine) if needs_torch_facts(cfg) else None
                 issue = device_issue(cfg, torch)
                 issues += [issue] if issue else []
-                waiting = self._network_wait(cfg, issues)
+                waiting = "" if refused else self._network_wait(cfg, issues)
                 if refused:  # the estimate would refuse the same way: its message is at the field and in the list
                     self.estimate_note = "fix the errors below to see the estimate"
                 elif waiting:
@@ -330,7 +337,15 @@ class ConfigModel(QObject):
     def _network_wait(self, cfg: RunConfig, issues: list[FieldIssue]) -> str:
         """Why the estimate waits for the user's own network ("" when it need not: none, or measured); a network
         that cannot be built is an issue at its field. Nothing is measured for code the user has not trusted."""
-        if not cfg.policy.code or cfg.is_baseline:
+        if not measurable(cfg):
+            return ""
+        if cfg.runtime.engine == "sbx":  # any SBX model: its arrays live in XLA, no torch formula counts them
+            found = self.networks.get(cfg)
+            if found is None:
+                return "measuring the SBX model\u2026"
+            if found[0] is None:
+                issues.append(FieldIssue("runtime.engine", found[1]))
+                return "the SBX model cannot be measured"
             return ""
         untrusted = [m for m in policy_modules(cfg.policy) if not is_trusted(m)]
         if untrusted:

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.configure.engine_hint import EngineHint
 from app.configure.env_picker import EnvPicker
 from app.configure.estimator import WAITING_FOR_GPUS, target_choices
 from app.configure.fit_bar import FitBox, no_fit_reason
@@ -132,6 +133,7 @@ class ConfigurePanel(QWidget):
         self._algo_slots: dict[str, tuple[FieldSpec, str, QWidget, tuple[str, ...]]] = {}  # the later forms' too
         self._slot_paths: dict[str, str] = {}  # a later form's row paths: the form's name
         self.threads_hint: TorchThreadsHint | None = None  # under Torch threads, once the runtime form is built
+        self.engine_hint: EngineHint | None = None  # under Engine, likewise
         self.forms: dict[str, SectionForm] = _BuiltOnAsk(self._algo_form)
         self.rows: dict[str, FieldRow] = _BuiltOnAsk(
             lambda path: self._algo_form(self._slot_paths.get(path) or path.partition(".")[0]).rows[path])
@@ -312,8 +314,9 @@ class ConfigurePanel(QWidget):
             button.problem.connect(lambda path, why: self.rows[path].set_error(why))
 
     def _add_threads_hint(self) -> None:
-        """What "auto" comes to here, under Torch threads."""
+        """What "auto" comes to here, under Torch threads; under Engine, what to install where sbx is not."""
         self.threads_hint = TorchThreadsHint.under(self.forms["runtime"], self.rows["runtime.torch_threads"])
+        self.engine_hint = EngineHint.under(self.forms["runtime"], self.rows["runtime.engine"])
 
     def build_later_forms(self) -> None:
         """The forms below the fold, in their places (``later_forms``); the column's width follows them."""
@@ -615,6 +618,8 @@ class ConfigurePanel(QWidget):
     def _show_threads(self) -> None:
         if self.threads_hint is not None:
             self.threads_hint.show_threads(threads_here(self.model.validation.config, self.model.estimate))
+        if self.engine_hint is not None:
+            self.engine_hint.show_installed()
 
     def _show_seeds(self) -> None:
         """Launch says how many runs it starts; a Seeds field it cannot read says why under it and disables Launch."""

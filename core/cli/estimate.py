@@ -13,10 +13,10 @@ from core.cli.common import add_config_args, config_from_args, emit, env_issues,
 from core.config.errors import ConfigError
 from core.config.spaces import probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
-from core.fit.device import torch_facts
+from core.fit.device import engine_facts
 from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
-from core.fit.measured import measure_network
+from core.fit.measured import measure_network, needs_measure
 from core.fit.result import FITS, MIB, FitEstimate
 from core.run.card_history import card_ratios
 
@@ -44,14 +44,14 @@ def run_estimate(args: argparse.Namespace) -> int:
     issues = env_issues(args, cfg, spaces)  # before the estimate, which refuses the same without naming --algo
     if issues:
         raise ConfigError(issues)
-    if cfg.policy.code and not cfg.is_baseline:  # an own network is measured (a child process, once trusted)
+    if needs_measure(cfg):  # an own network or an SBX model is measured (a child process, once trusted)
         measure_network(cfg)
     gpu = get_profile(args.gpu or cfg.target_gpu)
     if gpu is not None and gpu.detected:  # how the last runs on this card compared with their estimates
-        gpu = with_history(gpu, card_ratios(runs_dir(args), gpu.uuid))
+        gpu = with_history(gpu, card_ratios(runs_dir(args), gpu.uuid, engine=cfg.runtime.engine))
     host = int(args.host_memory_gib * (1 << 30)) if args.host_memory_gib else None
-    # the worker's torch decides the device; asking it costs one subprocess per interpreter and torch version
-    result = estimate(cfg, spaces, gpu, host, torch=torch_facts())
+    # the worker's torch (an SBX run: its jax) decides the device; asking costs one subprocess per interpreter and version
+    result = estimate(cfg, spaces, gpu, host, torch=engine_facts(cfg))
     emit(args, result.to_json(), lambda: format_estimate(result, cfg.algo, cfg.env.label, planned_steps(cfg)))
     return EXIT_NO_FIT if not result.fits else 0
 

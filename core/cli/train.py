@@ -24,7 +24,7 @@ from core.config.seeds import parse_seeds, seeds_text
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
-from core.fit.device import device_issue, torch_facts
+from core.fit.device import device_issue, engine_facts
 from core.run.control import (
     ClusterLaunchError,
     ResumeError,
@@ -79,7 +79,7 @@ def _check_spaces_early(args: argparse.Namespace, validated: ValidatedConfig) ->
     spaces = probe_spaces(validated.config.env)
     issues = env_issues(args, validated.config, spaces)
     if validated.config.runtime.device.startswith("cuda"):  # only then is the torch probe worth its seconds
-        issue = device_issue(validated.config, torch_facts())
+        issue = device_issue(validated.config, engine_facts(validated.config))
         issues += [issue] if issue else []
     if issues:
         raise ConfigError(issues)

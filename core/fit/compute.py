@@ -39,6 +39,7 @@ from core.fit.families.registry import family_of, train_batch
 from core.fit.gpus import AllocatorModel, GpuProfile, history_factor
 from core.fit.networks import FLOAT, ModelShape, Network, Optimizer
 from core.fit.result import MIB, FitEstimate, Term, verdict_for
+from core.fit.xla import pool_note, xla_gpu_terms
 from core.util.procs import effective_start_method
 
 # Host memory of the worker itself: python + numpy + gymnasium + torch + SB3, its own memory (PSS, what a
@@ -47,6 +48,11 @@ from core.util.procs import effective_start_method
 # (approximate: no GPU on that machine to measure it).
 WORKER_RUNTIME_CPU = 350 * MIB
 WORKER_RUNTIME_CUDA_EXTRA = 1024 * MIB
+# An SBX worker also holds jax, jaxlib (XLA), flax and optax beside torch (SBX's buffers): the process measuring an
+# SBX model (core.training.sbx_measure: the worker's imports, one env, the model built) peaked at 550-610 MiB max RSS
+# against ~350 for the torch worker's own memory (PPO CartPole, SAC Pendulum, DQN; jax 0.10.2 CPU, 2-core Linux VM,
+# 2026-11-29): the difference, rounded up. RSS counts shared library pages PSS splits: approximate.
+WORKER_RUNTIME_JAX_EXTRA = 256 * MIB
 # Own memory (USS) of one env process with a classic-control env, by vec env and start method, measured
 # by bench/env_memory.py (8 CartPole envs, Linux, torch 2.x CPU, 2026-11): SB3's SubprocVecEnv
 # (subproc-sb3) imports stable_baselines3 and so torch in each spawned or forkserver child to unpickle
@@ -82,8 +88,11 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     family = family_of(cfg)
     shape = family.shape(cfg, spaces)
     acts, pass_name = family.activation_bytes(cfg, spaces, shape)
-    network = measured.lookup(cfg) if cfg.policy.code else None
-    if network is not None:  # the user's own network: its counts are measured, not the formulas'
+    network = measured.lookup(cfg) if measured.needs_measure(cfg) else None
+    sbx = cfg.runtime.engine == "sbx"
+    if network is not None and network.engine == "sbx":
+        pass  # its arrays are counted below; the working memory of one update is the formula's for the same networks
+    elif network is not None:  # the user's own network: its counts are measured, not the formulas'
         shape = measured_shape(shape, network)
         if not network.error:
             batch_size = train_batch(cfg)
@@ -95,16 +104,25 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     elif cfg.policy.code:
         notes.append("your own network is not measured yet: the parameters and activations are those of SB3's default "
                      "network (rlpanel estimate measures it)")
+    elif sbx:
+        notes.append("the SBX model is not measured yet: its arrays are counted as SB3's torch networks "
+                     "(rlpanel estimate measures it)")
     params = FLOAT * shape.param_count
     grads = FLOAT * shape.trainable_count
     optim = shape.optimizer_bytes
     batch = family.batch_copy_bytes(cfg, spaces)
     n_params = shape.param_count
+    held = f"{n_params:,} parameters in {', '.join(n.name for n in shape.networks)}"
+    optim_note = ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers) or "none: the weights move by random search (ARS)"
+    if network is not None and network.engine == "sbx":  # flax parameters, target copies, batch-norm statistics, optax
+        n_params, grads, optim = network.params, FLOAT * network.trainable, network.optimizer_bytes
+        params = grads + network.target_bytes + network.state_bytes
+        held, optim_note = f"{n_params:,} parameters of the SBX model, {network.source}", f"optax state, {network.source}"
+        pass_name = f"{pass_name} (SB3's count for the same networks: XLA's working memory is not measured)"
     terms = [
-        Term("parameters", dev, params, f"{n_params:,} parameters in {', '.join(n.name for n in shape.networks)}"),
+        Term("parameters", dev, params, held),
         Term("gradients", dev, grads, "trainable parameters only (target networks get none)"),
-        Term("optimizer", dev, optim, ", ".join(f"{o.name}: {o.kind}" for o in shape.optimizers)
-             or "none: the weights move by random search (ARS)"),
+        Term("optimizer", dev, optim, optim_note),
         Term("activations", dev, acts, pass_name),
         Term("batch_copies", dev, batch, f"one sampled batch of {train_batch(cfg):,} on the device"
              if shape.optimizers else f"the observations of {cfg.runtime.n_envs} envs per step"),
@@ -112,7 +130,13 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     allocator_bytes = 0
     if on_gpu:
         assert gpu is not None
-        allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, params + grads + optim + acts + batch, terms)
+        live = params + grads + optim + acts + batch
+        if sbx:  # XLA's allocator, not torch's: no cuBLAS workspaces nor caching segments of torch's
+            measured_in_use = network.in_use_bytes if network is not None and network.engine == "sbx" else None
+            xla_gpu_terms(gpu, live, measured_in_use, params + optim, terms)
+            notes.append(pool_note())
+        else:
+            allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, live, terms)
         factor = history_factor(gpu)
         if factor is not None:
             so_far = sum(t.bytes for t in terms if t.where == "gpu")
@@ -130,7 +154,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
         if device != "cpu" and gpu is None:
             notes.append("no GPU: the run trains on the CPU, so only host memory counts")
     return FitEstimate(verdict, capacity, gpu_bytes, host_bytes, terms, name, host_verdict, host_capacity, on_gpu,
-                       n_params, allocator_bytes, full_at, None, notes, network_source=measured.SOURCE if network else "")
+                       n_params, allocator_bytes, full_at, None, notes, network_source=network.source if network else "")
 
 
 def measured_shape(formula: ModelShape, network: measured.MeasuredNetwork) -> ModelShape:
@@ -191,9 +215,11 @@ def _host_terms(cfg: RunConfig, spaces: EnvSpaces, on_gpu: bool, terms: list[Ter
                          "as resuming continues filling it)")
     if rt.normalize.obs or rt.normalize.reward:
         terms.append(Term("vecnormalize", "host", buffers.vecnormalize_bytes(rt.n_envs, spaces), "running statistics"))
-    runtime = WORKER_RUNTIME_CPU + (WORKER_RUNTIME_CUDA_EXTRA if on_gpu else 0)
+    sbx = rt.engine == "sbx" and not cfg.is_baseline
+    runtime = WORKER_RUNTIME_CPU + (WORKER_RUNTIME_CUDA_EXTRA if on_gpu else 0) + (WORKER_RUNTIME_JAX_EXTRA if sbx else 0)
     terms.append(Term("worker_runtime", "host", runtime,
-                      "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))
+                      ("python, jax" + (" with CUDA" if on_gpu else "") + ", SBX and torch (its buffers) in the worker")
+                      if sbx else "python, torch" + (" with CUDA" if on_gpu else "") + " and stable-baselines3 in the worker"))
     if rt.vec_env != "dummy":
         method, _ = effective_start_method(rt.start_method, sys.platform)
         each = ENV_PROCESS_BYTES[(rt.vec_env, method)]

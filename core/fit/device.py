@@ -4,7 +4,8 @@ NVML seeing a GPU does not mean torch can use it: a plain ``pip install torch`` 
 CPU build. ``torch_facts()`` asks the worker's own Python once (``python -m core.training.probe``
 in a subprocess) and caches the answer per interpreter and torch version, in memory and in the
 user folder. ``train_device()`` turns a config, the target GPU and those facts into the device
-and the warnings the fit bar, ``rlpanel estimate`` and Launch show.
+and the warnings the fit bar, ``rlpanel estimate`` and Launch show. An SBX run trains where JAX can: its facts are
+jax's (``engine_facts``), its rule ``core.fit.jax_device``'s.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 from core.config.errors import FieldIssue
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces
+from core.fit import jax_device
 from core.fit.families.family import policy_kind
 from core.fit.gpus import GpuProfile
 from core.util.console import CHILD_TEXT, utf8_env
@@ -98,6 +100,16 @@ def torch_facts(refresh: bool = False, timeout: float = 120.0) -> dict[str, Any]
     return facts
 
 
+def engine_facts(cfg: RunConfig, refresh: bool = False) -> dict[str, Any]:
+    """The facts of the library the run's engine trains with: jax's for an SBX run, torch's otherwise."""
+    return jax_device.jax_facts(refresh) if cfg.runtime.engine == "sbx" else torch_facts(refresh)
+
+
+def cached_engine_facts(cfg: RunConfig) -> dict[str, Any] | None:
+    """``engine_facts`` when known already, without probing."""
+    return jax_device.cached_jax_facts() if cfg.runtime.engine == "sbx" else cached_torch_facts()
+
+
 def cuda_usable(facts: dict[str, Any] | None) -> bool | None:
     """Whether torch can use CUDA here (``None``: unknown)."""
     if not facts or "error" in facts:
@@ -109,8 +121,12 @@ def _torch_name(facts: dict[str, Any]) -> str:
     return f"torch {facts.get('torch', '?')}"
 
 
-def train_device(cfg: RunConfig, gpu_index: int | None, facts: dict[str, Any] | None) -> tuple[str, list[str]]:
-    """(device, warnings) for a worker launched here; ``gpu_index`` is the detected GPU planned on, if any."""
+def train_device(cfg: RunConfig, gpu_index: int | None, facts: dict[str, Any] | None,
+                 platform: str = sys.platform) -> tuple[str, list[str]]:
+    """(device, warnings) for a worker launched here; ``gpu_index`` is the detected GPU planned on, if any; ``facts``
+    the engine's (``engine_facts``)."""
+    if cfg.runtime.engine == "sbx" and not cfg.is_baseline:
+        return jax_device.train_device(cfg, gpu_index, facts, platform)
     requested = cfg.runtime.device
     if requested == "cpu":
         return "cpu", []
@@ -136,8 +152,10 @@ def worker_threads(cfg: RunConfig, device: str, cores: int | None = None) -> Tor
     return torch_threads(rt.torch_threads, rt.n_envs, rt.vec_env != "dummy", device, cores)
 
 
-def device_issue(cfg: RunConfig, facts: dict[str, Any] | None) -> FieldIssue | None:
-    """Why a launch must be refused: the config asks for CUDA that this torch cannot use."""
+def device_issue(cfg: RunConfig, facts: dict[str, Any] | None, platform: str = sys.platform) -> FieldIssue | None:
+    """Why a launch must be refused: the config asks for CUDA that this torch (an SBX run: this jax) cannot use."""
+    if cfg.runtime.engine == "sbx" and not cfg.is_baseline:
+        return jax_device.device_issue(cfg, facts, platform)
     requested = cfg.runtime.device
     if not requested.startswith("cuda") or cuda_usable(facts) is not False:
         return None
@@ -146,12 +164,15 @@ def device_issue(cfg: RunConfig, facts: dict[str, Any] | None) -> FieldIssue | N
                                         f"CUDA: {CUDA_TORCH_FIX}, or set runtime.device to auto or cpu")
 
 
-def device_reason(cfg: RunConfig, device: str, local: GpuProfile | None, facts: dict[str, Any] | None) -> str:
+def device_reason(cfg: RunConfig, device: str, local: GpuProfile | None, facts: dict[str, Any] | None,
+                  platform: str = sys.platform) -> str:
     """``device`` and why, in words: ``cpu - torch 2.13.0+cpu has no CUDA``, ``cuda:0 - NVIDIA RTX 4060``."""
     if device != "cpu":
         return f"{device} - {local.name.split(': ', 1)[-1]}" if local is not None else device
     if cfg.runtime.device == "cpu":
         return "cpu - runtime.device is cpu"
+    if cfg.runtime.engine == "sbx" and not cfg.is_baseline:
+        return jax_device.device_reason(cfg, facts, platform) or "cpu - no NVIDIA GPU detected here (NVML)"
     if cuda_usable(facts) is False:
         return f"cpu - {_torch_name(facts or {})} has no CUDA"
     return "cpu - no NVIDIA GPU detected here (NVML)" if local is None else "cpu"

@@ -17,7 +17,7 @@ from core.config.steps import planned_steps
 from core.fit.compute import compute
 from core.fit.device import device_reason, policy_warnings, train_device, worker_threads
 from core.fit.gpus import GpuProfile, allocator_model, detected_profiles, get_profile, history_text
-from core.fit.measured import measure_network
+from core.fit.measured import measure_network, needs_measure
 from core.fit.result import FITS, MIB, NO_FIT, FitEstimate
 from core.fit.suggest import suggest_fix
 
@@ -40,8 +40,8 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
     """The memory ``cfg`` needs on ``gpu`` (``None``: no GPU) and on this host.
 
     ``train_device`` is always where a worker launched on this machine trains (``core.fit.device``:
-    the one rule), from ``torch`` (the worker's torch facts) and this machine's GPUs (``here``,
-    default: those NVML detects). A ``gpu`` that is not this machine's is a planning target: the
+    the one rule), from ``torch`` (the worker's facts for its engine: torch's, or jax's for an SBX run) and this
+    machine's GPUs (``here``, default: those NVML detects). A ``gpu`` that is not this machine's is a planning target: the
     terms are its, and ``this_machine`` with a warning says what happens here instead. A run that does not fit a
     card of this machine on Windows (``platform``) is marked ``sysmem_fallback``: it will crawl, not fail.
     """
@@ -50,7 +50,7 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
         raise ConfigError(issues)
     host_capacity = int(host_memory_bytes) if host_memory_bytes else host_memory_total()
     local = _local_gpu(cfg, gpu, detected_profiles() if here is None else here)
-    device, warnings = train_device(cfg, local.index if local is not None else None, torch)
+    device, warnings = train_device(cfg, local.index if local is not None else None, torch, platform)
     if gpu is None or gpu.detected:  # planned for this machine
         result = _compute(cfg, spaces, local if device != "cpu" else None, host_capacity, suggest)
         result.planned_device = device
@@ -61,14 +61,14 @@ def estimate(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None,
         mine.train_device = mine.planned_device = device
         result.this_machine = mine
         warnings.insert(0, f"planned for {gpu.name} (the target), which is not this machine: here it trains on "
-                           f"{device_reason(cfg, device, local, torch)}; "
+                           f"{device_reason(cfg, device, local, torch, platform)}; "
                            + (f"{mine.gpu_bytes / MIB:,.0f} MiB of {mine.capacity_bytes / MIB:,.0f} MiB on "
                               f"{mine.gpu_name}, {mine.verdict}" if mine.on_gpu else
                               f"host RAM {mine.host_bytes / MIB:,.0f} MiB, {mine.host_verdict}"))
     on_this_card = result.this_machine or result  # a target card elsewhere runs on an OS this machine does not know
     on_this_card.sysmem_fallback = platform.startswith("win") and on_this_card.on_gpu and on_this_card.verdict == NO_FIT
     result.train_device = device
-    result.train_device_reason = device_reason(cfg, device, local, torch)
+    result.train_device_reason = device_reason(cfg, device, local, torch, platform)
     result.advice = policy_warnings(cfg, spaces, device, result.parameter_count)
     result.warnings = warnings + result.advice
     result.planned_timesteps = plan.steps if (plan := planned_steps(cfg)) else None
@@ -107,7 +107,7 @@ def estimate_config(cfg: RunConfig, gpu_name: str | None = None, host_memory_byt
                     torch: dict[str, Any] | None = None) -> FitEstimate:
     """Convenience for callers holding only a config: probe the env, measure an own network, resolve the GPU, estimate."""
     spaces = probe_spaces(cfg.env)
-    if cfg.policy.code and not cfg.is_baseline:
+    if needs_measure(cfg):  # an own network, or an SBX model: built in a child process and counted
         measure_network(cfg)
     gpu = get_profile(gpu_name or cfg.target_gpu)
     return estimate(cfg, spaces, gpu, host_memory_bytes, torch=torch)

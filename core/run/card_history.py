@@ -12,6 +12,9 @@ summary that names no measure is left out as unknown. ``nvml_process`` (NVML's f
 median either: nobody has compared them side by side on one card yet. A card's history is of the
 measure of its newest whole-process run: the next run on this machine is read the way it was
 (the driver model of a card, WDDM or TCC, changes only when someone changes it).
+
+Nor engines: an SBX run's estimate is XLA's arrays beside a CUDA context, a torch run's torch's allocator; each is
+corrected from the runs of its own engine (``estimate_engine``; a summary without one is SB3's, from before SBX).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ from core.util.files import read_json
 SCAN_LIMIT = 300  # the newest run folders read: a history is about the recent runs, and listing stays cheap
 
 
-def card_ratios(runs_dir: Path, uuid: str | None, last: int = 5, measure: str | None = None) -> tuple[float, ...]:
-    """``peak_to_estimate`` of the newest ``last`` finished runs on the card ``uuid`` measured by ``measure``
-    (default: the measure of the newest whole-process run on it), newest first."""
+def card_ratios(runs_dir: Path, uuid: str | None, last: int = 5, measure: str | None = None,
+                engine: str = "sb3") -> tuple[float, ...]:
+    """``peak_to_estimate`` of the newest ``last`` finished runs of ``engine`` on the card ``uuid`` measured by
+    ``measure`` (default: the measure of the newest whole-process run on it), newest first."""
     if not uuid or (measure is not None and measure not in WHOLE_PROCESS):
         return ()
     try:
@@ -39,6 +43,8 @@ def card_ratios(runs_dir: Path, uuid: str | None, last: int = 5, measure: str | 
     for folder in folders:
         summary = read_json(folder / "summary.json", default=None)
         if not isinstance(summary, dict) or summary.get("gpu_uuid") != uuid:
+            continue
+        if (summary.get("estimate_engine") or "sb3") != engine:
             continue
         ratio = summary.get("peak_to_estimate")
         if not (isinstance(ratio, int | float) and not isinstance(ratio, bool) and 0.2 < ratio < 5):

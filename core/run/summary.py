@@ -87,4 +87,5 @@ def _estimate_beside_peak(estimate: Any, peak: Any) -> dict[str, Any]:
         return {}
     ratio = round(peak / estimate["bytes"], 4) if isinstance(peak, int | float) and peak > 0 else None
     return {"estimate_gpu_bytes": estimate["bytes"], "estimate_gpu_source": estimate.get("source"),
-            "gpu_uuid": estimate.get("uuid"), "peak_to_estimate": ratio}
+            "gpu_uuid": estimate.get("uuid"), "peak_to_estimate": ratio,
+            "estimate_engine": estimate.get("engine") or "sb3"}  # a run from before the engine field: SB3's

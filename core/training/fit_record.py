@@ -30,5 +30,5 @@ def record_estimate(run_dir: Path, cfg: RunConfig, spaces: EnvSpaces, nvml_index
     if not result.on_gpu:
         return None
     write_status(run_dir, estimate_gpu={"bytes": result.gpu_bytes, "source": profile.source, "uuid": profile.uuid,
-                                        "gpu": profile.name})
+                                        "gpu": profile.name, "engine": cfg.runtime.engine})
     return result.gpu_bytes

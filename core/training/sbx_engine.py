@@ -5,7 +5,7 @@ SBX is SB3 with the networks and updates in JAX: its models are SB3 ``BaseAlgori
 callbacks, logger, checkpoints and replay buffers of a run are the same objects as on SB3 (``core.config.engines``
 says what it cannot run; validation refused those). jax loads when this module is imported, which the factory does
 only for an SBX run, after the worker set ``XLA_PYTHON_CLIENT_PREALLOCATE`` and ``JAX_PLATFORMS``
-(``core.training.worker.set_jax_env``). SBX keeps its buffers and the SB3 side on torch's CPU device whatever the
+(``core.fit.xla.set_jax_env``). SBX keeps its buffers and the SB3 side on torch's CPU device whatever the
 run's device; JAX places the networks.
 """
 

@@ -250,11 +250,17 @@ class TrainingSession:
         callbacks.append(evaluation)
         return callbacks, eval_env
 
-    def _run_gpu(self) -> GpuMatch | None:
-        """NVML's index of the run's GPU; on CUDA, the estimate for that card is kept with the run."""
+    def _run_gpu(self, model: BaseAlgorithm) -> GpuMatch | None:
+        """NVML's index of the run's GPU; on CUDA, the estimate for that card is kept with the run (an SBX run's from
+        its own model, measured as the estimate measures it: ``core.training.sbx_measure``)."""
         device = self.device
-        where = run_gpu(device, ask_torch=self.cfg.runtime.engine == "sb3")
+        sbx = self.cfg.runtime.engine == "sbx"
+        where = run_gpu(device, ask_torch=not sbx)
         if device.startswith("cuda") and where is not None and self._spaces is not None:
+            if sbx:
+                from core.training.sbx_measure import remember_model  # SBX_IMPORTS (core.training.factory)
+
+                remember_model(self.cfg, model, device)
             record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
         return where
 
@@ -289,7 +295,7 @@ class TrainingSession:
         for callback in callbacks:
             if isinstance(callback, EvalCallback):
                 timed_evaluation(callback, cycles)
-        where = self._run_gpu()
+        where = self._run_gpu(model)
         cuda = self.device.startswith("cuda")
         telemetry = self._start_telemetry(where.gpu if where is not None else None,
                                           on_run_gpu=cycles.gpu_sample if cuda else None)

@@ -17,6 +17,7 @@ import time
 import traceback
 from pathlib import Path
 
+from core.fit.xla import set_jax_env
 from core.notify.events import RUN_ENDS
 from core.notify.run_events import notify_run_event
 from core.notify.supervisor import SUPERVISED_ENV
@@ -39,17 +40,6 @@ def set_thread_env(torch_threads: int | None, subproc: bool) -> None:
     elif subproc:
         os.environ.setdefault("OMP_NUM_THREADS", "1")
         os.environ.setdefault("MKL_NUM_THREADS", "1")
-
-
-def set_jax_env(device: str, platform: str, environ: dict[str, str] | None = None) -> None:
-    """JAX's settings for an SBX run, set before jax is imported (it reads them once). XLA takes 75 % of a GPU's memory
-    at its start by default: a run allocates what it uses instead, so the fit estimate and the process's peak mean the
-    same thing. A run on the CPU (asked, or on Windows, where JAX has no CUDA) loads no GPU backend at all. A value the
-    user set in the environment stays."""
-    env = os.environ if environ is None else environ
-    env.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    if device == "cpu" or platform == "win32":
-        env.setdefault("JAX_PLATFORMS", "cpu")
 
 
 RESERVE_BYTES = 1 << 20  # kept on disk while the worker runs; freed on a full disk for its last status write
