@@ -24,12 +24,12 @@ from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
 from core.config.engines import JAX_FIX, sbx_installed
 from core.config.schema import RunConfig
+from core.fit.xla import set_jax_env
 from core.run.checkpoint_read import read_checkpoint
 from core.run.checkpoints import BestCheckpoint, Checkpoint, complete_checkpoints
 from core.run.layout import BEST_CHECKPOINT, CHECKPOINT_PARTS
 from core.run.store import load_run_config
 from core.training.factory import build_vec_env, load_model
-from core.training.worker import set_jax_env
 
 
 @dataclass

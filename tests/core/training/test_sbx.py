@@ -14,10 +14,10 @@ import pytest
 from core.config.errors import ConfigError
 from core.config.steps import planned_steps
 from core.config.validate import validate_config
+from core.fit.xla import set_jax_env
 from core.run.control import launch_worker, stop_run
 from core.run.status import read_status
 from core.run.store import load_run_config
-from core.training.worker import set_jax_env
 from core.util.files import read_json
 from tests.conftest import REPO
 from tests.training_helpers import cli, last_step, lean_args, make_run, records, wait_for
