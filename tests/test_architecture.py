@@ -1,4 +1,4 @@
-"""The import contracts: core has no Qt; nothing outside core.training and core.policy loads torch or SB3."""
+"""The import contracts: core has no Qt; nothing outside core.training and core.policy loads torch, SB3 or SBX's jax."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ for name in names:
     importlib.import_module(name)
 from core.cli.main import build_parser
 build_parser()
-heavy = sorted(m for m in ("torch", "stable_baselines3", "PySide6", "pyqtgraph") if m in sys.modules)
+heavy = sorted(m for m in ("torch", "stable_baselines3", "sbx", "jax", "PySide6", "pyqtgraph") if m in sys.modules)
 print(json.dumps({"modules": names, "heavy": heavy}))
 """
 

@@ -22,6 +22,7 @@ from core.config.algorithms.contrib import installed_algorithms, is_installed, m
 from core.config.algorithms.off_policy import ReplayParams
 from core.config.algorithms.registry import algorithms_for
 from core.config.algorithms.spec import SPACE_KINDS
+from core.config.engines import check_engine
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import EnvSpec, RunConfig, uses_sde
 from core.config.trust import require_trusted
@@ -191,11 +192,16 @@ def either(names: list[str]) -> str:
 def check_spaces(cfg: RunConfig, action_kind: str, spaces: EnvSpaces | None = None) -> list[FieldIssue]:
     """Rules that need the env's action space (``box``, ``discrete``, ...) and, given them, its observations.
 
-    Every launch passes here first, so an sb3-contrib algorithm that is not installed is refused here too.
+    Every launch passes here first, so an sb3-contrib algorithm or an engine that is not installed is refused here too
+    (SBX's TQC and CrossQ need no sb3-contrib).
     """
     spec = cfg.spec
     label = cfg.env.label
-    if spec is not None and not is_installed(spec):
+    engine = check_engine(cfg, obs_image=spaces is not None and spaces.obs_image,
+                          obs_dict=spaces is not None and spaces.obs_kind == "dict")
+    if engine:
+        return engine
+    if spec is not None and cfg.runtime.engine == "sb3" and not is_installed(spec):
         return [FieldIssue("algo", missing_text(spec.name))]
     if spec is not None and not spec.takes(action_kind):
         use = either([a for a in trainers(action_kind) if a != spec.name])

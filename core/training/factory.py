@@ -1,6 +1,7 @@
 """Build the vectorised env and the SB3 model from a ``RunConfig``.
 
-Imported only by the worker (and tests): this is where torch and stable-baselines3 come in.
+Imported only by the worker (and tests): this is where torch and stable-baselines3 come in (and, for an SBX run,
+``core.training.sbx_engine``'s jax).
 """
 
 from __future__ import annotations
@@ -156,7 +157,12 @@ OPTIMIZERS: dict[str, Any] = {"adam": th.optim.Adam, "adamw": th.optim.AdamW, "r
 
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
-    """SB3's ``policy_kwargs`` (``core.config.sb3_args.policy_kwargs``) with the names made torch classes."""
+    """SB3's ``policy_kwargs`` (``core.config.sb3_args.policy_kwargs``) with the names made torch classes (an SBX run's:
+    flax and optax, ``core.training.sbx_engine``)."""
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import policy_kwargs as sbx_policy_kwargs  # jax: for an SBX run only (SBX_IMPORTS)
+
+        return sbx_policy_kwargs(cfg)
     out = sb3_args.policy_kwargs(cfg)
     if "activation_fn" in out:  # not in ARS's LinearPolicy
         out["activation_fn"] = ACTIVATION_FNS[out["activation_fn"]]
@@ -198,6 +204,10 @@ def model_kwargs(cfg: RunConfig, env: VecEnv | None = None) -> dict[str, Any]:
             "n_sampled_goal": p.her_n_sampled_goal, "goal_selection_strategy": p.her_goal_selection_strategy})
     if isinstance(p, ActionNoiseParams) and p.action_noise != "none" and env is not None:
         kwargs["action_noise"] = action_noise(p.action_noise, p.action_noise_std, env)
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import model_kwargs as sbx_model_kwargs  # SBX_IMPORTS
+
+        return sbx_model_kwargs(cfg, kwargs)
     return kwargs
 
 
@@ -245,6 +255,27 @@ def resolve_device(device: str) -> str:
     return device
 
 
+# SBX_IMPORTS: core.training.sbx_engine is imported inside the functions that serve an SBX run: it loads jax
+# (seconds, and XLA's own threads), which an SB3 run never needs.
+SBX_TORCH_SIDE = "cpu"  # SBX's SB3 side (its buffers, converted to numpy) stays on torch's CPU device; JAX places the nets
+
+
+def model_device(cfg: RunConfig, device: str) -> str:
+    """The torch device the model is built on: ``device`` resolved, or the CPU for SBX's SB3 side (``train_device``
+    says where JAX trains)."""
+    return SBX_TORCH_SIDE if cfg.runtime.engine == "sbx" else resolve_device(device)
+
+
+def train_device(cfg: RunConfig) -> str:
+    """The device the run really trains on, as status.json and the Monitor's title say it (``cuda:0``, ``cpu``): torch's
+    for an SB3 run, JAX's for an SBX run (a CUDA device JAX lacks is refused there, naming the field)."""
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import jax_device  # SBX_IMPORTS
+
+        return jax_device(cfg.runtime.device)
+    return device_label(resolve_device(cfg.runtime.device))
+
+
 def device_label(device: str) -> str:
     """The device the model lands on, with its index (``cuda`` -> ``cuda:0``): what status.json says."""
     if device == "cuda" and th.cuda.is_available():
@@ -253,8 +284,12 @@ def device_label(device: str) -> str:
 
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
-    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``, ``sb3_contrib:TQC``)."""
+    """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``, ``sb3_contrib:TQC``), or SBX's."""
     spec = require_spec(cfg)
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import algorithm_class as sbx_class  # SBX_IMPORTS
+
+        return sbx_class(cfg)
     try:
         cls: type[BaseAlgorithm] = load_object(spec.sb3_class)
     except ImportError as exc:
@@ -295,11 +330,11 @@ def model_parts(cfg: RunConfig, env: VecEnv) -> tuple[type[BaseAlgorithm], str |
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
     cls, kind, kwargs = model_parts(cfg, env)
-    return cls(kind, env, device=resolve_device(device), verbose=0, tensorboard_log=tensorboard_log, **kwargs)
+    return cls(kind, env, device=model_device(cfg, device), verbose=0, tensorboard_log=tensorboard_log, **kwargs)
 
 
 def load_model(cfg: RunConfig, path: Path | io.BufferedIOBase, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
     """The model saved at ``path`` (a file, or its bytes already read: ``core.run.checkpoint_read``) on ``env``."""
     cls = algorithm_class(cfg)
     check_action_masks(cfg, env)
-    return cls.load(path if isinstance(path, io.BufferedIOBase) else str(path), env=env, device=resolve_device(device))
+    return cls.load(path if isinstance(path, io.BufferedIOBase) else str(path), env=env, device=model_device(cfg, device))

@@ -43,10 +43,10 @@ from core.training.devices import run_gpu
 from core.training.factory import (
     build_model,
     build_vec_env,
-    device_label,
     eval_callback_class,
     load_model,
     resolve_device,
+    train_device,
     wrap_normalize,
 )
 from core.training.fit_record import record_estimate
@@ -65,8 +65,16 @@ EVAL_SEED_OFFSET = 10_000  # the eval env's seed: the run's + this, apart from t
 
 
 def apply_runtime_flags(cfg: RunConfig) -> list[str]:
-    """TF32, cuDNN benchmark and torch threads; returns notes for the event log."""
+    """TF32, cuDNN benchmark and torch threads; returns notes for the event log (an SBX run's: JAX's device)."""
     rt = cfg.runtime
+    th.set_num_threads(worker_threads(cfg, resolve_device(rt.device)).count)
+    if rt.engine == "sbx":  # torch holds SBX's buffers only, on the CPU: TF32 and cuDNN are not used
+        from core.training.sbx_engine import versions_note  # SBX_IMPORTS (core.training.factory)
+
+        device = train_device(cfg)  # a CUDA device JAX lacks is refused here, naming runtime.device
+        auto = "" if rt.torch_threads else " (auto)"
+        return [f"device {device}, engine sbx: {versions_note()}; torch {th.__version__} for the buffers, "
+                f"{th.get_num_threads()} threads{auto}"]
     notes = []
     th.backends.cuda.matmul.allow_tf32 = rt.tf32
     th.backends.cudnn.allow_tf32 = rt.tf32
@@ -75,7 +83,6 @@ def apply_runtime_flags(cfg: RunConfig) -> list[str]:
     if device.startswith("cuda") and not th.cuda.is_available():
         raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
                                                         "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    th.set_num_threads(worker_threads(cfg, device).count)
     auto = "" if rt.torch_threads else " (auto)"
     note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
     if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
@@ -113,6 +120,7 @@ class TrainingSession:
         self.cfg = cfg
         self.resume = resume
         self._spaces: EnvSpaces | None = None  # the env's, once built: the estimate kept with the run
+        self.device = "cpu"  # the device it trains on (torch's, or JAX's for an SBX run), once the flags are applied
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
@@ -179,7 +187,8 @@ class TrainingSession:
         for note in apply_runtime_flags(self.cfg):
             self._event(out, note)
         # the device the worker really trains on: the Monitor's title shows it
-        write_status(self.run_dir, device=device_label(resolve_device(self.cfg.runtime.device)))
+        self.device = train_device(self.cfg)
+        write_status(self.run_dir, device=self.device)
 
     def _env(self, out: JsonlWriter, ckpt: Checkpoint | None, restarts: EnvRestartLog) -> VecEnv:
         """The training env, checked against the algorithm, with its VecNormalize statistics restored; the lean
@@ -243,7 +252,7 @@ class TrainingSession:
 
     def _run_gpu(self) -> GpuMatch | None:
         """NVML's index of the run's GPU; on CUDA, the estimate for that card is kept with the run."""
-        device = device_label(resolve_device(self.cfg.runtime.device))
+        device = self.device
         where = run_gpu(device)
         if device.startswith("cuda") and where is not None and self._spaces is not None:
             record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
@@ -281,7 +290,7 @@ class TrainingSession:
             if isinstance(callback, EvalCallback):
                 timed_evaluation(callback, cycles)
         where = self._run_gpu()
-        cuda = device_label(resolve_device(self.cfg.runtime.device)).startswith("cuda")
+        cuda = self.device.startswith("cuda")
         telemetry = self._start_telemetry(where.gpu if where is not None else None,
                                           on_run_gpu=cycles.gpu_sample if cuda else None)
         cache = CacheWriter(self.run_dir).start()  # the window opens the run from columns, the first time too
@@ -375,7 +384,9 @@ class TrainingSession:
         hz = self.cfg.runtime.telemetry_hz
         if not hz:
             return None
-        torch_memory = (lambda: th.cuda.memory_reserved()) if th.cuda.is_available() else None
+        # an SBX run's torch never touches CUDA (JAX's memory is the process's, on NVML)
+        sb3_cuda = self.cfg.runtime.engine == "sb3" and th.cuda.is_available()
+        torch_memory = (lambda: th.cuda.memory_reserved()) if sb3_cuda else None
         recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
                                      run_gpu=gpu, on_run_gpu=on_run_gpu)
         recorder.start()
