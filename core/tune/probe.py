@@ -2,7 +2,7 @@
 
 Each child trains a candidate for a few seconds and writes its figures to a file. Starting one
 (python, torch, SB3) took ~8 s of a ~14 s probe on the measured machine, so a ``ProbePool`` keeps one
-serving child per ``process_key`` (device, vec env, torch threads: what a process cannot change
+serving child per ``process_key`` (device, vec env, torch threads, engine: what a process cannot change
 once started, see ``core.training.throughput.process_settings``) and sends it the candidates that
 share it, one at a time. A candidate that runs past its timeout, or is cancelled, ends its child
 with its whole process tree (its env processes too) and is reported as such; the next candidate
@@ -73,7 +73,7 @@ def env_folder(cfg: RunConfig) -> str:
 def process_key(cfg: RunConfig) -> tuple[Any, ...]:
     """Candidates with the same key share a child: ``process_settings`` of the child, and its folder."""
     rt = cfg.runtime
-    return rt.device, rt.vec_env, worker_threads(cfg, rt.device).count, env_folder(cfg)
+    return rt.device, rt.vec_env, worker_threads(cfg, rt.device).count, rt.engine, env_folder(cfg)
 
 
 class ProbeServer:
