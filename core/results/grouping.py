@@ -72,6 +72,8 @@ def learned_settings(run_dir: Path) -> dict[str, Any]:
         raw = {}
     env = _env(raw)
     kept = {path: value for path, value in run_settings(run_dir).items() if not path.startswith(NOT_LEARNED)}
+    if kept.get("runtime.engine") == "sb3":  # the engine each run had before runtime.engine was a setting
+        del kept["runtime.engine"]
     return {"algo": raw.get("algo"), "env": env.get("id") or env.get("entry_point"), **kept}
 
 

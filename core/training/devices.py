@@ -35,15 +35,16 @@ def torch_uuid(index: int) -> str | None:
     return str(value) if value else None
 
 
-def run_gpu(device: str) -> GpuMatch | None:
+def run_gpu(device: str, ask_torch: bool = True) -> GpuMatch | None:
     """The NVML index of the GPU for a run on ``device`` (``cuda:N``, ``cuda``, ``cpu``), with how it was
     found; None when NVML lists no GPU. torch is asked only for a CUDA device (a CPU run never makes
-    a CUDA context for this)."""
+    a CUDA context for this), and not for an SBX run (``ask_torch`` False: JAX holds the GPU, and a torch
+    context beside it would add its own memory to the run's peak); CUDA_VISIBLE_DEVICES decides then."""
     status = nvml_status()
     if not status.available or not status.device_count:
         return None
     index = cuda_index(device)
-    uuid = torch_uuid(index) if device.startswith("cuda") else None
+    uuid = torch_uuid(index) if device.startswith("cuda") and ask_torch else None
     match = nvml_index(index, gpu_uuids(), torch_uuid=uuid, visible=os.environ.get("CUDA_VISIBLE_DEVICES"))
     if not 0 <= match.gpu < status.device_count:
         return GpuMatch(status.device_count - 1, f"{match.how}; NVML lists {status.device_count} GPU(s): the last one")

@@ -253,7 +253,7 @@ class TrainingSession:
     def _run_gpu(self) -> GpuMatch | None:
         """NVML's index of the run's GPU; on CUDA, the estimate for that card is kept with the run."""
         device = self.device
-        where = run_gpu(device)
+        where = run_gpu(device, ask_torch=self.cfg.runtime.engine == "sb3")
         if device.startswith("cuda") and where is not None and self._spaces is not None:
             record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
         return where

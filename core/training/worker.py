@@ -152,7 +152,9 @@ def failure(exc: BaseException) -> tuple[str, str]:
     if isinstance(exc, MemoryError):
         return "host_oom", ("out of memory (host RAM): lower the replay buffer (buffer_size), n_envs or the batch size, "
                             "or close other programs; the run resumes from its last checkpoint")
-    if name == "OutOfMemoryError":  # torch.cuda.OutOfMemoryError
+    # torch.cuda.OutOfMemoryError; an SBX run's JAX says RESOURCE_EXHAUSTED in its runtime error
+    jax_oom = name in ("XlaRuntimeError", "JaxRuntimeError") and str(exc).lstrip().startswith("RESOURCE_EXHAUSTED")
+    if name == "OutOfMemoryError" or jax_oom:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return "gpu_oom", (f"out of GPU memory: {first[:200]}; lower the batch size or the network (rlpanel estimate "
                            "shows what fits)")

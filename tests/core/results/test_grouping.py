@@ -26,3 +26,16 @@ def test_runs_group_by_their_launch_group_or_by_everything_but_the_seed(runs_dir
     by_config = group_runs([*a, *b, alone], by="config")
     assert [(g.runs, g.label) for g in by_config] == [((*a, alone), "PPO CartPole-v1"), (tuple(b), "PPO CartPole-v1")]
     assert len({g.key for g in by_config}) == 2
+
+
+def test_the_engine_is_what_is_learned_and_a_config_from_before_it_was_a_setting_is_sb3s(runs_dir):
+    import yaml
+
+    sb3 = [make(runs_dir, s) for s in (0, 1)]
+    config = sb3[0] / "config.yaml"  # a run written before runtime.engine existed: SB3's, by its config alone
+    raw = yaml.safe_load(config.read_text())
+    del raw["runtime"]["engine"]
+    config.write_text(yaml.safe_dump(raw))
+    sbx = RunStore(runs_dir).create(validate_config({"algo": "PPO", "runtime": {"seed": 0, "engine": "sbx"},
+                                                     "ppo": {"learning_rate": 3e-4}}).config)
+    assert [g.runs for g in group_runs([*sb3, sbx], by="config")] == [tuple(sb3), (sbx,)]

@@ -28,6 +28,14 @@ def test_out_of_memory_names_what_to_lower():
     reason = failure_reason(OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB"))
     assert reason.startswith("out of GPU memory: CUDA out of memory") and "rlpanel estimate" in reason
 
+    class JaxRuntimeError(RuntimeError):  # jax.errors.JaxRuntimeError (XlaRuntimeError before), by name: an SBX run's
+        pass
+
+    from core.training.worker import failure
+    kind, reason = failure(JaxRuntimeError("RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2147483648 bytes."))
+    assert kind == "gpu_oom" and reason.startswith("out of GPU memory: RESOURCE_EXHAUSTED: Out of memory while trying")
+    assert failure(JaxRuntimeError("INTERNAL: something else"))[0] == "error"
+
 
 def test_other_errors_keep_their_type_and_message():
     from core.training.worker import failure_reason  # torch: when run, not at collection
