@@ -100,6 +100,9 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
 
     cfg = probe_config(cfg)
     learning_starts = cfg.params.learning_starts if isinstance(cfg.params, OffPolicyParams) else 0
+    # SBX compiles its policy and its update in the first cycle that uses them (seconds: a 1-step SAC cycle measured
+    # ~0 steps/s with it), which a long run pays once: that cycle is warm-up too
+    compiling = 1 if cfg.runtime.engine == "sbx" else 0
 
     class CycleClock(BaseCallback):
         """Marks (time, steps) at every cycle start; stops at the cycle start nearest to ``seconds`` measured."""
@@ -113,6 +116,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
             self.written = self.t0
             self.done = False
             self.rollout_end: float | None = None
+            self.compiling = compiling  # cycles left that compile (SBX's first): not measured
             self.collect_s = self.train_s = 0.0  # of the measured cycles: collecting, and training (the rest between)
 
         def _on_rollout_end(self) -> None:
@@ -121,7 +125,9 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
         def _on_rollout_start(self) -> None:
             now, steps = time.perf_counter(), self.num_timesteps
             if self.start is None or now - self.t0 < warmup_s:  # cycles in the first warmup_s move the start on
-                if steps >= learning_starts:
+                if steps >= learning_starts and self.compiling:
+                    self.compiling -= 1
+                elif steps >= learning_starts:
                     self.start = (now, steps)
                     self.collect_s = self.train_s = 0.0
                 return
@@ -183,7 +189,7 @@ def jax_gpu_peak_bytes() -> int | None:
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
     elapsed, steps = last[0] - start[0], last[1] - start[1]
-    return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "seconds": elapsed,
+    return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "first_step": start[1], "seconds": elapsed,
             "cycles": cycles, "host_peak_bytes": host}
 
 

@@ -49,6 +49,7 @@ class ProbeResult:
     started_process: bool = False  # the probe paid for a child's start (python, torch, SB3)
     steps: int | None = None       # env steps over the measured whole cycles, and those cycles
     cycles: int | None = None
+    first_step: int | None = None  # the env step the measured cycles start at (the warm-up before it)
     learn_s: float | None = None   # of wall_s, the time in learn(); the rest: a start, the envs, the model
     ended: str | None = None       # "timed out" or "cancelled" (its tree was ended), "ended" (the child died)
     collect_s: float | None = None  # of the measured cycles' time, collecting; and training (core.run.time_split)
@@ -238,7 +239,8 @@ class ProbePool:
             result = ProbeResult(steps_per_s=data.get("steps_per_s"), host_bytes=data.get("host_peak_bytes"),
                                  gpu_bytes=data.get("gpu_peak_bytes"), error=data.get("error"), wall_s=wall,
                                  started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"),
-                                 learn_s=data.get("learn_s"), collect_s=data.get("collect_s"), train_s=data.get("train_s"))
+                                 learn_s=data.get("learn_s"), collect_s=data.get("collect_s"), train_s=data.get("train_s"),
+                                 first_step=data.get("first_step"))
         if not self.reuse:
             self._drop(key, close=True)
         return result

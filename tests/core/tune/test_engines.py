@@ -103,6 +103,7 @@ def test_a_probe_child_trains_and_measures_an_sbx_candidate_apart_from_sb3_ones(
     with ProbePool() as pool:
         result = pool.probe(cfg, 1.5)
         assert result.error is None and result.steps_per_s and result.steps_per_s > 0 and result.cycles
+        assert result.first_step is not None and result.first_step >= 64  # the first cycle compiles: not measured
         assert result.host_bytes and result.host_bytes > 50 << 20 and result.gpu_bytes == 0
         twin = validate_config({**cfg.model_dump(mode="json"), "runtime": {**cfg.runtime.model_dump(mode="json"),
                                                                            "engine": "sb3"}}).config
