@@ -1,10 +1,11 @@
 """Which engine? The engines a tune probes for a config here: SB3 (PyTorch), and SBX (JAX) where it can run.
 
-SBX is not faster everywhere: on the 2-core development machine it trained SAC on Pendulum 3-5x faster than SB3
-and DQN on CartPole at ~0.5x (``bench/engines.py``), so the tune measures it like any other setting instead of
-assuming it. It is a dimension only where it can be one: sbx installed here (asked without importing jax) and the
-algorithm one SBX has. A config the other engine cannot run (an option SBX lacks, your own torch network) is one
-row naming the field (``core.config.engines.engine_issues``), never probed.
+SBX is not faster everywhere: on the loaded 2-core development machine its steps/s over SB3's ranged 1.2-2.4x for
+SAC on Pendulum, 0.6-1.6x for DQN on CartPole, and 0.5-1.7x for 20k PPO steps, its compile included
+(``bench/engines.py``), so the tune measures it like any other setting instead of assuming it. It is a dimension
+only where it can be one: sbx installed here (asked without importing jax) and the algorithm one SBX has. A config
+the other engine cannot run (an option SBX lacks, your own torch network) is one row naming the field
+(``core.config.engines.engine_issues``), never probed.
 """
 
 from __future__ import annotations
