@@ -38,6 +38,7 @@ from core.tune.search import TuneOptions, Tuner
 from core.tune.table import COLUMNS, TuneResult, TuneRow, cells, pick_reason
 
 __all__ = ["COLUMNS", "TuneDialog"]
+FIGURES = ("steps/s", "host MiB", "GPU MiB", "collect/train %")  # right-aligned columns
 
 
 class TuneDialog(QDialog):
@@ -92,9 +93,9 @@ class TuneDialog(QDialog):
         header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
         self.progress = QProgressBar()
         self.progress.setRange(0, 100)
-        self.status = QLabel("Your config is tried on the CPU and on each GPU here first, then the search follows the "
-                             "faster one. Each candidate trains a few seconds; ones the estimate says do not fit are "
-                             "listed, never run.")
+        self.status = QLabel("Your config is tried on the CPU and on each GPU here first, and with SBX (JAX) where it is "
+                             "installed, then the search follows the faster one. Each candidate trains a few seconds; "
+                             "ones the estimate says do not fit are listed, never run.")
         self.status.setWordWrap(True)
         self.machine = QLabel("")
         self.machine.setWordWrap(True)
@@ -181,11 +182,11 @@ class TuneDialog(QDialog):
             self.table.setRowCount(index + 1)
         for column, text in enumerate(cells(row)):
             item = QTableWidgetItem(text)
-            if column in (1, 2, 3, 4):
+            if COLUMNS[column] in FIGURES:
                 item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
             if row.note:
                 item.setToolTip(row.note)
-            if row.fits is not True or (column == 1 and row.steps_per_s is None):
+            if row.fits is not True or (COLUMNS[column] == "steps/s" and row.steps_per_s is None):
                 item.setForeground(error_color(self.table))
             self.table.setItem(index, column, item)
         self.table.resizeRowsToContents()  # a long note (why a row did not run) wraps instead of ending in "..."

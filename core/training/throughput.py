@@ -31,11 +31,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from core.config.algorithms.off_policy import OffPolicyParams
+from core.config.engines import check_engine
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
 from core.fit.device import worker_threads
 from core.telemetry.host import HostMemoryReader
-from core.training.worker import set_thread_env
+from core.training.worker import set_jax_env, set_thread_env
 from core.util.files import write_json_atomic
 from core.util.procs import process_tree
 from core.util.yaml_reader import read_yaml_mapping
@@ -94,11 +95,14 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     import torch as th
     from stable_baselines3.common.callbacks import BaseCallback
 
-    from core.training.factory import build_model, build_vec_env, device_label, resolve_device, wrap_normalize
+    from core.training.factory import build_model, build_vec_env, resolve_device, train_device, wrap_normalize
     from core.training.session import apply_runtime_flags
 
     cfg = probe_config(cfg)
     learning_starts = cfg.params.learning_starts if isinstance(cfg.params, OffPolicyParams) else 0
+    # SBX compiles its policy and its update in the first cycle that uses them (seconds: a 1-step SAC cycle measured
+    # ~0 steps/s with it), which a long run pays once: that cycle is warm-up too
+    compiling = 1 if cfg.runtime.engine == "sbx" else 0
 
     class CycleClock(BaseCallback):
         """Marks (time, steps) at every cycle start; stops at the cycle start nearest to ``seconds`` measured."""
@@ -112,6 +116,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
             self.written = self.t0
             self.done = False
             self.rollout_end: float | None = None
+            self.compiling = compiling  # cycles left that compile (SBX's first): not measured
             self.collect_s = self.train_s = 0.0  # of the measured cycles: collecting, and training (the rest between)
 
         def _on_rollout_end(self) -> None:
@@ -120,7 +125,9 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
         def _on_rollout_start(self) -> None:
             now, steps = time.perf_counter(), self.num_timesteps
             if self.start is None or now - self.t0 < warmup_s:  # cycles in the first warmup_s move the start on
-                if steps >= learning_starts:
+                if steps >= learning_starts and self.compiling:
+                    self.compiling -= 1
+                elif steps >= learning_starts:
                     self.start = (now, steps)
                     self.collect_s = self.train_s = 0.0
                 return
@@ -157,16 +164,32 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     finally:
         env.close()
     host = memory.stop()
-    gpu = int(th.cuda.max_memory_reserved()) if device.startswith("cuda") else 0
+    trained_on = train_device(cfg)  # JAX's device for an SBX probe, torch's for SB3
+    sbx = cfg.runtime.engine == "sbx"
+    gpu = (jax_gpu_peak_bytes() if sbx else int(th.cuda.max_memory_reserved())) if trained_on.startswith("cuda") else 0
     if clock.start is None or clock.last is None:
         return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
-    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": device_label(device),
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": trained_on,
             "learn_s": learn_s, "torch_threads": th.get_num_threads(), "collect_s": clock.collect_s, "train_s": clock.train_s}
+
+
+def jax_gpu_peak_bytes() -> int | None:
+    """JAX's peak GPU memory (an SBX probe on a GPU), as torch's peak reserved is an SB3 probe's; None where JAX does not
+    say. JAX cannot reset its peak: in a serving child it is the largest since the child started, never below the
+    candidate's own. Read only, not run: the development machine has no GPU. JAX is the one the run loaded
+    (``core.training.sbx_engine`` alone imports it)."""
+    jax = sys.modules.get("jax")
+    if jax is None:
+        return None
+    device = jax.config.jax_default_device or jax.devices()[0]
+    stats = device.memory_stats() or {}
+    peak = stats.get("peak_bytes_in_use")
+    return int(peak) if peak is not None else None
 
 
 def figures(start: tuple[float, int], last: tuple[float, int], cycles: int, host: int) -> dict[str, Any]:
     elapsed, steps = last[0] - start[0], last[1] - start[1]
-    return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "seconds": elapsed,
+    return {"steps_per_s": steps / elapsed if elapsed > 0 else None, "steps": steps, "first_step": start[1], "seconds": elapsed,
             "cycles": cycles, "host_peak_bytes": host}
 
 
@@ -176,9 +199,10 @@ def process_settings(cfg: RunConfig) -> dict[str, Any]:
     count of torch's own default cannot be restored once another was set, and torch's inter-op count not at
     all once it ran), and a process that brought up CUDA holds its context's host memory, which a CPU
     candidate's figure must not count. Subprocess envs keep their forkserver for the rest of the process:
-    a dummy candidate after them would count it."""
+    a dummy candidate after them would count it. JAX reads its settings once, when it loads, and an SB3
+    candidate's figure must not count the hundreds of MiB JAX holds."""
     rt = cfg.runtime
-    return {"device": rt.device, "vec_env": rt.vec_env, "torch_threads": probe_threads(cfg)}
+    return {"device": rt.device, "vec_env": rt.vec_env, "torch_threads": probe_threads(cfg), "engine": rt.engine}
 
 
 def probe_threads(cfg: RunConfig) -> int:
@@ -198,8 +222,13 @@ class ProbeProcess:
         try:
             cfg = validate_config(read_yaml_mapping(config_path), source=str(config_path)).config
             wanted = process_settings(cfg)
+            engine = check_engine(cfg)  # sbx not installed here: the row names the fix, not a ModuleNotFoundError
+            if engine:
+                return {"error": str(engine[0])}
             if self.settings is None:
                 set_thread_env(wanted["torch_threads"], cfg.runtime.vec_env != "dummy")  # as the worker, before torch
+                if cfg.runtime.engine == "sbx":
+                    set_jax_env(cfg.runtime.device, sys.platform)  # as the worker, before jax
                 self.settings = wanted
             elif wanted != self.settings:
                 return {"error": f"this probe process was started for {self.settings}; {wanted} needs a fresh one"}

@@ -24,7 +24,7 @@ FACTORS = (2, 0.5)
 def knob_paths(cfg: RunConfig) -> list[str]:
     """The dotted paths a tune may set for this algorithm: runtime first, then the algorithm's."""
     spec = cfg.spec
-    paths = ["runtime.n_envs", "runtime.vec_env", "runtime.device", "runtime.torch_threads"]
+    paths = ["runtime.n_envs", "runtime.vec_env", "runtime.device", "runtime.torch_threads", "runtime.engine"]
     if spec is None:
         return paths
     names = fields_where(spec.params, knob=True)  # hp(..., knob=True): the rollout, the batch, train_freq and gradient_steps
@@ -133,9 +133,11 @@ def algo_moves(settings: Settings) -> list[tuple[str, Settings]]:
 
 
 def short(settings: Settings) -> str:
-    """``n_envs=8 subproc cpu n_steps=256 batch_size=64``: a candidate in one line."""
+    """``n_envs=8 subproc cpu n_steps=256 batch_size=64``: a candidate in one line (the engine has its own column)."""
     parts = []
     for path, value in settings.items():
+        if path == "runtime.engine":
+            continue
         name = path.rpartition(".")[2].replace("torch_threads", "threads")
         parts.append(str(value) if name in ("vec_env", "device") else f"{name}={'auto' if value is None else value}")
     return " ".join(parts)

@@ -2,7 +2,7 @@
 
 Each child trains a candidate for a few seconds and writes its figures to a file. Starting one
 (python, torch, SB3) took ~8 s of a ~14 s probe on the measured machine, so a ``ProbePool`` keeps one
-serving child per ``process_key`` (device, vec env, torch threads: what a process cannot change
+serving child per ``process_key`` (device, vec env, torch threads, engine: what a process cannot change
 once started, see ``core.training.throughput.process_settings``) and sends it the candidates that
 share it, one at a time. A candidate that runs past its timeout, or is cancelled, ends its child
 with its whole process tree (its env processes too) and is reported as such; the next candidate
@@ -49,6 +49,7 @@ class ProbeResult:
     started_process: bool = False  # the probe paid for a child's start (python, torch, SB3)
     steps: int | None = None       # env steps over the measured whole cycles, and those cycles
     cycles: int | None = None
+    first_step: int | None = None  # the env step the measured cycles start at (the warm-up before it)
     learn_s: float | None = None   # of wall_s, the time in learn(); the rest: a start, the envs, the model
     ended: str | None = None       # "timed out" or "cancelled" (its tree was ended), "ended" (the child died)
     collect_s: float | None = None  # of the measured cycles' time, collecting; and training (core.run.time_split)
@@ -73,7 +74,7 @@ def env_folder(cfg: RunConfig) -> str:
 def process_key(cfg: RunConfig) -> tuple[Any, ...]:
     """Candidates with the same key share a child: ``process_settings`` of the child, and its folder."""
     rt = cfg.runtime
-    return rt.device, rt.vec_env, worker_threads(cfg, rt.device).count, env_folder(cfg)
+    return rt.device, rt.vec_env, worker_threads(cfg, rt.device).count, rt.engine, env_folder(cfg)
 
 
 class ProbeServer:
@@ -238,7 +239,8 @@ class ProbePool:
             result = ProbeResult(steps_per_s=data.get("steps_per_s"), host_bytes=data.get("host_peak_bytes"),
                                  gpu_bytes=data.get("gpu_peak_bytes"), error=data.get("error"), wall_s=wall,
                                  started_process=fresh, steps=data.get("steps"), cycles=data.get("cycles"),
-                                 learn_s=data.get("learn_s"), collect_s=data.get("collect_s"), train_s=data.get("train_s"))
+                                 learn_s=data.get("learn_s"), collect_s=data.get("collect_s"), train_s=data.get("train_s"),
+                                 first_step=data.get("first_step"))
         if not self.reuse:
             self._drop(key, close=True)
         return result

@@ -3,10 +3,12 @@
 1. CPU or GPU? The user's config as it is on each device of this machine (``devices``), its own
    device first (the baseline every other row is compared with). A device it cannot run on is one
    row saying why and is never tried again; the rest of the search starts from the faster device.
-2. One torch thread instead of torch's default; then ``n_envs`` doubled from the user's, in a
-   dummy and in a subprocess vec env, while each doubling pays (more than ``PAYS`` faster);
-   halved when the first doubling did not.
-3. The best so far on each other device (more envs can turn the answer of step 1 round).
+   Which engine? Then the same on each other engine here (``engines``: SBX where it can run); an
+   engine the config cannot use is one row saying why, and the search goes on with the faster one.
+2. One torch thread instead of torch's default (an SB3 run's: SBX's networks are JAX's); then
+   ``n_envs`` doubled from the user's, in a dummy and in a subprocess vec env, while each doubling
+   pays (more than ``PAYS`` faster); halved when the first doubling did not.
+3. The best so far on each other device and engine (more envs can turn the answer of step 1 round).
 4. The algorithm's knobs one step each way around the best, a direction followed while it pays;
    then ``n_envs`` once more around the new best.
 
@@ -35,6 +37,7 @@ from core.fit.estimate import estimate
 from core.fit.gpus import GpuProfile, detected_profiles, get_profile
 from core.fit.result import MIB, NO_FIT
 from core.tune.devices import machine_line, usable_devices, user_device
+from core.tune.engines import tune_engines
 from core.tune.knobs import Settings, algo_moves, learning_changes, settings_of, with_n_envs
 from core.tune.probe import ProbePool, ProbeResult
 from core.tune.table import CANNOT_RUN, TuneResult, TuneRow, split_pcts
@@ -65,6 +68,7 @@ class TuneOptions:
     probe_s: float | None = None          # measured seconds per probe (default: from the budget)
     host_memory_bytes: int | None = None  # plan for a host with this much RAM (default: this one)
     devices: list[str] | None = None      # default: cpu and each CUDA device this torch can use
+    engines: list[str] | None = None      # default: the config's own, and sbx where it can run (tune_engines)
     facts: dict[str, Any] | None = None   # the worker's torch facts (default: core.fit.device.torch_facts)
 
     def seconds_per_probe(self) -> float:
@@ -91,6 +95,7 @@ class Tuner:
         self._learn_times: list[float] = []  # time in learn() per probe
         self._probes = 0
         self._cannot_run: dict[str, str] = {}  # device -> why the user's config could not run on it
+        self._engines: list[str] = []          # the engines tried, the config's own first; less those it cannot use
         self._device_rows: list[int] = []     # the rows of step 1, the user's config on each device
         self._out_of_budget = False
         self._skipped_for_budget = False
@@ -119,6 +124,7 @@ class Tuner:
                 self.on_machine(self.machine)
             device, cannot = user_device(self.cfg, self._facts, devices)
             self.user = settings_of(self.cfg, device)
+            self._engines = self.options.engines or tune_engines(self.cfg)
             self._search(devices, cannot)
             for settings in self._deferred:  # learning changes, for the table only, while time is left
                 self._try(settings)
@@ -138,8 +144,11 @@ class Tuner:
         base = self._best_settings() or ({**self.user, "runtime.device": runnable[0]} if runnable else None)
         if base is None:  # the user's config runs on no device here (each device's row says why)
             return
+        base = self._engines_first(base)
         base_cfg = self.config_for(base)  # one thread, unless "auto" is one here already (the same process, the same run)
-        if base_cfg is not None and worker_threads(base_cfg, base_cfg.runtime.device).count != 1:
+        # torch's threads: an SB3 run's network (they only hold an SBX run's buffers)
+        if base_cfg is not None and base_cfg.runtime.engine == "sb3" and \
+                worker_threads(base_cfg, base_cfg.runtime.device).count != 1:
             self._try({**base, "runtime.torch_threads": 1})
         base = self._best_settings() or base
         for vec in ("dummy", "subproc"):
@@ -151,6 +160,9 @@ class Tuner:
         for device in devices:
             if best is not None and device != best["runtime.device"] and device not in self._cannot_run:
                 self._try({**best, "runtime.device": device})
+        for engine in self._engines:
+            if best is not None and engine != best["runtime.engine"]:
+                self._try({**best, "runtime.engine": engine})
         best = self._best_settings()
         if best is None:
             return
@@ -172,6 +184,30 @@ class Tuner:
             before = len(self.rows)
             self._try({**self.user, "runtime.device": device}, first_on_device=True)
             self._device_rows.extend(range(before, len(self.rows)))
+
+    def _engines_first(self, base: Settings) -> Settings:
+        """The user's config (on the faster device) on each other engine; the best settings after them. An engine the
+        config cannot use is one row naming the field (validation's words) and is not tried again."""
+        for engine in self._engines[1:]:
+            settings = {**base, "runtime.engine": engine}
+            if self.config_for(settings) is None:
+                self._engines.remove(engine)
+                key = tuple(sorted(settings.items()))
+                self._add(key, TuneRow(settings, None, note=f"{CANNOT_RUN} with engine {engine}: {self._refusal(settings)}"))
+            elif not self.cancel_event.is_set():
+                self._try(settings)
+        return self._best_settings() or base
+
+    def _refusal(self, settings: Settings) -> str:
+        """Why validation refuses ``settings`` on the user's config: its first issue, naming the field and the fix."""
+        raw = self.cfg.model_dump(mode="json")
+        for path, value in settings.items():
+            raw = set_path(raw, path, value)
+        try:
+            validate_config(raw)
+        except ConfigError as exc:
+            return str(exc.issues[0]) if exc.issues else str(exc)
+        return "unknown"
 
     def _device_order(self, devices: list[str]) -> list[str]:
         """The user's own device first (its row is the baseline), then the others as torch lists them."""

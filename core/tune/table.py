@@ -33,10 +33,16 @@ class TuneRow:
     def cannot_run(self) -> bool:
         return self.note.startswith(CANNOT_RUN)
 
+    @property
+    def engine(self) -> str:
+        """The engine the row trained with (``sb3``, ``sbx``): a column of its own."""
+        return str(self.settings.get("runtime.engine", "sb3"))
+
     def to_json(self) -> dict[str, Any]:
-        return {"settings": dict(self.settings), "steps_per_s": self.steps_per_s, "host_bytes": self.host_bytes,
-                "gpu_bytes": self.gpu_bytes, "fits": self.fits, "changes_learning": list(self.changes_learning),
-                "note": self.note, "collect_pct": self.collect_pct, "train_pct": self.train_pct}
+        return {"settings": dict(self.settings), "engine": self.engine, "steps_per_s": self.steps_per_s,
+                "host_bytes": self.host_bytes, "gpu_bytes": self.gpu_bytes, "fits": self.fits,
+                "changes_learning": list(self.changes_learning), "note": self.note, "collect_pct": self.collect_pct,
+                "train_pct": self.train_pct}
 
 
 @dataclass
@@ -70,9 +76,9 @@ class TuneResult:
                 "table": [r.to_json() for r in self.rows], "baseline": self.baseline, "stopped": self.stopped}
 
 
-COLUMNS = ("config", "steps/s", "host MiB", "GPU MiB", "collect/train %", "fits", "learning", "note")
-HEADER = (f"{'#':>3}  {'config':<62} {'steps/s':>9} {'host MiB':>9} {'GPU MiB':>8} {'collect/train %':>15} {'fits':>4}  "
-          "learning")
+COLUMNS = ("config", "engine", "steps/s", "host MiB", "GPU MiB", "collect/train %", "fits", "learning", "note")
+HEADER = (f"{'#':>3}  {'config':<62} {'engine':<6} {'steps/s':>9} {'host MiB':>9} {'GPU MiB':>8} {'collect/train %':>15} "
+          f"{'fits':>4}  learning")
 
 
 def split_pcts(collect_s: float | None, train_s: float | None) -> tuple[float | None, float | None]:
@@ -93,14 +99,14 @@ def cells(row: TuneRow) -> tuple[str, ...]:
     fits = "-" if row.fits is None else "yes" if row.fits else "no"
     learning = ("changes learning: " + ", ".join(row.changes_learning)) if row.changes_learning else "same"
     split = "-" if row.collect_pct is None or row.train_pct is None else f"{row.collect_pct:.0f}/{row.train_pct:.0f}"
-    return short(row.settings), speed, _mib(row.host_bytes), _mib(row.gpu_bytes), split, fits, learning, row.note
+    return short(row.settings), row.engine, speed, _mib(row.host_bytes), _mib(row.gpu_bytes), split, fits, learning, row.note
 
 
 def format_row(i: int, row: TuneRow, best: float | None = None) -> str:
     """One line of the table; a note (not measured, why) follows the figures."""
-    config, speed, host, gpu, split, fits, learning, note = cells(row)
+    config, engine, speed, host, gpu, split, fits, learning, note = cells(row)
     star = "*" if best is not None and row.steps_per_s == best else " "
-    line = f"{i:>3}{star} {config:<62} {speed:>9} {host:>9} {gpu:>8} {split:>15} {fits:>4}  {learning}"
+    line = f"{i:>3}{star} {config:<62} {engine:<6} {speed:>9} {host:>9} {gpu:>8} {split:>15} {fits:>4}  {learning}"
     return f"{line}  ({note})" if note else line
 
 

@@ -46,7 +46,10 @@ def test_tune_dialog_fills_its_table_and_use_this_loads_the_pick(qtbot, panel):
     assert result is not None and result.picked is not None and result.picked.fits
     assert seen_rows and dialog.table.rowCount() == len(result.rows)  # rows came while it ran
     assert dialog.table.columnCount() == len(COLUMNS)
-    assert dialog.table.item(0, 1).text().replace(",", "").isdigit()  # steps/s of the user's own config
+    speed, engine = COLUMNS.index("steps/s"), COLUMNS.index("engine")
+    assert dialog.table.item(0, speed).text().replace(",", "").isdigit()  # steps/s of the user's own config
+    assert [dialog.table.item(i, engine).text() for i in range(len(result.rows))] == [r.engine for r in result.rows]
+    assert dialog.table.item(0, engine).text() == "sb3"  # the user's own engine, the baseline
     assert dialog.progress.value() == 100 and "Pick: row" in dialog.status.text()
     assert get_preset("tuned-ppo-cartpole-v1").error is None  # saved, as rlpanel tune does
     picked = dict(result.picked.settings)
@@ -93,7 +96,7 @@ def test_the_dialog_says_it_tunes_this_machine_not_the_target_gpu_and_no_unmeasu
     assert dialog.machine.isVisible() and dialog.machine.text() == text  # still there with the answer
     fits = COLUMNS.index("fits")
     for i in range(dialog.table.rowCount()):
-        if dialog.table.item(i, 1).text() == "-":
+        if dialog.table.item(i, COLUMNS.index("steps/s")).text() == "-":
             assert dialog.table.item(i, fits).text() != "yes"
     assert dialog.table.item(0, 0).text().split()[2] == "cpu" and dialog.table.item(0, fits).text() == "yes"
     assert dialog.status.text().startswith("Pick: row ")
@@ -114,7 +117,7 @@ def test_a_cuda_config_on_this_cpu_torch_is_tuned_here_and_use_this_sets_a_devic
     qtbot.waitUntil(lambda: not dialog.running, timeout=TUNE_MS)
     assert dialog.error is None, dialog.error
     table, fits, note = dialog.table, COLUMNS.index("fits"), COLUMNS.index("note")
-    assert table.item(0, 0).text().split()[2] == "cuda" and table.item(0, 1).text() == "-"
+    assert table.item(0, 0).text().split()[2] == "cuda" and table.item(0, COLUMNS.index("steps/s")).text() == "-"
     assert table.item(0, fits).text() == "-" and table.item(0, note).text().startswith("cannot run here: torch")
     assert table.item(1, 0).text().split()[2] == "cpu" and table.item(1, fits).text() == "yes"
     assert [table.item(i, 0).text().split()[2] for i in range(table.rowCount())].count("cuda") == 1

@@ -17,6 +17,7 @@ from core.tune.probe import ProbeResult, process_key
 from core.tune.search import TuneOptions, Tuner
 
 CPU_TORCH = {"torch": "2.13.0+cpu", "cuda_available": False, "devices": []}
+SB3 = ["sb3"]  # one engine: the engine's own dimension is test_engines'
 
 
 class Clock:
@@ -66,7 +67,7 @@ def test_a_slow_first_candidate_does_not_end_the_tune_and_no_probe_outlasts_the_
     monkeypatch.setattr(core.util.threads, "usable_cores", lambda: 8)
     cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}, "runtime": {"device": "cpu"}}).config
     prober = ScriptedProber(clock)
-    result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH), prober=prober).run()
+    result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH, engines=SB3), prober=prober).run()
     assert prober.probed[0][1] - prober.probed[0][0] == 60.0  # the user's config: one ~50 s cycle and a start
     assert len(prober.probed) >= 5, prober.probed  # a mean of the walls so far stopped the old tune here, after 1
     assert result.stopped == "budget" and prober.probed[-1][1] - 1000.0 <= 120.0
@@ -76,7 +77,7 @@ def test_a_slow_first_candidate_does_not_end_the_tune_and_no_probe_outlasts_the_
 def test_no_one_thread_candidate_where_auto_is_one_thread_already(clock, monkeypatch):
     monkeypatch.setattr(core.util.threads, "usable_cores", lambda: 2)  # auto: 1 thread, the candidate's own run
     cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}, "runtime": {"device": "cpu"}}).config
-    result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH), prober=ScriptedProber(clock)).run()
+    result = Tuner(cfg, TuneOptions(budget_s=120, facts=CPU_TORCH, engines=SB3), prober=ScriptedProber(clock)).run()
     assert len(result.rows) >= 2 and all(r.settings["runtime.torch_threads"] is None for r in result.rows)
 
 
@@ -85,7 +86,7 @@ def test_the_next_probe_is_expected_to_cost_a_start_only_when_it_needs_one(clock
                            "runtime": {"device": "cpu", "torch_threads": 1}}).config
     # starts cost 30 s here: a budget that holds warm probes after the first but no second start
     prober = ScriptedProber(clock, start_s=30.0)
-    result = Tuner(cfg, TuneOptions(budget_s=60, facts=CPU_TORCH), prober=prober).run()
+    result = Tuner(cfg, TuneOptions(budget_s=60, facts=CPU_TORCH, engines=SB3), prober=prober).run()
     vecs = [r.settings["runtime.vec_env"] for r in result.rows]
     assert vecs[0] == "dummy" and "subproc" not in vecs  # a subproc probe needs a second start: 36 s did not fit
     assert len(prober.keys) == 1 and len(prober.probed) >= 3  # warm dummy probes (7 s each) did

@@ -67,7 +67,7 @@ def _tune_until(cfg, facts, rows_wanted):
         if i + 1 >= rows_wanted:
             tuner.cancel()
 
-    tuner = Tuner(cfg, TuneOptions(budget_s=600, probe_s=1, facts=facts), on_row=on_row,
+    tuner = Tuner(cfg, TuneOptions(budget_s=600, probe_s=1, facts=facts, engines=["sb3"]), on_row=on_row,
                   on_machine=lambda line: lines.append(("machine", line)), prober=pool)
     return tuner.run(), pool, lines
 

@@ -25,12 +25,13 @@ pytestmark = pytest.mark.training
 # short update cycles, one torch thread: a probe measures several cycles in a second on a busy machine
 SMALL = {"algo": "PPO", "env": {"id": "CartPole-v1"}, "ppo": {"n_steps": 64, "n_epochs": 2},
          "runtime": {"device": "cpu", "torch_threads": 1}}
+SB3 = ["sb3"]  # one engine: SBX's probes are test_engines'
 
 
 def test_tune_on_cartpole_picks_a_fitting_config_and_saves_a_preset_that_loads():
     cfg = validate_config(SMALL).config
     rows = []
-    result = Tuner(cfg, TuneOptions(budget_s=20, probe_s=1.5), on_row=lambda i, row: rows.append(i)).run()
+    result = Tuner(cfg, TuneOptions(budget_s=20, probe_s=1.5, engines=SB3), on_row=lambda i, row: rows.append(i)).run()
     picked = result.picked
     assert picked is not None and picked.fits and picked.steps_per_s and picked.steps_per_s > 0
     assert picked.host_bytes and picked.host_bytes > 50 << 20  # a real process tree's memory
@@ -67,7 +68,7 @@ def test_a_candidate_the_estimate_refuses_is_never_probed():
             probed.append((cfg.runtime.n_envs, cfg.runtime.vec_env))
             return super().probe(cfg, seconds, timeout_s, cancel)
 
-    result = Tuner(user, TuneOptions(budget_s=25, probe_s=1.5, host_memory_bytes=host), prober=RecordingPool()).run()
+    result = Tuner(user, TuneOptions(budget_s=25, probe_s=1.5, host_memory_bytes=host, engines=SB3), prober=RecordingPool()).run()
     refused = [r for r in result.rows if r.fits is False]
     assert refused and refused[0].settings["runtime.vec_env"] == "subproc"
     assert all(r.steps_per_s is None and r.note.startswith("not probed: the estimate says") for r in refused)
