@@ -2,8 +2,9 @@
 
 ``CurveModeControls`` sits over the Results plot: "Seeds" (each run / launch group / config:
 ``core.results.grouping``), which also decides the table's rows (the panel listens to ``grouping_changed``),
-"Curve" (the group's mean or IQM), "Each seed" (each seed thin and faint behind its group) and "Unfinished" (count
-the seeds that did not finish in their group's curve and row; by default they are left out and listed). The panel hands
+"Curve" (the group's mean or IQM), "Each seed" (each seed thin and faint behind its group); its "Count unfinished"
+(count the seeds that did not finish in their group's curve and row; by default they are left out and listed) the
+panel places under the table, on the line that says how many runs did not finish. The panel hands
 it the ticked runs' curves (``show_runs``) as its loader reads them; grouping,
 interpolating and bootstrapping (``core.results.group_curves``: up to ~0.5 s per group of 5 long seeds for the IQM) run
 on the window's pool (``run_in_background``), and only the newest request's answer is drawn.
@@ -53,14 +54,14 @@ class CurveModeControls(QWidget):
                                    "seeds, interpolated to a common step grid, with a 95 % bootstrap confidence band")
         self.seeds_box = QCheckBox("Each seed")
         self.seeds_box.setToolTip("Draw each seed thin and faint behind its group's curve")
-        self.unfinished_box = QCheckBox("Unfinished")
+        self.unfinished_box = QCheckBox("Count unfinished")  # the panel puts it on its status line, which says how many
         self.unfinished_box.setToolTip("Count the seeds that did not finish (crashed, stopped, failed; the table: also "
                                        "still running) in their group's curve and statistics. Off: they are left out, "
                                        "and the table's Left out column lists them")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.setSpacing(4)
-        for w in (QLabel("Seeds"), self.by_combo, QLabel("Curve"), self.mode_combo, self.seeds_box, self.unfinished_box):
+        for w in (QLabel("Seeds"), self.by_combo, QLabel("Curve"), self.mode_combo, self.seeds_box):
             layout.addWidget(w)
         layout.addStretch(1)
         self.mode_combo.currentIndexChanged.connect(lambda _i: self.redraw())

@@ -172,7 +172,10 @@ class ResultsPanel(QWidget):
         self.right_split.addWidget(self.table)
         self.right_split.setSizes([340, 220])
         rv.addWidget(self.right_split, 1)
-        rv.addWidget(self.status)
+        status_row = QHBoxLayout()  # the line that says how many runs did not finish, and the box that counts them
+        status_row.addWidget(self.status, 1)
+        status_row.addWidget(self.curve_mode.unfinished_box, 0, Qt.AlignmentFlag.AlignTop)
+        rv.addLayout(status_row)  # not beside Seeds and Curve: at 1280 px that row had no room for it (issue 44)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
         self.splitter.addWidget(right)
@@ -362,7 +365,7 @@ class ResultsPanel(QWidget):
             if self.groups is not None:
                 text = f"{len(self.groups.rows)} groups of {text}; each run's figure: {self.groups.protocol['metric']}"
                 left = sum(len(g.left_out) for g in self.groups.rows)
-                text += f"; {left} unfinished left out of the statistics (tick Unfinished to count them)" if left else ""
+                text += f"; {left} unfinished left out of the statistics (tick Count unfinished to count them)" if left else ""
         if errors:
             text += "  Could not read " + "; ".join(errors)
         self.status.setText(text)

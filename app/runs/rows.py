@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QTreeWidgetItem
 
 from app.theme import state_color
-from core.run import auto_resume
+from core.run import resume_words
 from core.run.states import FAILED
 from core.run.store import RunInfo
 from core.telemetry.energy import co2_kg
@@ -27,7 +27,7 @@ SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 
 def resumes_line(info: RunInfo) -> str:
     """``automatic resume: 1 automatic resume, after a GPU driver reset`` ("" for a run never resumed by itself)."""
-    said = auto_resume.summary(info.status.auto_resume)
+    said = resume_words.summary(info.status.auto_resume)
     return f"automatic resume: {said}" if said else ""
 
 

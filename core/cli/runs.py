@@ -8,7 +8,7 @@ import time
 from typing import Any
 
 from core.cli.common import CliError, emit, find_run, run_path, runs_dir
-from core.run import auto_resume
+from core.run import resume_words
 from core.run.annotations import AnnotationError, annotate
 from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
@@ -25,7 +25,7 @@ SHOWN_BROKEN = 10
 def _auto_resume_line(auto: dict[str, Any]) -> str:
     """``1 of 2 used, after a GPU driver reset; the next at 03:14:05`` / ``... ; given up: why``."""
     line = f"{auto.get('count') or 0} of {auto.get('limit') or 0} used"
-    if after := auto_resume.causes(auto):
+    if after := resume_words.causes(auto):
         line += f", {after}"
     if auto.get("due_at"):
         line += f"; the next at {time.strftime('%H:%M:%S', time.localtime(auto['due_at']))}"

@@ -15,7 +15,7 @@ A run that did not finish (crashed, stopped, failed, still running) has a figure
 budget: a seed killed at 4,078 of 30,208 steps pulled a group's mean from ~245 to ~182 (issue 44). So a row counts
 its finished runs only and lists the others in ``left_out`` (its State says so), unless the table is asked to
 include them (``include_unfinished``: ``rlpanel export/report --include-unfinished``, the Results tab's
-"Unfinished" box); then they count and the row is marked.
+"Count unfinished" box); then they count and the row is marked.
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ SORTED_BY = {"mean_text": "mean", "ci_text": "ci_lo", "iqm_text": "iqm", "delta_
              "poi_text": "poi"}
 GROUP_LEGEND = f"{MARK} a run of the group did not finish (see State): its figure covers only the steps it made."
 LEFT_OUT_LEGEND = ("Runs that did not finish (crashed, stopped, failed or still running) are left out of their group's "
-                   "statistics and listed in Left out; --include-unfinished (the Results tab: its Unfinished box) counts "
+                   "statistics and listed in Left out; --include-unfinished (the Results tab: its Count unfinished box) counts "
                    "them.")
 
 

@@ -27,10 +27,10 @@ from typing import Any, NamedTuple
 
 from core.config.algorithms.baselines import BASELINES
 from core.results.settings_diff import differences, differing_paths, run_settings
-from core.run.auto_resume import summary as auto_resume_summary
 from core.run.episodes import REWARD_WINDOW
 from core.run.evaluations import Evaluation, latest_evaluation
 from core.run.layout import RunDir
+from core.run.resume_words import summary as auto_resume_summary
 from core.run.states import TERMINAL
 from core.run.status import RunStatus
 from core.run.store import RunStore, run_info

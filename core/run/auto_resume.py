@@ -27,7 +27,6 @@ import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
@@ -53,10 +52,6 @@ OUT_OF_MEMORY = ("gpu_oom", "host_oom", "killed")  # twice from the same checkpo
 # a GPU driver reset (Windows' TDR, core.training.gpu_reset) resumes like a crash: the checkpoint is whole and the
 # next attempt may well run; "cuda", "env", "error": other errors, which may not come again
 KINDS = (*NEVER, *OUT_OF_MEMORY, "gpu_reset", "cuda", "env", "error", "crashed")
-# what ended an attempt, in the words of a resumed run's history ("1 automatic resume, after a GPU driver reset")
-LABELS = {"gpu_reset": "a GPU driver reset", "gpu_oom": "out of GPU memory", "host_oom": "out of memory",
-          "killed": "a kill", "cuda": "a CUDA error", "env": "an env's error", "error": "an error",
-          "crashed": "a crash"}
 HISTORY_KEPT = 20
 
 
@@ -231,18 +226,6 @@ def pending(status: RunStatus) -> float | None:
     return float(due) if due is not None and status.state in FAILED else None
 
 
-def causes(auto: dict[str, Any] | None) -> str:
-    """What the automatic resumes followed, in order without repeats: ``after a GPU driver reset, a crash`` ("" when
-    none was resumed)."""
-    auto = auto or {}
-    if not auto.get("count"):
-        return ""
-    history = [h for h in (auto.get("history") or []) if isinstance(h, dict)]
-    resumed = history[:-1] if auto.get("gave_up") else history  # the last attempt's end was not resumed
-    words = list(dict.fromkeys(LABELS.get(str(h.get("kind")), "a crash") for h in resumed))
-    return f"after {', '.join(words)}" if words else ""
-
-
 def decided(status: RunStatus) -> bool:
     """Whether the automatic resume of a crashed or failed run's attempt is decided (``plan`` ran for it); True for
     a run that did not fail. Until then nobody can say the run has ended: its supervisor (or a queue runner, when the
@@ -261,16 +244,3 @@ def awaited(run_dir: Path, status: RunStatus) -> str | None:
     if not decided(status) and module_running(SUPERVISOR_MODULE, run_dir):
         return "its supervisor is deciding whether it resumes by itself"
     return None
-
-
-def summary(auto: dict[str, Any] | None) -> str:
-    """``2 automatic resumes, after a GPU driver reset`` / ``not resumed automatically: ...`` for the morning report
-    ("" when none)."""
-    if not auto:
-        return ""
-    count = int(auto.get("count") or 0)
-    after = causes(auto)
-    parts = [f"{count} automatic resume{'s' if count != 1 else ''}" + (f", {after}" if after else "")] if count else []
-    if auto.get("gave_up"):
-        parts.append(f"not resumed automatically: {auto['gave_up']}")
-    return "; ".join(parts)

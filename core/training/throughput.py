@@ -35,8 +35,9 @@ from core.config.engines import check_engine
 from core.config.schema import RunConfig
 from core.config.validate import validate_config
 from core.fit.device import worker_threads
+from core.fit.xla import set_jax_env
 from core.telemetry.host import HostMemoryReader
-from core.training.worker import set_jax_env, set_thread_env
+from core.training.worker import set_thread_env
 from core.util.files import write_json_atomic
 from core.util.procs import process_tree
 from core.util.yaml_reader import read_yaml_mapping

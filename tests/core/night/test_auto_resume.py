@@ -7,7 +7,7 @@ import pytest
 
 from core.notify.settings import NotifySettings, Target, save_settings
 from core.results.report import morning_report
-from core.run import auto_resume
+from core.run import auto_resume, resume_words
 from core.run.status import read_status, write_status
 from core.run.store import RunStore
 from tests.notify_sink import NotifySink
@@ -162,4 +162,4 @@ def test_a_gpu_driver_reset_resumes_like_a_crash_even_twice_from_the_same_checkp
     ({"count": 0, "history": [{"kind": "gpu_reset"}], "limit": 0}, ""),
 ])
 def test_the_morning_reports_words_name_what_the_resumes_followed(auto, said):
-    assert auto_resume.summary(auto) == said
+    assert resume_words.summary(auto) == said
