@@ -19,6 +19,7 @@ from core.run.control import launch_worker, stop_run
 from core.run.status import read_status
 from core.run.store import load_run_config
 from core.util.files import read_json
+from core.util.paths import user_home
 from tests.conftest import REPO
 from tests.training_helpers import cli, last_step, lean_args, make_run, records, wait_for
 
@@ -29,7 +30,8 @@ SBX = ("--set", "runtime.engine=sbx")
 
 def rlpanel(*args: str, home) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "core.cli", *lean_args(args)], capture_output=True, text=True, timeout=400,
-                          cwd=REPO, env={**os.environ, "RLPANEL_HOME": str(home)})
+                          cwd=REPO, env={**{k: v for k, v in os.environ.items() if k != "JAX_COMPILATION_CACHE_DIR"},
+                                         "RLPANEL_HOME": str(home)})  # an in-process tool set this test process's own
 
 
 @pytest.fixture(scope="module")
@@ -65,6 +67,8 @@ def test_an_sbx_ppo_run_trains_to_finished_with_every_record_of_an_sb3_run(ppo_r
     assert [e["step"] for e in evals] == [1024, 2048] and summary["best_eval"] is not None
     latest = read_json(ppo_run / "checkpoints" / "latest.json")
     assert latest["step"] == 2048
+    # what it compiled is kept in the user folder: the next run of these shapes loads it instead of compiling again
+    assert any((ppo_run.parent.parent / "cache" / "jax-compiled").iterdir())
 
 
 def test_an_sbx_checkpoint_is_sbxs_own_zip(ppo_run):
@@ -131,10 +135,16 @@ def test_the_same_seed_trains_the_same_sbx_network_and_another_seed_another():
 def test_jax_is_set_before_it_loads_no_preallocation_and_the_cpu_where_the_run_trains_there():
     env: dict[str, str] = {}
     set_jax_env("auto", "linux", env)
-    assert env == {"XLA_PYTHON_CLIENT_PREALLOCATE": "false"}  # a GPU JAX may use: allocated as needed
+    assert env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false" and "JAX_PLATFORMS" not in env  # a GPU: allocated as needed
+    # compiled programs kept in the user folder for the next run of the same shapes, every one (each compiles in < 1 s)
+    assert env["JAX_COMPILATION_CACHE_DIR"] == str(user_home() / "cache" / "jax-compiled")
+    assert env["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"] == "0" and int(env["JAX_COMPILATION_CACHE_MAX_SIZE"]) > 0
     env = {}
     set_jax_env("cpu", "linux", env)
-    assert env == {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", "JAX_PLATFORMS": "cpu"}
+    assert env["XLA_PYTHON_CLIENT_PREALLOCATE"] == "false" and env["JAX_PLATFORMS"] == "cpu"
+    env = {"JAX_COMPILATION_CACHE_DIR": "/theirs"}
+    set_jax_env("cpu", "linux", env)
+    assert env["JAX_COMPILATION_CACHE_DIR"] == "/theirs" and "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS" not in env
     env = {}
     set_jax_env("cuda", "win32", env)  # JAX has no CUDA on Windows
     assert env["JAX_PLATFORMS"] == "cpu"
