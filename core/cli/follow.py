@@ -72,10 +72,13 @@ class RunProgress:
             self.step = max(self.step, rec["step"])
 
     def average(self, train_time_s: float | None = None) -> float | None:
-        """This attempt's steps per second from its first to its last progress record; with fewer than two, the
-        run's steps over ``train_time_s`` (None: neither is known)."""
+        """The run's steps over its training time ``train_time_s`` (what ``summary.json``'s ``steps_per_s`` says: the
+        first rollout included, where SBX compiles, which the progress records start after); without it, this
+        attempt's steps per second from its first to its last progress record (None: neither is known)."""
+        if train_time_s and self.step:
+            return self.step / train_time_s
         if len(self.span) < 2 or self.span[1][1] <= self.span[0][1]:
-            return self.step / train_time_s if train_time_s and self.step else None
+            return None
         (step0, t0), (step1, t1) = self.span
         return (step1 - step0) / (t1 - t0)
 

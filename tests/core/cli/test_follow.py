@@ -35,6 +35,18 @@ def test_the_last_line_shows_the_newest_record_and_the_mean_speed_once_the_run_e
     assert "left" not in line
 
 
+def test_an_ended_run_says_its_steps_over_its_training_time_as_its_summary_does():
+    """An SBX run's progress records start after its first rollout, where it compiles: their span said 8,497 steps/s
+    where summary.json said 2,358. The ended line says the run's figure."""
+    from core.cli.follow import RunProgress
+
+    progress = RunProgress(total=20_480)
+    for i in range(1, 4):  # 3,072 steps in 2 s after a first rollout that took 10 s
+        progress.add({"kind": "progress", "step": 1024 * i, "t": 1e9 + 10 + i, "fps": 1024.0, "total": 20_480})
+    assert "3,072/20,480 steps  256 steps/s on average  finished" in progress.line("finished", 1e9 + 20, 12.0)
+    assert "1,024 steps/s on average" in progress.line("finished", 1e9 + 20)  # no training time known: the span's
+
+
 def test_a_running_run_shows_its_speed_at_once_and_its_time_left_once_measured(runs_dir):
     from core.cli.follow import RunProgress
 
