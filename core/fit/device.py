@@ -10,11 +10,7 @@ jax's (``engine_facts``), its rule ``core.fit.jax_device``'s.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
 from core.config.errors import FieldIssue
@@ -23,81 +19,28 @@ from core.config.spaces import EnvSpaces
 from core.fit import jax_device
 from core.fit.families.family import policy_kind
 from core.fit.gpus import GpuProfile
-from core.util.console import CHILD_TEXT, utf8_env
-from core.util.files import read_json, write_json_atomic
-from core.util.paths import CODE_ROOT, user_home
+from core.fit.library_probe import LibraryProbe
 from core.util.threads import TorchThreads, torch_threads
 
 PROBE_MODULE = "core.training.probe"
 CUDA_TORCH_FIX = ("install a CUDA build of torch (pip install torch --index-url https://download.pytorch.org/whl/cu126, "
                   "see the README's CUDA section)")
-_memo: dict[str, dict[str, Any]] = {}
+TORCH = LibraryProbe("torch", PROBE_MODULE, lambda: None if _torch_installed() else
+                     "torch is not installed in this Python; pip install torch")
 
 
-def _torch_version() -> str | None:
-    from importlib import metadata  # here: ~40 ms of imports the window's first frame does not wait for
-
-    try:
-        return metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def probe_key() -> str:
-    """The cache key: this interpreter and the torch it would import (read without importing it)."""
-    return f"{sys.executable}|torch {_torch_version()}"
-
-
-def _cache_path() -> Path:
-    return user_home() / "cache" / "torch-probe.json"
+def _torch_installed() -> bool:
+    return TORCH.version() is not None
 
 
 def cached_torch_facts() -> dict[str, Any] | None:
     """The facts when known already (this process, or the cache file), without probing."""
-    key = probe_key()
-    if key in _memo:
-        return _memo[key]
-    stored = (read_json(_cache_path(), default=None) or {}).get(key)
-    if isinstance(stored, dict):
-        _memo[key] = stored
-        return stored
-    return None
-
-
-def run_probe(timeout: float = 120.0) -> dict[str, Any]:
-    """torch/CUDA/SB3 facts from a child process with this interpreter (never cached)."""
-    if _torch_version() is None:
-        return {"error": "torch is not installed in this Python; pip install torch"}
-    try:
-        out = subprocess.run([sys.executable, "-m", PROBE_MODULE], capture_output=True, **CHILD_TEXT,
-                             env=utf8_env(os.environ), timeout=timeout, cwd=str(CODE_ROOT))
-    except subprocess.TimeoutExpired:
-        return {"error": f"importing torch took over {timeout:g} s"}
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
-        return {"error": f"torch could not be imported: {last}"}
-    facts: dict[str, Any] = json.loads(out.stdout)
-    return facts
+    return TORCH.cached()
 
 
 def torch_facts(refresh: bool = False, timeout: float = 120.0) -> dict[str, Any]:
-    """The facts, probed once per interpreter and torch version (an error is not cached)."""
-    known = None if refresh else cached_torch_facts()
-    if known is not None:
-        return known
-    facts = run_probe(timeout)
-    if "error" not in facts:
-        key = probe_key()
-        _memo[key] = facts
-        path = _cache_path()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            table = read_json(path, default=None) or {}
-            table[key] = facts
-            write_json_atomic(path, table)
-        except OSError:
-            pass  # a read-only user folder: the in-memory answer still holds for this process
-    return facts
+    """torch/CUDA/SB3 facts, probed once per interpreter and torch version (an error is not cached)."""
+    return TORCH.facts(refresh, timeout)
 
 
 def engine_facts(cfg: RunConfig, refresh: bool = False) -> dict[str, Any]:

@@ -9,89 +9,32 @@ though a GPU is present, with the fix. ``core.fit.device`` hands SBX configs to 
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from core.config.engines import missing_engine_text, sbx_installed
 from core.config.errors import FieldIssue
 from core.config.schema import RunConfig
-from core.util.console import CHILD_TEXT, utf8_env
-from core.util.files import read_json, write_json_atomic
-from core.util.paths import CODE_ROOT, user_home
+from core.fit.library_probe import LibraryProbe
 
 PROBE_MODULE = "core.training.jax_probe"
 WINDOWS_TEXT = "trains on the CPU: JAX has no CUDA on Windows; WSL2 is the way to the GPU"
 CUDA_JAX_FIX = 'pip install "jax[cuda12]" (Linux; see the README\'s JAX part)'
-_memo: dict[str, dict[str, Any]] = {}
-
-
-def _jax_version() -> str | None:
-    from importlib import metadata
-
-    try:
-        return metadata.version("jax")
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def probe_key() -> str:
-    return f"{sys.executable}|jax {_jax_version()}"
-
-
-def _cache_path() -> Path:
-    return user_home() / "cache" / "jax-probe.json"
+JAX = LibraryProbe("jax", PROBE_MODULE, lambda: None if sbx_installed() else missing_engine_text())
 
 
 def cached_jax_facts() -> dict[str, Any] | None:
     """The facts when known already (this process, or the cache file), without probing."""
-    key = probe_key()
-    if key in _memo:
-        return _memo[key]
-    stored = (read_json(_cache_path(), default=None) or {}).get(key)
-    if isinstance(stored, dict):
-        _memo[key] = stored
-        return stored
-    return None
+    return JAX.cached()
 
 
 def run_probe(timeout: float = 120.0) -> dict[str, Any]:
     """jax's facts from a child process with this interpreter (never cached); an error where sbx is not installed."""
-    if not sbx_installed():
-        return {"error": missing_engine_text()}
-    try:
-        out = subprocess.run([sys.executable, "-m", PROBE_MODULE], capture_output=True, **CHILD_TEXT,
-                             env=utf8_env(os.environ), timeout=timeout, cwd=str(CODE_ROOT))
-    except subprocess.TimeoutExpired:
-        return {"error": f"importing jax took over {timeout:g} s"}
-    if out.returncode != 0:
-        last = (out.stderr.strip().splitlines() or ["unknown error"])[-1]
-        return {"error": f"jax could not be imported: {last}"}
-    facts: dict[str, Any] = json.loads(out.stdout)
-    return facts
+    return JAX.run(timeout)
 
 
 def jax_facts(refresh: bool = False, timeout: float = 120.0) -> dict[str, Any]:
     """The facts, probed once per interpreter and jax version (an error is not cached)."""
-    known = None if refresh else cached_jax_facts()
-    if known is not None:
-        return known
-    facts = run_probe(timeout)
-    if "error" not in facts:
-        key = probe_key()
-        _memo[key] = facts
-        path = _cache_path()
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            table = read_json(path, default=None) or {}
-            table[key] = facts
-            write_json_atomic(path, table)
-        except OSError:
-            pass  # a read-only user folder: the in-memory answer still holds for this process
-    return facts
+    return JAX.facts(refresh, timeout)
 
 
 def _usable(facts: dict[str, Any] | None) -> bool | None:

@@ -75,16 +75,16 @@ def test_cuda_asked_of_a_cpu_torch_is_refused_with_the_fix():
 
 
 def test_the_probe_runs_once_per_interpreter_and_torch_version(monkeypatch, user_home):
-    device_mod._memo.clear()
+    device_mod.TORCH.memo.clear()
     facts = torch_facts()
     assert facts["cuda_available"] is False and facts["torch"].startswith("2.")  # the CPU build of the test venv
     stored = json.loads((user_home / "cache" / "torch-probe.json").read_text())
-    assert stored == {device_mod.probe_key(): facts} and sys.executable in device_mod.probe_key()
+    assert stored == {device_mod.TORCH.key(): facts} and sys.executable in device_mod.TORCH.key()
 
     def no_subprocess(*args, **kwargs):
         raise AssertionError("probed again")
 
-    device_mod._memo.clear()  # a new process: the answer comes from the user folder's cache
+    device_mod.TORCH.memo.clear()  # a new process: the answer comes from the user folder's cache
     monkeypatch.setattr(subprocess, "run", no_subprocess)
     assert cached_torch_facts() == facts and torch_facts() == facts
 

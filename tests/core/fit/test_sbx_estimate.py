@@ -180,7 +180,7 @@ def test_a_cpu_only_jax_beside_a_gpu_says_the_cuda_jax_fix():
 def test_this_machines_jax_is_asked_in_a_child_and_remembered(tmp_path, monkeypatch):
     from core.fit import jax_device
 
-    monkeypatch.setattr(jax_device, "_memo", {})
+    monkeypatch.setattr(jax_device.JAX, "memo", {})
     facts = jax_device.jax_facts(refresh=True)
     assert facts["cuda_available"] is False and facts["jax"]  # this machine's CPU jax
     assert jax_device.cached_jax_facts() == facts
