@@ -250,6 +250,7 @@ def group_results(run_dirs: list[Path], by: GroupBy = "group", baselines: list[P
 
 
 def _row(group: RunGroup, every: list[ResultRow], metric: str, include_unfinished: bool = False) -> GroupRow:
+    every = sorted(every, key=lambda r: (_seed(r) is None, _seed(r) or 0, r.run_id))  # seeds 0, 1, 2 in every format
     members = every if include_unfinished else [r for r in every if not r.marked]
     left = [] if include_unfinished else [r for r in every if r.marked]
     values = [figure(r, metric) for r in members]

@@ -8,11 +8,14 @@ die holding it; instead the files are read into memory at once after the choice,
 the choice is made again (for ``last``: the newest complete one by then), up to ``TRIES`` times. Step files are
 renamed into place under names of their own step and never rewritten, so files read whole belong together;
 ``best`` is replaced in place, so its files count only when best.json names the same checkpoint after the read.
+For a moment between a save and its prune a reader may list no complete checkpoint at all (the new one's manifest
+not yet seen, the old one's files gone): the choice is then made again after a short pause.
 A file being deleted on Windows cannot be opened (PermissionError) for a moment: it counts as gone.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +23,7 @@ from pathlib import Path
 from core.run.checkpoints import BestCheckpoint, Checkpoint, select_checkpoint
 
 TRIES = 5
+RETRY_S = 0.05  # the pause before choosing again when no complete checkpoint was found (0.5 s in all at most)
 PLAYED_PARTS = ("model", "vecnormalize")  # what playing a checkpoint needs (never the replay buffer)
 
 
@@ -39,8 +43,16 @@ def read_checkpoint(run_dir: Path, which: str = "last", parts: tuple[str, ...] =
     """
     run_dir = Path(run_dir)
     gone: list[str] = []
-    for _ in range(TRIES):
-        checkpoint = select(run_dir, which)
+    for attempt in range(TRIES):
+        try:
+            checkpoint = select(run_dir, which)
+        except LookupError:
+            # a trainer that just pruned the only complete one (keep_checkpoints: 1) while its newer one was being
+            # listed: no complete checkpoint for a moment. Chosen again shortly; a run that has none says so as before
+            if attempt == TRIES - 1:
+                raise
+            time.sleep(RETRY_S * (attempt + 1))
+            continue
         try:
             files = {part: path.read_bytes() for part in parts if (path := checkpoint.path(run_dir, part)) is not None}
         except (FileNotFoundError, PermissionError) as exc:  # pruned (or being deleted) since it was chosen

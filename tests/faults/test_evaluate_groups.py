@@ -190,6 +190,36 @@ def test_a_checkpoint_removed_between_its_choice_and_its_read_is_chosen_again(no
     assert read.files["vecnormalize"] == (RunDir(run).checkpoints / "step_000000000128_vecnormalize.pkl").read_bytes()
 
 
+def test_a_moment_with_no_complete_checkpoint_is_waited_out_and_a_run_with_none_says_so(normalising_run, tmp_path):
+    """Between a save and its prune (keep_checkpoints: 1) a reader may list no complete checkpoint at all: the old
+    one's files gone, the new one's manifest not yet seen (CI: "has no complete checkpoint ... vecnormalize.pkl is
+    missing" while training went on). The choice is made again; a run that truly has none still says why."""
+    from core.run.checkpoint_read import TRIES, read_checkpoint
+    from core.run.checkpoints import select_checkpoint
+
+    run = copy_run(normalising_run, tmp_path / "runs")
+    asked: list[int] = []
+
+    def none_for_a_moment(run_dir: Path, which: str):
+        asked.append(1)
+        if len(asked) <= 2:
+            raise LookupError(f"run {run_dir.name} has no complete checkpoint: the checkpoint at step 192 is missing")
+        return select_checkpoint(run_dir, which)
+
+    read = read_checkpoint(run, "last", select=none_for_a_moment)
+    TALLY["evaluates during pruning"] += 1
+    assert len(asked) == 3 and read.checkpoint.step == 192
+
+    def never(run_dir: Path, which: str):
+        asked.append(1)
+        raise LookupError("run X has no complete checkpoint: every one is damaged")
+
+    asked.clear()
+    with pytest.raises(LookupError, match="every one is damaged"):
+        read_checkpoint(run, "last", select=never)
+    assert len(asked) == TRIES
+
+
 def test_the_pruner_leaves_a_file_it_cannot_remove_for_its_next_prune(tmp_path):
     """On Windows a checkpoint file open in an evaluating process cannot be removed: the save goes on (the run does
     not crash) and the next prune removes what is left of that step."""
