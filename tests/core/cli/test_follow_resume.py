@@ -123,5 +123,9 @@ def test_rlpanel_train_follows_a_real_automatic_resume_and_exits_0(tmp_path, run
     assert done.returncode == 0, done.stderr[-3000:]
     result = json.loads(done.stdout)
     assert result["state"] == "finished" and result["resumes_at"] is None
-    assert "SIGKILL" in done.stderr and "it resumes by itself at" in done.stderr and "following it" in done.stderr
-    assert read_status(runs_dir / result["id"]).attempt == 2
+    # the crash is said as the follower first saw it: the resume planned ("it resumes by itself at ..."), or on a
+    # loaded machine a moment before, while the supervisor decides; either way it follows the run to its end
+    assert "following it" in done.stderr
+    assert "it resumes by itself at" in done.stderr or "deciding whether it resumes by itself" in done.stderr
+    status = read_status(runs_dir / result["id"])
+    assert status.attempt == 2 and [h["kind"] for h in status.auto_resume["history"]] == ["killed"]
