@@ -6,26 +6,12 @@ also gives validation's error at the field (``core.config.engines.check_engine``
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QWidget
-
-from app.configure.forms import FieldRow, insert_below
+from app.configure.forms import FieldHint
 
 
-class EngineHint(QLabel):
-    """The muted line below the Engine row, shown only where sbx (JAX) cannot be imported."""
-
-    def __init__(self, row: FieldRow, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.row = row
-        self.setWordWrap(True)
-        self.setEnabled(False)  # the palette's muted text: a note, not an error (choosing sbx makes the error)
-        self.hide()
-
-    @classmethod
-    def under(cls, form: QWidget, row: FieldRow) -> EngineHint:
-        hint = cls(row)
-        insert_below(form, row, hint)
-        return hint
+class EngineHint(FieldHint):
+    """The muted line below the Engine row, shown only where sbx (JAX) cannot be imported (a note: choosing sbx there
+    makes the error)."""
 
     def show_installed(self) -> None:
         """Asked without importing jax (``find_spec``): shown or hidden by what this Python can import."""

@@ -9,7 +9,7 @@ button shown while the value differs from the preset, and the schema's error mes
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Self, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -48,6 +48,24 @@ def insert_below(form: QWidget, row: QWidget, widget: QWidget) -> None:
     assert isinstance(layout, QFormLayout), "a SectionForm lays its rows out in a QFormLayout"
     index, _ = cast(tuple[int, QFormLayout.ItemRole], layout.getWidgetPosition(row))  # typed object in the stubs
     layout.insertRow(index + 1, widget)
+
+
+class FieldHint(QLabel):
+    """A muted line on the line below a field's row (``under``), hidden until its subclass has something to say."""
+
+    def __init__(self, row: FieldRow, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.row = row
+        self.setWordWrap(True)
+        self.setEnabled(False)  # the palette's muted text, as the unit labels: a note, not an error
+        self.hide()
+
+    @classmethod
+    def under(cls, form: QWidget, row: FieldRow) -> Self:
+        """A hint placed in ``form``'s layout (a QFormLayout) on the line below ``row``."""
+        hint = cls(row)
+        insert_below(form, row, hint)
+        return hint
 
 
 def value_tip(text: str, help_text: str) -> str:

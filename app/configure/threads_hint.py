@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from PySide6.QtWidgets import QLabel, QWidget
-
-from app.configure.forms import FieldRow, empty_meaning, insert_below
+from app.configure.forms import FieldHint, empty_meaning
 from core.fit.result import FitEstimate
 from core.util.threads import TorchThreads
 
@@ -32,23 +30,9 @@ def threads_here(cfg: RunConfig | None, estimate: FitEstimate | None) -> TorchTh
     return worker_threads(cfg, cfg.runtime.device)
 
 
-class TorchThreadsHint(QLabel):
+class TorchThreadsHint(FieldHint):
     """The muted line below the Torch threads row, shown while the field is empty; it also keeps the row's
     placeholder ("auto: 1 thread")."""
-
-    def __init__(self, row: FieldRow, parent: QWidget | None = None):
-        super().__init__(parent)
-        self.row = row
-        self.setWordWrap(True)
-        self.setEnabled(False)  # the palette's muted text, as the unit labels: a note, not an error
-        self.hide()
-
-    @classmethod
-    def under(cls, form: QWidget, row: FieldRow) -> TorchThreadsHint:
-        """A hint placed in ``form``'s layout (a QFormLayout) on the line below ``row``."""
-        hint = cls(row)
-        insert_below(form, row, hint)
-        return hint
 
     def show_threads(self, threads: TorchThreads | None) -> None:
         """What "auto" is here (None: unknown yet: the placeholder says the rule in words, no line)."""
