@@ -14,7 +14,7 @@ from core.config.errors import ConfigError
 from core.run.store import unusable_config
 from core.util.files import describe_os_error
 
-DONE_TO_A_RUN = {"evaluate": "evaluated", "export": "exported", "record": "recorded", "play": "played"}
+DONE_TO_A_RUN = {"evaluate": "evaluated", "export": "exported", "record": "recorded", "play": "played", "hub": "published"}
 
 
 def tool_parser(prog: str) -> argparse.ArgumentParser:
