@@ -62,6 +62,12 @@ def _open_record(run_dir: Path, parent: QWidget) -> QWidget:
 
     return open_record(run_dir, parent)
 
+
+def _open_hub(run_dir: Path, parent: QWidget) -> QWidget:
+    from app.agent.hub_dialog import open_hub
+
+    return open_hub(run_dir, parent)
+
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
@@ -185,6 +191,8 @@ class RunsPanel(QWidget):
                               lambda: self._open_agent_tool(_open_watch))
         self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
                               "checkpoint in turn", lambda: self._open_agent_tool(_open_record))
+        self.agent_button.add("Hub…", "Write the agent as a Hugging Face Hub model folder (model, config, evaluation, "
+                              "replay, model card) and push it", lambda: self._open_agent_tool(_open_hub))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")

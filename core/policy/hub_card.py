@@ -97,7 +97,8 @@ def card(cfg: RunConfig, evaluation: Evaluation, files: list[str], run_id: str) 
         f"- algorithm: {cls} ({module}), engine {cfg.runtime.engine}",
         f"- environment: `{env}`" + (f" with `{json.dumps(dict(cfg.env.kwargs))}`" if cfg.env.kwargs else ""),
         f"- budget: {cfg.budget.total_timesteps:,} timesteps over {cfg.runtime.n_envs} env(s); "
-        f"checkpoint at step {evaluation.checkpoint_step:,} ({evaluation.label})",
+        f"checkpoint at step {evaluation.checkpoint_step:,}"
+        + (" (the best by the run's periodic evaluation)" if evaluation.checkpoint == "best" else ""),
         f"- seed: {seed}",
         "- VecNormalize: " + (f"observations {norm.obs}, rewards {norm.reward} (statistics in `vec_normalize.pkl`)"
                               if norm.obs or norm.reward else "none"), "",
@@ -106,7 +107,7 @@ def card(cfg: RunConfig, evaluation: Evaluation, files: list[str], run_id: str) 
         "## Evaluation", "",
         f"Mean reward **{evaluation.mean_reward:.2f} ± {evaluation.std_reward:.2f}** (std) over "
         f"{evaluation.episodes} episodes, {how} actions, env seed {evaluation.seed}, rewards as the env gives them "
-        "(normalisation statistics frozen). Every episode is in `results.json`'s source, the run's `evaluations.jsonl`.",
+        "(normalisation statistics frozen), as SB3's `evaluate_policy` counts episodes.",
         "",
         "## Usage", "",
         "```python", *_usage(module, cls, name, env, "vec_normalize.pkl" in files), "```", "",
