@@ -1,4 +1,4 @@
-"""``rlpanel hub RUN -o DIR [--checkpoint last|best|STEP] [--push REPO_ID]``: a run's agent as a Hub model repository.
+"""``rlpanel hub RUN -o DIR [--checkpoint last|best|STEP|FILE] [--push REPO_ID]``: a run's agent as a Hub model repository.
 
 The folder is written by ``python -m core.policy.hub`` in a child process (this command loads no torch): the model
 under the name rl_zoo3 and huggingface_sb3 load, its config and statistics, an evaluation (the stored one of that
@@ -8,8 +8,11 @@ checkpoint, else one made now and kept), a replay and a model card. ``--push`` u
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run, positive_int
+from core.cli.common import CliError, checked_checkpoint, checked_config, emit, find_run, positive_int
+from core.run.checkpoints import STEP_FILE
+from core.run.layout import BEST_CHECKPOINT, RunDir
 from core.run.policy_child import PolicyToolError, run_policy_tool
 from core.run.policy_results import HUB_TIMEOUT_S, hub_folder_problem, hub_summary, repo_id_problem
 from core.util.paths import absolute
@@ -21,7 +24,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
                                    "use: the model, config.yml, env_kwargs.yml, vec_normalize.pkl, results.json, "
                                    "replay.mp4 and a README.md model card.")
     p.add_argument("run_id", metavar="RUN", help="the run (a unique id prefix is enough)")
-    add_checkpoint_arg(p)
+    p.add_argument("--checkpoint", default="last", metavar="last|best|STEP|FILE",
+                   help="which checkpoint: last (default), best, a step the run keeps, or one of its checkpoint files "
+                        "(checkpoints/step_....zip, checkpoints/best.zip)")
     p.add_argument("-o", "--output", required=True, metavar="DIR", help="the folder to write (new or empty)")
     p.add_argument("--episodes", type=positive_int, default=10, metavar="N",
                    help="episodes of the evaluation made when the checkpoint has no stored one (default 10)")
@@ -32,6 +37,22 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.set_defaults(func=run)
 
 
+def checkpoint_named(run_dir: Path, which: str) -> str:
+    """``last``, ``best`` or a step as given; a checkpoint file of the run as its step (or ``best``). A .zip that is
+    not one of the run's checkpoints is one line: a loose model has no statistics or config rlpanel could vouch for."""
+    if not which.lower().endswith(".zip"):
+        return which
+    path = absolute(which)
+    folder = RunDir(run_dir).checkpoints.resolve()
+    if path.parent == folder and path.name == BEST_CHECKPOINT["model"]:
+        return "best"
+    found = STEP_FILE.fullmatch(path.name)
+    if path.parent != folder or found is None or found.group(2) != ".zip":
+        raise CliError(f"--checkpoint {which}: not a checkpoint of run {run_dir.name}; give last, best, a step, or a "
+                       f"file in {folder} (e.g. step_000000001024.zip)", 2)
+    return str(int(found.group(1)))
+
+
 def run(args: argparse.Namespace) -> int:
     run_dir = find_run(args)
     output = absolute(args.output)
@@ -39,8 +60,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         raise CliError(problem, 2)
     checked_config(run_dir, "published")
-    checked_checkpoint(run_dir, args.checkpoint, args.command)
-    tool_args = ["--checkpoint", args.checkpoint, "-o", str(output), "--episodes", str(args.episodes)]
+    which = checkpoint_named(run_dir, args.checkpoint)
+    checked_checkpoint(run_dir, which, args.command)
+    tool_args = ["--checkpoint", which, "-o", str(output), "--episodes", str(args.episodes)]
     tool_args += ["--no-replay"] if args.no_replay else []
     tool_args += ["--overwrite"] if args.overwrite else []
     tool_args += ["--push", args.push] if args.push else []

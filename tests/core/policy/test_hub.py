@@ -59,6 +59,7 @@ def test_hub_folder_loads_with_sb3_and_its_card_names_the_evaluation(hub_run, tm
     from stable_baselines3 import PPO
 
     folder = tmp_path / "ppo-cartpole"
+    kept_before = len(read_evaluations(hub_run))  # the run is shared by this module's tests (none evaluates step 1,024)
     done = hub(hub_run, "-o", str(folder), "--json")
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
@@ -68,7 +69,7 @@ def test_hub_folder_loads_with_sb3_and_its_card_names_the_evaluation(hub_run, tm
     model = PPO.load(folder / MODEL, device="cpu")  # SB3's own load, as huggingface_sb3's users load it
     assert model.num_timesteps == 1024 and model.observation_space.shape == (4,)
 
-    stored = read_evaluations(hub_run)
+    stored = read_evaluations(hub_run)[kept_before:]
     assert len(stored) == 1 and stored[0].checkpoint_step == 1024 and stored[0].episodes == 10  # kept, as evaluate keeps it
     results = json.loads((folder / "results.json").read_text())
     assert results["mean_reward"] == pytest.approx(stored[0].mean_reward) and results["n_eval_episodes"] == 10
@@ -91,7 +92,7 @@ def test_hub_folder_loads_with_sb3_and_its_card_names_the_evaluation(hub_run, tm
     # again, over the same folder: the stored evaluation is used (none added), the files replaced
     again = hub(hub_run, "-o", str(folder), "--overwrite", "--no-replay")
     assert again.returncode == 0, again.stderr
-    assert "a stored evaluation" in again.stdout and len(read_evaluations(hub_run)) == 1
+    assert "a stored evaluation" in again.stdout and len(read_evaluations(hub_run)) == kept_before + 1
     assert not (folder / "replay.mp4").exists(), "no replay of an earlier export beside the model"
 
 
@@ -123,12 +124,15 @@ def closed_port() -> int:
 
 def test_push_without_a_token_or_a_hub_says_so_and_leaves_the_folder(hub_run, tmp_path):
     folder = tmp_path / "pushed"
-    no_token = hub(hub_run, "-o", str(folder), "--no-replay", "--push", "me/ppo-CartPole-v1")
+    step_file = hub_run / "checkpoints" / "step_000000000768.zip"  # --checkpoint FILE: one of the run's own
+    no_token = hub(hub_run, "-o", str(folder), "--no-replay", "--episodes", "2", "--checkpoint", str(step_file),
+                   "--push", "me/ppo-CartPole-v1")
     assert no_token.returncode == 1
     line = no_token.stderr.strip()
     assert "\n" not in line and "no Hugging Face token" in line and "hf auth login" in line
     assert f"hf upload me/ppo-CartPole-v1 {folder}" in line
-    assert (folder / MODEL).is_file() and (folder / "README.md").is_file()
+    assert (folder / MODEL).read_bytes() == step_file.read_bytes()
+    assert "checkpoint at step 768" in (folder / "README.md").read_text(encoding="utf-8")
 
     port = closed_port()
     unreachable = hub(hub_run, "-o", str(folder), "--overwrite", "--no-replay", "--push", "me/ppo-CartPole-v1",
@@ -140,7 +144,7 @@ def test_push_without_a_token_or_a_hub_says_so_and_leaves_the_folder(hub_run, tm
 
 
 @pytest.mark.parametrize("case", ["unknown run", "no best checkpoint", "no such step", "-o a file", "-o full folder",
-                                  "bad repo id"])
+                                  "bad repo id", "a loose model file"])
 def test_bad_input_is_one_line(hub_run, tmp_path, case):
     a_file = tmp_path / "notes.txt"
     a_file.write_text("mine")
@@ -155,6 +159,7 @@ def test_bad_input_is_one_line(hub_run, tmp_path, case):
         "-o a file": (("-o", str(a_file)), "this is a file; name a folder"),
         "-o full folder": (("-o", str(full)), "the folder holds files"),
         "bad repo id": (("--push", "just-a-name"), "give the repository as USER/NAME"),
+        "a loose model file": (("--checkpoint", str(tmp_path / "model.zip")), "not a checkpoint of run"),
     }[case]
     run = hub_run.with_name("no-such-run") if case == "unknown run" else hub_run
     if "-o" not in args:
@@ -164,3 +169,23 @@ def test_bad_input_is_one_line(hub_run, tmp_path, case):
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and said in lines[0], done.stderr
     assert not Path(target).exists() and (full / "mine.txt").read_text() == "mine"
+
+
+def test_an_sbx_runs_best_checkpoint_loads_with_sbx_and_its_card_says_so(sbx_trained_run, tmp_path):
+    """The JAX run (PPO CartPole, VecNormalize, a best checkpoint): the model loads with sbx's own ``load``, the
+    statistics are the best checkpoint's, the card names sbx."""
+    from sbx import PPO as SbxPPO
+
+    run = copy_run(sbx_trained_run, tmp_path / "runs")
+    folder = tmp_path / "sbx-hub"
+    done = hub(run, "-o", str(folder), "--checkpoint", "best", "--episodes", "2", "--no-replay", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    best = json.loads((run / "checkpoints" / "best.json").read_text())
+    assert result["checkpoint_step"] == best["step"] and "vec_normalize.pkl" in result["files"]
+    assert (folder / "vec_normalize.pkl").read_bytes() == (run / "checkpoints" / best["vecnormalize"]).read_bytes()
+    assert SbxPPO.load(folder / MODEL).num_timesteps == best["step"]
+    meta = front_matter(folder / "README.md")
+    assert meta["library_name"] == "stable-baselines3" and "sbx" in meta["tags"]
+    card = (folder / "README.md").read_text(encoding="utf-8")
+    assert "from sbx import PPO" in card and "the best by the run's periodic evaluation" in card
