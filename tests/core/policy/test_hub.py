@@ -189,3 +189,16 @@ def test_an_sbx_runs_best_checkpoint_loads_with_sbx_and_its_card_says_so(sbx_tra
     assert meta["library_name"] == "stable-baselines3" and "sbx" in meta["tags"]
     card = (folder / "README.md").read_text(encoding="utf-8")
     assert "from sbx import PPO" in card and "the best by the run's periodic evaluation" in card
+
+
+def test_an_env_that_draws_nothing_gives_a_folder_without_replay_and_says_why(trained_run, tmp_path):
+    from tests.core.policy.agent_runs import NO_FRAMES_ENTRY, no_frames_copy
+
+    run = no_frames_copy(trained_run, tmp_path / "runs")
+    folder = tmp_path / "hub"
+    done = hub(run, "-o", str(folder), "--episodes", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert "replay.mp4" not in result["files"] and not (folder / "replay.mp4").exists()
+    assert any(n.startswith(f"no replay.mp4: {NO_FRAMES_ENTRY} cannot render frames") for n in result["notes"]), result
+    assert result["model_file"] == "ppo-NoFramesEnv.zip" and (folder / "ppo-NoFramesEnv.zip").is_file()
