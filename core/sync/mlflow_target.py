@@ -95,9 +95,7 @@ class MlflowRun:
 
     @property
     def where(self) -> str:
-        if self.dest.where.startswith("sqlite:///"):
-            return f"mlflow ui --backend-store-uri {self.dest.where}"
-        return self.dest.where
+        return self.dest.look_at
 
 
 def metric_key(key: str) -> str:

@@ -67,6 +67,13 @@ class Destination:
         """The ledger's key: a run synced to another store or project is another run there."""
         return f"mlflow {self.where} {self.name}" if self.target == "mlflow" else f"wandb {self.entity or ''}/{self.name}"
 
+    @property
+    def look_at(self) -> str:
+        """How a user opens what was sent: mlflow ui's command for a SQLite store, wandb sync's for offline runs."""
+        if self.target == "mlflow":
+            return f"mlflow ui --backend-store-uri {self.where}" if self.where.startswith("sqlite:") else self.where
+        return f"https://wandb.ai ({self.name})" if self.online else f"wandb sync {Path(self.where) / 'wandb'}"
+
 
 def settings_path() -> Path:
     return user_home() / FILE_NAME

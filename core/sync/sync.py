@@ -80,6 +80,31 @@ class SyncResult:
                 f"{files if self.artifacts else ''}; {self.state}. Open it: {self.where}")
 
 
+@dataclass(frozen=True)
+class Batch:
+    """What one pass sends: the metric points of the new records and telemetry, the params unless sent, the files."""
+
+    records: int
+    points: list[MetricPoint]
+    telemetry_t: float
+    params: dict[str, str] | None
+    files: dict[str, Path]
+
+    @property
+    def empty(self) -> bool:
+        return not (self.points or self.params or self.files)
+
+    @classmethod
+    def of(cls, run_dir: Path, snapshot: RunSnapshot, sent: Sent) -> Batch:
+        new = snapshot.records[sent.first_unsent(snapshot.records):]
+        telemetry, telemetry_t = telemetry_points(run_dir, sent.telemetry_t, StepClock(snapshot.records))
+        config = RunDir(run_dir).config
+        files = snapshot.artifacts if snapshot.state in TERMINAL else {k: v for k, v in snapshot.artifacts.items()
+                                                                        if v == config}
+        return cls(len(new), [p for rec in new for p in record_points(rec)] + telemetry, telemetry_t,
+                   None if sent.params else snapshot.params, sent.changed(files))
+
+
 class RunSync:
     """One run's sync to one destination; the tracker's run stays open between passes while a run is followed."""
 
@@ -106,26 +131,28 @@ class RunSync:
     def _send_new(self) -> None:
         snapshot = read_run(self.run_dir)
         sent = read_sent(self.run_dir, self.dest.key)
+        batch = Batch.of(self.run_dir, snapshot, sent)
+        r = self.result
+        r.state, r.tracker_run_id = snapshot.state, sent.run_id or r.tracker_run_id
+        r.where = r.where or self.dest.look_at
+        if batch.empty and self.tracker is None:
+            return  # nothing new: no tracker run is opened (W&B would write an offline folder for nothing)
         if self.tracker is None:
+            recorded = sent.run_id
             self.tracker = open_tracker(self.dest, snapshot, sent)
+            if recorded and sent.run_id != recorded:  # the tracker lost the run (deleted there): all of it again
+                batch = Batch.of(self.run_dir, snapshot, sent)
         self.tracker.sent = sent
-        final = snapshot.state in TERMINAL
-        new = snapshot.records[sent.first_unsent(snapshot.records):]
-        points = [p for rec in new for p in record_points(rec)]
-        telemetry, telemetry_t = telemetry_points(self.run_dir, sent.telemetry_t, StepClock(snapshot.records))
-        files = sent.changed(snapshot.artifacts if final else
-                             {k: v for k, v in snapshot.artifacts.items() if v == RunDir(self.run_dir).config})
-        self.tracker.send(points + telemetry, None if sent.params else snapshot.params, snapshot.tags, files)
+        self.tracker.send(batch.points, batch.params, snapshot.tags, batch.files)
         sent.params = True
         sent.mark_records(snapshot.records)
-        sent.telemetry_t = telemetry_t
-        sent.mark_artifacts(files)
+        sent.telemetry_t = batch.telemetry_t
+        sent.mark_artifacts(batch.files)
         write_sent(self.run_dir, self.dest.key, sent)
-        r = self.result
-        r.tracker_run_id, r.state, r.where = self.tracker.run_id, snapshot.state, self.tracker.where
-        r.records += len(new)
-        r.points += len(points) + len(telemetry)
-        r.artifacts += [name for name in files if name not in r.artifacts]
+        r.tracker_run_id, r.where = self.tracker.run_id, self.tracker.where
+        r.records += batch.records
+        r.points += len(batch.points)
+        r.artifacts += [name for name in batch.files if name not in r.artifacts]
 
     def close(self) -> None:
         """End the tracker's run (MLflow: its status; W&B: finish) as the run's state says."""

@@ -10,6 +10,7 @@ folders of one id in order, into one run. Metric points go as history rows, one 
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from itertools import groupby
@@ -41,6 +42,13 @@ def _tags(snapshot: RunSnapshot) -> list[str]:
     return [t[:MAX_TAG_CHARS] for t in dict.fromkeys(tags)]
 
 
+def _typed(value: str) -> Any:
+    try:
+        return json.loads(value)
+    except ValueError:
+        return value
+
+
 def artifact_name(run_id: str) -> str:
     """The run's artifact: W&B's names take letters, digits, - _ and ."""
     return re.sub(r"[^\w\-.]", "_", f"rlpanel-{run_id}")[:128]
@@ -53,26 +61,29 @@ class WandbRun:
         wandb = _wandb()
         self.dest = dest
         self.sent = sent
-        self.run_id = sent.run_id or wandb.util.generate_id()
         Path(dest.where).mkdir(parents=True, exist_ok=True)
+        # the params with the run's start (its run record holds them), typed again: flat_params wrote numbers and lists
+        # as JSON, and W&B filters by value
+        config = None if sent.params else {key: _typed(value) for key, value in snapshot.params.items()}
         os.environ.setdefault("WANDB_SILENT", "true")  # its banners would land in worker.log and the command's output
         try:
             self.run = wandb.init(
-                project=dest.name, entity=dest.entity, id=self.run_id, resume="allow", reinit="create_new", name=snapshot.label,
+                project=dest.name, entity=dest.entity, id=sent.run_id, resume="allow", reinit="create_new",
+                name=snapshot.label, config=config,
                 dir=dest.where, mode="online" if dest.online else "offline", tags=_tags(snapshot),
                 settings=wandb.Settings(console="off", save_code=False, disable_git=True, x_disable_stats=True))
         except Exception as exc:  # noqa: BLE001 - wandb raises its own kinds (no login, no network): one line
             how = ("W&B online needs your login: run wandb login, or sync offline (the default) and upload with "
                    "wandb sync" if dest.online else "W&B refused the offline run")
             raise SyncError(f"{how}: {type(exc).__name__}: {str(exc).splitlines()[0][:300] if str(exc) else ''}") from None
-        self.sent.run_id = self.run_id
+        self.run_id = self.sent.run_id = str(self.run.id)  # the first sync's id: wandb's own
         self.run.define_metric(STEP_KEY)
         self.run.define_metric("*", step_metric=STEP_KEY)
 
     def send(self, points: list[MetricPoint], params: dict[str, str] | None, tags: dict[str, str],
              files: dict[str, Path]) -> None:
-        if params is not None:
-            self.run.config.update(params, allow_val_change=True)
+        if params is not None and not self.run.config.keys():  # a run opened before its params were due
+            self.run.config.update({key: _typed(value) for key, value in params.items()}, allow_val_change=True)
         self.run.summary.update({f"rlpanel/{key}": value for key, value in tags.items()})
         rows = groupby(sorted(points, key=lambda p: (p.t, p.step)), key=lambda p: (p.t, p.step))
         for (_t, step), group in rows:
@@ -90,6 +101,6 @@ class WandbRun:
 
     @property
     def where(self) -> str:
-        if self.dest.online:
-            return str(getattr(self.run, "url", "") or self.dest.name)
-        return f"wandb sync {Path(self.run.dir).parent}"
+        """Online: the run's page; offline: the command that uploads its folders."""
+        url = getattr(self.run, "url", None) if self.dest.online else None
+        return str(url) if url else self.dest.look_at
