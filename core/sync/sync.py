@@ -172,12 +172,17 @@ def sync_run(run_dir: Path, dest: Destination) -> SyncResult:
 
 def follow_runs(run_dirs: list[Path], dest: Destination, every_s: float = FOLLOW_EVERY_S,
                 on_pass: Callable[[SyncResult], None] | None = None,
-                on_error: Callable[[SyncError], None] | None = None) -> list[SyncResult]:
+                on_error: Callable[[SyncResult, SyncError], None] | None = None) -> list[SyncResult]:
     """Sync each run every ``every_s`` until its state is final, then once more and end its tracker's run.
 
-    ``on_error`` takes a failed pass and the follow goes on (the supervisor's: a tracker that is down for a while
-    must not end the sync of a night); without it the first failure is raised."""
-    syncs = [RunSync(run_dir, dest) for run_dir in run_dirs]
+    ``on_error`` takes a failed pass (the run's result so far, the error) and the follow goes on (the supervisor's:
+    a tracker that is down for a while must not end the sync of a night); without it the first failure is raised."""
+    return follow([RunSync(run_dir, dest) for run_dir in run_dirs], every_s, on_pass, on_error)
+
+
+def follow(syncs: list[RunSync], every_s: float = FOLLOW_EVERY_S, on_pass: Callable[[SyncResult], None] | None = None,
+           on_error: Callable[[SyncResult, SyncError], None] | None = None) -> list[SyncResult]:
+    """``follow_runs`` for any runs and destinations (``core.sync.auto``: one run to each of its trackers)."""
     live = list(syncs)
     try:
         while live:
@@ -190,7 +195,7 @@ def follow_runs(run_dirs: list[Path], dest: Destination, every_s: float = FOLLOW
                 except (SyncError, LockBusy) as exc:
                     if on_error is None:
                         raise
-                    on_error(exc if isinstance(exc, SyncError) else SyncError(str(exc)))
+                    on_error(sync.result, exc if isinstance(exc, SyncError) else SyncError(str(exc)))
                 if final:
                     sync.close()
                     live.remove(sync)
