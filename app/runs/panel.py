@@ -62,6 +62,12 @@ def _open_record(run_dir: Path, parent: QWidget) -> QWidget:
 
     return open_record(run_dir, parent)
 
+def _open_sync(run_dir: Path, parent: QWidget) -> QWidget:
+    from app.agent.sync_dialog import open_sync
+
+    return open_sync(run_dir, parent)
+
+
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
@@ -185,6 +191,9 @@ class RunsPanel(QWidget):
                               lambda: self._open_agent_tool(_open_watch))
         self.agent_button.add("Record…", "Record a video (MP4 or GIF) of the agent playing a checkpoint, or every "
                               "checkpoint in turn", lambda: self._open_agent_tool(_open_record))
+        self.sync_action = self.agent_button.add(
+            "Sync…", "Copy the run into MLflow or Weights & Biases (params, every record, checkpoints); only what is "
+            "new on a second sync", lambda: self._open_agent_tool(_open_sync))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")

@@ -73,8 +73,6 @@ def run(args: argparse.Namespace) -> int:
     store = RunStore(runs)
     run_dirs = list(dict.fromkeys(run_path(store, run_id) for run_id in args.run_ids))
     dest = _destination(args, runs)
-    if args.remember:
-        save_sync_settings(remembered(load_sync_settings(), dest, runs))
     results: list[SyncResult] = []
     errors: list[str] = []
 
@@ -90,14 +88,16 @@ def run(args: argparse.Namespace) -> int:
         try:
             results = follow_runs(run_dirs, dest, args.every, on_pass=passed)
         except SyncError as exc:
-            raise CliError(str(exc)) from None
+            raise CliError(str(exc)) from None  # nothing remembered either
     else:
         for run_dir in run_dirs:
             try:
                 results.append(sync_run(run_dir, dest))
             except SyncError as exc:
                 failed(exc)
+    if args.remember and not errors:  # a destination that refused the runs is not kept as the default
+        save_sync_settings(remembered(load_sync_settings(), dest, runs))
     data = {"target": dest.target, "destination": dest.key, "runs": [r.to_json() for r in results], "errors": errors,
-            "remembered": str(settings_path()) if args.remember else None}
+            "remembered": str(settings_path()) if args.remember and not errors else None}
     emit(args, data, lambda: "\n".join(r.line() for r in results))
     return 1 if errors else 0  # each failure was said on its own line

@@ -5,5 +5,5 @@
 ``mlflow_target`` and ``wandb_target`` write it through each library's own API, imported only when used (the
 ``mlflow`` and ``wandb`` extras); ``sync`` chooses the target and follows a live run; ``settings`` is the user's
 ``sync.yaml`` (the URI, experiment and project ``runtime.sync`` uses); ``auto`` is what the supervisor runs.
-ARCHITECTURE.md, "Sync to MLflow and W&B".
+ARCHITECTURE.md, "The packages" (core/sync/).
 """
