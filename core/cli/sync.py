@@ -48,7 +48,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
     p.add_argument("--every", type=positive_float, default=FOLLOW_EVERY_S, metavar="S",
                    help=f"with --follow: seconds between syncs (default {FOLLOW_EVERY_S:g})")
     p.add_argument("--remember", action="store_true",
-                   help="keep this URI/experiment or project as the default (sync.yaml: also runtime.sync's)")
+                   help="after a sync that went through, keep this URI/experiment or project as the default "
+                        "(sync.yaml: also runtime.sync's)")
     p.set_defaults(func=run)
 
 

@@ -10,6 +10,7 @@ the command ran).
 
 from __future__ import annotations
 
+import logging
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,8 @@ def _client(uri: str) -> Any:
         from mlflow import MlflowClient
     except ImportError:
         raise SyncError(MISSING) from None
+    for name in ("mlflow", "alembic"):  # their INFO lines (a new store's tables) would fill the command's output
+        logging.getLogger(name).setLevel(logging.WARNING)
     return MlflowClient(tracking_uri=uri)
 
 
