@@ -51,3 +51,22 @@ def test_the_ledger_counts_records_across_a_resume_that_rewrote_the_file(runs_di
     rewritten = records[:4] + [{"kind": "attempt", "step": 3, "t": 300.0, "attempt": 2}]
     assert again.first_unsent(rewritten) == 4
     assert json.loads(RunDir(runs_dir).sync_state.read_text(encoding="utf-8"))["mlflow x"]["records"] == 6
+
+
+def test_a_gpu_s_figures_and_a_thinned_hour_are_sent_at_the_step_reached(runs_dir):
+    run = runs_dir / "r"
+    run.mkdir()
+    lines = [{"t": 99.0, "kind": "status", "nvml": True, "gpus": ["A"]},
+             {"t": 100.0, "kind": "agg", "gpu": 0, "n": 5, "dt": 1, "utilization_pct": 40.0, "utilization_pct_max": 90.0,
+              "memory_used_bytes": 2e9, "cpu_pct": 30.0},
+             {"t": 105.0, "gpu": 0, "utilization_pct": 50.0, "memory_used_bytes": 2e9},  # within 10 s of the last tick
+             {"t": 111.0, "gpu": 0, "utilization_pct": 60.0, "temperature_c": 70, "power_w": None},
+             {"t": 111.0, "gpu": 1, "utilization_pct": 5.0, "cpu_pct": 31.0}]
+    RunDir(run).telemetry.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    clock = StepClock([{"kind": "progress", "step": 256, "t": 101.0}, {"kind": "progress", "step": 512, "t": 110.0}])
+    points, last_t = telemetry_points(run, 0.0, clock)
+    got = {(p.key, p.step): p.value for p in points}
+    assert got == {("gpu0/utilization_pct", 0): 40.0, ("gpu0/memory_used_bytes", 0): 2e9, ("host/cpu_pct", 0): 30.0,
+                   ("gpu0/utilization_pct", 512): 60.0, ("gpu0/temperature_c", 512): 70.0,
+                   ("gpu1/utilization_pct", 512): 5.0, ("host/cpu_pct", 512): 31.0}
+    assert last_t == 111.0
