@@ -215,12 +215,12 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
     except LockBusy as exc:
         _log(f"could not settle the run's end: {exc}")
         ending = None
+    due_at = ending.decision.due_at if ending is not None and ending.decision is not None else None
     if ending is not None:
         notify_run_event(run_dir, ending.event, ending.reason, log=_log)
-    _await_sync(syncer)
-    if ending is not None:
-        if ending.decision is not None and ending.decision.due_at is not None:
-            _resume_when_due(run_dir, ending.decision.due_at)
+    _await_sync(syncer, due_at)
+    if due_at is not None:
+        _resume_when_due(run_dir, due_at)
     return returncode if returncode >= 0 else 128 - returncode
 
 
@@ -233,14 +233,16 @@ def _start_sync(run_dir: Path) -> subprocess.Popen[bytes] | None:
         return None
 
 
-def _await_sync(syncer: subprocess.Popen[bytes] | None) -> None:
-    """The sync child's last pass, after the worker's end (it sees the run ended); left running past the bound."""
+def _await_sync(syncer: subprocess.Popen[bytes] | None, resume_due_at: float | None) -> None:
+    """The sync child's last pass, after the worker's end (it sees the run ended); left running past the bound, or
+    past a planned resume's time (a slow tracker never delays the run)."""
     if syncer is None:
         return
+    bound = WAIT_AT_END_S if resume_due_at is None else max(0.0, min(WAIT_AT_END_S, resume_due_at - time.time()))
     try:
-        syncer.wait(WAIT_AT_END_S)
+        syncer.wait(bound)
     except subprocess.TimeoutExpired:
-        _log(f"the sync is still sending after {WAIT_AT_END_S:g} s; it goes on by itself")
+        _log(f"the sync is still sending after {bound:g} s; it goes on by itself")
 
 
 def _plan_resume(run_dir: Path) -> auto_resume.Decision | None:
