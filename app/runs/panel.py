@@ -68,6 +68,13 @@ def _open_hub(run_dir: Path, parent: QWidget) -> QWidget:
 
     return open_hub(run_dir, parent)
 
+
+def _open_sync(run_dir: Path, parent: QWidget) -> QWidget:
+    from app.agent.sync_dialog import open_sync
+
+    return open_sync(run_dir, parent)
+
+
 REFRESH_MS = 3000
 CLUSTER_CHECK_S = 10.0  # how often live runs on a Ray cluster are asked about (an HTTP call each)
 LOG_LINES = 15
@@ -193,6 +200,9 @@ class RunsPanel(QWidget):
                               "checkpoint in turn", lambda: self._open_agent_tool(_open_record))
         self.agent_button.add("Hub…", "Write the agent as a Hugging Face Hub model folder (model, config, evaluation, "
                               "replay, model card) and push it", lambda: self._open_agent_tool(_open_hub))
+        self.sync_action = self.agent_button.add(
+            "Sync…", "Copy the run into MLflow or Weights & Biases (params, every record, checkpoints); only what is "
+            "new on a second sync", lambda: self._open_agent_tool(_open_sync))
         self.folder_button = QPushButton("Show folder")
         self.folder_button.setToolTip("Open this run's folder in the file manager (config, logs, checkpoints, model)")
         self.delete_button = QPushButton("Delete…")

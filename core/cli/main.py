@@ -26,7 +26,7 @@ from core.util.files import describe_os_error
 # the command modules of core.cli, in the order ``rlpanel --help`` lists their commands
 COMMANDS = ["presets", "train", "runs", "doctor", "monitor", "estimate", "calibrate", "evaluate", "export",
             "export_policy", "report", "queue", "sweep", "zoo", "tensorboard", "shortcut", "tune", "notify", "record",
-            "watch", "hub"]
+            "watch", "hub", "sync"]
 # the module that registers each command: a command line naming one imports that module alone (all of them import
 # scipy, optuna and the rest: ~4 s of a start); tests/core/cli/test_cli_main.py checks it against the registrations
 COMMAND_MODULES = {
@@ -35,7 +35,7 @@ COMMAND_MODULES = {
     "gpus": "estimate", "calibrate": "calibrate", "evaluate": "evaluate", "export": "export",
     "export-policy": "export_policy", "report": "report", "queue": "queue", "sweep": "sweep", "zoo": "zoo",
     "tensorboard": "tensorboard", "shortcut": "shortcut", "tune": "tune", "notify": "notify", "record": "record",
-    "watch": "watch", "hub": "hub",
+    "watch": "watch", "hub": "hub", "sync": "sync",
 }
 
 

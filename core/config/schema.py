@@ -304,6 +304,10 @@ class RuntimeParams(Section):
                                                       "at the same step twice).", "times", ge=0, le=100)
     auto_resume_after_s: float = hp(30.0, "Resume after", "Seconds before an automatic resume, doubled for each further "
                                                           "one.", "s", ge=0, le=86_400)
+    # core.sync: the run's supervisor copies it into the trackers as it trains and when it ends (issue 46)
+    sync: list[Literal["mlflow", "wandb"]] = hp(
+        [], "Sync to", "Trackers the run is copied into by itself, every minute and when it ends: mlflow, wandb. "
+        "Where: sync.yaml in the user folder (rlpanel sync --remember writes it); each needs its extra.")
 
     @field_validator("device")
     @classmethod

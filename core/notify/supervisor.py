@@ -27,6 +27,10 @@ log's size and past ``LOG_MAX_BYTES`` copies it to ``worker.log.1`` and empties 
 and this process append to it, so their next lines land at the start of the emptied file); the
 two files together never pass twice the bound. Lines written between the copy and the emptying
 (milliseconds) are lost; a reader following the log (``TextTail``) notices the shrink.
+
+A run whose config names trackers (``runtime.sync``) gets its sync as a second child (``core.sync.auto``), started
+with the worker and waited for after the worker's end (its last pass), so the tracker import and a slow server
+never sit in this process or in the training loop.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ from core.run.layout import RunDir
 from core.run.reached import step_reached
 from core.run.states import FAILED, TERMINAL
 from core.run.status import WORKER_MODULE, read_recorded_status, write_status
+from core.sync.auto import WAIT_AT_END_S, start_sync
 from core.util.console import utf8_env
 from core.util.files import replace_retrying
 from core.util.locks import LockBusy, held_briefly
@@ -194,6 +199,7 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
     run_dir = Path(run_dir).resolve()
     launched_at = read_recorded_status(run_dir).launched_at
     worker = start_worker(run_dir, resume)
+    syncer = _start_sync(run_dir)
     if hasattr(signal, "SIGTERM"):  # a SIGTERM meant for the run (a stop): the worker takes it, this one waits
         signal.signal(signal.SIGTERM, signal.SIG_IGN)  # (set after the start: an ignored signal is inherited)
     while True:
@@ -209,11 +215,34 @@ def supervise(run_dir: Path, resume: bool = False) -> int:
     except LockBusy as exc:
         _log(f"could not settle the run's end: {exc}")
         ending = None
+    due_at = ending.decision.due_at if ending is not None and ending.decision is not None else None
     if ending is not None:
         notify_run_event(run_dir, ending.event, ending.reason, log=_log)
-        if ending.decision is not None and ending.decision.due_at is not None:
-            _resume_when_due(run_dir, ending.decision.due_at)
+    _await_sync(syncer, due_at)
+    if due_at is not None:
+        _resume_when_due(run_dir, due_at)
     return returncode if returncode >= 0 else 128 - returncode
+
+
+def _start_sync(run_dir: Path) -> subprocess.Popen[bytes] | None:
+    """``runtime.sync``: the run's sync child (``core.sync.auto``), following it beside the worker."""
+    try:
+        return start_sync(run_dir)
+    except OSError as exc:  # the run trains on; the sync is a command away
+        _log(f"runtime.sync could not start: {exc}; rlpanel sync {run_dir.name} --to TRACKER sends it")
+        return None
+
+
+def _await_sync(syncer: subprocess.Popen[bytes] | None, resume_due_at: float | None) -> None:
+    """The sync child's last pass, after the worker's end (it sees the run ended); left running past the bound, or
+    past a planned resume's time (a slow tracker never delays the run)."""
+    if syncer is None:
+        return
+    bound = WAIT_AT_END_S if resume_due_at is None else max(0.0, min(WAIT_AT_END_S, resume_due_at - time.time()))
+    try:
+        syncer.wait(bound)
+    except subprocess.TimeoutExpired:
+        _log(f"the sync is still sending after {bound:g} s; it goes on by itself")
 
 
 def _plan_resume(run_dir: Path) -> auto_resume.Decision | None:

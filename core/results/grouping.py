@@ -25,7 +25,7 @@ GroupBy = Literal["group", "config"]
 # settings that never change what a run learns (so runs differing only in them are seeds of one config)
 NOT_LEARNED = ("runtime.seed", "runtime.device", "runtime.vec_env", "runtime.start_method", "runtime.torch_threads",
                "runtime.telemetry_hz", "runtime.keep_awake", "runtime.cudnn_benchmark", "runtime.thermal_",
-               "budget.checkpoint_every", "budget.keep_checkpoints", "budget.checkpoint_minutes", "env.path")
+               "budget.checkpoint_every", "budget.keep_checkpoints", "budget.checkpoint_minutes", "env.path", "runtime.sync")
 
 
 @dataclass(frozen=True)

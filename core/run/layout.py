@@ -124,6 +124,16 @@ class RunDir:
         return final.with_name(CHECKPOINT_TEMP_PREFIX + final.name)
 
     @property
+    def sync_state(self) -> Path:
+        """``sync.json``: per tracker destination (MLflow, W&B) its run id and what was sent (``core.sync.ledger``)."""
+        return self.path / "sync.json"
+
+    @property
+    def sync_lock(self) -> Path:
+        """Held by the one sync of this run at a time (``rlpanel sync``, the supervisor's ``runtime.sync``)."""
+        return self.path / ".sync.lock"
+
+    @property
     def space_reserve(self) -> Path:
         """A small file the worker keeps and deletes on a full disk to make room for its last words."""
         return self.path / ".space-reserve"
