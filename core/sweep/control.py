@@ -12,9 +12,10 @@ from core.run.control import request_stop
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state, save_spec_data, sweep_names, write_state
+from core.sweep.scales import ScaleError, resolve_scales
 from core.sweep.spec import SweepSpec, parse_sweep, spec_data
 from core.sweep.study import best_row, load_study, param_importances, storage_url, trial_row
-from core.sweep.trial_group import EnvScale, ScaleError, resolve_scales
+from core.sweep.trial_group import EnvScale
 from core.util.locks import LockBusy, held_briefly
 from core.util.yaml_reader import read_yaml_mapping
 

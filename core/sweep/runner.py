@@ -8,11 +8,15 @@ study has fewer than ``n_trials`` trials, it asks the sampler for the next trial
 config with the fit estimate (one that does not fit is told failed, never launched) and starts
 it as a normal run tagged with the sweep and trial number.
 
-No trial runs twice: a trial's run id is a user attribute of the trial, written as soon as the
-run folder exists, and the run's ``status.json`` carries ``sweep: {name, trial}`` from the
-start, so a runner restarted after a kill finds the run of every RUNNING trial: a live one is
-followed again, a dead one (crashed, or stopped by ``sweep stop``) is resumed from its
-checkpoint, and a trial whose run was never created is launched with the params it was given.
+A trial is one run, or a group of runs (``seeds`` x ``envs``, ``core.sweep.trial_group``): it is followed as a
+whole: the pruner sees the group's running mean, and the study is told once none of its runs lives (the mean or
+IQM of their objectives; a failed run fails the trial, a crashed one is resumed first).
+
+No run is created twice: a trial's run ids are a user attribute of the trial (``runs``), each written as soon as
+its run folder exists, and each run's ``status.json`` carries ``sweep: {name, trial, member}`` from the start, so
+a runner restarted after a kill finds the runs of every RUNNING trial: a live one is followed again, a dead one
+(crashed, or stopped by ``sweep stop``) is resumed from its checkpoint, and a run never created is launched with
+the params its trial was given.
 
 A sweep with a Ray cluster (``ray`` in its state, kept by a resume) creates its runs naming it,
 so ``launch_worker`` submits them there; each pass asks Ray about the live ones.
