@@ -62,7 +62,7 @@ def sweeps(tmp_path_factory):
         base = cli("train", "--algo", "random", "--env", "CartPole-v1", "--episodes", "10", "--runs-dir", str(runs))
         assert base.returncode == 0, base.stderr
         for data in (TWO_ENVS, BROKEN):
-            start_sweep(runs, parse_sweep(data))
+            start_sweep(runs, parse_sweep(data), reap=True)
         # seeded last, from the command line: its runner must still be going when it is killed below
         out = cli("sweep", "run", str(sweep_file(home, SEEDED)), "--detach", "--runs-dir", str(runs))
         assert out.returncode == 0, out.stderr
