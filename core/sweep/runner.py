@@ -132,10 +132,9 @@ class SweepRunner:
     def follow(self, frozen: FrozenTrial, stopping: bool) -> None:
         """Bring one RUNNING trial up to date from its runs' folders."""
         run_dirs = self.run_dirs(frozen)
-        if len(run_dirs) < len(self.members):
-            if not stopping:
-                self.launcher.launch(frozen)
-            return
+        if len(run_dirs) < len(self.members) and not stopping:
+            self.launcher.launch(frozen)
+            return  # a stopping sweep still follows (and stops) the runs its trial has
         states = {key: self._state(run_dir, stopping) for key, run_dir in run_dirs.items()}
         if None in states.values():
             return  # a run created before the runner died is launched now: followed next pass
@@ -163,6 +162,8 @@ class SweepRunner:
     def ended(self, frozen: FrozenTrial, run_dirs: dict[str, Path], states: dict[str, str], stopping: bool) -> None:
         """Tell the study how a trial ended once none of its runs lives; continue a run the sweep stopped or lost."""
         attrs = frozen.user_attrs
+        if len(states) < len(self.members):
+            return  # part of the group was never created (the sweep stops): told when a resume has it whole
         failed = [k for k, s in states.items() if s == "failed"]
         if failed:
             error = read_status(run_dirs[failed[0]]).error_message
@@ -181,7 +182,8 @@ class SweepRunner:
             return  # stopped or crashed while the sweep stops: a resume continues it
         for key, state in states.items():
             if state == "crashed" or (state == "stopped" and attrs.get("stopped_by_sweep")):
-                self.continue_run(frozen, key, run_dirs[key])
+                if not self.continue_run(frozen, key, run_dirs[key]):
+                    return
             elif state != "finished":
                 self.fail(frozen, f"run {run_dirs[key].name} was {state} outside the sweep (rlpanel stop, or the "
                                   "window); the trial is not judged on its other runs")
@@ -209,14 +211,15 @@ class SweepRunner:
         spread = f" ± {stats.se:.3g} over {stats.n} runs" if stats.se is not None else ""
         print(f"sweep runner: trial {frozen.number} finished: {stats.value:g}{spread}", flush=True)
 
-    def continue_run(self, frozen: FrozenTrial, key: str, run_dir: Path) -> None:
-        """Resume one run of a trial from its checkpoint (or from step 0 when it has none)."""
+    def continue_run(self, frozen: FrozenTrial, key: str, run_dir: Path) -> bool:
+        """Resume one run of a trial from its checkpoint (or from step 0 when it has none); False when it ended too
+        often and the trial was failed."""
         attr = f"resumes:{key}"
         resumes = int(frozen.user_attrs.get(attr, frozen.user_attrs.get("resumes", 0) if key == SINGLE else 0)) + 1
         if resumes > MAX_RESUMES:
             self.fail(frozen, f"run {run_dir.name} ended {MAX_RESUMES} times without finishing; the trial is not "
                               "judged on its other runs")
-            return
+            return False
         trial = self.trial(frozen)
         trial.set_user_attr(attr, resumes)
         trial.set_user_attr("stopped_by_sweep", False)
@@ -230,8 +233,9 @@ class SweepRunner:
                 restart_run(run_dir)
             except ClusterLaunchError as exc:
                 _log(f"trial {frozen.number}: {exc}")
-                return
+                return True
             print(f"sweep runner: trial {frozen.number}: run {run_dir.name} had no checkpoint; restarted", flush=True)
+        return True
 
     def report(self, frozen: FrozenTrial, run_dirs: dict[str, Path], live: set[str], prune: bool) -> None:
         """Report the group's running mean at each new evaluation step (over the runs that reached it, once no live
