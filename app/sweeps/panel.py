@@ -37,8 +37,8 @@ from core.sweep.spec import load_sweep
 from core.util.paths import configs_dir
 
 POLL_MS = 2000
-FIXED_COLUMNS = ["#", "State", "Value"]
-TAIL_COLUMNS = ["Steps", "Run", "Reason"]
+FIXED_COLUMNS = ["#", "State", "n", "Value ±", "95% interval"]
+TAIL_COLUMNS = ["Per env", "Steps", "Run", "Reason"]
 AXIS_KINDS = {"log_uniform": "log", "uniform": "number", "int": "number", "choice": "choice"}
 
 
@@ -48,6 +48,24 @@ def _text(value: Any) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+def value_text(row: dict[str, Any]) -> str:
+    """``412.3 ± 12.1``: a trial's value and standard error (the value alone for one run, or an IQM)."""
+    if row.get("value") is None:
+        return ""
+    return f"{row['value']:.4g}" + (f" ± {row['se']:.3g}" if row.get("se") is not None else "")
+
+
+def interval_text(row: dict[str, Any]) -> str:
+    ci = row.get("ci95")
+    return f"[{ci[0]:.4g}, {ci[1]:.4g}]" if ci else ""
+
+
+def per_env_text(row: dict[str, Any]) -> str:
+    """``CartPole-v1 412 (0.81), Acrobot-v1 -95 (0.98)``: each env's raw mean and its normalised score."""
+    return ", ".join(f"{env} {v['mean']:.4g} ({v['normalised']:.2f})" for env, v in (row.get("per_env") or {}).items()
+                     if v.get("mean") is not None and v.get("normalised") is not None)
 
 
 class SweepsPanel(QWidget):
@@ -207,8 +225,11 @@ class SweepsPanel(QWidget):
         self.table.setRowCount(len(report["trials"]))
         for r, row in enumerate(report["trials"]):
             state = "waiting" if row.get("waiting") and not row.get("run_id") else row["state"]
-            cells = [row["number"], state, row["value"], *(row["params"].get(p) for p in params),
-                     row.get("steps"), row.get("run_id"), row.get("reason") or row.get("waiting")]
+            runs = row.get("runs") or {}
+            cells = [row["number"], state, row.get("n") or None, value_text(row), interval_text(row),
+                     *(row["params"].get(p) for p in params), per_env_text(row), row.get("steps"),
+                     row.get("run_id") if len(runs) < 2 else f"{row.get('run_id')} +{len(runs) - 1}",
+                     row.get("reason") or row.get("waiting")]
             for c, value in enumerate(cells):
                 item = QTableWidgetItem(_text(value))
                 if c == 1:
@@ -231,7 +252,9 @@ class SweepsPanel(QWidget):
         for row in report["trials"]:
             counts[row["state"]] = counts.get(row["state"], 0) + 1
         best = report.get("best")
-        best_text = f"best #{best['number']}: {best['value']:.4g}" if best else "no trial completed yet"
+        best_text = f"best #{best['number']}: {best_figure(best)}" if best else "no trial completed yet"
+        if best and best.get("runner_up"):
+            best_text += f"; runner-up #{best['runner_up']['number']}: {best_figure(best['runner_up'])}; {best['separation']}"
         done = ", ".join(f"{n} {s}" for s, n in counts.items()) or "no trials yet"
         where = f" On the Ray cluster {report['ray'].get('address')}." if report.get("ray") else ""
         self.state_label.setText(f"{report['name']}: {state} — {done} of {report.get('n_trials')}; {best_text}. "
@@ -306,7 +329,8 @@ class SweepsPanel(QWidget):
         best = self.report["best"]
         spec = read_spec(SweepFolder(self.runs_dir, self.name))
         data = spec.preset_data(best["params"])
-        description = f"best of sweep {spec.name}: trial #{best['number']}, {spec.objective.metric} {best['value']:.4g}"
+        description = (f"best of sweep {spec.name}: trial #{best['number']}, {spec.objective.metric} "
+                       f"{best_figure(best)}" + (f"; {best['separation']}" if best.get("separation") else ""))
         return save_user_preset(name, data, description=description, base=spec.base.preset)
 
     def on_shown(self) -> None:
@@ -314,6 +338,12 @@ class SweepsPanel(QWidget):
 
     def on_closing(self) -> None:
         """Nothing to stop: a sweep goes on without the window."""
+
+
+def best_figure(row: dict[str, Any]) -> str:
+    """``412.3 ± 12.1, 95 % CI [385.6, 439.0], n=3``: what the state line and a saved preset say of a trial."""
+    interval = interval_text(row)
+    return value_text(row) + (f", 95 % CI {interval}" if interval else "") + (f", n={row['n']}" if row.get("n") else "")
 
 
 def _color(state: str) -> Any:

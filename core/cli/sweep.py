@@ -39,8 +39,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 
 def _describe(spec: SweepSpec) -> str:
+    seeds, envs = spec.seed_list(), [e.id for e in spec.envs]
+    group = ""
+    if seeds or len(envs) > 1:
+        over = f"{len(seeds or [0])} seed(s)" + (f" x {len(envs)} envs ({', '.join(envs)}, normalised)" if len(envs) > 1 else "")
+        group = f"; each trial {spec.group_size()} runs ({over}), judged by their {spec.aggregate}"
     lines = [f"sweep {spec.name}: {spec.n_trials} trials, {spec.parallel} at once, {spec.sampler} sampler, "
-             f"pruner {spec.pruner}; objective {spec.objective.direction} {spec.objective.metric}"]
+             f"pruner {spec.pruner}; objective {spec.objective.direction} {spec.objective.metric}{group}"]
     lines += [f"  {path}: {dist.describe()}" for path, dist in spec.space.items()]
     return "\n".join(lines)
 
@@ -102,11 +107,32 @@ def _follow(root: Path, name: str, poll_s: float = 2.0) -> int:
         return 0
 
 
+def figure_text(row: dict[str, Any]) -> str:
+    """``412.3 ± 12.1 [385.6, 439.0] n=3``: a trial's value, standard error, 95 % interval and runs (what it has)."""
+    if row.get("value") is None:
+        return ""
+    text = f"{row['value']:.4g}"
+    if row.get("se") is not None:
+        text += f" ± {row['se']:.3g}"
+    if row.get("ci95"):
+        text += f" [{row['ci95'][0]:.4g}, {row['ci95'][1]:.4g}]"
+    return text + (f" n={row['n']}" if row.get("n") else "")
+
+
 def _row_line(row: dict[str, Any]) -> str:
-    value = "" if row["value"] is None else f"{row['value']:.4g}"
     params = ", ".join(f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}" for k, v in row["params"].items())
     why = f"  ({row['reason']})" if row.get("reason") else ""
-    return f"  #{row['number']:<3} {row['state']:<8} {value:>10}  {params}  {row['run_id'] or '-'}{why}"
+    runs = row.get("runs") or {}
+    where = row["run_id"] or "-" if len(runs) < 2 else f"{len(runs)} runs"
+    envs = "".join(f"\n        {env}: {_env_text(v)}" for env, v in (row.get("per_env") or {}).items())
+    return f"  #{row['number']:<3} {row['state']:<8} {figure_text(row):>10}  {params}  {where}{why}{envs}"
+
+
+def _env_text(v: dict[str, Any]) -> str:
+    mean = "" if v.get("mean") is None else f"{v['mean']:.4g}"
+    spread = f" ± {v['se']:.3g}" if v.get("se") is not None else ""
+    norm = "" if v.get("normalised") is None else f", normalised {v['normalised']:.3g}"
+    return f"{mean}{spread} over {v.get('n')} run(s){norm}"
 
 
 def _summary(report: dict[str, Any]) -> str:
@@ -114,10 +140,13 @@ def _summary(report: dict[str, Any]) -> str:
     for row in report["trials"]:
         counts[row["state"]] = counts.get(row["state"], 0) + 1
     best = report["best"]
-    best_text = (f"best #{best['number']}: {best['value']:.4g} with {best['params']} (run {best['run_id']})"
+    best_text = (f"best #{best['number']}: {figure_text(best)} with {best['params']} (run {best['run_id']})"
                  if best else "no trial finished yet")
+    if best and best.get("runner_up"):
+        best_text += f"\nrunner-up #{best['runner_up']['number']}: {figure_text(best['runner_up'])}; {best['separation']}"
+    how = "".join(f"\n{env}: {text}" for env, text in (report.get("normalisation") or {}).items())
     return (f"sweep {report['name']}: {report['state']} ({', '.join(f'{n} {s}' for s, n in counts.items()) or 'no trials'} "
-            f"of {report['n_trials']}); {best_text}\nstorage: {report['storage']} (study {report['study_name']})")
+            f"of {report['n_trials']}); {best_text}{how}\nstorage: {report['storage']} (study {report['study_name']})")
 
 
 def status(args: argparse.Namespace) -> int:

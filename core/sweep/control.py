@@ -12,8 +12,10 @@ from core.run.control import request_stop
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state, save_spec_data, sweep_names, write_state
+from core.sweep.scales import ScaleError, resolve_scales
 from core.sweep.spec import SweepSpec, parse_sweep, spec_data
 from core.sweep.study import best_row, load_study, param_importances, storage_url, trial_row
+from core.sweep.trial_group import EnvScale
 from core.util.locks import LockBusy, held_briefly
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -37,10 +39,15 @@ def start_sweep(runs_dir: Path, spec: SweepSpec, reap: bool = False, cluster: di
             if load_state(folder) is not None:
                 raise SweepError(f"sweep {spec.name} already exists in {folder.runs_dir}: continue it with "
                                  f"rlpanel sweep resume {spec.name}, or give the sweep file another name")
+            try:  # fixed for the sweep's life: every trial judged on the same scale
+                scales = {env: s.to_json() for env, s in resolve_scales(spec, folder.runs_dir).items()}
+            except ScaleError as exc:
+                raise SweepError(str(exc)) from None
             save_spec_data(folder, spec_data(spec))
             folder.stop_request.unlink(missing_ok=True)
             state = {"name": spec.name, "state": "running", "created_at": time.time(), "launched_at": time.time(),
-                     "runner": None, "storage": storage_url(spec, folder), **({"ray": cluster} if cluster else {})}
+                     "runner": None, "storage": storage_url(spec, folder), **({"ray": cluster} if cluster else {}),
+                     **({"scales": scales} if scales else {})}
             write_state(folder, state)
             launch_runner(folder, reap=reap)
     except LockBusy as exc:
@@ -126,11 +133,14 @@ def sweep_status(runs_dir: Path, name: str, importances: bool = False) -> dict[s
     spec = read_spec(folder)
     state = read_state(folder) or {"state": "not started"}
     study = load_study(spec, folder)
-    trials = [trial_row(spec, t) for t in study.get_trials(deepcopy=False)] if study else []
+    scales = {env: EnvScale.from_json(v) for env, v in (state.get("scales") or {}).items()}
+    trials = [trial_row(spec, t, scales) for t in study.get_trials(deepcopy=False)] if study else []
     return {"name": spec.name, "storage": storage_url(spec, folder), "study_name": spec.study_name(),
             "state": state["state"], "n_trials": spec.n_trials, "parallel": spec.parallel,
             "direction": spec.objective.direction, "metric": spec.objective.metric,
-            "best": best_row(spec, study) if study else None, "trials": trials, "error": state.get("error"),
+            "seeds": spec.seed_list() or [], "runs_per_trial": spec.group_size(), "aggregate": spec.aggregate,
+            "envs": [e.id for e in spec.envs], "normalisation": {env: s.text for env, s in scales.items()},
+            "best": best_row(spec, trials), "trials": trials, "error": state.get("error"),
             "runner_log": str(folder.runner_log), "ray": state.get("ray"), "space": {p: d.kind for p, d in spec.space.items()},
             **({"importances": param_importances(study) if study else {}} if importances else {})}
 

@@ -11,6 +11,9 @@ objective: {metric: eval_mean_reward, direction: maximize}
 n_trials: 20
 parallel: 2
 pruner: median        # or none
+seeds: 3              # a trial is a group of 3 runs (seeds 0-2; or [3, 7, 11]); default 1: one run
+aggregate: mean       # or iqm: the trial's value over its runs
+envs: [CartPole-v1, {id: Acrobot-v1, reference: -100}]   # instead of base.env: one objective over several envs
 ```
 
 Every path of the space is checked against the config schema at its bounds and choices, so a
@@ -24,12 +27,13 @@ import math
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from core.config.algorithms.registry import ALGORITHMS
 from core.config.dotted import set_path
 from core.config.errors import ConfigError, FieldIssue
 from core.config.schema import RunConfig
+from core.config.seeds import parse_seeds, with_seed
 from core.queue.plan import PlanJob
 from core.util.yaml_reader import read_yaml_mapping
 
@@ -140,6 +144,22 @@ class SweepBase(BaseModel):
     set: dict[str, Any] = Field(default_factory=dict, description="--set paths and values")
 
 
+class SweepEnv(BaseModel):
+    """One env of a sweep over several: its id, and the scores its runs are normalised by (``reference``: 1;
+    ``baseline``: 0, else the runs folder's baseline run of the env), as ``rlpanel export --reference`` takes them."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: str = Field(min_length=1)
+    reference: float | None = Field(None, allow_inf_nan=False)
+    baseline: float | None = Field(None, allow_inf_nan=False)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_id(cls, value: Any) -> Any:
+        return {"id": value} if isinstance(value, str) else value
+
+
 class SweepSpec(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -155,18 +175,52 @@ class SweepSpec(BaseModel):
     seed: int | None = Field(None, ge=0, description="the sampler's seed (the same trials again)")
     storage: str | None = Field(None, description="an Optuna RDB URL for a study shared by machines; "
                                                   "default: a SQLite file in the runs folder")
+    seeds: int | list[int] = Field(1, description="runs per trial: N (seeds 0 to N-1) or a list of seeds; "
+                                                 "1: one run with the base's runtime.seed")
+    aggregate: Literal["mean", "iqm"] = Field("mean", description="a trial's value over its runs")
+    envs: list[SweepEnv] = Field(default_factory=list, description="several envs in one objective (instead of base.env)")
 
-    def job(self, number: int | None = None) -> PlanJob:
-        """The base run as a plan job (its overrides and preset)."""
+    @field_validator("seeds", mode="before")
+    @classmethod
+    def _seeds(cls, value: Any) -> Any:
+        try:
+            parse_seeds(value)
+        except ConfigError as exc:
+            raise ValueError(exc.issues[0].message) from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_env_source(self) -> SweepSpec:
+        ids = [e.id for e in self.envs]
+        if self.envs and self.base.env:
+            raise ValueError(f"envs: give the envs in envs or base.env, not both (base.env is {self.base.env})")
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"envs: {next(i for i in ids if ids.count(i) > 1)} is listed twice; list each env once")
+        return self
+
+    def seed_list(self) -> list[int] | None:
+        """The trial's seeds; None: one run with the base config's own ``runtime.seed`` (no group)."""
+        return parse_seeds(self.seeds)
+
+    def env_ids(self) -> list[str | None]:
+        """The trial's envs; ``[None]``: the base's env."""
+        return [e.id for e in self.envs] or [None]
+
+    def group_size(self) -> int:
+        return len(self.env_ids()) * len(self.seed_list() or [0])
+
+    def job(self, number: int | None = None, env: str | None = None) -> PlanJob:
+        """The base run as a plan job (its overrides and preset); ``env``: one of ``envs`` instead of the base's."""
         label = self.name if number is None else f"{self.name}-t{number}"
-        return PlanJob(name=label[:48], preset=self.base.preset, algo=self.base.algo, env=self.base.env,
+        return PlanJob(name=label[:48], preset=self.base.preset, algo=self.base.algo, env=env or self.base.env,
                        timesteps=self.base.timesteps, set=self.base.set)
 
-    def raw_config(self, params: dict[str, Any], number: int | None = None) -> dict[str, Any]:
+    def raw_config(self, params: dict[str, Any], number: int | None = None, env: str | None = None) -> dict[str, Any]:
         """The trial's raw config: the base, then each sampled value at its path."""
         from core.config.presets import resolve_raw
 
-        job = self.job(number)
+        env = env if env is not None else self.env_ids()[0]
+        job = self.job(number, env)
         raw = resolve_raw(job.preset, {"name": job.name, **job.overrides()})
         for path, value in params.items():
             raw = set_path(raw, path, value)
@@ -182,12 +236,15 @@ class SweepSpec(BaseModel):
         key = metric.removeprefix("info.")
         return raw if key in keys else set_path(raw, "env.info_keys", [*keys, key])
 
-    def trial_config(self, params: dict[str, Any], number: int | None = None) -> RunConfig:
-        """The trial's validated run config (``params`` decoded: as the config takes them)."""
+    def trial_config(self, params: dict[str, Any], number: int | None = None, env: str | None = None,
+                     seed: int | None = None) -> RunConfig:
+        """The validated config of one run of a trial (``params`` decoded: as the config takes them): on ``env``
+        (one of ``envs``; None: the first, or the base's), with ``seed`` as its ``runtime.seed`` when given."""
         from core.config.validate import validate_config
 
         source = f"sweep {self.name}" + (f" trial {number}" if number is not None else "")
-        return validate_config(self.raw_config(params, number), source=source).config
+        config = validate_config(self.raw_config(params, number, env), source=source).config
+        return config if seed is None else with_seed(config, seed)
 
     def decode(self, params: dict[str, Any]) -> dict[str, Any]:
         """Optuna's params (JSON text for list choices) as config values."""
@@ -265,10 +322,13 @@ def parse_sweep(raw: Any, source: str = "sweep") -> SweepSpec:
         raise ConfigError(issues, source) from None
     if issues:
         raise ConfigError(issues, source)
-    try:
-        spec.job().config()
-    except ConfigError as exc:
-        raise ConfigError([FieldIssue(f"base.{i.path}" if i.path else "base", i.message) for i in exc.issues], source) from None
+    for n, env in enumerate(spec.env_ids()):
+        try:
+            spec.job(env=env).config()
+        except ConfigError as exc:
+            where = "base" if env is None or any(i.path != "env.id" for i in exc.issues) else f"envs[{n}]"
+            raise ConfigError([FieldIssue(f"{where}.{i.path}" if i.path else where, i.message)
+                               for i in exc.issues], source) from None
     issues = _space_issues(spec)
     if not issues:
         try:

@@ -17,6 +17,7 @@ from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.sweep.folder import SweepFolder
 from core.sweep.spec import Distribution, SweepSpec
+from core.sweep.trial_group import EnvScale, TrialStats, separation, trial_runs, trial_stats
 from core.util.jsonl import read_jsonl
 from core.util.locks import held_briefly
 
@@ -149,23 +150,37 @@ def objective_value(run_dir: Path, metric: str) -> float | None:
 
 # --- rows -------------------------------------------------------------------------------------
 
-def trial_row(spec: SweepSpec, trial: FrozenTrial) -> dict[str, Any]:
-    """One trial as ``sweep status --json`` prints it: params as the config takes them."""
+def trial_row(spec: SweepSpec, trial: FrozenTrial, scales: dict[str, EnvScale] | None = None) -> dict[str, Any]:
+    """One trial as ``sweep status --json`` prints it: params as the config takes them, and its group's statistics
+    (``n`` runs, ``value``, ``se``, ``ci95``, ``per_env`` over several envs; ``core.sweep.trial_group``)."""
+    values = trial.user_attrs.get("values")
+    if isinstance(values, dict) and values:
+        stats = trial_stats(spec, values, scales or {})
+    elif trial.value is not None:  # a trial told before seeds: one run
+        stats = TrialStats(1, trial.value, None, None, note="one run: no spread, no interval")
+    else:
+        stats = TrialStats(0, None, None, None)
+    last = max(trial.intermediate_values) if trial.intermediate_values else None
     return {"number": trial.number, "state": trial.state.name.lower(), "value": trial.value,
             "params": spec.decode(trial.params), "run_id": trial.user_attrs.get("run_id"),
-            "reason": trial.user_attrs.get("fail_reason"),
-            "steps": max(trial.intermediate_values) if trial.intermediate_values else None,
-            "last_value": trial.intermediate_values[max(trial.intermediate_values)] if trial.intermediate_values else None,
+            "runs": trial_runs(trial.user_attrs), "reason": trial.user_attrs.get("fail_reason"),
+            **{k: v for k, v in stats.to_json().items() if k != "value"},
+            "steps": last, "last_value": trial.intermediate_values[last] if last is not None else None,
             "waiting": trial.user_attrs.get("waiting") if trial.state == TrialState.RUNNING else None}
 
 
-def best_row(spec: SweepSpec, study: optuna.Study) -> dict[str, Any] | None:
-    complete = [t for t in study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))]
+def best_row(spec: SweepSpec, rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The best completed trial with its interval, the runner-up's, and whether the two are told apart."""
+    complete = sorted((r for r in rows if r["state"] == "complete" and r["value"] is not None),
+                      key=lambda r: r["value"], reverse=spec.objective.direction == "maximize")
     if not complete:
         return None
-    best = study.best_trial
-    return {"number": best.number, "value": best.value, "params": spec.decode(best.params),
-            "run_id": best.user_attrs.get("run_id")}
+    best, runner_up = complete[0], (complete[1] if len(complete) > 1 else None)
+    seeds = len(spec.seed_list() or [0])
+    return {"number": best["number"], "value": best["value"], "n": best["n"], "se": best["se"], "ci95": best["ci95"],
+            "params": best["params"], "run_id": best["run_id"],
+            "runner_up": {k: runner_up[k] for k in ("number", "value", "n", "se", "ci95")} if runner_up else None,
+            "separation": separation(best, runner_up, seeds)}
 
 
 def param_importances(study: optuna.Study) -> dict[str, float]:

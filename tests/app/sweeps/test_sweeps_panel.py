@@ -108,3 +108,50 @@ def test_synthetic_sweep_draws_complete_pruned_and_failed_trials_and_offers_resu
     assert set(panel.importance.values) == {"ppo.learning_rate", "policy.net_arch"}
     assert panel.resume_button.isEnabled() and not panel.stop_button.isEnabled()
     assert "synthetic: stopped" in panel.state_label.text() and "best #1: 300" in panel.state_label.text()
+
+
+def seeded_synthetic_sweep(runs_dir) -> None:
+    """A finished sweep of 3 seeds per trial, its study written directly (no training): each trial's runs' values."""
+    import optuna
+
+    from core.sweep.folder import SweepFolder, save_spec_data, write_state
+    from core.sweep.spec import parse_sweep, spec_data
+    from core.sweep.study import distributions, open_study
+
+    spec = parse_sweep({**SMALL_SWEEP, "name": "seeded", "seeds": 3})
+    folder = SweepFolder(runs_dir, "seeded")
+    save_spec_data(folder, spec_data(spec))
+    write_state(folder, {"name": "seeded", "state": "finished", "runner": None})
+    study = open_study(spec, folder)
+    for i, (lr, values) in enumerate([(0.01, [300.0, 340.0, 320.0]), (1e-7, [9.0, 9.5, 10.0]), (0.01, [310.0, 290.0, 330.0])]):
+        runs = {f"s{s}": f"run-{i}-s{s}" for s in range(3)}
+        study.add_trial(optuna.trial.create_trial(
+            params={"ppo.learning_rate": lr, "ppo.n_epochs": 4}, distributions=distributions(spec),
+            value=sum(values) / 3, user_attrs={"run_id": runs["s0"], "runs": runs,
+                                               "values": {f"s{s}": v for s, v in enumerate(values)}}))
+
+
+@pytest.mark.gui
+def test_a_seeded_sweep_shows_each_trials_n_value_and_interval_and_the_top_twos_overlap(qtbot, runs_dir):
+    from core.results.stats import aggregate
+
+    seeded_synthetic_sweep(runs_dir)
+    panel = SweepsPanel(runs_dir)
+    qtbot.addWidget(panel)
+    panel.show()
+    qtbot.waitUntil(lambda: panel.report is not None and panel.report["name"] == "seeded", timeout=60_000)
+    rows = table(panel)
+    first = aggregate([300.0, 340.0, 320.0])
+    assert [r["n"] for r in rows] == ["3", "3", "3"]
+    assert rows[0]["Value ±"] == f"{first.mean:.4g} ± {first.se:.3g}"
+    assert rows[0]["95% interval"] == f"[{first.ci95[0]:.4g}, {first.ci95[1]:.4g}]"
+    assert rows[1]["Run"] == "run-1-s0 +2"
+    label = panel.state_label.text()
+    assert "best #0: 320 ± 11.5" in label and "runner-up #2" in label
+    assert "the top 2 are not separated at 3 seeds" in label  # [270, 370] and [260, 360] overlap
+    panel.save_best_as_preset("seeded-best")
+    from core.config.presets import get_preset
+
+    description = get_preset("seeded-best").description
+    assert "trial #0" in description and "n=3" in description and "95 % CI [" in description
+    assert "not separated at 3 seeds" in description

@@ -76,8 +76,9 @@ jobs:
     assert shown == {job.name: job.node for job in state.jobs}
 
 
-def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_head):
-    data = {**SMALL_SWEEP, "name": "ray-lr", "n_trials": 2, "parallel": 2, "pruner": "none", "pruner_options": {}}
+def test_a_sweep_of_two_trials_of_two_seeds_runs_its_seeds_as_ray_jobs(tmp_path, runs_dir, ray_head):
+    data = {**SMALL_SWEEP, "name": "ray-lr", "n_trials": 2, "parallel": 1, "seeds": 2, "pruner": "none",
+            "pruner_options": {}}
     data["base"] = {**data["base"], "timesteps": 600}
     path = sweep_file(tmp_path, data)
     started = cli("sweep", "run", str(path), "--detach", "--runs-dir", str(runs_dir), "--ray", ray_head.address,
@@ -89,9 +90,11 @@ def test_a_two_trial_sweep_runs_through_the_ray_head(tmp_path, runs_dir, ray_hea
     assert report["ray"]["address"] == ray_head.address
     assert [t["state"] for t in report["trials"]] == ["complete", "complete"], report["trials"]
     for trial in report["trials"]:
-        status = read_status(runs_dir / trial["run_id"])
-        assert status.state == "finished" and status.ray["python"] == sys.executable
-        assert status.sweep["name"] == "ray-lr"
+        assert trial["n"] == 2 and set(trial["runs"]) == {"s0", "s1"}
+        for member, run_id in trial["runs"].items():
+            status = read_status(runs_dir / run_id)
+            assert status.state == "finished" and status.ray["python"] == sys.executable and status.ray["job_id"]
+            assert status.sweep["name"] == "ray-lr" and status.sweep["member"] == member
 
 
 def test_stop_through_STOP_then_resume_on_the_cluster(runs_dir, ray_head):
