@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QGuiApplication
-from PySide6.QtWidgets import QApplication, QCheckBox, QMainWindow, QMessageBox, QSplitter, QTabWidget, QToolBar
+from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget
 from shiboken6 import isValid
 
 from app.configure.estimator import target_choices
@@ -27,8 +27,10 @@ from app.monitor.log_panel import LogPanel
 from app.monitor.tensorboard import TensorBoardLauncher
 from app.notify.notifier import WindowNotifier
 from app.run_actions import RunActions
+from app.runs.close_prompt import close_anyway
 from app.runs.panel import RunsPanel
-from app.settings import get_setting, set_setting
+from app.tabs.builders import later_tabs
+from app.tabs.panel import Panel
 from app.theme import apply_plot_theme, apply_theme, plot_colors
 from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
@@ -46,8 +48,6 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.monitor.panel import MonitorPanel
     from app.queue.panel import QueuePanel
     from app.results.panel import ResultsPanel
-    from app.sweeps.panel import SweepsPanel
-    from app.system.panel import SystemPanel
 
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
 
@@ -70,7 +70,27 @@ class MainWindow(QMainWindow):
         self._device: str | None = None  # the device the followed run trains on (its status.json)
         self.active_run_ids: list[str] = []  # the runs folder's active runs, from the Runs tab's last listing
         self.setWindowTitle("rlpanel")
+        self._build_panes()
+        self.run_actions = RunActions(self)  # Launch, Stop, Resume, Restart
+        self._build_actions()
+        # it names the followed run's folder: a long name elides rather than widen the status bar and the window
+        self.state_label = ElidedLabel()
+        self.statusBar().addPermanentWidget(self.state_label)
+        self._follower: RunFollower | None = None  # made after the first frame (its module loads numpy)
+        self._build_helpers()
+        self._connect_runs()
+        self._connect_configure()
+        self.notifier = WindowNotifier(self, tray_available=tray)  # the tray icon and desktop notifications
+        QGuiApplication.styleHints().colorSchemeChanged.connect(self._on_color_scheme)
+        self._plan_after_first_frame()
+        self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
+        restore_window(self)
+        self.update_actions()
 
+    # --- construction ----------------------------------------------------------------------
+
+    def _build_panes(self) -> None:
+        """Configure on the left, the tabs on the right, in a splitter."""
         # what Configure edits and the Queue tab turns into jobs: validated, and its env probed, after the first frame
         self.config = ConfigModel(self, hold_probes=True, hold_validation=True)
         self.config.runs_dir = self.runs_dir
@@ -83,9 +103,9 @@ class MainWindow(QMainWindow):
         # asked for): the first frame waits for neither them nor their modules (ARCHITECTURE.md, "The window")
         self.lazy_tabs = LazyTabs(self.tabs)
         self.lazy_tabs.add("Monitor", self._build_monitor, waiting="Starting the plots…")
-        for name, page in (("Runs", self.runs), ("Results", self._build_results),
-                           ("Queue", self._build_queue), ("Sweeps", self._build_sweeps), ("Log", self.log),
-                           ("System", self._build_system)):
+        later = later_tabs(self.runs_dir, self.config, self.open_run)
+        for name, page in (("Runs", self.runs), ("Results", later["Results"]), ("Queue", later["Queue"]),
+                           ("Sweeps", later["Sweeps"]), ("Log", self.log), ("System", later["System"])):
             self.lazy_tabs.add(name, page)
         self.tabs.currentChanged.connect(self._tab_shown)
         self.configure_fold = ConfigureFold(self.configure, self.lazy_tabs)  # a laptop's Results: Configure folds away
@@ -98,28 +118,24 @@ class MainWindow(QMainWindow):
         self.splitter.setStretchFactor(1, 1)
         self.splitter.setSizes([430, 1000])
         self.setCentralWidget(self.splitter)
-        self.run_actions = RunActions(self)  # Launch, Stop, Resume, Restart
-        self._build_actions()
-        # it names the followed run's folder: a long name elides rather than widen the status bar and the window
-        self.state_label = ElidedLabel()
-        self.statusBar().addPermanentWidget(self.state_label)
 
-        self._follower: RunFollower | None = None  # made after the first frame (its module loads numpy)
+    def _build_helpers(self) -> None:
+        """TensorBoard's launcher and the idle GPU monitor (NVML starts after the first frame)."""
         self.tensorboard = TensorBoardLauncher(self)
         self.tensorboard.message.connect(lambda text: self.statusBar().showMessage(text, 15000))
         self.runs.tensorboard_requested.connect(self.tensorboard.open)
-        self.gpu_monitor = IdleGpuMonitor(self, start=False)  # NVML starts after the first frame
+        self.gpu_monitor = IdleGpuMonitor(self, start=False)
         self.gpu_monitor.samples.connect(self._on_idle_samples)
         self.gpu_monitor.unavailable.connect(self._on_idle_unavailable)
+
+    def _connect_runs(self) -> None:
         self.runs.open_requested.connect(self.open_run)
         self.runs.resume_requested.connect(self.run_actions.resume_run)
         self.runs.restart_requested.connect(self.run_actions.restart_run)
         self.runs.selection_changed.connect(lambda _info: self.update_actions())
         self.runs.refreshed.connect(self._on_runs_listed)
-        self._connect_configure()
-        self.notifier = WindowNotifier(self, tray_available=tray)  # the tray icon and desktop notifications
-        hints = QGuiApplication.styleHints()
-        hints.colorSchemeChanged.connect(self._on_color_scheme)
+
+    def _plan_after_first_frame(self) -> None:
         self._shown = False
         self._painted = False
         self._after_done = False  # _after_first_frame ran (or the window closed first: then it never does)
@@ -128,11 +144,6 @@ class MainWindow(QMainWindow):
         self._after_timer.setSingleShot(True)
         self._after_timer.timeout.connect(self._after_first_frame)
         self._after_timer.start(AFTER_FIRST_FRAME_AT_LATEST_MS)
-        self.fit_splitter = False  # window_state.fit_shown sizes the splitter once shown (a laptop screen, no saved state)
-        restore_window(self)
-        self.update_actions()
-
-    # --- construction ----------------------------------------------------------------------
 
     def _build_monitor(self) -> MonitorPanel:
         apply_plot_theme()
@@ -148,34 +159,6 @@ class MainWindow(QMainWindow):
             if self._idle_unavailable is not None:
                 monitor.set_gpu_unavailable(self._idle_unavailable)
         return monitor
-
-    def _build_results(self) -> ResultsPanel:
-        apply_plot_theme()
-        from app.results.panel import ResultsPanel
-
-        return ResultsPanel(self.runs_dir)
-
-    def _build_queue(self) -> QueuePanel:
-        from app.queue.panel import QueuePanel
-
-        queue = QueuePanel(self.runs_dir, self.config)
-        queue.run_activated.connect(self.open_run)
-        return queue
-
-    def _build_sweeps(self) -> SweepsPanel:
-        apply_plot_theme()
-        from app.sweeps.panel import SweepsPanel
-
-        sweeps = SweepsPanel(self.runs_dir)
-        sweeps.run_activated.connect(self.open_run)
-        return sweeps
-
-    def _build_system(self) -> SystemPanel:
-        from app.system.panel import SystemPanel
-
-        system = SystemPanel(self.runs_dir)
-        system.calibrated.connect(lambda _cal: self.config.recheck())  # the card's measured costs: estimate again
-        return system
 
     @property
     def follower(self) -> RunFollower:
@@ -203,14 +186,6 @@ class MainWindow(QMainWindow):
     @property
     def queue(self) -> QueuePanel:
         return cast("QueuePanel", self.lazy_tabs.get("Queue"))
-
-    @property
-    def sweeps(self) -> SweepsPanel:
-        return cast("SweepsPanel", self.lazy_tabs.get("Sweeps"))
-
-    @property
-    def system(self) -> SystemPanel:
-        return cast("SystemPanel", self.lazy_tabs.get("System"))
 
     def _after_first_frame(self) -> None:
         """What the first frame does not wait for: the Monitor's plots (pyqtgraph), the run follower, the env's spaces
@@ -269,17 +244,27 @@ class MainWindow(QMainWindow):
         self.config.release_probes()
 
     def _tab_shown(self, _index: int) -> None:
-        if self.lazy_tabs.current_name() == "Results":  # the Results tab reads the runs folder again when shown
-            self.results.refresh()
+        page = self.tabs.currentWidget()
+        if isinstance(page, Panel):  # built (a placeholder waits for its owner's get)
+            page.on_shown()
+
+    def current_tab(self) -> str:
+        return self.lazy_tabs.current_name()
+
+    def show_tab(self, name: str) -> None:
+        self.tabs.setCurrentWidget(self.lazy_tabs.get(name))
+
+    def launch_configured(self) -> None:
+        """Launch (button or Ctrl+Enter): Configure validates and emits its request (``run_actions.launch_requested``)."""
+        if not self.configure.request_launch():  # refused: the reason is in Configure, shown if folded away
+            self.configure_fold.unfold()
+
+    def stop_followed(self, timeout_s: float) -> None:
+        self.follower.stop(timeout_s)
 
     def _build_actions(self) -> None:
-        bar = QToolBar("Run")
-        bar.setObjectName("runToolbar")
-        bar.setMovable(False)
-        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        for action in self.run_actions.all():
-            bar.addAction(action)
-            self.addAction(action)  # shortcuts work wherever the focus is
+        bar = self.run_actions.toolbar()
+        self.addActions(list(self.run_actions.all()))  # shortcuts work wherever the focus is
         self.notify_action = QAction("Notifications…", self)
         self.notify_action.setToolTip("Push notifications (apprise URLs: ntfy, Telegram, e-mail...), which events go where, "
                                       "Send test; the tray icon")
@@ -435,19 +420,10 @@ class MainWindow(QMainWindow):
             self.notifier.hid_window()
             return
         running = self.running_runs()
-        if running and self.confirm_close and get_setting("window/ask_before_close", True):
-            box = QMessageBox(QMessageBox.Icon.Information, "Runs keep going",
-                              f"{len(running)} run(s) keep training after this window closes:\n" + "\n".join(running)
-                              + "\n\nOpen rlpanel again to follow them, or stop them from the command line.",
-                              QMessageBox.StandardButton.Close | QMessageBox.StandardButton.Cancel, self)
-            again = QCheckBox("Don't ask again")
-            box.setCheckBox(again)
-            if box.exec() == QMessageBox.StandardButton.Cancel:
-                self.notifier.quitting = False
-                event.ignore()
-                return
-            if again.isChecked():
-                set_setting("window/ask_before_close", False)
+        if self.confirm_close and not close_anyway(self, running):
+            self.notifier.quitting = False
+            event.ignore()
+            return
         if running:
             print(f"rlpanel: the window closed; {len(running)} run(s) keep training: {', '.join(running)}", file=sys.stderr)
         save_window(self)
@@ -460,8 +436,9 @@ class MainWindow(QMainWindow):
             self._follower.close()
         self.gpu_monitor.close()
         self.tensorboard.close()
-        if self.lazy_tabs.is_built("Results"):
-            self.results.close_loader()
+        for page in self.lazy_tabs.built_pages():
+            if isinstance(page, Panel):
+                page.on_closing()
         super().closeEvent(event)
 
 

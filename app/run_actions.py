@@ -1,29 +1,30 @@
 """The Run toolbar's actions, Launch, Stop, Resume and Restart, and what each does to a run.
 
-``RunActions`` belongs to the main window: it starts runs (``core.run.start``), asks the followed one to stop (through
-the run follower), resumes and restarts ended ones (``core.run.control``), and has the window follow the run it acted
-on. ``core.run.start`` and ``core.run.control`` load at the first launch, resume or restart, not at start-up.
-"""
+``RunActions`` belongs to the main window, which it sees through ``ActionHost`` (a Protocol, as the notifier sees
+the window through ``NotifiedWindow``: neither imports it). It starts runs (``core.run.start``), asks the followed one
+to stop, resumes and restarts ended ones (``core.run.control``), and has the window follow the run it acted on.
+``core.run.start`` and ``core.run.control`` load at the first launch, resume or restart, not at start-up."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMessageBox
+from PySide6.QtWidgets import QMessageBox, QStatusBar, QToolBar, QWidget
 
+from app.runs.panel import RunsPanel
 from app.threads.background import run_in_background
 from core.config.seeds import seeds_text
 from core.config.trust import config_modules, is_trusted, trust
 from core.run.layout import RunDir
 from core.run.states import ACTIVE, RESUMABLE, TERMINAL
-from core.run.store import RunInfo
+from core.run.store import RunInfo, RunStore
 
 if TYPE_CHECKING:
     from app.configure.panel import LaunchRequest
-    from app.main_window import MainWindow
     from core.config.schema import RunConfig  # pydantic: loaded by the first validation, after the first frame
     from core.fit.result import FitEstimate
     from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
@@ -34,31 +35,63 @@ STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
                 "not running": "was not running"}
 
 
+class ActionHost(Protocol):
+    """What Launch, Stop, Resume and Restart need of the window (the main window is one): the runs folder, the Runs
+    tab, the followed run and its state, following a run, its tabs by name and the status bar."""
+
+    store: RunStore
+    runs: RunsPanel
+    run_dir: Path | None
+    run_state: str | None
+    confirm_close: bool  # False in tests and benches: no question asked
+
+    def follow_run(self, run_dir: Path | None, estimate: FitEstimate | None = None) -> None: ...
+    def launch_configured(self) -> None: ...  # Configure validates and emits its LaunchRequest (or says why not)
+    def stop_followed(self, timeout_s: float) -> None: ...  # asks the followed run to stop; stop_finished says how
+    def update_actions(self) -> None: ...
+    def current_tab(self) -> str: ...
+    def show_tab(self, name: str) -> None: ...
+    def statusBar(self) -> QStatusBar: ...  # noqa: N802 (Qt's name)
+
+
 class RunActions:
     """The window's Launch, Stop, Resume and Restart: their ``QAction``s (toolbar and shortcuts) and their work."""
 
-    def __init__(self, window: MainWindow):
+    def __init__(self, window: ActionHost):
         self.window = window
+        self.parent = window if isinstance(window, QWidget) else None  # the dialogs' parent
         self.stop_words: dict[str, str] = {}  # how a stop we asked for ended, by run id
-        self.launch_action = QAction("Launch", window)
+        self._build_actions(window if isinstance(window, QObject) else None)
+
+    def _build_actions(self, owner: QObject | None) -> None:
+        self.launch_action = QAction("Launch", owner)
         self.launch_action.setShortcuts([QKeySequence("Ctrl+Return"), QKeySequence("Ctrl+Enter")])
         self.launch_action.setToolTip("Launch a run with the configuration on the left (Ctrl+Enter)")
         self.launch_action.triggered.connect(self.request_launch)
-        self.stop_action = QAction("Stop", window)
+        self.stop_action = QAction("Stop", owner)
         self.stop_action.setShortcuts([QKeySequence("Ctrl+."), QKeySequence("Ctrl+Shift+S")])
         self.stop_action.setToolTip("Ask the followed run to stop at its next check, saving a checkpoint (Ctrl+.)")
         self.stop_action.triggered.connect(self.stop_run)
-        self.resume_action = QAction("Resume", window)
+        self.resume_action = QAction("Resume", owner)
         self.resume_action.setToolTip("Continue the selected (or followed) stopped, failed or crashed run "
                                       "from its latest checkpoint")
         self.resume_action.triggered.connect(self._resume_target)
-        self.restart_action = QAction("Restart", window)
+        self.restart_action = QAction("Restart", owner)
         self.restart_action.setToolTip("Train the selected (or followed) ended run again from step 0 with its config; "
                                        "its old curve is kept as superseded")
         self.restart_action.triggered.connect(self._restart_target)
 
     def all(self) -> tuple[QAction, ...]:
         return self.launch_action, self.stop_action, self.resume_action, self.restart_action
+
+    def toolbar(self) -> QToolBar:
+        """The Run toolbar: the four actions in words, fixed at the window's top."""
+        bar = QToolBar("Run")
+        bar.setObjectName("runToolbar")
+        bar.setMovable(False)
+        bar.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        bar.addActions(list(self.all()))
+        return bar
 
     def update(self) -> None:
         """Each action enabled when it has a run to act on: Stop the followed active run, Resume and Restart
@@ -72,7 +105,7 @@ class RunActions:
     def target(self) -> RunInfo | None:
         """The run Resume and Restart act on: the one selected in Runs (on that tab), else the followed one."""
         w = self.window
-        info = w.runs.selected_info() if w.tabs.currentWidget() is w.runs else None
+        info = w.runs.selected_info() if w.current_tab() == "Runs" else None
         if info is None and w.run_dir is not None:
             known = w.runs.infos.get(w.run_dir.name)
             info = RunInfo(w.run_dir.name, w.run_dir, w.run_state or (known.state if known else "unknown"),
@@ -83,8 +116,7 @@ class RunActions:
 
     def request_launch(self) -> None:
         """Launch (button or Ctrl+Enter): the Configure panel validates and emits the request."""
-        if not self.window.configure.request_launch():  # refused: the reason is in Configure, shown if folded away
-            self.window.configure_fold.unfold()
+        self.window.launch_configured()
 
     def launch_requested(self, request: LaunchRequest) -> None:
         if request.seeds:
@@ -104,13 +136,13 @@ class RunActions:
         try:
             group = start_group(w.store, config, seeds, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
-            QMessageBox.warning(w, "Launch failed", f"The group could not be started:\n{exc}")
+            QMessageBox.warning(self.parent, "Launch failed", f"The group could not be started:\n{exc}")
             return None
         w.follow_run(group.runs[0].run_dir, estimate=estimate)
         w.statusBar().showMessage(f"Launched group {group.id}: {len(group.runs)} runs of {group.name} "
                                   f"({seeds_text(group.seeds)})" + "".join(f"; note: {n}" for n in group.notes),
                                   30000 if group.notes else 15000)
-        w.tabs.setCurrentWidget(w.runs)
+        w.show_tab("Runs")
         w.runs.refresh()
         return group
 
@@ -129,13 +161,13 @@ class RunActions:
         try:  # a custom env is imported from the folder the window was started in, for a resume too
             started = start_run(w.store, config, preset, warnings, import_folder=os.getcwd())
         except Exception as exc:  # noqa: BLE001 (show why the launch failed, keep the window)
-            QMessageBox.warning(w, "Launch failed", f"The run could not be started:\n{exc}")
+            QMessageBox.warning(self.parent, "Launch failed", f"The run could not be started:\n{exc}")
             return None
         run_dir, notes = started.run_dir, started.notes
         w.follow_run(run_dir, estimate=estimate)
         w.statusBar().showMessage(f"Launched {run_dir.name}" + "".join(f"; warning: {n}" for n in notes),
                                   30000 if notes else 8000)
-        w.tabs.setCurrentWidget(w.monitor)
+        w.show_tab("Monitor")
         w.runs.refresh()
         return run_dir
 
@@ -149,7 +181,7 @@ class RunActions:
             refs = (config.env.entry_point, *config.policy.code)
             names = ", ".join(ref for ref in refs if ref and ref.startswith(module + ":"))
             answer = QMessageBox.question(
-                self.window, "This preset runs code",
+                self.parent, "This preset runs code",
                 f"{what} runs code from {module} ({names}).\n\n"
                 f"rlpanel imports it only to train. Run code from {module} now and from now on?",
                 QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, QMessageBox.StandardButton.No)
@@ -167,7 +199,7 @@ class RunActions:
             return
         self.stop_action.setEnabled(False)
         w.statusBar().showMessage(f"Stopping {w.run_dir.name}: asked it to save a checkpoint and stop...")
-        w.follower.stop(STOP_TIMEOUT_S)
+        w.stop_followed(STOP_TIMEOUT_S)
 
     def stop_finished(self, how: str) -> None:
         w = self.window
@@ -195,7 +227,7 @@ class RunActions:
             self.restart_run(info.path)
 
     def _failed(self, title: str, text: str) -> None:
-        QMessageBox.warning(self.window, title, text)
+        QMessageBox.warning(self.parent, title, text)
 
     def resume_run(self, run_dir: Path) -> None:
         from core.run.control import RunStateError, is_cluster_run, resume_run
@@ -216,7 +248,7 @@ class RunActions:
     def _resumed(self, run_dir: Path) -> None:
         w = self.window
         w.follow_run(Path(run_dir))
-        w.tabs.setCurrentWidget(w.monitor)
+        w.show_tab("Monitor")
         w.statusBar().showMessage(f"Resuming {Path(run_dir).name} from its latest checkpoint", 8000)
         w.runs.refresh()
 
@@ -226,7 +258,7 @@ class RunActions:
         run_dir = Path(run_dir)
         if confirm and w.confirm_close:
             answer = QMessageBox.question(
-                w, "Restart the run", f"Train {run_dir.name} again from step 0 with the same config?\n\n"
+                self.parent, "Restart the run", f"Train {run_dir.name} again from step 0 with the same config?\n\n"
                 "Its records so far move to metrics.superseded.jsonl and its checkpoints to checkpoints.superseded/ "
                 "(nothing is deleted).")
             if answer != QMessageBox.StandardButton.Yes:
@@ -240,7 +272,7 @@ class RunActions:
             self._failed("Restart failed", f"The run could not be restarted:\n{exc}")
             return False
         w.follow_run(run_dir)
-        w.tabs.setCurrentWidget(w.monitor)
+        w.show_tab("Monitor")
         w.statusBar().showMessage(f"Restarted {run_dir.name} from step 0 (attempt {attempt})", 8000)
         w.runs.refresh()
         return True

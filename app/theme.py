@@ -44,6 +44,10 @@ THROTTLE_COLOR = (232, 136, 61, 45)  # spans of the GPU plots where NVML said th
 HOST_COLORS = {"process_cpu_pct": "#26a69a", "host_memory_bytes": "#e8883d"}
 # the fit bar's segments: Okabe-Ito colours, distinguishable with colour-blindness and on both palettes
 SEGMENT_COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#999999"]
+# the Monitor's time split bar: collecting, training, the rest
+TIME_SPLIT_COLORS = ("#3b82f6", "#f59e0b", "#9ca3af")
+# a policy's frames (Watch): a dark stage on either palette, as a video player has
+FRAME_BACKGROUND, FRAME_TEXT = "#202020", "#e0e0e0"
 
 
 def system_is_dark() -> bool:

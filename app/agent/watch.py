@@ -23,6 +23,7 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QHBoxLayout, QLabel, QPus
 
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.agent.frame_reader import FrameReader
+from app.theme import FRAME_BACKGROUND, FRAME_TEXT
 from app.threads.background import WorkerThread
 from core.run.frame_stream import CANNOT_RENDER, StreamFrame
 from core.run.names import read_run_label
@@ -40,7 +41,7 @@ class FrameView(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Ignored)  # the pixmap never grows the window
         self.setMinimumSize(240, 160)
         self.setWordWrap(True)
-        self.setStyleSheet("background: #202020; color: #e0e0e0; padding: 12px;")
+        self.setStyleSheet(f"background: {FRAME_BACKGROUND}; color: {FRAME_TEXT}; padding: 12px;")
         self.image: QImage | None = None
 
     def show_image(self, image: QImage) -> None:

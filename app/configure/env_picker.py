@@ -56,9 +56,11 @@ def _yaml_or_text(text: str) -> Any:
         return None
     import yaml  # the YAML parser loads when first needed: no preset's env sets these in the first frame
 
+    from core.util.yaml_reader import load_yaml
+
     try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError:
+        return load_yaml(text, "the env box")  # the project's one safe reader: its size limits and number rules
+    except (yaml.YAMLError, ValueError):  # ValueError: over a limit; the schema names the field
         return text
 
 

@@ -91,3 +91,9 @@ class LogPanel(QWidget):
 
     def plain_text(self) -> str:
         return self.text.toPlainText()
+
+    def on_shown(self) -> None:
+        """Nothing to do: the lines come as they are written."""
+
+    def on_closing(self) -> None:
+        """Nothing of its own to stop."""

@@ -500,3 +500,9 @@ class MonitorPanel(QWidget):
         self.reward_plot.set_theme_colors(background, foreground)
         self.gpu.set_theme_colors(background, foreground)
         self.scalars.set_theme_colors(background, foreground)
+
+    def on_shown(self) -> None:
+        """Nothing to do: the followed run's records come as they are written."""
+
+    def on_closing(self) -> None:
+        """Nothing of its own to stop: the window closes the follower."""

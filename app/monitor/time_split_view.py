@@ -16,12 +16,12 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
+from app.theme import TIME_SPLIT_COLORS
 from app.widgets.elided_label import ElidedLabel
 from core.run.columns import RECENT_CYCLES, MetricsBatch
 from core.run.time_split import TimeSplit, advice, split_line
 
 RECENT_S = 30.0  # the "recent" split: the cycle records of the last half minute of the run
-COLORS = ("#3b82f6", "#f59e0b", "#9ca3af")  # collecting, training, the rest
 BAR_HEIGHT = 8
 BAR_WIDTH = 120  # the bar's room on the line: the shares' words beside it say the figures
 
@@ -55,7 +55,7 @@ class SplitBar(QWidget):
         width, height = float(self.width()), float(self.height())
         painter.fillRect(QRectF(0, 0, width, height), QColor(128, 128, 128, 40))
         x = 0.0
-        for share, color in zip(self.shares or (), COLORS, strict=False):
+        for share, color in zip(self.shares or (), TIME_SPLIT_COLORS, strict=False):
             w = width * share
             painter.fillRect(QRectF(x, 0, w, height), QColor(color))
             x += w

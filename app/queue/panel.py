@@ -150,6 +150,12 @@ class QueuePanel(QWidget):
                                      if running else "Check the plan and start it in a detached queue runner")
         self.state_changed.emit(state)
 
+    def on_shown(self) -> None:
+        """Nothing to do: the queue's state is shown as its runner writes it."""
+
+    def on_closing(self) -> None:
+        """Nothing to stop: the queue's runner goes on without the window."""
+
 
 def survive_reboot_box(host: Host) -> QCheckBox:
     """"Resume after a restart": what the start-up entry is here, in its tooltip; disabled where there is none."""

@@ -17,7 +17,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDoubleSpinBox,
-    QFileDialog,
     QGridLayout,
     QHBoxLayout,
     QHeaderView,
@@ -39,6 +38,7 @@ from app.results.loader import ResultsLoader
 from app.results.model import ResultsTableModel, sorting_proxy
 from app.results.morning import MorningReportDialog
 from app.results.run_names import BASELINE_NAME_PX, baseline_texts, run_label
+from app.results.save_path import PLOT_FILTERS, TABLE_FILTERS, ask_save_path
 from app.settings import GRID_SETTING, get_setting, set_setting
 from app.theme import state_color
 from app.widgets.name_combo import NameCombo
@@ -50,21 +50,10 @@ from core.results.grouping import group_runs
 from core.results.table import ResultRow, results
 from core.run.store import RunInfo, RunStore
 
-TABLE_FILTERS = {"Markdown table (*.md)": ".md", "CSV, Excel-friendly (*.csv)": ".csv", "Excel workbook (*.xlsx)": ".xlsx",
-                 "LaTeX booktabs table (*.tex)": ".tex", "HTML table (*.html)": ".html"}
-PLOT_FILTERS = {"PNG image (*.png)": ".png", "SVG vector image (*.svg)": ".svg"}
 ID_ROLE = Qt.ItemDataRole.UserRole
 GROUPS = {"none": None, "algorithm": "algo", "env": "env", "preset": "preset"}
 # the table's rows: runs, or groups of seeds
 ALL = "all"
-
-
-def with_suffix(path: str, chosen_filter: str, filters: dict[str, str], known: set[str] | None = None) -> Path:
-    """The chosen path, given the suffix of the chosen file type when the user typed no known one."""
-    p = Path(path)
-    if p.suffix.lower() in (known or set(filters.values())):
-        return p
-    return p.with_name(p.name + filters.get(chosen_filter, next(iter(filters.values()))))
 
 
 class ResultsPanel(QWidget):
@@ -80,7 +69,19 @@ class ResultsPanel(QWidget):
         self._request_id = self._shown_id = 0
         self._request: tuple[list[Path], Path | None] = ([], None)
         self._ticked_hidden: set[str] = set()  # ticked runs a filter hides now: ticked again when shown
+        left, bar, right = self._build_run_list(), self._build_controls(), self._build_plot_and_table()
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(right)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([260, 900])
+        layout = QVBoxLayout(self)
+        layout.addWidget(bar)
+        layout.addWidget(self.splitter, 1)
+        self.refresh()
 
+    def _build_run_list(self) -> QWidget:
+        """The left side: the filters, Group by, the runs to tick and their All, None and Refresh buttons."""
         self.run_list = QListWidget()
         self.run_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.run_list.itemChanged.connect(lambda _item: self.update_results())
@@ -115,7 +116,10 @@ class ResultsPanel(QWidget):
         for b in (all_button, none_button, refresh_button):
             buttons.addWidget(b)
         lv.addLayout(buttons)
+        return left
 
+    def _build_controls(self) -> QWidget:
+        """The toolbar across the tab: Morning report, Export, the baseline, the x axis, Save plot, CO2."""
         self.baseline_combo = QComboBox()
         self.baseline_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.baseline_combo.setToolTip("Every run's final mean reward is compared with this run's (each run's id: "
@@ -146,7 +150,10 @@ class ResultsPanel(QWidget):
         bar = panel_toolbar("resultsControls", (
             self.morning_button, self.export_button, SEPARATOR, Labelled("Baseline", self.baseline_combo),
             Labelled("x axis", self.x_combo), STRETCH, self.save_plot_button, Labelled("CO2", self.grid_spin)))
+        return bar
 
+    def _build_plot_and_table(self) -> QWidget:
+        """The right side: Seeds and Curve over the overlay plot, the results table under it, the status line."""
         self.plot = OverlayPlot()
         self.curve_mode = CurveModeControls(self.plot)  # each run, or one curve and table row per group of seeds
         self.curve_mode.grouping_changed.connect(self._regroup_seeds)
@@ -176,15 +183,7 @@ class ResultsPanel(QWidget):
         status_row.addWidget(self.status, 1)
         status_row.addWidget(self.curve_mode.unfinished_box, 0, Qt.AlignmentFlag.AlignTop)
         rv.addLayout(status_row)  # not beside Seeds and Curve: at 1280 px that row had no room for it (issue 44)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
-        self.splitter.addWidget(left)
-        self.splitter.addWidget(right)
-        self.splitter.setStretchFactor(1, 1)
-        self.splitter.setSizes([260, 900])
-        layout = QVBoxLayout(self)
-        layout.addWidget(bar)
-        layout.addWidget(self.splitter, 1)
-        self.refresh()
+        return right
 
     # --- runs -------------------------------------------------------------------------------------
 
@@ -387,23 +386,14 @@ class ResultsPanel(QWidget):
         """Stop the reading thread (the window calls this when it closes)."""
         self.loader.close()
 
-    # --- export -----------------------------------------------------------------------------------
+    def on_shown(self) -> None:
+        """The runs folder read again each time the tab is shown: runs have started and ended meanwhile."""
+        self.refresh()
 
-    def _ask_path(self, title: str, filters: dict[str, str], setting: str, stem: str,
-                  known: set[str] | None = None, start: Path | None = None) -> Path | None:
-        """A file name from the save dialog, starting in ``start`` (else the folder used last time);
-        the folder and file type are remembered for next time."""
-        folder = str(start) if start is not None else get_setting(setting, str(Path.home()))
-        last = get_setting(setting + "_filter", next(iter(filters)))
-        last = last if last in filters else next(iter(filters))
-        path, chosen = QFileDialog.getSaveFileName(self, title, str(Path(folder) / (stem + filters[last])),
-                                                   ";;".join(filters), last)
-        if not path:
-            return None
-        out = with_suffix(path, chosen, filters, known)
-        set_setting(setting, str(out.parent))
-        set_setting(setting + "_filter", chosen)
-        return out
+    def on_closing(self) -> None:
+        self.close_loader()
+
+    # --- export -----------------------------------------------------------------------------------
 
     def show_morning_report(self) -> MorningReportDialog:
         dialog = MorningReportDialog(self.store.root, self)
@@ -415,7 +405,7 @@ class ResultsPanel(QWidget):
         if not self.rows:
             self.status.setText("Nothing to export: tick runs first.")
             return None
-        path = self._ask_path("Export results table", TABLE_FILTERS, "results/export_dir", "results", set(SUFFIXES))
+        path = ask_save_path(self, "Export results table", TABLE_FILTERS, "results/export_dir", "results", set(SUFFIXES))
         if path is None:
             return None
         try:
@@ -433,7 +423,7 @@ class ResultsPanel(QWidget):
     def save_plot(self) -> Path | None:
         """The overlay as PNG or SVG; the dialog starts in the (first) ticked run's folder."""
         ticked = [self._infos[i].path for i in self.checked_ids() if i in self._infos]
-        path = self._ask_path("Save plot", PLOT_FILTERS, "results/plot_dir", "reward-curves",
+        path = ask_save_path(self, "Save plot", PLOT_FILTERS, "results/plot_dir", "reward-curves",
                               start=ticked[0] if ticked else None)
         if path is None:
             return None

@@ -396,3 +396,9 @@ class RunsPanel(QWidget):
             self.resume_button.setToolTip("This run saved no checkpoint: Restart trains it again from step 0")
         else:
             self.resume_button.setToolTip("Continue a stopped, failed or crashed run from its latest checkpoint")
+
+    def on_shown(self) -> None:
+        """Nothing to do: the window has the runs listed when they change."""
+
+    def on_closing(self) -> None:
+        """Nothing of its own to stop."""

@@ -309,6 +309,12 @@ class SweepsPanel(QWidget):
         description = f"best of sweep {spec.name}: trial #{best['number']}, {spec.objective.metric} {best['value']:.4g}"
         return save_user_preset(name, data, description=description, base=spec.base.preset)
 
+    def on_shown(self) -> None:
+        """Nothing to do: the trials are read on its own timer."""
+
+    def on_closing(self) -> None:
+        """Nothing to stop: a sweep goes on without the window."""
+
 
 def _color(state: str) -> Any:
     from PySide6.QtGui import QColor

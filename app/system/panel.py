@@ -146,3 +146,9 @@ class SystemPanel(QWidget):
         super().showEvent(ev)
         if not self.text.toPlainText() and not self._busy:
             self.refresh()
+
+    def on_shown(self) -> None:
+        """Nothing to do: the report is read when asked for."""
+
+    def on_closing(self) -> None:
+        """Nothing of its own to stop."""

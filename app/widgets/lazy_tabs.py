@@ -49,6 +49,9 @@ class LazyTabs(QObject):
     def is_built(self, name: str) -> bool:
         return name in self._pages
 
+    def built_pages(self) -> list[QWidget]:
+        return list(self._pages.values())
+
     def names(self) -> list[str]:
         return [self.tabs.tabText(i) for i in range(self.tabs.count())]
 

@@ -11,6 +11,7 @@ from PySide6.QtGui import QDesktopServices
 from app.runs.rows import COLUMNS as RUN_COLUMNS
 from app.runs.rows import ID_ROLE
 from app.settings import get_setting
+from app.tabs.panel import Panel
 from core.run.layout import RunDir
 from core.run.status import read_status
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run, start_fake_worker
@@ -23,6 +24,22 @@ def test_window_has_its_tabs_and_shortcuts(make_window):
     assert "Ctrl+Return" in [s.toString() for s in window.run_actions.launch_action.shortcuts()]
     assert {"Ctrl+.", "Ctrl+Shift+S"} <= {s.toString() for s in window.run_actions.stop_action.shortcuts()}
     assert not window.run_actions.stop_action.isEnabled()  # nothing to stop
+
+
+def test_every_tab_is_a_panel_results_reads_the_runs_folder_when_shown_and_stops_its_reader_at_close(
+        qtbot, make_window, runs_dir):
+    window = make_window()
+    window.lazy_tabs.build_all()
+    pages = {name: window.lazy_tabs.get(name) for name in window.lazy_tabs.names()}
+    assert [name for name, page in pages.items() if not isinstance(page, Panel)] == []
+    window.tabs.setCurrentWidget(window.runs)
+    run_dir = make_fake_run(runs_dir, state="finished", name="late")  # ended after Results was first built
+    window.show_tab("Results")
+    assert run_dir.name in window.results.shown_ids()
+    thread = window.results.loader.worker.thread
+    assert thread.isRunning()
+    window.close()
+    assert not thread.isRunning()
 
 
 def test_a_new_window_reattaches_to_a_running_run_and_shows_its_history(qtbot, make_window, runs_dir):

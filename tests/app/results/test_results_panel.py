@@ -10,7 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QFileDialog
 
-from app.results.panel import PLOT_FILTERS, TABLE_FILTERS, ResultsPanel, with_suffix
+from app.results.panel import ResultsPanel
+from app.results.save_path import PLOT_FILTERS, TABLE_FILTERS, with_suffix
 from core.results.table import columns_for
 from tests.results_helpers import make_result_run
 
