@@ -9,8 +9,9 @@ the config at once (``core.run.start.start_group``, as ``rlpanel train --seeds``
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QResizeEvent
@@ -73,15 +74,18 @@ LATER_FORMS = ("policy", "runtime", "budget_more")
 PRESETS_TIP = "Show or hide the preset list"
 
 
-class _BuiltOnAsk(dict):
+V = TypeVar("V")  # a built form, or a row of one
+
+
+class _BuiltOnAsk(dict[str, V]):
     """The panel's forms or rows by name: one of a form not built yet (an algorithm's, one built later) is built
     when asked for by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
 
-    def __init__(self, build: Any):
+    def __init__(self, build: Callable[[str], V]):
         super().__init__()
         self._build = build
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: str) -> V:
         return self._build(key)
 
 
