@@ -13,6 +13,8 @@ if TYPE_CHECKING:  # Qt loads in run_app, after lighten_pyside_import_hook
     from PySide6.QtGui import QIcon
     from PySide6.QtWidgets import QWidget
 
+    from app.main_window import MainWindow
+
 
 def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -> int:
     """Create the application, apply the theme, show the main window and run until it closes.
@@ -27,7 +29,7 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     from PySide6.QtWidgets import QApplication
 
     lighten_pyside_import_hook()  # before the window's modules: each of them passes through it
-    from app.main_window import MainWindow, quit_after
+    from app.main_window import MainWindow
     from app.theme import apply_theme
     from app.threads.background import close_worker_threads, wait_for_background
     from app.threads.main_thread_gc import MainThreadGc
@@ -47,23 +49,8 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     folder.mkdir(parents=True, exist_ok=True)
     quit_ms = os.environ.get("RLPANEL_QUIT_AFTER_MS")
     window = MainWindow(folder, confirm_close=not quit_ms)
-    shown_file = os.environ.get("RLPANEL_SHOWN_FILE")
-    if shown_file:
-        import time
-
-        def written(mode: str) -> None:
-            with open(shown_file, mode) as out:
-                out.write(f"{time.time()!r}\n{time.process_time()!r}\n")
-
-        # Written once the first frame has been painted, i.e. the user sees the window; then the CPU time it took.
-        window.first_frame.connect(lambda: written("w"))
-        window.settled.connect(lambda: written("a"))  # the Monitor, the forms below the fold, the follower: all there
+    time_and_quit(window, quit_ms)  # connected before the first frame can be painted
     window.show()
-    if quit_ms and os.environ.get("RLPANEL_QUIT_WHEN_STARTED"):
-        window.settled.connect(lambda: quit_after(int(quit_ms)))
-        quit_after(60_000)  # a step that never ends still ends the bench's start
-    elif quit_ms:
-        quit_after(int(quit_ms))
     wake = close_on_signals(window)
     code = app.exec()
     wake.stop()
@@ -82,6 +69,29 @@ def run_app(runs_dir: str | Path | None = None, argv: list[str] | None = None) -
     gc.collect()
     gc.freeze()  # what is left belongs to modules: keep the exit-time collection away from it
     return code
+
+
+def time_and_quit(window: MainWindow, quit_ms: str | None) -> None:
+    """The smoke test's and the startup bench's hooks (``run_app``'s environment variables): the first frame's and
+    the settled window's times written to ``RLPANEL_SHOWN_FILE``, the window closed after ``quit_ms``."""
+    from app.main_window import quit_after
+
+    shown_file = os.environ.get("RLPANEL_SHOWN_FILE")
+    if shown_file:
+        import time
+
+        def written(mode: str) -> None:
+            with open(shown_file, mode) as out:
+                out.write(f"{time.time()!r}\n{time.process_time()!r}\n")
+
+        # Written once the first frame has been painted, i.e. the user sees the window; then the CPU time it took.
+        window.first_frame.connect(lambda: written("w"))
+        window.settled.connect(lambda: written("a"))  # the Monitor, the forms below the fold, the follower: all there
+    if quit_ms and os.environ.get("RLPANEL_QUIT_WHEN_STARTED"):
+        window.settled.connect(lambda: quit_after(int(quit_ms)))
+        quit_after(60_000)  # a step that never ends still ends the bench's start
+    elif quit_ms:
+        quit_after(int(quit_ms))
 
 
 def lighten_pyside_import_hook() -> bool:

@@ -24,7 +24,7 @@ from core.run.states import ACTIVE, RESUMABLE, TERMINAL
 from core.run.store import RunInfo, RunStore
 
 if TYPE_CHECKING:
-    from app.configure.panel import LaunchRequest
+    from app.configure.launch_row import LaunchRequest
     from core.config.schema import RunConfig  # pydantic: loaded by the first validation, after the first frame
     from core.fit.result import FitEstimate
     from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart

@@ -68,22 +68,7 @@ class EvaluateDialog(QDialog):
         self.error: str | None = None
         self._call = 0  # the answer of a cancelled call is ignored
 
-        self.checkpoint = CheckpointPicker(self.run_dir)
-        self.checkpoint.setToolTip("Which checkpoint: the newest, the best periodic evaluation's (when kept), or a kept "
-                                   "step. Each is played with the normalisation statistics saved with it.")
-        self.episodes = QSpinBox()
-        self.episodes.setRange(1, MAX_EPISODES)
-        self.episodes.setValue(10)
-        self.episodes.setToolTip("Episodes to play on a fresh env; the interval narrows with more")
-        self.deterministic = QCheckBox("Deterministic actions")
-        self.deterministic.setChecked(True)
-        self.deterministic.setToolTip("On: the policy's most likely action. Off: actions sampled from the policy, "
-                                      "as in training.")
-        self.seed = QSpinBox()
-        self.seed.setRange(DEFAULT_SEED, 2**31 - 1)
-        self.seed.setValue(DEFAULT_SEED)
-        self.seed.setSpecialValueText("the run's seed + 20,000")
-        self.seed.setToolTip("The env's seed: the same seed plays the same episodes again")
+        form = self._build_choices()
         self.evaluate_button = QPushButton("Evaluate")
         self.evaluate_button.setDefault(True)
         self.evaluate_button.clicked.connect(self.start)
@@ -99,11 +84,6 @@ class EvaluateDialog(QDialog):
         self.output.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self.output.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
-        form = QFormLayout()
-        form.addRow("Checkpoint", self.checkpoint)
-        form.addRow("Episodes", self.episodes)
-        form.addRow("", self.deterministic)
-        form.addRow("Seed", self.seed)
         buttons = QHBoxLayout()
         buttons.addWidget(self.evaluate_button)
         buttons.addWidget(self.cancel_button)
@@ -121,6 +101,31 @@ class EvaluateDialog(QDialog):
         if app is not None:  # the window closing ends a running evaluation instead of waiting it out
             app.aboutToQuit.connect(self.cancel)
         self.resize(560, 380)
+
+    def _build_choices(self) -> QFormLayout:
+        """Checkpoint, episodes, deterministic actions and seed, in a form."""
+        self.checkpoint = CheckpointPicker(self.run_dir)
+        self.checkpoint.setToolTip("Which checkpoint: the newest, the best periodic evaluation's (when kept), or a kept "
+                                   "step. Each is played with the normalisation statistics saved with it.")
+        self.episodes = QSpinBox()
+        self.episodes.setRange(1, MAX_EPISODES)
+        self.episodes.setValue(10)
+        self.episodes.setToolTip("Episodes to play on a fresh env; the interval narrows with more")
+        self.deterministic = QCheckBox("Deterministic actions")
+        self.deterministic.setChecked(True)
+        self.deterministic.setToolTip("On: the policy's most likely action. Off: actions sampled from the policy, "
+                                      "as in training.")
+        self.seed = QSpinBox()
+        self.seed.setRange(DEFAULT_SEED, 2**31 - 1)
+        self.seed.setValue(DEFAULT_SEED)
+        self.seed.setSpecialValueText("the run's seed + 20,000")
+        self.seed.setToolTip("The env's seed: the same seed plays the same episodes again")
+        form = QFormLayout()
+        form.addRow("Checkpoint", self.checkpoint)
+        form.addRow("Episodes", self.episodes)
+        form.addRow("", self.deterministic)
+        form.addRow("Seed", self.seed)
+        return form
 
     @property
     def running(self) -> bool:

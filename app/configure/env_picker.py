@@ -76,6 +76,16 @@ class EnvPicker(QGroupBox):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__("Environment and algorithm", parent)
+        kinds = self._build_env_fields()
+        self._build_algo_fields()
+        self._build_form(kinds)
+        self._show_kind()
+        self._show_options(False)
+        self._connect_edits()
+        self._loading = False
+
+    def _build_env_fields(self) -> QHBoxLayout:
+        """Gymnasium id or custom class, the env's options and the lines under them; returns the kinds' row."""
         self.gym_radio = QRadioButton("Gymnasium id")
         self.entry_radio = QRadioButton("Custom class")
         self.gym_radio.setChecked(True)
@@ -129,7 +139,9 @@ class EnvPicker(QGroupBox):
         self.env_error = QLabel()
         self.env_error.setWordWrap(True)
         self.env_error.hide()
+        return kinds
 
+    def _build_algo_fields(self) -> None:
         self.algo_combo = QComboBox()
         # as wide as "RecurrentPPO", not as its longest line: the plain install's note on sb3-contrib sized the box,
         # the forms' column and the window (1673 px on a 1280 px screen); the popup still shows every line whole
@@ -144,6 +156,7 @@ class EnvPicker(QGroupBox):
         self.algo_error.setWordWrap(True)
         self.algo_error.hide()
 
+    def _build_form(self, kinds: QHBoxLayout) -> None:
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.addRow(kinds)
@@ -170,9 +183,9 @@ class EnvPicker(QGroupBox):
         form.addRow("", self.algo_error)
         form.addRow("Measures", self.measures_edit)
         self._form = form
-        self._show_kind()
-        self._show_options(False)
 
+    def _connect_edits(self) -> None:
+        """Every edit the user makes is emitted (``_emit_env``, ``algo_edited``); ``show_env`` emits nothing."""
         self.gym_radio.toggled.connect(self._kind_toggled)
         line = self.id_combo.lineEdit()
         assert line is not None  # the combo is editable
@@ -185,7 +198,6 @@ class EnvPicker(QGroupBox):
         self.step_limit_edit.textEdited.connect(lambda _t: self._emit_env())
         self.measures_edit.textEdited.connect(lambda _t: self._emit_env())
         self.algo_combo.activated.connect(lambda _i: self.algo_edited.emit(self.algo_combo.currentText()))
-        self._loading = False
 
     def _fill_algorithms(self) -> None:
         """The algorithms installed here, then the baselines; without sb3-contrib, a line saying how to get its algorithms."""

@@ -60,6 +60,28 @@ class TuneDialog(QDialog):
         self.tuner: Tuner | None = None
         self.tune_result: TuneResult | None = None
         self.error: str | None = None
+        self._build_controls()
+        self._build_table()
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 100)
+        self.status = QLabel("Your config is tried on the CPU and on each GPU here first, and with SBX (JAX) where it is "
+                             "installed, then the search follows the faster one. Each candidate trains a few seconds; "
+                             "ones the estimate says do not fit are listed, never run.")
+        self.status.setWordWrap(True)
+        self.machine = QLabel("")
+        self.machine.setWordWrap(True)
+        self.machine.setVisible(False)
+        self._lay_out()
+        app = QApplication.instance()
+        if app is not None:  # the window closing ends a running tune's probe instead of waiting it out
+            app.aboutToQuit.connect(self.cancel)
+        self.row_ready.connect(self._show_row)
+        self.progress_ready.connect(self._show_progress)
+        self.machine_ready.connect(self._show_machine)
+        self.resize(1000, 420)
+
+    def _build_controls(self) -> None:
+        """Budget, Allow learning changes, Start, Cancel, Use this, Close."""
         self.budget = QSpinBox()
         self.budget.setRange(10, 3600)
         self.budget.setValue(120)
@@ -79,6 +101,9 @@ class TuneDialog(QDialog):
         self.use_button.clicked.connect(self.use_pick)
         self.close_button = QPushButton("Close")
         self.close_button.clicked.connect(self.reject)
+
+    def _build_table(self) -> None:
+        """The candidates tried: a row each, notes wrapped."""
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels(list(COLUMNS))
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -91,16 +116,8 @@ class TuneDialog(QDialog):
         header.setStretchLastSection(True)
         # a later, longer config narrows the note column: the rows' heights follow, so a long note wraps again
         header.sectionResized.connect(lambda *_: self.table.resizeRowsToContents())
-        self.progress = QProgressBar()
-        self.progress.setRange(0, 100)
-        self.status = QLabel("Your config is tried on the CPU and on each GPU here first, and with SBX (JAX) where it is "
-                             "installed, then the search follows the faster one. Each candidate trains a few seconds; "
-                             "ones the estimate says do not fit are listed, never run.")
-        self.status.setWordWrap(True)
-        self.machine = QLabel("")
-        self.machine.setWordWrap(True)
-        self.machine.setVisible(False)
 
+    def _lay_out(self) -> None:
         options = QHBoxLayout()
         options.addWidget(QLabel("Budget"))
         options.addWidget(self.budget)
@@ -119,13 +136,6 @@ class TuneDialog(QDialog):
         layout.addWidget(self.progress)
         layout.addWidget(self.status)
         layout.addLayout(buttons)
-        app = QApplication.instance()
-        if app is not None:  # the window closing ends a running tune's probe instead of waiting it out
-            app.aboutToQuit.connect(self.cancel)
-        self.row_ready.connect(self._show_row)
-        self.progress_ready.connect(self._show_progress)
-        self.machine_ready.connect(self._show_machine)
-        self.resize(1000, 420)
 
     @property
     def running(self) -> bool:

@@ -3,7 +3,7 @@
 Three areas in a splitter: the episode reward; a grid of small charts (speed and every scalar SB3
 logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power, the run's CPU
 and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
-from its speed over the last minutes. The status line under it says what is loading and which
+from its speed over the last minutes (``header.RunHeader``). The status line under it says which
 readings are past a threshold; under it, where the run's time goes (``TimeSplitView``). Data comes
 in as column batches built off the GUI thread (``core.run.columns``); each run gets its own plot
 state (``clear``).
@@ -20,9 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFileDialog,
-    QHBoxLayout,
     QLabel,
-    QProgressBar,
     QPushButton,
     QSlider,
     QSplitter,
@@ -30,6 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from app.monitor.header import RunHeader, show_alerts
 from app.monitor.time_split_view import TimeSplitView
 from app.plots.live_plot import LivePlot
 from app.plots.on_screen import Clip
@@ -38,13 +37,10 @@ from app.plots.scalar_grid import ScalarGrid
 from app.plots.system_area import SystemArea
 from app.plots.system_plots import SystemPlots
 from app.settings import get_setting, set_setting
-from app.theme import ALERT_COLOR
-from app.widgets.elided_label import ElidedLabel
 from app.widgets.toolbar import STRETCH, Labelled, panel_toolbar
 from app.widgets.wrap_label import wrap_long_words
 from core.fit.result import FitEstimate
 from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
-from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50
@@ -74,7 +70,6 @@ class MonitorPanel(QWidget):
         self.run_dir: Path | None = None
         self.run_state: str | None = None
         self.pause_reason: str | None = None  # why the followed run is paused (its status says)
-        self._speed = SpeedEstimate()
         self._last_progress: dict[str, Any] | None = None
         self._loading: float | None = None  # the share of the followed run's history read, while it loads
         self._held = False  # the plots of a run just opened are not drawn until its history is in (``_hold``)
@@ -83,30 +78,14 @@ class MonitorPanel(QWidget):
         self._settling = 0  # turns taken so far to settle a released run's plots
         self._last_redraw = 0.0
 
-        self.title = ElidedLabel(IDLE_TITLE)
-        self.title.setObjectName("monitorTitle")
-        self.title.setStyleSheet("#monitorTitle { font-weight: 600; }")
-        self.progress = QProgressBar()
-        self.progress.setMinimumWidth(self.progress.fontMetrics().horizontalAdvance("88,888,888 / 88,888,888 steps · "
-                                                                                   "8:88:88 left, done at 88:88") + 24)
-        self.progress.setMaximumWidth(600)  # room for "… · 4:26 left, done at 03:12"
-        self.progress.setTextVisible(True)
-        self.progress.hide()
-        self.close_button = QPushButton("Close run")
-        self.close_button.setToolTip("Stop showing this run (it keeps training): the GPU plots show the live GPUs again")
+        self.header = RunHeader(IDLE_TITLE)  # the run's title, its progress and Close run
+        self.title, self.progress, self.close_button = self.header.title, self.header.progress, self.header.close_button
         self.close_button.clicked.connect(self.close_requested)
-        self.close_button.hide()
         self.status = wrap_long_words(QLabel())  # "Could not write <path>"
         self.status.hide()
         self.time_split = TimeSplitView()  # where the run's time goes, and the advice from it (hidden until known)
         self._build_controls()
 
-        # the header keeps its height whether the bar and the close button show or not: the plots below never move
-        self.title.setMinimumHeight(max(self.close_button.sizeHint().height(), self.progress.sizeHint().height()))
-        top = QHBoxLayout()
-        top.addWidget(self.title, 1)
-        top.addWidget(self.progress)
-        top.addWidget(self.close_button)
         self.system = SystemArea(self.gpu)
         self.splitter = QSplitter(Qt.Orientation.Vertical)
         self.splitter.setObjectName("monitorSplitter")
@@ -116,7 +95,7 @@ class MonitorPanel(QWidget):
         self.splitter.setSizes([300, 300, 330])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
+        layout.addWidget(self.header)
         layout.addWidget(self._controls)
         layout.addWidget(self.status)
         layout.addWidget(self.time_split)
@@ -243,7 +222,7 @@ class MonitorPanel(QWidget):
         self.progress.hide()
         self.last_record_t = None
         self.run_state = self.pause_reason = None
-        self._speed.reset()
+        self.header.speed.reset()
         self._last_progress = None
         self._loading = None
         self._pending = []
@@ -259,18 +238,18 @@ class MonitorPanel(QWidget):
             self._pending = []  # a chart left for a redraw's next turn may be gone
             self.reward_plot.reset()
             self.scalars.reset()
-            self._speed.reset()
+            self.header.speed.reset()
         for part in batch.parts:
             if part.after_break:
                 self.reward_plot.mark_break()
                 self.scalars.mark_break()
-                self._speed.reset()
+                self.header.speed.reset()
             self.reward_plot.add_columns(part.episodes, part.evals, part.episode_weights)
             if part.progress is not None:
                 self.scalars.add_speed(*part.progress)
                 steps, times, _ = part.progress
                 for step, t in zip(steps[-SPEED_RECORDS:].tolist(), times[-SPEED_RECORDS:].tolist(), strict=True):
-                    self._speed.update(step, t)
+                    self.header.speed.update(step, t)
             self.scalars.add_scalars(part.train)
         self.time_split.add_batch(batch)
         if batch.last_progress is not None:
@@ -295,47 +274,10 @@ class MonitorPanel(QWidget):
         self._update_status()
 
     def _show_progress(self) -> None:
-        """Steps (or a baseline's episodes) done of those the run trains, and the time left."""
         if self._loading is not None:
-            self.progress.setRange(0, 1000)
-            self.progress.setValue(int(1000 * min(1.0, max(0.0, self._loading))))
-            self.progress.setFormat(f"Loading the run's history… {100 * self._loading:.0f} %")
-            self.progress.setToolTip("")
-            self.progress.show()
-            return
-        last = self._last_progress
-        if not last:
-            self.progress.hide()
-            return
-        if last.get("episodes_total"):  # a baseline counts episodes, not steps
-            done, total, unit = last.get("episodes") or 0, last["episodes_total"], "episodes"
+            self.header.show_loading(self._loading)
         else:
-            done, total, unit = last.get("step") or 0, last.get("total") or 0, "steps"
-        if not total:
-            return
-        # the worker's total is the steps SB3 really runs (whole rollouts); an update that ends with episodes (ARS)
-        # or a run recorded before that total passes it: the steps made are the total then, never "x / fewer"
-        shown = max(done, total)
-        self.progress.setRange(0, 1000)
-        self.progress.setValue(int(1000 * done / shown))
-        text = f"{done:,} / {shown:,} {unit}"
-        tip = []
-        if done > total:
-            tip.append(f"{done:,} steps were taken, past the {total:,} planned: SB3 finishes the update that crosses "
-                       "the budget")
-        rate = running_rate(self._speed, self.run_state)
-        if self.run_state == "running":
-            eta = time_left(self._speed, total - done, self.run_state, time.time()) if unit == "steps" else None
-            text += f" · {eta}" if eta else ""
-        elif self.run_state in TERMINAL or self.run_state == "paused":
-            text += f" · {self.run_state}"
-        if rate:
-            tip.append(f"{rate:,.0f} steps/s " + ("over the last minute" if self._speed.rate is not None else
-                                                 f"over the {self._speed.span_s:.0f} s measured so far"))
-        self.progress.setFormat(text)
-        self.progress.setMinimumWidth(min(600, max(300, self.progress.fontMetrics().horizontalAdvance(text) + 30)))
-        self.progress.setToolTip("\n".join(tip))
-        self.progress.show()
+            self.header.show_progress(self._last_progress, self.run_state)
 
     def add_telemetry(self, samples: list[dict[str, Any]]) -> None:
         """Telemetry lines (the idle monitor's samples, or a test's)."""
@@ -381,16 +323,7 @@ class MonitorPanel(QWidget):
     def _update_status(self) -> None:
         """What is loading, and which readings are past a threshold (while the data is live)."""
         live = self.run_dir is None or self.run_state not in TERMINAL
-        alerts = self.gpu.alerts() if live else []
-        if self.run_state == "paused":
-            alerts.insert(0, f"Paused: {self.pause_reason or 'by the GPU guard'}")
-        elif self.run_state == "stalled":
-            alerts.insert(0, f"Stalled: {self.pause_reason or 'no step for longer than its stall limit'}")
-        self.status.setText("   ·   ".join(alerts))
-        self.status.setStyleSheet(f"QLabel {{ color: {ALERT_COLOR}; font-weight: 600; }}" if alerts else "")
-        self.status.setToolTip("Past a threshold: within 5 °C of the GPU's slowdown temperature, memory >= 95 %, "
-                               "power >= 98 % of the limit" if alerts else "")
-        self.status.setVisible(bool(alerts))
+        show_alerts(self.status, self.gpu.alerts() if live else [], self.run_state, self.pause_reason)
 
     def alerts(self) -> list[str]:
         return self.gpu.alerts()

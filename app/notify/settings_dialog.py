@@ -8,6 +8,8 @@ and is never overwritten: the dialog then edits nothing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -68,28 +70,8 @@ class NotifySettingsDialog(QDialog):
         pal = self.error_label.palette()
         pal.setColor(self.error_label.foregroundRole(), error_color(self))
         self.error_label.setPalette(pal)
-        self.default_boxes = {e: QCheckBox(EVENT_TITLES[e]) for e in EVENTS}
-        defaults = QGroupBox("Events sent to every URL (unless the URL's row says otherwise)")
-        grid = QGridLayout(defaults)
-        for i, (event, box) in enumerate(self.default_boxes.items()):
-            box.setChecked(event in settings.events)
-            box.toggled.connect(self._defaults_changed)
-            grid.addWidget(box, i // 4, i % 4)
-        self.table = QTableWidget(0, 1 + len(EVENTS))
-        self.table.setHorizontalHeaderLabels(["URL", *(EVENT_TITLES[e] for e in EVENTS)])
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
-        self.url_edit = QLineEdit()
-        self.url_edit.setPlaceholderText("apprise URL, e.g. ntfys://ntfy.sh/TOPIC or tgram://BOT_TOKEN/CHAT_ID")
-        self.url_edit.returnPressed.connect(self.add_url)
-        self.add_button = QPushButton("Add")
-        self.add_button.clicked.connect(self.add_url)
-        self.remove_button = QPushButton("Remove")
-        self.remove_button.clicked.connect(self.remove_selected)
-        self.test_button = QPushButton("Send test")
-        self.test_button.setToolTip("Send a test notification to the selected URL (to every URL when none is selected)")
-        self.test_button.clicked.connect(self.send_test)
+        defaults = self._build_defaults(settings.events)
+        self._build_urls()
         self.message = QLabel()
         self.message.setWordWrap(True)
         self.message.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -119,6 +101,35 @@ class NotifySettingsDialog(QDialog):
         for widget in (defaults, self.table, self.url_edit, self.add_button, self.remove_button, self.test_button):
             widget.setEnabled(self.problem is None)
         self.resize(900, 460)
+
+    def _build_defaults(self, events: Sequence[str]) -> QGroupBox:
+        """The events every URL gets unless its row says otherwise: a box each, ``events`` ticked."""
+        self.default_boxes = {e: QCheckBox(EVENT_TITLES[e]) for e in EVENTS}
+        defaults = QGroupBox("Events sent to every URL (unless the URL's row says otherwise)")
+        grid = QGridLayout(defaults)
+        for i, (event, box) in enumerate(self.default_boxes.items()):
+            box.setChecked(event in events)
+            box.toggled.connect(self._defaults_changed)
+            grid.addWidget(box, i // 4, i % 4)
+        return defaults
+
+    def _build_urls(self) -> None:
+        """The URLs' table (a column per event), the URL field, Add, Remove and Send test."""
+        self.table = QTableWidget(0, 1 + len(EVENTS))
+        self.table.setHorizontalHeaderLabels(["URL", *(EVENT_TITLES[e] for e in EVENTS)])
+        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table.verticalHeader().setVisible(False)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
+        self.url_edit = QLineEdit()
+        self.url_edit.setPlaceholderText("apprise URL, e.g. ntfys://ntfy.sh/TOPIC or tgram://BOT_TOKEN/CHAT_ID")
+        self.url_edit.returnPressed.connect(self.add_url)
+        self.add_button = QPushButton("Add")
+        self.add_button.clicked.connect(self.add_url)
+        self.remove_button = QPushButton("Remove")
+        self.remove_button.clicked.connect(self.remove_selected)
+        self.test_button = QPushButton("Send test")
+        self.test_button.setToolTip("Send a test notification to the selected URL (to every URL when none is selected)")
+        self.test_button.clicked.connect(self.send_test)
 
     # --- the table -------------------------------------------------------------------------
 

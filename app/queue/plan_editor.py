@@ -67,10 +67,29 @@ class PlanEditor(QWidget):
         self.path: Path | None = None  # the file the plan was last saved to or loaded from
         self._saved: dict[str, Any] | None = None
         self.message = wrap_long_words(QLabel())  # "Saved <path>", "Cannot load <path>", a job's name
+        self._build_buttons(config is not None)
+        split = self._build_jobs_and_after()
+        self._build_options()
+        # rows that never squeeze a button: what a narrow window has no room for goes behind »
+        buttons = panel_toolbar("planButtons", (
+            self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button,
+            SEPARATOR, self.edit_button, self.replace_button))
+        options = panel_toolbar("planOptions", (
+            Labelled("Parallel jobs", self.parallel), SEPARATOR, Labelled("On failure", self.on_failure), STRETCH,
+            self.load_button, self.save_button))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(buttons)
+        layout.addWidget(split, 1)
+        layout.addWidget(options)
+        layout.addWidget(self.message)
+        self._refresh()
 
+    def _build_buttons(self, has_config: bool) -> None:
+        """The jobs' buttons (add, remove, move, to and from Configure) and Load and Save."""
         self.add_config_button = QPushButton("Add current config")
         self.add_config_button.setToolTip("Add the Configure tab's preset and changes as a job")
-        self.add_config_button.setEnabled(config is not None)
+        self.add_config_button.setEnabled(has_config)
         self.add_baseline_button = QPushButton("Add baseline")
         self.add_baseline_button.setToolTip("Add a random-policy baseline for the current env, playing the Configure "
                                             "tab's Baseline episodes")
@@ -94,6 +113,8 @@ class PlanEditor(QWidget):
         self.load_button.clicked.connect(lambda: (path := self.ask_open_path()) and self.load(path))
         self.save_button.clicked.connect(lambda: (path := self.ask_save_path()) and self.save(path))
 
+    def _build_jobs_and_after(self) -> QSplitter:
+        """The jobs' table beside the selected job's seeds and the jobs it runs after."""
         self.table = QTreeWidget()
         self.table.setHeaderLabels(COLUMNS)
         self.table.setRootIsDecorated(False)
@@ -124,7 +145,9 @@ class PlanEditor(QWidget):
         split.addWidget(after_box)
         split.setStretchFactor(0, 4)
         split.setStretchFactor(1, 1)
+        return split
 
+    def _build_options(self) -> None:
         self.parallel = QSpinBox()
         self.parallel.setRange(1, 64)
         self.parallel.setToolTip("Jobs at once (a job also waits while its fit estimate does not fit next to the running ones)")
@@ -133,21 +156,6 @@ class PlanEditor(QWidget):
         self.on_failure.setToolTip("When a job fails: start the remaining jobs anyway, or skip them")
         self.parallel.valueChanged.connect(self._edited)
         self.on_failure.currentTextChanged.connect(self._edited)
-
-        # rows that never squeeze a button: what a narrow window has no room for goes behind »
-        buttons = panel_toolbar("planButtons", (
-            self.add_config_button, self.add_baseline_button, self.remove_button, self.up_button, self.down_button,
-            SEPARATOR, self.edit_button, self.replace_button))
-        options = panel_toolbar("planOptions", (
-            Labelled("Parallel jobs", self.parallel), SEPARATOR, Labelled("On failure", self.on_failure), STRETCH,
-            self.load_button, self.save_button))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(buttons)
-        layout.addWidget(split, 1)
-        layout.addWidget(options)
-        layout.addWidget(self.message)
-        self._refresh()
 
     # --- the plan ------------------------------------------------------------------------------
 

@@ -111,7 +111,31 @@ class RunsPanel(QWidget):
         self.tag_filter.addItem(ALL_TAGS)
         self.tag_filter.currentTextChanged.connect(lambda _t: self._apply_filter())
         self._buttons()
+        split = self._build_table_and_details()
+        top = QHBoxLayout()
+        top.addWidget(self.folder_label, 1)
+        top.addWidget(self.filter_edit)
+        top.addWidget(self.tag_filter)
+        # what a narrow tab has no room for goes behind », the least used last: a row of buttons was squeezed below
+        # their text ("TensorBoard" 79 px of 86) when Configure left the tabs their least width (window_state)
+        actions = panel_toolbar("runsActions", (
+            self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
+            self.folder_button, self.delete_button, STRETCH, self.refresh_button))
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(4, 4, 4, 4)
+        layout.addLayout(top)
+        layout.addWidget(actions)
+        layout.addWidget(split, 1)
 
+        self._timer = QTimer(self)
+        self._timer.timeout.connect(self.refresh)
+        self._timer.start(REFRESH_MS)
+        self._update_buttons()
+        if list_now:
+            self.refresh()
+
+    def _build_table_and_details(self) -> QSplitter:
+        """The runs' table over the selected run's details (its error and log tail) and notes."""
         self.tree = QTreeWidget()
         self.tree.setHeaderLabels(COLUMNS)
         self.tree.setRootIsDecorated(False)
@@ -141,28 +165,7 @@ class RunsPanel(QWidget):
         split.addWidget(bottom)
         split.setStretchFactor(0, 3)
         split.setStretchFactor(1, 1)
-
-        top = QHBoxLayout()
-        top.addWidget(self.folder_label, 1)
-        top.addWidget(self.filter_edit)
-        top.addWidget(self.tag_filter)
-        # what a narrow tab has no room for goes behind », the least used last: a row of buttons was squeezed below
-        # their text ("TensorBoard" 79 px of 86) when Configure left the tabs their least width (window_state)
-        actions = panel_toolbar("runsActions", (
-            self.open_button, self.resume_button, self.restart_button, self.tensorboard_button, self.agent_button,
-            self.folder_button, self.delete_button, STRETCH, self.refresh_button))
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(4, 4, 4, 4)
-        layout.addLayout(top)
-        layout.addWidget(actions)
-        layout.addWidget(split, 1)
-
-        self._timer = QTimer(self)
-        self._timer.timeout.connect(self.refresh)
-        self._timer.start(REFRESH_MS)
-        self._update_buttons()
-        if list_now:
-            self.refresh()
+        return split
 
     def _buttons(self) -> None:
         self.open_button = QPushButton("Open")

@@ -28,7 +28,7 @@ from PySide6.QtCore import QPoint
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from app.main_window import MainWindow
-from app.configure.panel import ALGO_SECTIONS
+from app.configure.sections import ALGO_SECTIONS
 window = MainWindow(Path(sys.argv[1]), confirm_close=False)
 window.show()
 panel = window.configure

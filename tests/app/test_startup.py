@@ -12,7 +12,8 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QWidget
 
 from app.configure.estimator import target_choices
 from app.configure.model import ConfigModel
-from app.configure.panel import ALGO_SECTIONS, LATER_FORMS, ConfigurePanel
+from app.configure.panel import ConfigurePanel
+from app.configure.sections import ALGO_SECTIONS, LATER_FORMS
 from app.entry import window_only
 from app.main import lighten_pyside_import_hook
 from app.widgets.lazy_tabs import LazyTabs

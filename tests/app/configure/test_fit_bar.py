@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from app.configure.fit_bar import format_bytes
-from app.configure.panel import LaunchRequest
+from app.configure.launch_row import LaunchRequest
 from core.config.dotted import get_path
 from tests.app.configure.helpers import TIMEOUT_MS, new_panel, type_into, wait_settled
 from tests.conftest import REPO
