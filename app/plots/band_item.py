@@ -1,6 +1,6 @@
 """A filled min/max band: what a long series of points looks like when they are too many to draw.
 
-``BandItem.setData(x, lo, hi)`` takes the columns of ``app.plots.drawing.segmented_band``: each
+``BandItem.set_band(x, lo, hi)`` takes the columns of ``app.plots.drawing.segmented_band``: each
 column spans from its x to the next column's x (a step), a column whose low and high are NaN is a
 break (the run did not run there), and a column with nothing after it is one pixel wide.
 
@@ -39,8 +39,8 @@ class BandItem(pg.GraphicsObject):
 
     # --- data ------------------------------------------------------------------------------
 
-    # pyqtgraph's setData(x, y, ...) of a data item, which shadows Qt's setData(key, value) as PlotDataItem's does
-    def setData(self, x: npt.ArrayLike, lo: npt.ArrayLike, hi: npt.ArrayLike) -> None:  # type: ignore[override]  # noqa: N802
+    def set_band(self, x: npt.ArrayLike, lo: npt.ArrayLike, hi: npt.ArrayLike) -> None:
+        """The band's columns (not ``setData``: that is Qt's per-item data store, ``QGraphicsItem.setData``)."""
         self._x, self._lo, self._hi = (np.asarray(a, dtype=float) for a in (x, lo, hi))
         self._update_bounds()
 

@@ -86,7 +86,7 @@ class Series:
             if curve is not None:
                 curve.setData([], [])
         if self.band is not None:
-            self.band.setData([], [], [])
+            self.band.set_band([], [], [])
 
     def draw_line(self, item: pg.PlotItem, x: np.ndarray, start: int, stop: int, buckets: int,
                   warn_level: float | None) -> np.ndarray:
@@ -160,11 +160,11 @@ class Series:
                 px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
             self.curve.setData(px, py)
             if self.band is not None:
-                self.band.setData([], [], [])
+                self.band.set_band([], [], [])
             return
         assert self.levels is not None
         segments = buf.segments()
         levels = self.levels.update(buf.generation, y, segments)
         bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, buckets)
         self.curve.setData([], [])
-        self.band.setData(bx, lo, hi)
+        self.band.set_band(bx, lo, hi)
