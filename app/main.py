@@ -5,9 +5,14 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from types import FrameType, ModuleType
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # Qt loads in run_app, after lighten_pyside_import_hook
+    from PySide6.QtCore import QTimer
+    from PySide6.QtGui import QIcon
+    from PySide6.QtWidgets import QWidget
+
     from app.main_window import MainWindow
 
 
@@ -100,7 +105,7 @@ def lighten_pyside_import_hook() -> bool:
     if original is None or getattr(original, "reads_bytes", False):
         return False
 
-    def uses_pyside(module) -> bool:
+    def uses_pyside(module: ModuleType) -> bool:
         path = getattr(module, "__file__", None)
         if not isinstance(path, str) or not path.endswith(".py"):
             return bool(original(module))
@@ -131,7 +136,7 @@ def set_app_user_model_id(platform: str = sys.platform) -> bool:
     return True
 
 
-def app_icon():
+def app_icon() -> QIcon:
     """rlpanel's icon in every size it ships (resources/icons, drawn by draw_icons.py)."""
     from PySide6.QtGui import QIcon
 
@@ -143,7 +148,7 @@ def app_icon():
     return icon
 
 
-def close_on_signals(window):
+def close_on_signals(window: QWidget) -> QTimer:
     """Ctrl+C in the terminal or SIGTERM closes the window as its close button does (state saved,
     runs left going), without the "runs keep going" question: nobody is there to answer it.
 
@@ -155,8 +160,9 @@ def close_on_signals(window):
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    def handle(_signum, _frame):
-        window.confirm_close = False
+    def handle(_signum: int, _frame: FrameType | None) -> None:
+        if hasattr(window, "confirm_close"):  # the main window asks first on its close button (not the Watch window)
+            window.confirm_close = False
         QTimer.singleShot(0, QApplication.closeAllWindows)
 
     for name in ("SIGINT", "SIGTERM"):

@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QPaintEvent, QShowEvent
 from PySide6.QtWidgets import QApplication, QMainWindow, QSplitter, QTabWidget
 from shiboken6 import isValid
 
@@ -40,7 +40,7 @@ from core.fit.result import FitEstimate
 from core.run.names import config_algo, read_run_label
 from core.run.states import ACTIVE, FAILED, TERMINAL
 from core.run.status import RunStatus, stall_note
-from core.run.store import RunStore
+from core.run.store import RunInfo, RunStore
 from core.util.paths import absolute
 
 if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs): their modules (pyqtgraph, scipy...) load then
@@ -48,6 +48,7 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.monitor.panel import MonitorPanel
     from app.queue.panel import QueuePanel
     from app.results.panel import ResultsPanel
+    from core.run.columns import MetricsBatch, TelemetryBatch
 
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
 
@@ -320,11 +321,11 @@ class MainWindow(QMainWindow):
             return name
         return f"{name}  [{self.run_state}, on {self._device}]" if self._device else f"{name}  [{self.run_state}]"
 
-    def _on_records(self, batch) -> None:
+    def _on_records(self, batch: MetricsBatch) -> None:
         self.monitor.add_batch(batch)
         self.log.add_events(batch.events)
 
-    def _on_telemetry(self, batch) -> None:
+    def _on_telemetry(self, batch: TelemetryBatch) -> None:
         self.monitor.add_telemetry_batch(batch)
 
     def _on_loading(self, share: float) -> None:
@@ -349,7 +350,7 @@ class MainWindow(QMainWindow):
             self.log.add_line(f"*** run {self.run_state}: {status.error.get('message', '')}", status.ended_at)
         self.update_actions()
 
-    def _on_runs_listed(self, infos: list) -> None:
+    def _on_runs_listed(self, infos: list[RunInfo]) -> None:
         active = [i for i in infos if i.state in ACTIVE]
         if not self._attached_on_start:
             self._attached_on_start = True
@@ -359,7 +360,7 @@ class MainWindow(QMainWindow):
         self.active_run_ids = [i.id for i in active]
         self.update_actions()
 
-    def _on_idle_samples(self, samples: list) -> None:
+    def _on_idle_samples(self, samples: list[dict[str, Any]]) -> None:
         if self.run_dir is None:
             self.monitor.add_telemetry(samples)
 
@@ -386,7 +387,7 @@ class MainWindow(QMainWindow):
 
     # --- window state ----------------------------------------------------------------------
 
-    def _on_color_scheme(self, _scheme=None) -> None:
+    def _on_color_scheme(self, _scheme: Qt.ColorScheme | None = None) -> None:
         app = QApplication.instance()
         if isinstance(app, QApplication):
             apply_theme(app)
@@ -399,20 +400,20 @@ class MainWindow(QMainWindow):
             ids.add(self.run_dir.name)
         return sorted(ids)
 
-    def paintEvent(self, event):  # noqa: N802 (Qt API)
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802 (Qt API)
         super().paintEvent(event)
         if not self._painted:  # the children paint in this same pass: what follows runs once they are on screen
             self._painted = True
             QTimer.singleShot(0, self.first_frame.emit)
             self._after_timer.start(0)
 
-    def showEvent(self, event):  # noqa: N802 (Qt API)
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 (Qt API)
         super().showEvent(event)
         if not self._shown:
             self._shown = True
             QTimer.singleShot(0, lambda: fit_shown(self))
 
-    def closeEvent(self, event):  # noqa: N802 (Qt API)
+    def closeEvent(self, event: QCloseEvent) -> None:  # noqa: N802 (Qt API)
         if self.notifier.keeps_running():  # the tray icon stays (a setting): the window only hides
             event.ignore()
             save_window(self)

@@ -56,7 +56,7 @@ def _convert(value: Any, default: T) -> T:
         if isinstance(value, str):
             return [value]  # type: ignore[return-value]
         return list(value)  # type: ignore[return-value]
-    return value
+    return value if isinstance(value, type(default)) else default
 
 
 def get_setting(key: str, default: T) -> T:

@@ -90,7 +90,8 @@ class IndicatorStyle(QProxyStyle):
     _KINDS = (QStyle.PrimitiveElement.PE_IndicatorCheckBox, QStyle.PrimitiveElement.PE_IndicatorRadioButton,
               QStyle.PrimitiveElement.PE_IndicatorItemViewItemCheck)
 
-    def drawPrimitive(self, element, option: QStyleOption, painter: QPainter, widget: QWidget | None = None) -> None:  # noqa: N802 (Qt API)
+    def drawPrimitive(self, element: QStyle.PrimitiveElement, option: QStyleOption,  # noqa: N802 (Qt API)
+                      painter: QPainter, widget: QWidget | None = None) -> None:
         super().drawPrimitive(element, option, painter, widget)
         pal = option.palette
         if element not in self._KINDS or pal.color(QPalette.ColorRole.Window).lightness() >= 128:

@@ -1,5 +1,5 @@
 """The reward band drawn two ways, side by side: pyqtgraph's FillBetweenItem over two edge curves
-(what rlpanel drew before) against app.plots.band_item.BandItem (one path, built once per setData).
+(what rlpanel drew before) against app.plots.band_item.BandItem (one path, built once per set_band).
 
 Each frame gives both plots a new band of the same columns (a long run's min/max columns with a
 break where the run was stopped), then renders the plot (``grab()``); frames alternate between
@@ -69,7 +69,7 @@ def main() -> int:
         old.grab()
 
     def draw_new(x, lo, hi) -> None:
-        band.setData(x, lo, hi)
+        band.set_band(x, lo, hi)
         new.grab()
 
     rng = np.random.default_rng(0)

@@ -109,7 +109,7 @@ def test_the_cycle_finder_finds_a_cycle():
 
 @pytest.mark.timeout(600)  # ~1 min of CPU over core and app; a loaded machine stretches it
 def test_mypy_is_clean():
-    """core/ type-checks strictly, app/ with zero errors not yet strictly (the [tool.mypy] sections of pyproject.toml)."""
+    """core/ and app/ type-check strictly (the [tool.mypy] sections of pyproject.toml; pyqtgraph through typings/)."""
     exe = Path(sys.executable).with_name("mypy")
     if not exe.is_file():
         pytest.skip("mypy is not installed (pip install -e '.[test]')")

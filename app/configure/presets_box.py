@@ -161,7 +161,8 @@ class PresetsBox(QGroupBox):
 
     def selected(self) -> str | None:
         item = self.list.currentItem()
-        return item.data(NAME_ROLE) if item is not None else None
+        name = item.data(NAME_ROLE) if item is not None else None
+        return name if isinstance(name, str) else None
 
     def broken(self) -> dict[str, str]:
         """Broken preset files: name -> error."""

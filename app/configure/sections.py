@@ -9,7 +9,7 @@ window reach for), split from it by what it holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from PySide6.QtWidgets import QScrollArea, QVBoxLayout, QWidget
 
@@ -35,15 +35,18 @@ ALGO_SECTIONS = tuple(a.section for a in field_index().algorithms)
 LATER_FORMS = ("policy", "runtime", "budget_more")
 
 
-class _BuiltOnAsk(dict):
+V = TypeVar("V")  # a built form, or a row of one
+
+
+class _BuiltOnAsk(dict[str, V]):
     """The panel's forms or rows by name: one of a form not built yet (an algorithm's, one built later) is built
     when asked for by ``[]`` (``get``, ``in`` and iterating see the built ones only)."""
 
-    def __init__(self, build: Any):
+    def __init__(self, build: Callable[[str], V]):
         super().__init__()
         self._build = build
 
-    def __missing__(self, key: str) -> Any:
+    def __missing__(self, key: str) -> V:
         return self._build(key)
 
 

@@ -24,7 +24,7 @@ from collections import deque
 from pathlib import Path
 
 import numpy as np
-from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance, Slot
 
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.plots.buffers import envelope_indices
@@ -203,7 +203,8 @@ class RunController(QObject):
         self._set_interval(self.poll_ms)
         return True
 
-    def _load_cached(self, cache: HistoryCache, pending: deque[ChunkEntry], most_bytes: int | None) -> list:
+    def _load_cached(self, cache: HistoryCache, pending: deque[ChunkEntry],
+                     most_bytes: int | None) -> list[MetricsBatch | TelemetryBatch]:
         """The batches of the next cached chunks of one file, covering up to ``most_bytes`` of its JSONL (None:
         all; telemetry is cut to screen resolution chunk by chunk, so the whole history never lies in memory)."""
         batches: list[MetricsBatch | TelemetryBatch] = []
@@ -256,7 +257,7 @@ class RunController(QObject):
             backlog |= more
         return backlog
 
-    def _keep(self, which: int, replaced: bool, start: int, end: int, batch) -> None:
+    def _keep(self, which: int, replaced: bool, start: int, end: int, batch: MetricsBatch | TelemetryBatch) -> None:
         """Add the columns of the source bytes ``start:end`` to the file's cache (a big enough chunk)."""
         if self._caches is None:
             return
@@ -264,10 +265,9 @@ class RunController(QObject):
         if replaced:
             cache.clear()
         if end - start >= CACHE_MIN_BYTES:
-            encode = encode_metrics if which == 0 else encode_telemetry
-            cache.append(start, end, *encode(batch))
+            cache.append(start, end, *(encode_metrics(batch) if isinstance(batch, MetricsBatch) else encode_telemetry(batch)))
 
-    def _emit(self, signal, gen: int, batch) -> None:
+    def _emit(self, signal: SignalInstance, gen: int, batch: MetricsBatch | TelemetryBatch) -> None:
         self._unacked += 1
         self.most_unacked = max(self.most_unacked, self._unacked)
         signal.emit(gen, batch)
@@ -375,12 +375,12 @@ class RunFollower(QObject):
     def _current(self, gen: int) -> bool:
         return gen == self.generation
 
-    def _on_records(self, gen: int, batch) -> None:
+    def _on_records(self, gen: int, batch: MetricsBatch) -> None:
         if self._current(gen):
             self.records.emit(batch)  # the window's slots run here, in this thread, before the ack
             self._ack.emit(gen)
 
-    def _on_telemetry(self, gen: int, batch) -> None:
+    def _on_telemetry(self, gen: int, batch: TelemetryBatch) -> None:
         if self._current(gen):
             self.telemetry.emit(batch)
             self._ack.emit(gen)
@@ -393,6 +393,6 @@ class RunFollower(QObject):
         if self._current(gen):
             self.status.emit(status)
 
-    def _on_log(self, gen: int, lines: list) -> None:
+    def _on_log(self, gen: int, lines: list[str]) -> None:
         if self._current(gen):
             self.log_lines.emit(lines)

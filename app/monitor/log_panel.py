@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from typing import Any
 
 from PySide6.QtGui import QFontDatabase, QTextCursor
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QPlainTextEdit, QVBoxLayout, QWidget
@@ -27,12 +28,12 @@ def clock_stamp(t: float | None) -> str:
     return f"[{datetime.fromtimestamp(t).strftime('%H:%M:%S')}]" if t else "[--:--:--]"
 
 
-def format_event(rec: dict) -> str:
+def format_event(rec: dict[str, Any]) -> str:
     return f"{clock_stamp(rec.get('t'))} event {str(rec.get('level', 'info')).upper()}: {rec.get('message', '')}"
 
 
 class LogPanel(QWidget):
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.title = ElidedLabel("No run selected")  # "<run id>: worker.log and events": 411 px for a short name
         self.follow_box = QCheckBox("Follow")
@@ -84,7 +85,7 @@ class LogPanel(QWidget):
         """Show worker.log's new lines, but for the echoes of event records (``add_events`` shows those)."""
         self.append_lines([line for line in lines if not is_event_echo(line)])
 
-    def add_events(self, events: list[dict]) -> None:
+    def add_events(self, events: list[dict[str, Any]]) -> None:
         """Show the ``event`` records of a metrics batch."""
         self.append_lines([format_event(r) for r in events if r.get("kind") == "event"])
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
@@ -60,7 +61,7 @@ class MonitorPanel(QWidget):
     close_requested = Signal()  # stop following the run: back to the live GPU monitor
     tensorboard_requested = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.reward_plot = RewardPlot()
         self.scalars = ScalarGrid()
@@ -69,7 +70,7 @@ class MonitorPanel(QWidget):
         self.run_dir: Path | None = None
         self.run_state: str | None = None
         self.pause_reason: str | None = None  # why the followed run is paused (its status says)
-        self._last_progress: dict | None = None
+        self._last_progress: dict[str, Any] | None = None
         self._loading: float | None = None  # the share of the followed run's history read, while it loads
         self._held = False  # the plots of a run just opened are not drawn until its history is in (``_hold``)
         self._fed = False  # data came while held
@@ -228,7 +229,7 @@ class MonitorPanel(QWidget):
         self.time_split.reset()
         self._update_status()
 
-    def add_records(self, records: list[dict]) -> None:
+    def add_records(self, records: list[dict[str, Any]]) -> None:
         """A batch of metrics records (events go to the log, not here)."""
         self.add_batch(metrics_batch(records))
 
@@ -278,7 +279,7 @@ class MonitorPanel(QWidget):
         else:
             self.header.show_progress(self._last_progress, self.run_state)
 
-    def add_telemetry(self, samples: list[dict]) -> None:
+    def add_telemetry(self, samples: list[dict[str, Any]]) -> None:
         """Telemetry lines (the idle monitor's samples, or a test's)."""
         self.add_telemetry_batch(telemetry_batch(samples))
 

@@ -134,8 +134,8 @@ class WallTimeAxis(pg.AxisItem):
     """The x axis of wall time: local clock ticks as many as the plot's width has room for. (pyqtgraph's
     ``DateAxisItem`` showed a 24 h history on a small chart as a single "27", the day of the month.)"""
 
-    def __init__(self, orientation: str, **kwargs: object):
-        super().__init__(orientation, **kwargs)
+    def __init__(self, orientation: str) -> None:
+        super().__init__(orientation)
         self.enableAutoSIPrefix(False)  # unix seconds are ~1.8e9: no "(x1e+09)" scale on a clock
 
     def tickValues(self, minVal: float, maxVal: float, size: float) -> list[tuple[float, list[float]]]:  # noqa: N802,N803

@@ -1,6 +1,6 @@
 """A filled min/max band: what a long series of points looks like when they are too many to draw.
 
-``BandItem.setData(x, lo, hi)`` takes the columns of ``app.plots.drawing.segmented_band``: each
+``BandItem.set_band(x, lo, hi)`` takes the columns of ``app.plots.drawing.segmented_band``: each
 column spans from its x to the next column's x (a step), a column whose low and high are NaN is a
 break (the run did not run there), and a column with nothing after it is one pixel wide.
 
@@ -17,9 +17,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import numpy.typing as npt
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF
-from PySide6.QtGui import QColor, QImage
+from PySide6.QtGui import QColor, QImage, QPainter
 
 MAX_PIXELS = 8192  # a side of the painted image; larger views are clipped to their visible part anyway
 
@@ -38,7 +39,8 @@ class BandItem(pg.GraphicsObject):
 
     # --- data ------------------------------------------------------------------------------
 
-    def setData(self, x, lo, hi) -> None:  # noqa: N802 (pyqtgraph's name)
+    def set_band(self, x: npt.ArrayLike, lo: npt.ArrayLike, hi: npt.ArrayLike) -> None:
+        """The band's columns (not ``setData``: that is Qt's per-item data store, ``QGraphicsItem.setData``)."""
         self._x, self._lo, self._hi = (np.asarray(a, dtype=float) for a in (x, lo, hi))
         self._update_bounds()
 
@@ -74,7 +76,8 @@ class BandItem(pg.GraphicsObject):
 
     # --- pyqtgraph and Qt ------------------------------------------------------------------
 
-    def dataBounds(self, ax: int, frac: float = 1.0, orthoRange=None):  # noqa: N802 (ViewBox autoscale)
+    def dataBounds(self, ax: int, frac: float = 1.0,  # noqa: N802 (ViewBox autoscale)
+                   orthoRange: object = None) -> tuple[float, float] | tuple[None, None]:  # noqa: N803
         if self._empty:
             return None, None
         r = self._bounds
@@ -87,7 +90,7 @@ class BandItem(pg.GraphicsObject):
         px, py = self.pixelWidth() or 0.0, self.pixelHeight() or 0.0
         return QRectF(self._bounds).adjusted(-px, -py, px, py)
 
-    def paint(self, painter, *_args) -> None:
+    def paint(self, painter: QPainter, *_args: object) -> None:
         if self._empty:
             return
         tr = painter.transform()
@@ -148,6 +151,6 @@ def _band_pixels(x: np.ndarray, y_lo: np.ndarray, y_hi: np.ndarray, width: int, 
     rows = np.arange(height, dtype=np.int16)[:, None]
     inside = rows >= col_top
     inside &= rows <= col_bottom
-    image = inside.view(np.uint8).astype(np.uint32)
+    image: np.ndarray = inside.view(np.uint8).astype(np.uint32)  # numpy's stubs: view(dtype) is Any
     image *= pixel
     return image

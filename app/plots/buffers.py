@@ -17,7 +17,11 @@ screen resolution; a 48 h run's GPU plots take ~4 MB a series instead of ~32 MB.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+
+Column = Sequence[float] | np.ndarray  # one column of points: steps, times, values or weights
 
 RAW_SHARE = 16  # a bounded buffer keeps its newest max_points // RAW_SHARE points raw (2**17: 27 min at 5 Hz)
 
@@ -48,7 +52,7 @@ class SeriesBuffer:
     def append(self, step: float, t: float, value: float, weight: float = 1.0) -> None:
         self.extend([step], [t], [value], [weight])
 
-    def extend(self, steps, times, values, weights=None) -> None:
+    def extend(self, steps: Column, times: Column, values: Column, weights: Column | None = None) -> None:
         n = len(values)
         if not n:
             return

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QLabel
 
 RATE_HZ = 30
@@ -41,10 +41,10 @@ class Crosshair:
         self.line.setVisible(False)
         self.label.hide()
 
-    def _count(self, _pos) -> None:
+    def _count(self, _pos: QPointF) -> None:
         self._moves += 1
 
-    def _on_moved(self, event) -> None:
+    def _on_moved(self, event: tuple[QPointF]) -> None:
         if self._moves <= self._hidden_at:
             return  # the mouse left (or the run changed) after this move
         pos = event[0]

@@ -8,6 +8,8 @@ draws as a gap, not as a line across the time the run was stopped.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from app.plots.minmax_levels import MinMaxLevels
@@ -16,7 +18,7 @@ from app.plots.minmax_levels import MinMaxLevels
 class SegmentLevels:
     """The ``MinMaxLevels`` of each segment of one series, kept in step with its buffer."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.generation = -1
         self.levels: list[MinMaxLevels] = []
 
@@ -31,7 +33,7 @@ class SegmentLevels:
         return self.levels
 
 
-def _pieces(segments: list[tuple[int, int]], start: int, stop: int):
+def _pieces(segments: list[tuple[int, int]], start: int, stop: int) -> Iterator[tuple[int, int, int, int, int]]:
     """Each segment's part of ``start:stop``: (segment index, a, b, lo, hi)."""
     for i, (a, b) in enumerate(segments):
         lo, hi = max(a, start), min(b, stop)

@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pyqtgraph as pg
+from PySide6.QtWidgets import QGraphicsItem
 
 FRACTION = 0.03  # room on x past the newest point
 X_PAD = 0.01  # room on x before the first point
@@ -104,7 +105,7 @@ class FollowViewBox(pg.ViewBox):
         if any(self.state["autoRange"]):
             self.queueUpdateAutoRange()
 
-    def itemBoundsChanged(self, item) -> None:  # noqa: N802 (pyqtgraph API)
+    def itemBoundsChanged(self, item: QGraphicsItem) -> None:  # noqa: N802 (pyqtgraph API)
         self._itemBoundsCache.pop(item, None)  # the plot calls follow_data() once its frame is drawn
 
     def follow_data(self) -> None:

@@ -29,7 +29,8 @@ from datetime import datetime
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QGraphicsItem
+from PySide6.QtCore import QEvent
+from PySide6.QtWidgets import QGraphicsItem, QWidget
 
 from app.plots.axes import StepAxis, ValueAxis, WallTimeAxis
 from app.plots.crosshair import Crosshair
@@ -37,7 +38,7 @@ from app.plots.headroom import FollowViewBox, Span
 from app.plots.on_screen import Clip, in_view
 from app.plots.plot_message import PlotMessage
 from app.plots.series_items import Series
-from app.plots.series_registry import SeriesRegistry
+from app.plots.series_registry import SeriesRegistry, Stamp
 
 X_LABELS = {"step": "timesteps", "time": "wall time"}
 MIN_SPAN = {"step": 1000.0, "time": 60.0}  # the x axis never spans less: one point is not a 1-second axis
@@ -59,8 +60,8 @@ class LivePlot(SeriesRegistry, pg.PlotWidget):
     ticks and the Monitor's "x:" box say what it is): ~14 px more of its height for the data.
     """
 
-    def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent=None, *,
-                 x_label: bool = True):
+    def __init__(self, title: str, y_label: str, unit: str = "", time_only: bool = False, parent: QWidget | None = None,
+                 *, x_label: bool = True):
         view = FollowViewBox()  # autoscale from the extents kept below, in steps (app.plots.headroom)
         super().__init__(parent=parent, viewBox=view, axisItems={"left": ValueAxis("left")})  # labels never crowd
         view.extent = self._data_extent
@@ -71,7 +72,7 @@ class LivePlot(SeriesRegistry, pg.PlotWidget):
         self.x_mode = "time" if time_only else "step"
         self.paused = False
         self._series: dict[str, Series] = {}
-        self._drawn: dict[str, tuple] = {}
+        self._drawn: dict[str, Stamp] = {}
         # key -> (source key, fn(values, start) -> derived values[start:]); a derived series has
         # its own buffer, extended by the source's new points only.
         self._derived: dict[str, tuple[str, Callable[..., np.ndarray]]] = {}
@@ -272,20 +273,20 @@ class LivePlot(SeriesRegistry, pg.PlotWidget):
         left, right = vb.viewRange()[0]
         return max(0, int(np.searchsorted(x, left)) - 1), min(len(x), int(np.searchsorted(x, right, side="right")) + 1)
 
-    def _on_x_range_changed(self, *_args) -> None:
+    def _on_x_range_changed(self, *_args: object) -> None:
         if not self.getPlotItem().vb.autoRangeEnabled()[0]:
             self._redecimate()
 
-    def _on_view_state_changed(self, *_args) -> None:
+    def _on_view_state_changed(self, *_args: object) -> None:
         auto_x = bool(self.getPlotItem().vb.autoRangeEnabled()[0])
         if auto_x != self._auto_x:  # autoscale switched on or off (the "A" button, the menu, a zoom)
             self._auto_x = auto_x
             self._redecimate()
 
-    def _on_transform(self, *_args) -> None:
+    def _on_transform(self, *_args: object) -> None:
         self.getPlotItem().vb.set_transformed(any(check.isChecked() for check in self._transforms))
 
-    def _redecimate(self, *_args) -> None:
+    def _redecimate(self, *_args: object) -> None:
         self._drawn.clear()
 
     def forget_drawn(self) -> None:
@@ -313,7 +314,7 @@ class LivePlot(SeriesRegistry, pg.PlotWidget):
     def message(self) -> str | None:
         return self._message.text()
 
-    def leaveEvent(self, event) -> None:  # noqa: N802 (Qt API)
+    def leaveEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt API)
         self.crosshair.hide()
         super().leaveEvent(event)
 

@@ -50,7 +50,7 @@ class _Level:
 class MinMaxLevels:
     """The levels of one series; call ``update`` with the whole series before ``decimate``."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._levels: list[_Level] = []
         self._seen = 0  # samples of the series the finest level has consumed
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QWidget
 
 from app.plots.group_items import GroupItems, draw_group
 from app.plots.plot_message import PlotMessage
@@ -41,7 +42,7 @@ class OverlayPlot(pg.PlotWidget):
 
     x_mode_changed = Signal(str)  # grouped curves are computed for one x mode: their owner computes them again
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent=parent)
         self.x_mode = "step"
         self._curves: list[RewardCurve] = []

@@ -40,7 +40,7 @@ class PlotMessage(QObject):
     def text(self) -> str | None:
         return self.label.text() if self.label.isVisibleTo(self._plot) else None
 
-    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt API)
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt API)
         # a plot being deleted (a run's scalar chart) may still send events after its Python side is gone
         if event.type() == QEvent.Type.Resize and obj is getattr(self, "_plot", None):
             self._place()

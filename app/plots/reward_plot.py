@@ -12,10 +12,12 @@ smooths points as they are.
 from __future__ import annotations
 
 import numpy as np
+from PySide6.QtWidgets import QWidget
 
 from app.plots.buffers import weighted_rolling_mean_from
 from app.plots.live_plot import LivePlot
 from app.theme import SERIES_COLORS
+from core.run.columns import Columns
 from core.run.episodes import REWARD_WINDOW
 
 ROLLING_WINDOW = REWARD_WINDOW  # the rolling mean the tables report, drawn over the episodes
@@ -35,7 +37,7 @@ class WindowMean:
 
 
 class RewardPlot(LivePlot):
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Episode reward", "reward", parent=parent)
         # top left, in three columns (two short rows): a learning curve starts low at the left and
         # rises, and the newest episodes at the right are what a user watches
@@ -49,7 +51,7 @@ class RewardPlot(LivePlot):
     def set_smoothing(self, weight: float, keys: list[str] | None = None) -> None:
         super().set_smoothing(weight, ["episode"] if keys is None else keys)
 
-    def add_columns(self, episodes, evals, weights=None) -> None:
+    def add_columns(self, episodes: Columns | None, evals: Columns | None, weights: np.ndarray | None = None) -> None:
         """``(steps, times, values)`` arrays of episode rewards and of eval means; ``weights``: the
         episodes each reward point stands for (None: one each)."""
         if episodes is not None:

@@ -43,7 +43,7 @@ class ScalarGrid(QWidget):
 
     layout_changed = Signal()
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.speed = SpeedPlot()
         self.charts: dict[str, ScalarPlot] = {}  # the charts built, in the grid's order: every key shown, at least

@@ -20,6 +20,11 @@ from app.plots.buffers import SeriesBuffer, envelope_indices
 from app.plots.drawing import SegmentLevels, lonely_points, segmented_band, segmented_line, with_breaks
 from app.theme import ALERT_COLOR
 
+# what a series' curves were last given: buffer generation, version, x mode, start, stop, buckets, warning level
+Drawing = tuple[int, int, str, int, int, int, float | None]
+View = tuple[float, float, float]  # the x range in view and its width in pixels
+Basis = tuple[View, tuple[int, ...]]  # the view and the breaks a line was cut for
+
 MAX_SYMBOLS = 1000  # a scatter item costs ~3 µs of Python per point on every setData
 
 
@@ -40,12 +45,12 @@ class Series:
     _empty: set[str] = field(default_factory=set)  # of "dots", "alert": items last given no data
     # what the curves were last given: (buffer generation, version, x mode, start, stop, buckets, warning level);
     # the same again (a redraw asked for by a zoom back, a smoothing or log change, a frame with other news) is no setData
-    drawn: tuple | None = None
+    drawn: Drawing | None = None
     # a line's last drawing: its points, and the view and the breaks it was cut for (see news_hidden)
     line: tuple[np.ndarray, np.ndarray] | None = None
-    basis: tuple | None = None
+    basis: Basis | None = None
 
-    def graphics(self) -> list:
+    def graphics(self) -> list[pg.GraphicsObject]:
         """The items this series put on the plot."""
         return [g for g in (self.curve, self.dots, self.alert, self.band) if g is not None]
 
@@ -81,7 +86,7 @@ class Series:
             if curve is not None:
                 curve.setData([], [])
         if self.band is not None:
-            self.band.setData([], [], [])
+            self.band.set_band([], [], [])
 
     def draw_line(self, item: pg.PlotItem, x: np.ndarray, start: int, stop: int, buckets: int,
                   warn_level: float | None) -> np.ndarray:
@@ -101,7 +106,7 @@ class Series:
         self._draw_alert(item, lx, ly, warn_level)
         return ly
 
-    def news_hidden(self, drawing: tuple, x: np.ndarray, view: tuple[float, float, float]) -> bool:
+    def news_hidden(self, drawing: Drawing, x: np.ndarray, view: View) -> bool:
         """The samples since this line was last drawn would change no pixel of it: all of them fall in the pixel
         column of its last point and within the values drawn there (a 24 h run's x axis gives a column ~90 s; a
         GPU sample comes every 0.2 s). Such a frame gives the curve nothing and repaints nothing.
@@ -155,11 +160,11 @@ class Series:
                 px, py = np.concatenate((px, x[-1:])), np.concatenate((py, y[-1:]))
             self.curve.setData(px, py)
             if self.band is not None:
-                self.band.setData([], [], [])
+                self.band.set_band([], [], [])
             return
         assert self.levels is not None
         segments = buf.segments()
         levels = self.levels.update(buf.generation, y, segments)
         bx, lo, hi = segmented_band(levels, x, y, segments, start, stop, buckets)
         self.curve.setData([], [])
-        self.band.setData(bx, lo, hi)
+        self.band.set_band(bx, lo, hi)

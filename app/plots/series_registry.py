@@ -9,7 +9,6 @@ split from it by what it holds.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 import pyqtgraph as pg
@@ -23,6 +22,7 @@ from app.plots.series_items import Series
 from app.plots.smoothing import Ema
 
 SMOOTH = "~smooth"  # key suffix of a series' smoothed copy
+Stamp = tuple[int, str, float | None]  # what a series was last drawn from: its buffer's version, x mode, warning level
 
 
 class SeriesRegistry:
@@ -32,7 +32,7 @@ class SeriesRegistry:
     # key -> (source key, fn(values, start) -> derived values[start:]); a derived series has
     # its own buffer, extended by the source's new points only.
     _derived: dict[str, tuple[str, Callable[..., np.ndarray]]]
-    _drawn: dict[str, tuple[Any, ...]]
+    _drawn: dict[str, Stamp]
     legend: pg.LegendItem
     crosshair: Crosshair
     smoothing: float
@@ -75,7 +75,8 @@ class SeriesRegistry:
         self._series[key] = series
         return series.buf
 
-    def add_derived(self, key: str, source: str, fn, name: str, color: str, width: float = 2.0, keep: bool = True) -> None:
+    def add_derived(self, key: str, source: str, fn: Callable[..., np.ndarray], name: str, color: str, width: float = 2.0,
+                    keep: bool = True) -> None:
         """A curve computed from another series (e.g. a rolling mean), kept up to date per batch.
 
         ``fn(values, start)`` returns the derived values for ``values[start:]`` (it may read

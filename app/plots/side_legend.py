@@ -14,6 +14,7 @@ change, which would fight the layout: this legend is placed by hand, at ``OFFSET
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -32,13 +33,20 @@ LEGEND_CELL = (2, 3, 2, 1)
 TITLE_CELLS = {False: (0, 1, 1, 1), True: (0, 1, 1, 3)}
 LABEL_SHARE = 0.3  # of the plot's width, for the names of one column of the legend beside it
 LABEL_MIN_PX = 90
+FULL_NAME = 0  # the key of an entry's whole name in its label's item data (QGraphicsItem.data)
+
+
+def full_name(label: pg.LabelItem) -> str:
+    """The whole name of a legend entry whose label may show it elided."""
+    name = label.data(FULL_NAME)
+    return name if isinstance(name, str) else label.text
 
 
 class SideLegend(pg.LegendItem):
     """The legend of ``plot_item`` (the one ``plot(name=...)`` adds entries to); ``place()`` after the entries change
     or the plot is resized."""
 
-    def __init__(self, plot_item: pg.PlotItem, **kwargs):
+    def __init__(self, plot_item: pg.PlotItem, **kwargs: Any) -> None:
         super().__init__(offset=None, **kwargs)
         self.plot_item = plot_item
         self.outside = False
@@ -49,13 +57,13 @@ class SideLegend(pg.LegendItem):
         plot_item.legend = self
         plot_item.vb.sigResized.connect(self._resized)
 
-    def addItem(self, item, name: str) -> None:  # noqa: N802 (pyqtgraph's name)
+    def addItem(self, item: pg.GraphicsItem, name: str) -> None:  # noqa: N802 (pyqtgraph's name)
         super().addItem(item, name)
-        self.items[-1][1].full_name = name  # the label's text may be elided: the whole name stays here
+        self.items[-1][1].setData(FULL_NAME, name)  # the label's text may be elided: the whole name stays with it
 
     def names(self) -> list[str]:
         """The entries' whole names, in order."""
-        return [getattr(label, "full_name", label.text) for _sample, label in self.items]
+        return [full_name(label) for _sample, label in self.items]
 
     def _resized(self, _view_box: object) -> None:
         if self.outside:  # as many columns as the new height needs
@@ -95,7 +103,8 @@ class SideLegend(pg.LegendItem):
             layout.removeItem(self)
             self.setParentItem(self.plot_item.vb)
             self._place_title()
-        _left, top, _right, bottom = self.layout.getContentsMargins()
+        # PySide6's stubs say object: it returns (left, top, right, bottom)
+        _left, top, _right, bottom = cast(tuple[float, float, float, float], self.layout.getContentsMargins())
         room = (height_px if height_px is not None else self.room_px()) - top - bottom
         rows = max(1, int(room // self.row_px()))
         self.setColumnCount(max(1, math.ceil(len(self.items) / rows)) if outside else 1)
@@ -113,7 +122,7 @@ class SideLegend(pg.LegendItem):
         width = views[0].width() if views else self.plot_item.width()
         room = max(LABEL_MIN_PX, LABEL_SHARE * width / max(1, self.columnCount))
         for _sample, label in self.items:
-            name = getattr(label, "full_name", label.text)
+            name = full_name(label)
             font = QFont(label.item.font())
             font.setPointSizeF(float(str(self.opts["labelTextSize"]).removesuffix("pt")))
             text = QFontMetricsF(font).elidedText(name, Qt.TextElideMode.ElideRight, room) if self.outside else name

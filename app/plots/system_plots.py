@@ -92,7 +92,7 @@ def _limit_line(color: str, label: str, position: float = 0.99) -> pg.InfiniteLi
 class SystemPlots:
     """The six plots, kept in step (one GPU series per GPU index, the run's own CPU and RAM)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         # x_label off: the ticks are a clock
         self.plots: dict[str, LivePlot] = {f: LivePlot(title, label, unit=unit, time_only=True, x_label=False)
                                            for f, (title, label, unit) in FIELDS.items()}
@@ -312,5 +312,5 @@ class SystemPlots:
         return any([p.refresh(clip) for p in self.plots.values()])
 
 
-def _limits(line: dict[str, Any]) -> tuple:
+def _limits(line: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(line.get(k) for k in ("memory_total_bytes", "temperature_slowdown_c", "power_limit_w"))

@@ -342,7 +342,7 @@ class PlanEditor(QWidget):
         self.message.setStyleSheet(f"color: {error_color(self).name()}" if error else "")
         self.message.setText(text)
 
-    def _edited(self, *_args) -> None:
+    def _edited(self, *_args: object) -> None:
         self.changed.emit()
 
     def _refresh(self, select: int | None = None) -> None:

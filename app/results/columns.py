@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from typing import Protocol, runtime_checkable
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QAbstractProxyModel, QPoint, Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QHeaderView, QMenu, QTableView
 
@@ -70,6 +71,15 @@ def set_hidden_keys(kind: str, keys: Iterable[str]) -> None:
     set_setting(SETTING + kind, json.dumps(sorted(keys)))
 
 
+@runtime_checkable
+class ColumnsModel(Protocol):
+    """What the chooser reads of its table's model (``app.results.model.ResultsTableModel``, which imports this
+    module: named by its shape, not imported)."""
+
+    kind: str
+    columns: list[Column]
+
+
 class ColumnChooser:
     """The header's context menu of a table whose model has ``columns`` (``Column``s) and ``kind``: a tick per
     column; ``apply()`` hides what is not ticked (after each change of the model's columns)."""
@@ -81,9 +91,11 @@ class ColumnChooser:
         header.customContextMenuRequested.connect(self._menu_at)
         self.menu: QMenu | None = None  # the open menu (tests pick its actions)
 
-    def _model(self):
+    def _model(self) -> ColumnsModel:
         model = self.table.model()
-        return model.sourceModel() if hasattr(model, "sourceModel") else model
+        source = model.sourceModel() if isinstance(model, QAbstractProxyModel) else model
+        assert isinstance(source, ColumnsModel), f"{type(source).__name__} has no columns and kind"
+        return source
 
     def apply(self) -> None:
         """Hide the columns not chosen, and keep the name column from taking the table's width."""

@@ -75,7 +75,7 @@ class CurveModeControls(QWidget):
 
     def by(self) -> GroupBy | None:
         """``group`` or ``config``: what makes a group of seeds; None: each run on its own."""
-        return self.by_combo.currentData()
+        return GROUP_BYS[self.by_combo.currentText()]
 
     def include_unfinished(self) -> bool:
         """Count the seeds that did not finish in their group (else left out and listed)."""

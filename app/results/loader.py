@@ -20,8 +20,10 @@ from core.results.curves import RewardCurve, reward_curve
 from core.results.table import ResultRow, result_row
 from core.run.states import ACTIVE
 
+FolderStamp = tuple[tuple[str, int, int], ...]  # name, size and modification time (ns) of each file
 
-def folder_stamp(run_dir: Path) -> tuple:
+
+def folder_stamp(run_dir: Path) -> FolderStamp:
     """Name, size and modification time of each file directly in ``run_dir``."""
     try:
         with os.scandir(run_dir) as entries:
@@ -35,10 +37,10 @@ class _Reader(QObject):
 
     done = Signal(int, object)
 
-    def __init__(self):
+    def __init__(self) -> None:
         super().__init__()
         self.latest = 0  # set from the GUI thread: requests older than this are not read
-        self._cache: dict[str, tuple[tuple, tuple[ResultRow, RewardCurve]]] = {}
+        self._cache: dict[str, tuple[FolderStamp, tuple[ResultRow, RewardCurve]]] = {}
 
     @Slot(int, object)
     def load(self, request_id: int, paths: list[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, QSortFilterProxyModel, Qt
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, QPersistentModelIndex, QSortFilterProxyModel, Qt
 from PySide6.QtGui import QBrush, QFont
 
 from app.results.columns import two_lines, window_order
@@ -23,7 +23,7 @@ class ResultsTableModel(QAbstractTableModel):
     """Cells show what the Markdown export shows (rounded, signed deltas, † on unfinished runs);
     sorting uses the raw values, runs without a value last."""
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self.rows: list[ResultRow] | list[GroupRow] = []
         self.kind = "runs"  # or "groups": which columns come first, and which the user hid (app.results.columns)
@@ -103,7 +103,7 @@ def tooltip(row: ResultRow | GroupRow, col: Column) -> str:
     return str(row.path)
 
 
-def sorting_proxy(model: ResultsTableModel, parent=None) -> QSortFilterProxyModel:
+def sorting_proxy(model: ResultsTableModel, parent: QObject | None = None) -> QSortFilterProxyModel:
     proxy = QSortFilterProxyModel(parent)
     proxy.setSourceModel(model)
     proxy.setSortRole(SORT_ROLE)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QTextBrowser,
     QVBoxLayout,
+    QWidget,
 )
 
 from app.settings import GRID_SETTING, get_setting
@@ -124,7 +125,7 @@ def set_why_width(table: QTextTable, why: int, width: int) -> None:
 
 
 class MorningReportDialog(QDialog):
-    def __init__(self, runs_dir: Path, parent=None):
+    def __init__(self, runs_dir: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setWindowTitle("Morning report")
         self.runs_dir = Path(runs_dir)

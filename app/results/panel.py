@@ -44,6 +44,7 @@ from app.theme import state_color
 from app.widgets.name_combo import NameCombo
 from app.widgets.toolbar import SEPARATOR, STRETCH, Labelled, panel_toolbar
 from app.widgets.wrap_label import wrap_long_words
+from core.results.curves import RewardCurve
 from core.results.export import SUFFIXES, export, export_table
 from core.results.group_table import GroupTable, group_table
 from core.results.grouping import group_runs
@@ -57,7 +58,7 @@ ALL = "all"
 
 
 class ResultsPanel(QWidget):
-    def __init__(self, runs_dir: Path, parent=None):
+    def __init__(self, runs_dir: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.store = RunStore(Path(runs_dir))
         self.rows: list[ResultRow] = []
@@ -284,7 +285,8 @@ class ResultsPanel(QWidget):
         self.update_results()
 
     def baseline_id(self) -> str | None:
-        return self.baseline_combo.currentData()
+        run_id = self.baseline_combo.currentData()  # "none" holds None
+        return run_id if isinstance(run_id, str) else None
 
     def set_baseline(self, run_id: str | None) -> None:
         index = self.baseline_combo.findData(run_id) if run_id else 0
@@ -334,7 +336,7 @@ class ResultsPanel(QWidget):
         self.status.setText(f"Reading {len(wanted)} run(s)…")
         self.loader.request(self._request_id, wanted)
 
-    def _on_loaded(self, request_id: int, read: dict) -> None:
+    def _on_loaded(self, request_id: int, read: dict[str, tuple[ResultRow, RewardCurve] | str]) -> None:
         if request_id != self._request_id:
             return  # the ticks changed since: a newer answer is coming
         self._shown_id = request_id

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit, QPlainTextEdit, QPushButton, QWidget
 
 from app.theme import error_color
 from core.run.annotations import AnnotationError, Annotations, write_annotations
@@ -26,7 +26,7 @@ class NotesBox(QGroupBox):
 
     saved = Signal(str)
 
-    def __init__(self, parent=None):
+    def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__("Name, tags and note", parent)
         self.run: RunInfo | None = None
         self.name = QLineEdit()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, QTimer, QUrl, Signal
+from PySide6.QtCore import Qt, QTimer, QUrl, Signal, SignalInstance
 from PySide6.QtGui import QDesktopServices, QFontDatabase
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -103,7 +103,7 @@ class RunsPanel(QWidget):
     selection_changed = Signal(object)  # RunInfo or None
     refreshed = Signal(object)
 
-    def __init__(self, runs_dir: Path, parent=None, list_now: bool = True):
+    def __init__(self, runs_dir: Path, parent: QWidget | None = None, list_now: bool = True):
         """``list_now=False``: the first listing waits for ``refresh()`` (the window's, after its first frame)."""
         super().__init__(parent)
         self.store = RunStore(runs_dir)
@@ -380,7 +380,7 @@ class RunsPanel(QWidget):
         self.details.setPlainText(f"{info.id} was not deleted: {message}")
         self._update_buttons()
 
-    def _emit_selected(self, signal) -> None:
+    def _emit_selected(self, signal: SignalInstance) -> None:
         info = self.selected_info()
         if info is not None:
             signal.emit(info.path)

@@ -56,7 +56,7 @@ class RunItem(QTreeWidgetItem):
         mine, theirs = self.data(col, SORT_ROLE), other.data(col, SORT_ROLE)
         if mine is None or theirs is None or type(mine) is not type(theirs):
             return self.text(col).lower() < other.text(col).lower()
-        return mine < theirs
+        return bool(mine < theirs)
 
 
 def energy_text(kwh: float | None) -> str:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import Signal
-from PySide6.QtGui import QFontDatabase
+from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.threads.background import run_in_background
@@ -67,7 +67,7 @@ class SystemPanel(QWidget):
     report_ready = Signal(str)
     calibrated = Signal(object)  # the Calibration: estimates for this card change
 
-    def __init__(self, runs_dir: Path, parent=None):
+    def __init__(self, runs_dir: Path, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.runs_dir = Path(runs_dir)
         self._busy = False
@@ -142,7 +142,7 @@ class SystemPanel(QWidget):
         self.text.setPlainText(text)
         self.report_ready.emit(text)
 
-    def showEvent(self, ev):  # noqa: N802 (Qt API)
+    def showEvent(self, ev: QShowEvent) -> None:  # noqa: N802 (Qt API)
         super().showEvent(ev)
         if not self.text.toPlainText() and not self._busy:
             self.refresh()

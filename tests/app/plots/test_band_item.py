@@ -21,7 +21,7 @@ def render(qtbot, x, lo, hi, log_y=False):
     plot.getPlotItem().hideAxis("bottom")
     band = BandItem(QColor(255, 0, 0, 255))
     plot.addItem(band)
-    band.setData(x, lo, hi)
+    band.set_band(x, lo, hi)
     if log_y:
         plot.getPlotItem().setLogMode(y=True)
     plot.resize(400, 200)
@@ -54,7 +54,7 @@ def test_a_single_flat_column_still_shows_and_bounds_come_from_the_data(qtbot):
     assert red_at(image, vb, plot, 50, 42)
     band = next(item for item in vb.addedItems if isinstance(item, BandItem))
     assert band.dataBounds(0) == (50.0, 50.0) and band.dataBounds(1) == (42.0, 42.0)
-    band.setData([], [], [])
+    band.set_band([], [], [])
     assert band.is_empty() and band.dataBounds(1) == (None, None)
 
 

@@ -9,6 +9,7 @@ import time
 import pytest
 from PySide6.QtCore import Qt
 
+from app.plots.side_legend import full_name
 from app.results.panel import ResultsPanel
 from core.run.status import write_status
 from tests.results_helpers import make_result_run
@@ -113,7 +114,7 @@ def test_a_long_legend_goes_beside_the_plot_and_a_short_one_stays_in_its_corner(
     qtbot.waitUntil(lambda: plot.width() < 480)
     qtbot.waitUntil(lambda: plot.legend.sceneBoundingRect().right() <= plot.width())
     assert item.sceneBoundingRect().width() <= plot.width()  # the plot no wider than its view: nothing cut at its edge
-    unnamed = next(label for _sample, label in plot.legend.items if label.full_name == runs["unnamed"].name)
+    unnamed = next(label for _sample, label in plot.legend.items if full_name(label) == runs["unnamed"].name)
     assert unnamed.text.endswith("…") and unnamed.toolTip() == runs["unnamed"].name  # whole on hover
     assert plot.curve_labels() == labels
 
