@@ -8,8 +8,8 @@ output in UTF-8 whatever the code page), ``text`` (clock, age, bytes, durations,
 (RLPANEL_HOME, the shipped configs/ and resources/), ``imports`` (the module:Class loader), ``threads`` (torch
 threads "auto": ``TorchThreads``, the one resolution), ``awake`` (keep the machine awake).
 Windows: ``registry`` (the registry read through one function; recorded values in tests), ``powercfg`` (the power
-plan), ``winupdate`` (active hours, a pending restart), ``long_paths``, ``power_throttling`` (the worker and its env processes opt out of EcoQoS),
-``power_source`` (battery or mains, power mode), ``defender`` (the runs folder's exclusion, Controlled Folder
-Access), ``tdr`` (TdrDelay, TdrLevel).
+plan), ``winupdate`` (active hours, a pending restart), ``long_paths``, ``power_throttling`` (the worker and its
+env processes opt out of EcoQoS), ``power_source`` (battery or mains, power mode), ``defender`` (the runs folder's
+exclusion, Controlled Folder Access), ``tdr`` (TdrDelay, TdrLevel).
 
 Nothing here knows about runs, configs or GPUs (ARCHITECTURE.md, "Layers")."""
