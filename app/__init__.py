@@ -1,4 +1,4 @@
-"""The window: a Qt view on ``core`` (see ARCHITECTURE.md, "The window").
+"""The window: a Qt view on ``core`` (docs/window.md).
 
 The window's first frame needs neither pydantic nor the config schema: its forms are built from the schema's fields
 shipped as plain data (``core.config.field_index``), and the schema loads with the first validation, right after that

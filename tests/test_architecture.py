@@ -118,19 +118,22 @@ def test_mypy_is_clean():
 
 
 def test_documents_the_code_points_to_exist():
-    """Every upper-case Markdown file the repository mentions is in it, and every section of
-    ARCHITECTURE.md that a docstring cites by name is a heading there."""
+    """Every upper-case Markdown file and every docs/ page the repository mentions is in it, and every section
+    that a docstring cites by name (ARCHITECTURE.md, "Layers"; docs/config.md, "Config file shape") is a heading
+    of that page."""
     import re
 
     files = [p for p in REPO.rglob("*") if p.suffix in (".py", ".md", ".toml") and p.is_file()
              and not {".venv", ".git", "build", ".mypy_cache"} & set(p.relative_to(REPO).parts)]
-    headings = set(re.findall(r"^#+ (.+)$", (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8"), re.M))
     missing, sections = [], []
     for path in files:
         text = path.read_text(encoding="utf-8", errors="replace")
-        for doc in set(re.findall(r"\b([A-Z][A-Z_]+\.md)\b", text)):
+        for doc in {*re.findall(r"\b([A-Z][A-Z_]+\.md)\b", text), *re.findall(r"(?<![\w/])(docs/[\w/-]+\.md)", text)}:
             if not (REPO / doc).is_file():
                 missing.append(f"{path.relative_to(REPO)} -> {doc}")
-        sections += [(path.relative_to(REPO), s) for s in re.findall(r'ARCHITECTURE\.md, "([^"]+)"', text)]
+        cited = re.findall(r'(?<![\w/])((?:docs/[\w/-]+|ARCHITECTURE)\.md),\s*(?:#\s*)?"([^"]+)"', text)
+        sections += [(path.relative_to(REPO), doc, s) for doc, s in cited]
     assert missing == []
-    assert sections and [(p, s) for p, s in sections if s not in headings] == []
+    headings = {doc: set(re.findall(r"^#+ (.+)$", (REPO / doc).read_text(encoding="utf-8"), re.M))
+                for doc in {doc for _, doc, _ in sections} if (REPO / doc).is_file()}
+    assert sections and [(p, d, s) for p, d, s in sections if s not in headings.get(d, set())] == []

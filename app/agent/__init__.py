@@ -1,1 +1,4 @@
-"""The trained agent put to use from the window: the Runs tab's Agent menu and its dialogs and Watch panel."""
+"""The trained agent put to use from the window, through ``core.launch.agent_child`` (the window loads no
+torch): ``menu`` (``AgentMenu``: the Runs tab's Agent button), ``evaluate_dialog``, ``export_dialog``,
+``record_dialog``, ``checkpoint_picker``, ``watch`` (``WatchWindow``: the player's frames scaled to fit),
+``frame_reader`` (the frame stream read on a thread of its own, paced at the env's fps)."""

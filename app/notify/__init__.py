@@ -1,2 +1,3 @@
-"""Notifications in the window: the tray icon and its desktop notifications, the settings dialog
-for the push URLs (core/notify), and the watcher that tells which runs just ended."""
+"""Notifications in the window: ``notifier`` (the window's side, through the narrow ``NotifiedWindow``
+protocol), ``tray`` (``TrayIcon``), ``settings_dialog`` (Notifications…: the push URLs of ``core.notify``) and
+``watch`` (which runs just ended, from one listing to the next)."""

@@ -1,1 +1,1 @@
-"""The System tab: what ``rlpanel doctor`` reports."""
+"""The System tab: what ``rlpanel doctor`` reports (``core.machine.doctor``), and Calibrate GPU."""

@@ -1,6 +1,6 @@
 """The env processes of the lean subprocess vectorised env: what runs in each child.
 
-Imports only the standard library, numpy, gymnasium and cloudpickle (never torch or
-stable-baselines3), so an env process holds the env and little else. See ARCHITECTURE.md,
-"Processes". The parent side is ``core.training.lean_vec_env``.
-"""
+``worker`` (the command loop), ``recipe`` (``EnvRecipe``: the env, its seed, Monitor file and wrappers as data),
+``monitor`` (``EpisodeMonitor``: SB3's Monitor without SB3). Imports only the standard library, numpy, gymnasium,
+cloudpickle and ``core.util.power_throttling`` (never torch, SB3, pydantic or the config: a contract), so an env
+process holds the env and little else. The parent side is ``core.training.lean_vec_env``; docs/processes.md."""
