@@ -74,7 +74,7 @@ def main() -> None:
     t["model"] = time.monotonic()
 
     class Edges(BaseCallback):
-        rollout_s = 0.0
+        rollout_s: float = 0.0
 
         def _on_rollout_start(self) -> None:
             self.began = time.monotonic()
