@@ -18,7 +18,16 @@ where SBX was slower). Goals: SBX / SB3 steps/s >= 2.5 for PPO and SAC (median o
 IQM intervals overlap at the same budget.
 
     python bench/engines.py [--seeds 5] [--only ppo,sac,dqn] [--ppo-steps 20000] [--sac-steps 3000]
-                            [--dqn-steps 20000] [--dqn-seeds 3] [--eval-episodes 10]
+                            [--dqn-steps 20000] [--dqn-seeds 3] [--eval-episodes 10] [--warm-cache]
+                            [--ppo-n-steps 256]
+
+SBX trains with rlpanel's class where it has one (``core.training.sbx_classes``: PPO, whose update compiles once);
+``SBX_CLASSES=sbx`` in the environment trains SBX's own classes instead.
+
+``--warm-cache`` gives every SBX run JAX's persistent compilation cache in a folder of the bench's own, filled by one
+throwaway SBX run of each case before its pairs: the measured SBX runs load their programs instead of compiling them,
+as an rlpanel worker does from a user's second run of the same shapes on (``core.fit.xla.set_jax_env``). Without it
+each SBX run compiles from nothing, as a first run does.
 
 Defaults take ~15 min on the 2-core development machine; raise the steps for a longer, steadier figure.
 """
@@ -31,6 +40,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import NamedTuple
 
@@ -48,6 +58,10 @@ if case["engine"] == "sb3":
     import stable_baselines3 as lib
 else:
     import sbx as lib
+    if case["own"]:  # rlpanel's subclasses, as its worker trains (core.training.sbx_classes)
+        sys.path.insert(0, case["repo"])
+        from core.training.sbx_classes import OWN
+        lib = type("lib", (), {name: OWN.get(name) or getattr(lib, name) for name in ("PPO", "SAC", "DQN")})
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.evaluation import evaluate_policy
@@ -105,11 +119,15 @@ class Side(NamedTuple):
     final_return: float
 
 
-def train(case: Case, engine: str, seed: int, timesteps: int, eval_episodes: int) -> Side:
-    """One plain training of ``case`` with ``engine`` in a fresh process."""
+def train(case: Case, engine: str, seed: int, timesteps: int, eval_episodes: int, cache: Path | None = None) -> Side:
+    """One plain training of ``case`` with ``engine`` in a fresh process (SBX with JAX's compilation cache in
+    ``cache``, when given; SBX's own classes where ``SBX_CLASSES`` is ``sbx``, else rlpanel's where it has one)."""
     spec = {"engine": engine, "algo": case.algo, "env": case.env, "n_envs": case.n_envs, "hp": case.hp,
-            "seed": seed, "timesteps": timesteps, "eval_episodes": eval_episodes}
+            "seed": seed, "timesteps": timesteps, "eval_episodes": eval_episodes, "repo": str(REPO),
+            "own": os.environ.get("SBX_CLASSES", "rlpanel") == "rlpanel"}
     env = dict(os.environ, JAX_PLATFORMS="cpu")  # the CPU on every machine: the 2-core box has no GPU
+    if cache is not None:  # what the worker sets (core.fit.xla.set_jax_env): every program kept
+        env.update(JAX_COMPILATION_CACHE_DIR=str(cache), JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
     out = subprocess.run([sys.executable, "-c", PLAIN, json.dumps(spec)], capture_output=True, text=True, env=env)
     if out.returncode != 0:
         raise SystemExit(f"{engine} {case.algo} seed {seed} failed:\n{out.stderr[-2000:]}")
@@ -125,18 +143,22 @@ def overlap(a: tuple[float, float] | None, b: tuple[float, float] | None) -> boo
     return a[0] <= b[1] and b[0] <= a[1]
 
 
-def run_case(case: Case, seeds: int, timesteps: int, eval_episodes: int) -> list[str]:
-    """The pairs of ``case``, printed as they come; returns the summary lines."""
+def run_case(case: Case, seeds: int, timesteps: int, eval_episodes: int, cache: Path | None = None) -> list[str]:
+    """The pairs of ``case``, printed as they come; returns the summary lines. With ``cache``, one throwaway SBX run
+    fills JAX's compilation cache first (seed 99: the programs do not depend on the seed)."""
     from core.results.stats import aggregate
 
     print(f"\n== {case.algo} on {case.env} ({case.n_envs} env{'s' if case.n_envs > 1 else ''}"
           f"{', ' + ', '.join(f'{k} {v}' for k, v in case.hp.items()) if case.hp else ''}), {timesteps:,} steps, "
-          f"{seeds} seeds, load before {_load()} ==", flush=True)
+          f"{seeds} seeds{', SBX with a warm compilation cache' if cache else ''}, load before {_load()} ==", flush=True)
+    if cache is not None:
+        filled = train(case, "sbx", 99, timesteps, 1, cache)
+        print(f"cache filled by a throwaway SBX run: {_side(filled)}", flush=True)
     sides: dict[str, list[Side]] = {e: [] for e in ENGINES}
     ratios, warm_ratios, cpu_ratios = [], [], []
     for seed in range(seeds):
         order = ENGINES if seed % 2 == 0 else ENGINES[::-1]
-        got = {e: train(case, e, seed, timesteps, eval_episodes) for e in order}
+        got = {e: train(case, e, seed, timesteps, eval_episodes, cache) for e in order}
         for e in ENGINES:
             sides[e].append(got[e])
         ratios.append(got["sbx"].steps_per_s / got["sb3"].steps_per_s)
@@ -176,6 +198,9 @@ def main() -> int:
     parser.add_argument("--sac-steps", type=int, default=3_000)
     parser.add_argument("--dqn-steps", type=int, default=20_000)
     parser.add_argument("--eval-episodes", type=int, default=10)
+    parser.add_argument("--warm-cache", action="store_true",
+                        help="SBX loads its programs from a compilation cache one throwaway run filled (a second run)")
+    parser.add_argument("--ppo-n-steps", type=int, default=256, help="PPO's n_steps per env (SB3's default: 2048)")
     args = parser.parse_args()
     wanted = [w.strip() for w in args.only.split(",") if w.strip()]
     unknown = [w for w in wanted if w not in {c.name for c in CASES}]
@@ -184,10 +209,14 @@ def main() -> int:
     steps = {"ppo": args.ppo_steps, "sac": args.sac_steps, "dqn": args.dqn_steps}
     print(f"this machine: {os.cpu_count() or 0} CPUs, {_versions()}", flush=True)
     summary: list[str] = []
-    for case in CASES:
-        if case.name in wanted:
-            seeds = args.dqn_seeds if case.name == "dqn" else args.seeds
-            summary += run_case(case, seeds, steps[case.name], args.eval_episodes)
+    with tempfile.TemporaryDirectory(prefix="jax-cache-") as tmp:
+        for case in CASES:
+            if case.name in wanted:
+                seeds = args.dqn_seeds if case.name == "dqn" else args.seeds
+                if case.name == "ppo":
+                    case = case._replace(hp=case.hp | {"n_steps": args.ppo_n_steps})
+                summary += run_case(case, seeds, steps[case.name], args.eval_episodes,
+                                    Path(tmp) if args.warm_cache else None)
     print(f"\n== summary (load after {_load()}) ==\n" + "\n".join(summary))
     return 0
 

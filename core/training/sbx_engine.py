@@ -34,8 +34,11 @@ def table(cfg: RunConfig) -> SbxAlgo:
 
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
-    """SBX's class of the run's algorithm (``sbx:PPO``)."""
-    cls: type[BaseAlgorithm] = load_object(table(cfg).cls)
+    """SBX's class of the run's algorithm (``sbx:PPO``), or rlpanel's subclass of it where SBX's loses time
+    (``core.training.sbx_classes``: PPO compiled its update twice)."""
+    from core.training.sbx_classes import OWN
+
+    cls: type[BaseAlgorithm] = OWN.get(cfg.algo) or load_object(table(cfg).cls)
     return cls
 
 
