@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import time
-from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -25,20 +23,25 @@ from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.config.steps import planned_steps
 from core.fit.device import worker_threads
 from core.run import records
-from core.run.cache_writer import CacheWriter
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import well_formed
 from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
-from core.run.sysmem_fallback import watch_for
 from core.run.time_split import TimeSplit
 from core.telemetry.devices import GpuMatch
-from core.telemetry.recorder import TelemetryRecorder
 from core.training.best import KeepBest
-from core.training.callbacks import CheckpointEvery, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
+from core.training.callbacks import (
+    CheckpointEvery,
+    MetricsWriter,
+    RunRecorder,
+    StopFlag,
+    TrainingHalted,
+    logger_formats,
+    numbers,
+)
 from core.training.checkpoints import Checkpointer
-from core.training.cycle_clock import CycleClock, keep_in_status, split_so_far, timed_evaluation
+from core.training.cycle_clock import CycleClock, keep_in_status, timed_evaluation
 from core.training.devices import run_gpu
 from core.training.factory import (
     build_model,
@@ -50,13 +53,11 @@ from core.training.factory import (
     wrap_normalize,
 )
 from core.training.fit_record import record_estimate
-from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.training.lean_vec_env import EnvProcessError
 from core.training.restart_log import EnvRestartLog
+from core.training.services import AttemptTimes, Worker, start_services
 from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
-from core.training.watchdog import StallWatch
-from core.util.awake import KeepAwake
 from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 from core.util.text import format_number
@@ -126,17 +127,6 @@ class TrainingSession:
         out.write([records.event(message, level)])
         print(records.event_echo(level, message), flush=True)
 
-    def _awake_note(self, out: JsonlWriter, awake: KeepAwake) -> None:
-        """Keep awake's note: a failure is warned once per run (status ``keep_awake_warned``), not on each attempt;
-        another failure is warned again."""
-        if awake.active:
-            self._event(out, awake.note)
-            return
-        if read_recorded_status(self.run_dir).keep_awake_warned == awake.note:
-            return  # an earlier attempt of this run said it
-        write_status(self.run_dir, keep_awake_warned=awake.note)
-        self._event(out, awake.note, "warning")
-
     def run(self) -> tuple[str, str]:
         status = read_recorded_status(self.run_dir)
         attempt = status.attempt or 1
@@ -163,9 +153,9 @@ class TrainingSession:
         restarts.step = lambda: model.num_timesteps
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
-        model.set_logger(self._logger(out, attempt=attempt, health=health))
-        state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0,
-                                    prior_cpu=status.train_cpu_s or 0.0, prior_split=TimeSplit.from_json(status.time_split))
+        cycles = CycleClock(out)
+        model.set_logger(self._logger(out, attempt, health, cycles))
+        state, reason = self._learn(out, model, env, health, cycles, status)
         if health.notes:
             write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
@@ -264,8 +254,24 @@ class TrainingSession:
             record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
         return where
 
-    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
-               prior_time: float, prior_cpu: float, prior_split: TimeSplit | None = None) -> tuple[str, str]:
+    def _checkpointer(self, out: JsonlWriter, recorder: RunRecorder, health: TrainingHealth,
+                      cycles: CycleClock) -> Checkpointer:
+        """The run's checkpointer: the records a checkpoint covers are on disk before it, its saves are timed aside
+        and refused after a divergence."""
+
+        def flush_records() -> None:
+            self._metrics_writer.flush()
+            recorder.flush()
+            out.sync()
+
+        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out, before_save=flush_records,
+                                    allowed=lambda: health.failure, timed=cycles.timed_aside)
+        if checkpointer.removed_temps:
+            self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
+        return checkpointer
+
+    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth, cycles: CycleClock,
+               prior: RunStatus) -> tuple[str, str]:
         """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
@@ -275,77 +281,37 @@ class TrainingSession:
         # the steps SB3 will really run (whole rollouts, from the checkpoint's step): what progress counts towards
         write_status(self.run_dir, planned_timesteps=plan.steps)
         recorder = RunRecorder(out, stop, plan.steps, health=health, info_keys=tuple(self.cfg.env.info_keys))
-        cycles = recorder.cycles = CycleClock(out)
-        keep_in_status(cycles, self.run_dir, prior_split)
-
-        def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
-            self._metrics_writer.flush()
-            recorder.flush()
-            out.sync()
-
-        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out, before_save=flush_records,
-                                    allowed=lambda: health.failure)
-        if checkpointer.removed_temps:
-            self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
+        recorder.cycles = cycles
+        keep_in_status(cycles, self.run_dir, TimeSplit.from_json(prior.time_split))
+        checkpointer = self._checkpointer(out, recorder, health, cycles)
         rules = RuleStop(recorder, total)
-        callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
-        # the heavy work inside a cycle is timed aside (each is rare): the split's "other"
-        checkpointer.save = cycles.aside(checkpointer.save)  # type: ignore[method-assign]
-        model.logger.dump = cycles.aside(model.logger.dump)  # type: ignore[method-assign]
-        for callback in callbacks:
-            if isinstance(callback, EvalCallback):
-                timed_evaluation(callback, cycles)
-        where = self._run_gpu(model)
-        cuda = self.device.startswith("cuda")
-        telemetry = self._start_telemetry(where.gpu if where is not None else None,
-                                          on_run_gpu=cycles.gpu_sample if cuda else None)
-        cache = CacheWriter(self.run_dir).start()  # the window opens the run from columns, the first time too
-        guard, note = start_guard(self.cfg, where)
-        self._event(out, note)
-        handler = None
-        if guard is not None:
-            handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush,
-                                   notify=partial(notify_guard_event, self.run_dir), fallback=watch_for())
-            recorder.on_second = handler
-        rt = self.cfg.runtime
-        watch = StallWatch(self.run_dir, out, recorder, lambda: model.num_timesteps, configured=rt.stall_after_s,
-                           action=rt.on_stall, env=env, ask_stop=stop.set,
-                           paused=lambda: handler is not None and handler.guard.paused).start()
-        awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
-        self._awake_note(out, awake)
-        write_status(self.run_dir, state="running")
-        started, cpu_started = time.monotonic(), time.process_time()
-        cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
-        try:
+        times = AttemptTimes(self.run_dir, prior, cycles)
+        with ExitStack() as services:
+            services.callback(env.close)
+            callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
+            if eval_env is not None:
+                services.callback(eval_env.close)
+            for callback in callbacks:  # the heavy work inside a cycle is timed aside (each is rare): the split's "other"
+                if isinstance(callback, EvalCallback):
+                    timed_evaluation(callback, cycles)
+            worker = Worker(self.run_dir, self.cfg, self.device, out, model, env, recorder, partial(self._event, out))
+            start_services(services, worker, self._run_gpu(model), times)
+            write_status(self.run_dir, state="running")
+            times.start()
+            cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
+            services.callback(lambda: cycles.training_end(model.num_timesteps))
             self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
-            # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
-            stopped = recorder.stopped and model.num_timesteps < total
             if health.failure:
                 recorder.flush(last=True)
                 return "failed", health.failure
+            # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
+            stopped = recorder.stopped and model.num_timesteps < total
             if stopped:
                 write_status(self.run_dir, state="stopping")
             if rules.reason:  # the steps trained are the plan now: the Runs tab and the Monitor read it full
                 write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
-        finally:
-            cycles.training_end(model.num_timesteps)
-            watch.stop()
-            if guard is not None:
-                guard.stop()
-            if handler is not None:
-                handler.write_events()
-            awake.release()
-            write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started,
-                         train_cpu_s=prior_cpu + time.process_time() - cpu_started,
-                         time_split=split_so_far(prior_split, cycles.total).to_json())
-            if telemetry is not None:
-                telemetry.stop()
-            cache.stop()
-            env.close()
-            if eval_env is not None:
-                eval_env.close()
         if stopped:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
         if rules.reason:
@@ -373,8 +339,9 @@ class TrainingSession:
             if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                 raise
 
-    def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth | None = None) -> Logger:
-        """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""
+    def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth, cycles: CycleClock) -> Logger:
+        """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records; its dumps are timed
+        aside on ``cycles``."""
         sb3 = self.layout.sb3_logs
         sb3.mkdir(exist_ok=True)
         self._metrics_writer = MetricsWriter(out, health)
@@ -382,18 +349,4 @@ class TrainingSession:
         formats: list[Any] = [CSVOutputFormat(str(sb3 / f"progress{suffix}.csv")),
                               JSONOutputFormat(str(sb3 / f"progress{suffix}.json")),
                               TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
-        return Logger(folder=str(sb3), output_formats=formats)
-
-    def _start_telemetry(self, gpu: int | None,
-                         on_run_gpu: Callable[[float | None], None] | None = None) -> TelemetryRecorder | None:
-        """The recorder, told the run's GPU by NVML index (its memory figure, and the energy counts only it)."""
-        hz = self.cfg.runtime.telemetry_hz
-        if not hz:
-            return None
-        # an SBX run's torch never touches CUDA (JAX's memory is the process's, on NVML)
-        sb3_cuda = self.cfg.runtime.engine == "sb3" and th.cuda.is_available()
-        torch_memory = (lambda: th.cuda.memory_reserved()) if sb3_cuda else None
-        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
-                                     run_gpu=gpu, on_run_gpu=on_run_gpu)
-        recorder.start()
-        return recorder
+        return Logger(folder=str(sb3), output_formats=logger_formats(cycles, formats))
