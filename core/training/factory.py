@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +31,13 @@ from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.contrib import contrib_installed, missing_text
 from core.config.algorithms.off_policy import ActionNoiseParams, OffPolicyParams, ReplayParams
 from core.config.algorithms.qrdqn import QRDQNParams
+from core.config.errors import ConfigError
 from core.config.fields import field_meta
 from core.config.sb3_args import require_spec
 from core.config.schema import EnvSpec, RunConfig, policy_switched, resolved, return_gamma
 from core.envproc.recipe import EnvRecipe
+from core.fit.device import device_issue
+from core.fit.device import train_device as planned_device
 from core.training.lean_vec_env import LeanSubprocVecEnv
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
@@ -260,27 +264,48 @@ def resolve_device(device: str) -> str:
 SBX_TORCH_SIDE = "cpu"  # SBX's SB3 side (its buffers, converted to numpy) stays on torch's CPU device; JAX places the nets
 
 
+@dataclass(frozen=True)
+class WorkerDevice:
+    """Where a worker trains, decided once (``worker_device``): ``train`` as status.json, the Monitor's title and the
+    estimate name it (``cuda:0``, ``cpu``: torch's, or JAX's for an SBX run); ``torch`` the device torch builds the
+    model on (the CPU for SBX's SB3 side)."""
+
+    train: str
+    torch: str
+
+
+def worker_device(cfg: RunConfig) -> WorkerDevice:
+    """The estimate's device plan (``core.fit.device.train_device``, the one rule) from this process's own torch, or
+    JAX's device for an SBX run; a CUDA device the library lacks is refused naming ``runtime.device`` and the fix."""
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import jax_device  # SBX_IMPORTS
+
+        return WorkerDevice(jax_device(cfg.runtime.device), SBX_TORCH_SIDE)
+    facts = {"torch": th.__version__, "cuda_available": th.cuda.is_available()}  # what the probe tells the estimate
+    issue = device_issue(cfg, facts)
+    if issue is not None:
+        raise ConfigError([issue])
+    device, _ = planned_device(cfg, None, facts)
+    return WorkerDevice(device, device)
+
+
+def placement_note(device: WorkerDevice, model: BaseAlgorithm) -> str | None:
+    """What differs between the plan and the device torch really put the model on (a warning), or None."""
+    got = str(model.device)
+    if got == device.torch:
+        return None
+    return f"planned to train on {device.torch}, but the model is on {got}: the run trains there"
+
+
 def model_device(cfg: RunConfig, device: str) -> str:
-    """The torch device the model is built on: ``device`` resolved, or the CPU for SBX's SB3 side (``train_device``
-    says where JAX trains)."""
+    """The torch device a model is built on: ``device`` resolved (a worker's is already: ``WorkerDevice.torch``), or
+    the CPU for SBX's SB3 side."""
     return SBX_TORCH_SIDE if cfg.runtime.engine == "sbx" else resolve_device(device)
 
 
 def train_device(cfg: RunConfig) -> str:
-    """The device the run really trains on, as status.json and the Monitor's title say it (``cuda:0``, ``cpu``): torch's
-    for an SB3 run, JAX's for an SBX run (a CUDA device JAX lacks is refused there, naming the field)."""
-    if cfg.runtime.engine == "sbx":
-        from core.training.sbx_engine import jax_device  # SBX_IMPORTS
-
-        return jax_device(cfg.runtime.device)
-    return device_label(resolve_device(cfg.runtime.device))
-
-
-def device_label(device: str) -> str:
-    """The device the model lands on, with its index (``cuda`` -> ``cuda:0``): what status.json says."""
-    if device == "cuda" and th.cuda.is_available():
-        return f"cuda:{th.cuda.current_device()}"
-    return device
+    """The device the run really trains on (``WorkerDevice.train``), for a caller that holds only the config."""
+    return worker_device(cfg).train
 
 
 def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:

@@ -17,7 +17,7 @@ from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, L
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from core.config.errors import ConfigError, FieldIssue
+from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.config.steps import planned_steps
@@ -44,12 +44,13 @@ from core.training.checkpoints import Checkpointer
 from core.training.cycle_clock import CycleClock, keep_in_status, timed_evaluation
 from core.training.devices import run_gpu
 from core.training.factory import (
+    WorkerDevice,
     build_model,
     build_vec_env,
     eval_callback_class,
     load_model,
-    resolve_device,
-    train_device,
+    placement_note,
+    worker_device,
     wrap_normalize,
 )
 from core.training.fit_record import record_estimate
@@ -65,31 +66,24 @@ from core.util.text import format_number
 EVAL_SEED_OFFSET = 10_000  # the eval env's seed: the run's + this, apart from training's (load_policy's: + 20,000)
 
 
-def apply_runtime_flags(cfg: RunConfig) -> list[str]:
-    """TF32, cuDNN benchmark and torch threads; returns notes for the event log (an SBX run's: JAX's device)."""
+def apply_runtime_flags(cfg: RunConfig, device: WorkerDevice) -> list[str]:
+    """TF32, cuDNN benchmark and torch threads for a run on ``device``; returns notes for the event log (an SBX run's:
+    JAX's device)."""
     rt = cfg.runtime
-    th.set_num_threads(worker_threads(cfg, resolve_device(rt.device)).count)
+    th.set_num_threads(worker_threads(cfg, device.train).count)  # the threads the estimate said, for its device
+    auto = "" if rt.torch_threads else " (auto)"
     if rt.engine == "sbx":  # torch holds SBX's buffers only, on the CPU: TF32 and cuDNN are not used
         from core.training.sbx_engine import versions_note  # SBX_IMPORTS (core.training.factory)
 
-        device = train_device(cfg)  # a CUDA device JAX lacks is refused here, naming runtime.device
-        auto = "" if rt.torch_threads else " (auto)"
-        return [f"device {device}, engine sbx: {versions_note()}; torch {th.__version__} for the buffers, "
+        return [f"device {device.train}, engine sbx: {versions_note()}; torch {th.__version__} for the buffers, "
                 f"{th.get_num_threads()} threads{auto}"]
-    notes = []
     th.backends.cuda.matmul.allow_tf32 = rt.tf32
     th.backends.cudnn.allow_tf32 = rt.tf32
     th.backends.cudnn.benchmark = rt.cudnn_benchmark
-    device = resolve_device(rt.device)
-    if device.startswith("cuda") and not th.cuda.is_available():
-        raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
-                                                        "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    auto = "" if rt.torch_threads else " (auto)"
-    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
-    if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
+    note = f"device {device.train}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
+    if device.train.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something not there
         note += f", TF32 {'on' if rt.tf32 else 'off'}"
-    notes.append(note)
-    return notes
+    return [note]
 
 
 def supersede_after(run_dir: Path, step: int) -> int:
@@ -121,7 +115,8 @@ class TrainingSession:
         self.cfg = cfg
         self.resume = resume
         self._spaces: EnvSpaces | None = None  # the env's, once built: the estimate kept with the run
-        self.device = "cpu"  # the device it trains on (torch's, or JAX's for an SBX run), once the flags are applied
+        self.plan = WorkerDevice("cpu", "cpu")  # where it trains: decided once, before the flags are applied
+        self.device = "cpu"  # the device it trains on (torch's, or JAX's for an SBX run): plan.train
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
@@ -174,10 +169,11 @@ class TrainingSession:
         if moved and ckpt:
             self._event(out, f"{moved} records after step {ckpt.step:,} from the interrupted attempt moved to "
                              f"{self.layout.superseded.name}", "warning")
-        for note in apply_runtime_flags(self.cfg):
+        # the device the worker trains on, decided once: the Monitor's title shows it
+        self.plan = worker_device(self.cfg)
+        self.device = self.plan.train
+        for note in apply_runtime_flags(self.cfg, self.plan):
             self._event(out, note)
-        # the device the worker really trains on: the Monitor's title shows it
-        self.device = train_device(self.cfg)
         write_status(self.run_dir, device=self.device)
 
     def _env(self, out: JsonlWriter, ckpt: Checkpoint | None, restarts: EnvRestartLog) -> VecEnv:
@@ -200,9 +196,10 @@ class TrainingSession:
 
     def _model(self, out: JsonlWriter, env: VecEnv, ckpt: Checkpoint | None) -> BaseAlgorithm:
         """A new model, or the checkpoint's (with its replay buffer)."""
+        model = self._placed(out, build_model(self.cfg, env, self.plan.torch) if not ckpt else
+                             load_model(self.cfg, self.layout.checkpoints / ckpt.files["model"], env, self.plan.torch))
         if not ckpt:
-            return build_model(self.cfg, env, self.cfg.runtime.device)
-        model = load_model(self.cfg, self.layout.checkpoints / ckpt.files["model"], env, self.cfg.runtime.device)
+            return model
         buffer = ""
         replay = ckpt.path(self.run_dir, "replay_buffer")
         if replay is not None and isinstance(model, OffPolicyAlgorithm):
@@ -210,6 +207,13 @@ class TrainingSession:
             if model.replay_buffer is not None:
                 buffer = f" with {model.replay_buffer.size():,} transitions in the replay buffer"
         self._event(out, f"resumed from the checkpoint at step {ckpt.step:,}{buffer}")
+        return model
+
+    def _placed(self, out: JsonlWriter, model: BaseAlgorithm) -> BaseAlgorithm:
+        """The model, checked against the device plan: where torch put it elsewhere, a warning says so."""
+        note = placement_note(self.plan, model)
+        if note:
+            self._event(out, note, "warning")
         return model
 
     def _callbacks(self, out: JsonlWriter, recorder: RunRecorder, checkpointer: Checkpointer,

@@ -95,7 +95,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     """
     import torch as th
 
-    from core.training.factory import build_model, build_vec_env, resolve_device, train_device, wrap_normalize
+    from core.training.factory import build_model, build_vec_env, worker_device, wrap_normalize
     from core.training.session import apply_runtime_flags
 
     cfg = probe_config(cfg)
@@ -106,21 +106,21 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
 
     memory = PeakMemory()
     memory.start()
-    apply_runtime_flags(cfg)
-    device = resolve_device(cfg.runtime.device)
+    device = worker_device(cfg)  # decided once, as the worker does
+    apply_runtime_flags(cfg, device)
     if th.cuda.is_initialized():  # a serving process: the peak of the candidates before is not this one's
         th.cuda.reset_peak_memory_stats()
     env, _ = build_vec_env(cfg)
     env = wrap_normalize(cfg, env)
     try:
-        model = build_model(cfg, env, device)
+        model = build_model(cfg, env, device.torch)
         clock = probe_clock(seconds, warmup_s, learning_starts, compiling, out, memory)
         model.learn(total_timesteps=NEVER_ENDS, callback=clock)
         learn_s = time.perf_counter() - clock.t0  # the rest of the probe's time is its set-up: the tuner budgets both
     finally:
         env.close()
     host = memory.stop()
-    trained_on = train_device(cfg)  # JAX's device for an SBX probe, torch's for SB3
+    trained_on = device.train  # JAX's device for an SBX probe, torch's for SB3
     sbx = cfg.runtime.engine == "sbx"
     gpu = (jax_gpu_peak_bytes() if sbx else int(th.cuda.max_memory_reserved())) if trained_on.startswith("cuda") else 0
     if clock.start is None or clock.last is None:
