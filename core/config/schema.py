@@ -42,7 +42,18 @@ __all__ = ["ACTIVATIONS", "OPTIMIZERS", "POLICY_KINDS", "RESERVED_INFO_KEYS", "W
 SCHEMA_VERSION: Final = 1
 S = TypeVar("S", bound=Section)
 
-# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read.
+
+def _one_of(names: list[str]) -> str:
+    """``PPO, A2C or SAC``."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+# the algorithm field's help, from the table: SB3's own, then sb3-contrib's
+ALGO_HELP = (f"{_one_of([n for n, spec in ALGORITHMS.items() if not spec.contrib])}; with sb3-contrib "
+             f"{_one_of([n for n, spec in ALGORITHMS.items() if spec.contrib])}; or a baseline: random, constant (zero action).")
+# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read. pydantic and
+# mypy need them written out, here and as RunConfig's fields: tests/core/config/test_algorithm_tables.py checks both
+# against ALGORITHMS.
 AlgoParams = (PPOParams | A2CParams | SACParams | DQNParams | TD3Params | DDPGParams | TQCParams | TRPOParams | ARSParams
               | RecurrentPPOParams | MaskablePPOParams | CrossQParams | QRDQNParams)
 
@@ -143,10 +154,7 @@ class RunConfig(Section):
     schema_version: Literal[1] = SCHEMA_VERSION
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
-    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
-                                          "PPO, A2C, SAC, DQN, TD3 or DDPG; with sb3-contrib TQC, TRPO, ARS, "
-                                          "RecurrentPPO, MaskablePPO, CrossQ or QRDQN; or a baseline: random, "
-                                          "constant (zero action).")
+    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm", ALGO_HELP)  # type: ignore[valid-type]
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
     sac: SACParams = Field(default_factory=SACParams, title="SAC")
