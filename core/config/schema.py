@@ -8,10 +8,10 @@ single entry for user data and turns pydantic's errors into ``FieldIssue``s.
 from __future__ import annotations
 
 import re
-from typing import Any, Final, Literal, TypeVar
+from typing import Final, Literal, TypeVar
 
 import yaml
-from pydantic import ConfigDict, Field, field_validator, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.ars import ARSParams
@@ -30,223 +30,32 @@ from core.config.algorithms.td3 import TD3Params
 from core.config.algorithms.tqc import TQCParams
 from core.config.algorithms.trpo import TRPOParams
 from core.config.engines import ENGINES, engine_issues
+from core.config.env_spec import RESERVED_INFO_KEYS, WRAPPER_ALIASES, EnvSpec, WrapperSpec
 from core.config.errors import CrossFieldError, FieldHint, FieldIssue
 from core.config.fields import GsdeParams, Section, hp
+from core.config.policy_params import ACTIVATIONS, OPTIMIZERS, POLICY_KINDS, PolicyParams
+
+# the env and policy sections live in their own modules; these names stay importable from here
+__all__ = ["ACTIVATIONS", "OPTIMIZERS", "POLICY_KINDS", "RESERVED_INFO_KEYS", "WRAPPER_ALIASES", "EnvSpec",
+           "PolicyParams", "WrapperSpec"]
 
 SCHEMA_VERSION: Final = 1
 S = TypeVar("S", bound=Section)
-RESERVED_INFO_KEYS = ("r", "l", "t", "episode", "step", "kind", "reward", "length")  # Monitor's and the record's own
-ACTIVATIONS = ("auto", "tanh", "relu", "elu", "leaky_relu", "gelu", "silu")
-POLICY_KINDS = ("auto", "MlpPolicy", "CnnPolicy", "MultiInputPolicy")
-OPTIMIZERS = ("auto", "adam", "adamw", "rmsprop", "rmsprop_tf_like", "sgd")
-CODE_REF = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # 'package.module:Class': code a config names
-# Short names for the wrappers people use most; any other is a dotted 'package.module.Class'.
-WRAPPER_ALIASES = {
-    "TimeLimit": "gymnasium.wrappers.TimeLimit",
-    "FlattenObservation": "gymnasium.wrappers.FlattenObservation",
-    "TimeAwareObservation": "gymnasium.wrappers.TimeAwareObservation",
-    "ClipAction": "gymnasium.wrappers.ClipAction",
-    "RescaleAction": "gymnasium.wrappers.RescaleAction",
-    "GrayscaleObservation": "gymnasium.wrappers.GrayscaleObservation",
-    "ResizeObservation": "gymnasium.wrappers.ResizeObservation",
-    "AtariWrapper": "stable_baselines3.common.atari_wrappers.AtariWrapper",
-}
 
 
-# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read.
+def _one_of(names: list[str]) -> str:
+    """``PPO, A2C or SAC``."""
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else "".join(names)
+
+
+# the algorithm field's help, from the table: SB3's own, then sb3-contrib's
+ALGO_HELP = (f"{_one_of([n for n, spec in ALGORITHMS.items() if not spec.contrib])}; with sb3-contrib "
+             f"{_one_of([n for n, spec in ALGORITHMS.items() if spec.contrib])}; or a baseline: random, constant (zero action).")
+# The sections of the algorithms: ``RunConfig.params`` is one of them, so mypy checks every field read. pydantic and
+# mypy need them written out, here and as RunConfig's fields: tests/core/config/test_algorithm_tables.py checks both
+# against ALGORITHMS.
 AlgoParams = (PPOParams | A2CParams | SACParams | DQNParams | TD3Params | DDPGParams | TQCParams | TRPOParams | ARSParams
               | RecurrentPPOParams | MaskablePPOParams | CrossQParams | QRDQNParams)
-
-
-class WrapperSpec(Section):
-    """One gymnasium wrapper around each env: a dotted class name and its keyword arguments."""
-
-    name: str = hp(..., "Wrapper", "A dotted class name such as gymnasium.wrappers.TimeLimit (imported only by the worker).")
-    kwargs: dict[str, Any] = hp({}, "Wrapper kwargs", "Keyword arguments of the wrapper.")
-
-    @field_validator("name")
-    @classmethod
-    def _name(cls, v: str) -> str:
-        v = WRAPPER_ALIASES.get(v, v).replace(":", ".")
-        if not re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+", v):
-            known = ", ".join(WRAPPER_ALIASES)
-            raise ValueError(f"wrapper {v!r} is not a dotted class name such as gymnasium.wrappers.TimeLimit (or one of {known})")
-        return v
-
-
-def _wrapper_items(value: Any) -> Any:
-    """rl_zoo3's spellings: a name, ``{name: kwargs}``, or ``{name: ..., kwargs: ...}``; one or a list."""
-    items = value if isinstance(value, list) else [value] if value not in (None, "") else []
-    out: list[Any] = []
-    for item in items:
-        if isinstance(item, str):
-            out.append({"name": item, "kwargs": {}})
-        elif isinstance(item, dict) and len(item) == 1 and "name" not in item:
-            [(name, kwargs)] = item.items()
-            out.append({"name": name, "kwargs": kwargs or {}})
-        else:
-            out.append(item)
-    return out
-
-
-class EnvSpec(Section):
-    """The environment: a registered gymnasium id, or a ``module:Class`` entry point."""
-
-    id: str | None = hp("CartPole-v1", "Environment id", "A registered gymnasium id such as CartPole-v1.")
-    entry_point: str | None = hp(None, "Entry point", "A custom env as 'package.module:Class' (imported only by the worker).")
-    kwargs: dict[str, Any] = hp({}, "Env kwargs", "Keyword arguments passed to the env constructor.")
-    path: str | None = hp(None, "Import folder", "The folder a custom env's module is imported from and its worker runs "
-                                                 "in; set at launch to the folder rlpanel was started from, and kept "
-                                                 "in the run's config so a resume finds it too.")
-    wrappers: list[WrapperSpec] = hp([], "Wrappers",
-                                     "Gymnasium wrappers around each env, innermost first: [{name: gymnasium.wrappers.TimeLimit, "
-                                     "kwargs: {max_episode_steps: 500}}]; rl_zoo3's spelling works too.")
-    frame_stack: int | None = hp(None, "Frame stack", "Stack this many last observations (VecFrameStack; empty: none).",
-                                 "frames", ge=2, le=64)
-    info_keys: list[str] = hp([], "Env measures", "Numeric keys of the env's info dict at the end of an episode to record "
-                                                  "with each episode (e.g. co2_kg, comfort_pct): plotted, and columns of "
-                                                  "the results table against the baseline.")
-    step_timeout_s: float | None = hp(None, "Step time limit",
-                                      "An env step that takes longer ends its env process: a fresh one takes its place "
-                                      "and the episode is recorded as cut short (empty: no limit). Needs runtime.vec_env "
-                                      "subproc.", "s", gt=0, le=86_400)
-
-    @field_validator("info_keys")
-    @classmethod
-    def _info_keys(cls, v: list[str]) -> list[str]:
-        for key in v:
-            if not re.fullmatch(r"[A-Za-z_][\w.]{0,63}", key) or key in RESERVED_INFO_KEYS:
-                raise ValueError(f"info key {key!r} is not usable: give the name of a number in the env's info dict "
-                                 f"(letters, digits, _ and .; not {', '.join(RESERVED_INFO_KEYS)}: Monitor's own)")
-        if len(set(v)) != len(v):
-            raise ValueError("info keys are listed twice: name each once")
-        return v
-
-    @field_validator("wrappers", mode="before")
-    @classmethod
-    def _wrappers(cls, v: Any) -> Any:
-        return _wrapper_items(v)
-
-    @field_validator("entry_point")
-    @classmethod
-    def _entry_point(cls, v: str | None) -> str | None:
-        if v is not None and not re.fullmatch(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*", v):
-            raise ValueError(f"entry_point {v!r} is not 'package.module:Class'")
-        return v
-
-    @model_validator(mode="before")
-    @classmethod
-    def _entry_point_without_id(cls, data: Any) -> Any:
-        """An entry point given without an id has no id (not the default CartPole-v1)."""
-        if isinstance(data, dict) and data.get("entry_point") and "id" not in data:
-            return {**data, "id": None}
-        return data
-
-    @model_validator(mode="after")
-    def _one_of(self) -> EnvSpec:
-        if bool(self.id) == bool(self.entry_point):
-            raise ValueError("give exactly one of env.id (a gymnasium id) or env.entry_point ('module:Class')")
-        return self
-
-    @property
-    def label(self) -> str:
-        return self.id or (self.entry_point or "").rsplit(":", 1)[-1]
-
-    def with_import_folder(self, folder: str, code: bool = False) -> EnvSpec:
-        """This env with ``path`` set to ``folder`` when it is a custom env (or ``code``: the config names other code,
-        an own network) that has none yet."""
-        if not (self.entry_point or code) or self.path:
-            return self
-        return self.model_copy(update={"path": str(folder)})
-
-
-def _code_ref(field: str, value: str | None, example: str) -> str | None:
-    """``value`` when it is 'package.module:Class' (empty: None), else the error naming ``field`` and the fix."""
-    if value is None or not value.strip():
-        return None
-    value = value.strip()
-    if not CODE_REF.fullmatch(value):
-        raise ValueError(f"policy.{field} is not 'module:Class': write the module, a colon and the class, e.g. {example}")
-    return value
-
-
-class PolicyParams(Section):
-    """The policy network shared by the algorithm's actor and critic(s), or the user's own network
-    (``features_extractor``, ``class``: code, imported only once the user trusts its module)."""
-
-    model_config = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False, validate_by_name=True,
-                              validate_by_alias=True, serialize_by_alias=True)
-
-    net_arch: list[int] | dict[str, list[int]] | None = hp(
-        None, "Network layers",
-        "Hidden layer sizes, e.g. [256, 256], or {pi: [...], vf: [...]} / {pi: [...], qf: [...]}; empty: SB3's default.")
-    activation: Literal[ACTIVATIONS] = hp(  # type: ignore[valid-type]
-        "auto", "Activation", "Hidden-layer activation; auto is SB3's (tanh on-policy, relu off-policy).")
-    kind: Literal[POLICY_KINDS] = hp(  # type: ignore[valid-type]
-        "auto", "Policy", "auto picks from the observations: CnnPolicy for images, MultiInputPolicy for dicts, else MlpPolicy.")
-    log_std_init: float | None = hp(None, "Initial log std",
-                                    "Initial log standard deviation of Gaussian actions (empty: SB3's, 0 on-policy, -3 SAC).",
-                                    "", ge=-20, le=20)
-    ortho_init: bool = hp(True, "Orthogonal init", "Orthogonal initialisation of the layers (PPO, A2C).")
-    use_expln: bool = hp(False, "gSDE expln", "gSDE: keep the variance positive with expln instead of exp.")
-    full_std: bool = hp(True, "gSDE full std", "gSDE: one std per latent feature and action (off: per latent feature).")
-    squash_output: bool = hp(False, "gSDE squash output", "gSDE: squash actions with tanh (PPO, A2C).")
-    share_features_extractor: bool | None = hp(None, "Share features extractor",
-                                               "Actor and critic share the CNN or input layer (empty: SB3's, yes on-policy, "
-                                               "no off-policy).")
-    n_critics: int | None = hp(None, "Critics", "Q-networks of SAC and TD3 (empty: SB3's, 2; DDPG 1).", "", ge=1, le=10)
-    optimizer: Literal[OPTIMIZERS] = hp(  # type: ignore[valid-type]
-        "auto", "Optimizer", "auto is the algorithm's own (Adam; RMSprop for A2C with use_rms_prop).")
-    optimizer_eps: float | None = hp(None, "Optimizer epsilon", "Numerical stabiliser of the optimizer (empty: its default).",
-                                     "", gt=0, le=1)
-    weight_decay: float = hp(0.0, "Weight decay", "L2 penalty of the optimizer.", "", ge=0, le=1)
-    # the user's own network (issue 30): code, imported by the worker and the estimate's probe once its module is trusted
-    features_extractor: str | None = hp(
-        None, "Own network", "Your own features extractor in front of the policy and value heads, as 'module:Class' (an "
-        "SB3 BaseFeaturesExtractor subclass; its module is imported only once you trust it). Empty: SB3's.")
-    features_extractor_kwargs: dict[str, Any] = hp(
-        {}, "Own network kwargs", "Keyword arguments of your features extractor (a mapping, e.g. {heads: 4, hidden: 64}); "
-        "SB3 adds observation_space.")
-    policy_class: str | None = hp(
-        None, "Own policy class", "A whole policy of your own as 'module:Class' (a subclass of SB3's policy for the "
-        "algorithm, e.g. ActorCriticPolicy for PPO); its module is imported only once you trust it. Empty: SB3's.",
-        alias="class")
-
-    @field_validator("features_extractor")
-    @classmethod
-    def _features_extractor(cls, v: str | None) -> str | None:
-        return _code_ref("features_extractor", v, "my_nets:GraphAttention")
-
-    @field_validator("policy_class")
-    @classmethod
-    def _policy_class(cls, v: str | None) -> str | None:
-        return _code_ref("class", v, "my_policies:GraphPolicy")
-
-    @field_validator("features_extractor_kwargs", mode="before")
-    @classmethod
-    def _extractor_kwargs(cls, v: Any) -> Any:
-        if v is None:
-            return {}
-        if not isinstance(v, dict) or not all(isinstance(k, str) for k in v):
-            raise ValueError("policy.features_extractor_kwargs must be a mapping of keyword arguments by name, e.g. "
-                             "{heads: 4, hidden: 64}")
-        return v
-
-    @property
-    def code(self) -> tuple[str, ...]:
-        """The 'module:Class' references of the user's own network (extractor, policy class), in that order."""
-        return tuple(ref for ref in (self.features_extractor, self.policy_class) if ref)
-
-    @field_validator("net_arch")
-    @classmethod
-    def _net_arch(cls, v: Any) -> Any:
-        layers = v.values() if isinstance(v, dict) else [v] if v is not None else []
-        if isinstance(v, dict) and (not v or set(v) - {"pi", "vf", "qf"}):
-            raise ValueError(f"net_arch keys {sorted(v)} are not valid: use pi with vf (PPO, A2C) or pi with qf (SAC, TD3, DDPG)")
-        for sizes in layers:
-            if any(not 1 <= s <= 65536 for s in sizes):
-                raise ValueError(f"net_arch layer sizes {sizes} must each be 1 to 65536")
-        return v
 
 
 class NormalizeParams(Section):
@@ -349,10 +158,7 @@ class RunConfig(Section):
     schema_version: Literal[1] = SCHEMA_VERSION
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")
     env: EnvSpec = Field(default_factory=EnvSpec, title="Environment")
-    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm",  # type: ignore[valid-type]
-                                          "PPO, A2C, SAC, DQN, TD3 or DDPG; with sb3-contrib TQC, TRPO, ARS, "
-                                          "RecurrentPPO, MaskablePPO, CrossQ or QRDQN; or a baseline: random, "
-                                          "constant (zero action).")
+    algo: Literal[ALGOS + BASELINES] = hp("PPO", "Algorithm", ALGO_HELP)  # type: ignore[valid-type]
     ppo: PPOParams = Field(default_factory=PPOParams, title="PPO")
     a2c: A2CParams = Field(default_factory=A2CParams, title="A2C")
     sac: SACParams = Field(default_factory=SACParams, title="SAC")

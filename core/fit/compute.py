@@ -73,12 +73,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
               alloc: AllocatorModel) -> FitEstimate:
     notes: list[str] = []
     if cfg.is_baseline:  # a fixed policy: no networks, nothing on the GPU
-        terms: list[Term] = []
-        _host_terms(cfg, spaces, False, terms, notes)
-        host_bytes = sum(t.bytes for t in terms)
-        verdict = verdict_for(host_bytes, host_capacity)
-        return FitEstimate(verdict, host_capacity, 0, host_bytes, terms, None, verdict, host_capacity, False,
-                           0, 0, None, None, [f"the {cfg.algo} baseline holds no network: host memory only"])
+        return _baseline(cfg, spaces, host_capacity)
     device = cfg.runtime.device
     on_gpu = gpu is not None and device != "cpu"
     if gpu is None and device.startswith("cuda"):
@@ -86,27 +81,7 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
                      "choose a target GPU (--gpu) to plan for one")
     dev = "gpu" if on_gpu else "host"
     family = family_of(cfg)
-    shape = family.shape(cfg, spaces)
-    acts, pass_name = family.activation_bytes(cfg, spaces, shape)
-    network = measured.lookup(cfg) if measured.needs_measure(cfg) else None
-    sbx = cfg.runtime.engine == "sbx"
-    if network is not None and network.engine == "sbx":
-        pass  # its arrays are counted below; the working memory of one update is the formula's for the same networks
-    elif network is not None:  # the user's own network: its counts are measured, not the formulas'
-        shape = measured_shape(shape, network)
-        if not network.error:
-            batch_size = train_batch(cfg)
-            acts = max(network.activations_for(batch_size), FLOAT * network.trainable)
-            pass_name = f"training pass on {batch_size:,} samples, {measured.SOURCE}"
-        else:
-            notes.append(f"the training pass of your network could not run on the meta device ({network.error}): "
-                         "the activations are those of SB3's default network")
-    elif cfg.policy.code:
-        notes.append("your own network is not measured yet: the parameters and activations are those of SB3's default "
-                     "network (rlpanel estimate measures it)")
-    elif sbx:
-        notes.append("the SBX model is not measured yet: its arrays are counted as SB3's torch networks "
-                     "(rlpanel estimate measures it)")
+    shape, acts, pass_name, network = _networks(cfg, spaces, notes)
     params = FLOAT * shape.param_count
     grads = FLOAT * shape.trainable_count
     optim = shape.optimizer_bytes
@@ -130,18 +105,8 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
     allocator_bytes = 0
     if on_gpu:
         assert gpu is not None
-        live = params + grads + optim + acts + batch
-        if sbx:  # XLA's allocator, not torch's: no cuBLAS workspaces nor caching segments of torch's
-            measured_in_use = network.in_use_bytes if network is not None and network.engine == "sbx" else None
-            xla_gpu_terms(gpu, live, measured_in_use, params + optim, terms)
-            notes.append(pool_note())
-        else:
-            allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, live, terms)
-        factor = history_factor(gpu)
-        if factor is not None:
-            so_far = sum(t.bytes for t in terms if t.where == "gpu")
-            terms.append(Term("runs_correction", "gpu", int((factor - 1) * so_far),
-                              f"the last runs on this card peaked at x{factor:.2f} of their estimates (median)"))
+        allocator_bytes = _gpu_terms(cfg, shape, gpu, alloc, network, params + grads + optim + acts + batch,
+                                     params + optim, terms, notes)
     full_at = _host_terms(cfg, spaces, on_gpu, terms, notes)
     gpu_bytes = sum(t.bytes for t in terms if t.where == "gpu")
     host_bytes = sum(t.bytes for t in terms if t.where == "host")
@@ -155,6 +120,65 @@ def compute(cfg: RunConfig, spaces: EnvSpaces, gpu: GpuProfile | None, host_capa
             notes.append("no GPU: the run trains on the CPU, so only host memory counts")
     return FitEstimate(verdict, capacity, gpu_bytes, host_bytes, terms, name, host_verdict, host_capacity, on_gpu,
                        n_params, allocator_bytes, full_at, None, notes, network_source=network.source if network else "")
+
+
+def _baseline(cfg: RunConfig, spaces: EnvSpaces, host_capacity: int) -> FitEstimate:
+    """A fixed policy's estimate: no networks, nothing on the GPU."""
+    terms: list[Term] = []
+    _host_terms(cfg, spaces, False, terms, [])
+    host_bytes = sum(t.bytes for t in terms)
+    verdict = verdict_for(host_bytes, host_capacity)
+    return FitEstimate(verdict, host_capacity, 0, host_bytes, terms, None, verdict, host_capacity, False,
+                       0, 0, None, None, [f"the {cfg.algo} baseline holds no network: host memory only"])
+
+
+def _networks(cfg: RunConfig, spaces: EnvSpaces,
+              notes: list[str]) -> tuple[ModelShape, int, str, measured.MeasuredNetwork | None]:
+    """The networks' shape, the activations of one training pass and its name, from the family's formulas or, for the
+    user's own network, its measurement (an SBX model's arrays are counted by the caller); what is not measured yet
+    is said in ``notes``."""
+    family = family_of(cfg)
+    shape = family.shape(cfg, spaces)
+    acts, pass_name = family.activation_bytes(cfg, spaces, shape)
+    network = measured.lookup(cfg) if measured.needs_measure(cfg) else None
+    if network is not None and network.engine == "sbx":
+        pass  # its arrays are counted by the caller; the working memory of one update is the formula's for the same networks
+    elif network is not None:  # the user's own network: its counts are measured, not the formulas'
+        shape = measured_shape(shape, network)
+        if not network.error:
+            batch_size = train_batch(cfg)
+            acts = max(network.activations_for(batch_size), FLOAT * network.trainable)
+            pass_name = f"training pass on {batch_size:,} samples, {measured.SOURCE}"
+        else:
+            notes.append(f"the training pass of your network could not run on the meta device ({network.error}): "
+                         "the activations are those of SB3's default network")
+    elif cfg.policy.code:
+        notes.append("your own network is not measured yet: the parameters and activations are those of SB3's default "
+                     "network (rlpanel estimate measures it)")
+    elif cfg.runtime.engine == "sbx":
+        notes.append("the SBX model is not measured yet: its arrays are counted as SB3's torch networks "
+                     "(rlpanel estimate measures it)")
+    return shape, acts, pass_name, network
+
+
+def _gpu_terms(cfg: RunConfig, shape: ModelShape, gpu: GpuProfile, alloc: AllocatorModel,
+               network: measured.MeasuredNetwork | None, live: int, weights: int, terms: list[Term],
+               notes: list[str]) -> int:
+    """The GPU's fixed terms (torch's allocator, or XLA's for an SBX run) and the correction from the last runs on the
+    card, added to ``terms``; torch's allocator bytes (0 for XLA)."""
+    allocator_bytes = 0
+    if cfg.runtime.engine == "sbx":  # XLA's allocator, not torch's: no cuBLAS workspaces nor caching segments of torch's
+        measured_in_use = network.in_use_bytes if network is not None and network.engine == "sbx" else None
+        xla_gpu_terms(gpu, live, measured_in_use, weights, terms)
+        notes.append(pool_note())
+    else:
+        allocator_bytes = _gpu_fixed_terms(cfg, shape, gpu, alloc, live, terms)
+    factor = history_factor(gpu)
+    if factor is not None:
+        so_far = sum(t.bytes for t in terms if t.where == "gpu")
+        terms.append(Term("runs_correction", "gpu", int((factor - 1) * so_far),
+                          f"the last runs on this card peaked at x{factor:.2f} of their estimates (median)"))
+    return allocator_bytes
 
 
 def measured_shape(formula: ModelShape, network: measured.MeasuredNetwork) -> ModelShape:

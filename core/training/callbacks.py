@@ -53,6 +53,25 @@ class StopFlag:
         return self._event.is_set()
 
 
+class _AsideEdge(KVWriter):
+    """One edge of a logger dump: SB3's ``Logger.dump`` calls its formats in order, so a writer before them and one
+    after them time the dump aside, with no method of the logger replaced."""
+
+    def __init__(self, edge: Callable[[], None]):
+        self.edge = edge
+
+    def write(self, key_values: dict[str, Any], key_excluded: dict[str, tuple[str, ...]], step: int = 0) -> None:
+        self.edge()
+
+    def close(self) -> None:
+        pass
+
+
+def logger_formats(clock: CycleClock, formats: list[Any]) -> list[Any]:
+    """The logger's output formats with its dumps timed aside on ``clock``."""
+    return [_AsideEdge(clock.begin_aside), *formats, _AsideEdge(clock.end_aside)]
+
+
 class MetricsWriter(KVWriter):
     """SB3 logger output: a ``logger.dump(step)`` becomes a ``train`` record, at most one per
     ``interval_s``; every dump gets a health check.

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +36,13 @@ class Checkpointer:
     """Writes the run's checkpoints and keeps the newest ``keep``.
 
     ``before_save`` runs first (the recorder's flush); ``allowed`` returns a reason to refuse a
-    save (a model whose losses went NaN must not replace the last good checkpoint), or None.
+    save (a model whose losses went NaN must not replace the last good checkpoint), or None. Each save runs
+    inside ``timed()`` (the update cycles' clock times it aside).
     """
 
     def __init__(self, run_dir: Path, keep: int, events: JsonlWriter | None = None,
-                 before_save: Callable[[], None] | None = None, allowed: Callable[[], str | None] | None = None):
+                 before_save: Callable[[], None] | None = None, allowed: Callable[[], str | None] | None = None,
+                 timed: Callable[[], AbstractContextManager[object]] = nullcontext):
         self.layout = RunDir(run_dir)
         self.folder = self.layout.checkpoints
         self.folder.mkdir(parents=True, exist_ok=True)
@@ -47,6 +50,7 @@ class Checkpointer:
         self.events = events
         self.before_save = before_save
         self.allowed = allowed
+        self.timed = timed
         self.last_step: int | None = None
         self.removed_temps = self._remove_temps()
 
@@ -60,6 +64,10 @@ class Checkpointer:
 
     def save(self, model: BaseAlgorithm) -> dict[str, Any] | None:
         """Save a checkpoint at the model's step; its entry, or None when ``allowed`` refused."""
+        with self.timed():
+            return self._save(model)
+
+    def _save(self, model: BaseAlgorithm) -> dict[str, Any] | None:
         step = int(model.num_timesteps)
         if step == self.last_step:
             found = find_checkpoint(self.layout.path).checkpoint

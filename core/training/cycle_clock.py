@@ -8,9 +8,11 @@ rollout start to the next, its collection from the rollout's start to its end an
 from the rollout's end to the next start (``train()``, or ARS's update: all that runs there). The
 heavy callback work is timed ``aside`` where it happens (checkpoints, evaluations, logger dumps,
 the GPU guard's pauses: rare, so a clock read each costs nothing) and taken out of the phase it
-fell in; ``other_s`` is the cycle less the two, so the three add up to the attempt's training time
-(the worker's ``train_time_s``: the session starts and ends the clock around ``learn``, so the first
-cycle also holds ``learn``'s set-up and the last one the final checkpoint).
+fell in: checkpoints through the checkpointer's ``timed``, logger dumps through two KVWriters around
+SB3's own formats (``callbacks.logger_formats``), evaluations around the EvalCallback's step; ``other_s`` is
+the cycle less the two, so the three add up to the attempt's training time (the worker's
+``train_time_s``: the session starts and ends the clock around ``learn``, so the first cycle also
+holds ``learn``'s set-up and the last one the final checkpoint).
 
 Off-policy with ``train_freq`` 1 ends a cycle every step: cycles are summed into one ``cycle``
 record at most every ``interval_s`` (their count ``n``), like the other records. On a CUDA run the
@@ -24,7 +26,8 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -85,6 +88,9 @@ class CycleClock:
 
     def training_end(self, step: int) -> None:
         """Close the cycle in progress (one stopped mid-collection is all collection) and write what is pending."""
+        if self._aside_depth:  # heavy work that raised out of a logger dump (a failed health check): it counts
+            self._aside_depth = 1
+            self.end_aside()
         now = self.clock()
         if self._rollout_start is not None:
             if self._rollout_end is None:
@@ -127,19 +133,32 @@ class CycleClock:
 
     # --- heavy work, and the GPU ----------------------------------------------------------------
 
+    def begin_aside(self) -> None:
+        """Heavy work starts (nested work counts once: an evaluation that saves the best checkpoint)."""
+        if self._aside_depth == 0:
+            self._aside_t0 = self.clock()
+        self._aside_depth += 1
+
+    def end_aside(self) -> None:
+        self._aside_depth -= 1
+        if self._aside_depth == 0:
+            self._aside_s += self.clock() - self._aside_t0
+
+    @contextmanager
+    def timed_aside(self) -> Iterator[None]:
+        """The block timed as the rest."""
+        self.begin_aside()
+        try:
+            yield
+        finally:
+            self.end_aside()
+
     def aside(self, fn: F) -> F:
-        """``fn`` timed as the rest (nested calls count once: an evaluation that saves the best checkpoint)."""
+        """``fn`` timed as the rest."""
 
         def timed(*args: Any, **kwargs: Any) -> Any:
-            if self._aside_depth == 0:
-                self._aside_t0 = self.clock()
-            self._aside_depth += 1
-            try:
+            with self.timed_aside():
                 return fn(*args, **kwargs)
-            finally:
-                self._aside_depth -= 1
-                if self._aside_depth == 0:
-                    self._aside_s += self.clock() - self._aside_t0
 
         return timed  # type: ignore[return-value]
 

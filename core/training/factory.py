@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -26,14 +27,16 @@ from stable_baselines3.common.utils import LinearSchedule
 from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnv, VecFrameStack, VecNormalize
 
 from core.config import sb3_args
-from core.config.algorithms.a2c import A2CParams
 from core.config.algorithms.contrib import contrib_installed, missing_text
 from core.config.algorithms.off_policy import ActionNoiseParams, OffPolicyParams, ReplayParams
-from core.config.algorithms.qrdqn import QRDQNParams
+from core.config.algorithms.spec import AlgoSpec
+from core.config.errors import ConfigError
 from core.config.fields import field_meta
 from core.config.sb3_args import require_spec
 from core.config.schema import EnvSpec, RunConfig, policy_switched, resolved, return_gamma
 from core.envproc.recipe import EnvRecipe
+from core.fit.device import device_issue
+from core.fit.device import train_device as planned_device
 from core.training.lean_vec_env import LeanSubprocVecEnv
 from core.util.imports import load_object
 from core.util.procs import effective_start_method
@@ -158,7 +161,8 @@ OPTIMIZERS: dict[str, Any] = {"adam": th.optim.Adam, "adamw": th.optim.AdamW, "r
 
 def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
     """SB3's ``policy_kwargs`` (``core.config.sb3_args.policy_kwargs``) with the names made torch classes (an SBX run's:
-    flax and optax, ``core.training.sbx_engine``)."""
+    flax and optax, ``core.training.sbx_engine``); an algorithm that builds its own optimizer unless given a class
+    (``AlgoSpec.own_optimizer``: A2C's RMSprop, QR-DQN's Adam eps) gets it as a class beside optimizer_kwargs."""
     if cfg.runtime.engine == "sbx":
         from core.training.sbx_engine import policy_kwargs as sbx_policy_kwargs  # jax: for an SBX run only (SBX_IMPORTS)
 
@@ -168,15 +172,13 @@ def policy_kwargs(cfg: RunConfig) -> dict[str, Any]:
         out["activation_fn"] = ACTIVATION_FNS[out["activation_fn"]]
     if "features_extractor_class" in out:  # the user's own network (trusted before launch; imported here)
         out["features_extractor_class"] = load_code(out["features_extractor_class"], "policy.features_extractor")
+    own = cfg.spec.own_optimizer if cfg.spec is not None else None
+    if "optimizer_kwargs" in out and "optimizer_class" not in out and own is not None:
+        optimizer = own(cfg.params, out["optimizer_kwargs"])
+        if optimizer is not None:
+            out["optimizer_class"], out["optimizer_kwargs"] = optimizer
     if "optimizer_class" in out:
         out["optimizer_class"] = OPTIMIZERS[out["optimizer_class"]]
-    elif "optimizer_kwargs" in out and isinstance(cfg.params, A2CParams) and cfg.params.use_rms_prop:
-        out["optimizer_class"] = th.optim.RMSprop  # A2C builds its RMSprop only without optimizer_kwargs
-        out["optimizer_kwargs"] = {"alpha": 0.99, "eps": cfg.params.rms_prop_eps, **out["optimizer_kwargs"]}
-    elif "optimizer_kwargs" in out and isinstance(cfg.params, QRDQNParams):
-        # QR-DQN replaces optimizer_kwargs with its own Adam eps (0.01 / batch) unless an optimizer class is given
-        out["optimizer_class"] = th.optim.Adam
-        out["optimizer_kwargs"] = {"eps": 0.01 / cfg.params.batch_size, **out["optimizer_kwargs"]}
     return out
 
 
@@ -191,6 +193,10 @@ def model_kwargs(cfg: RunConfig, env: VecEnv | None = None) -> dict[str, Any]:
     """The constructor arguments of the SB3 algorithm (``core.config.sb3_args.algo_kwargs``: the fields SB3 takes,
     schedules made SB3's), the policy's, and the replay buffer and action noise the section describes."""
     spec = require_spec(cfg)
+    return _model_kwargs(cfg, spec, env)
+
+
+def _model_kwargs(cfg: RunConfig, spec: AlgoSpec, env: VecEnv | None) -> dict[str, Any]:
     params = {name: schedule(value) if field_meta(spec.params, name).schedule else value
               for name, value in sb3_args.algo_kwargs(cfg).items()}
     if isinstance(params.get("train_freq"), list):
@@ -226,13 +232,12 @@ def load_code(ref: str, field: str) -> Any:
                          "import folder (env.path, the folder rlpanel was started from) or installed") from exc
 
 
-def policy_name(cfg: RunConfig, env: VecEnv) -> str | type[Any]:
+def policy_name(cfg: RunConfig, spec: AlgoSpec, env: VecEnv) -> str | type[Any]:
     """The SB3 policy: the user's own class (``policy.class``), the config's kind, or chosen from the observations
     (images: CnnPolicy; dicts: MultiInputPolicy)."""
     if cfg.policy.policy_class:
         cls: type[Any] = load_code(cfg.policy.policy_class, "policy.class")
         return cls
-    spec = require_spec(cfg)
     if spec.policy_switch is not None and policy_switched(cfg):
         return spec.policy_switch[0]  # ARS's LinearPolicy
     return spec.sb3_policy(policy_kind(cfg, env))  # RecurrentPPO: MlpPolicy -> MlpLstmPolicy
@@ -260,32 +265,52 @@ def resolve_device(device: str) -> str:
 SBX_TORCH_SIDE = "cpu"  # SBX's SB3 side (its buffers, converted to numpy) stays on torch's CPU device; JAX places the nets
 
 
+@dataclass(frozen=True)
+class WorkerDevice:
+    """Where a worker trains, decided once (``worker_device``): ``train`` as status.json, the Monitor's title and the
+    estimate name it (``cuda:0``, ``cpu``: torch's, or JAX's for an SBX run); ``torch`` the device torch builds the
+    model on (the CPU for SBX's SB3 side)."""
+
+    train: str
+    torch: str
+
+
+def worker_device(cfg: RunConfig) -> WorkerDevice:
+    """The estimate's device plan (``core.fit.device.train_device``, the one rule) from this process's own torch, or
+    JAX's device for an SBX run; a CUDA device the library lacks is refused naming ``runtime.device`` and the fix."""
+    if cfg.runtime.engine == "sbx":
+        from core.training.sbx_engine import jax_device  # SBX_IMPORTS
+
+        return WorkerDevice(jax_device(cfg.runtime.device), SBX_TORCH_SIDE)
+    facts = {"torch": th.__version__, "cuda_available": th.cuda.is_available()}  # what the probe tells the estimate
+    issue = device_issue(cfg, facts)
+    if issue is not None:
+        raise ConfigError([issue])
+    device, _ = planned_device(cfg, None, facts)
+    return WorkerDevice(device, device)
+
+
+def placement_note(device: WorkerDevice, model: BaseAlgorithm) -> str | None:
+    """What differs between the plan and the device torch really put the model on (a warning), or None."""
+    got = str(model.device)
+    if got == device.torch:
+        return None
+    return f"planned to train on {device.torch}, but the model is on {got}: the run trains there"
+
+
 def model_device(cfg: RunConfig, device: str) -> str:
-    """The torch device the model is built on: ``device`` resolved, or the CPU for SBX's SB3 side (``train_device``
-    says where JAX trains)."""
+    """The torch device a model is built on: ``device`` resolved (a worker's is already: ``WorkerDevice.torch``), or
+    the CPU for SBX's SB3 side."""
     return SBX_TORCH_SIDE if cfg.runtime.engine == "sbx" else resolve_device(device)
 
 
 def train_device(cfg: RunConfig) -> str:
-    """The device the run really trains on, as status.json and the Monitor's title say it (``cuda:0``, ``cpu``): torch's
-    for an SB3 run, JAX's for an SBX run (a CUDA device JAX lacks is refused there, naming the field)."""
-    if cfg.runtime.engine == "sbx":
-        from core.training.sbx_engine import jax_device  # SBX_IMPORTS
-
-        return jax_device(cfg.runtime.device)
-    return device_label(resolve_device(cfg.runtime.device))
+    """The device the run really trains on (``WorkerDevice.train``), for a caller that holds only the config."""
+    return worker_device(cfg).train
 
 
-def device_label(device: str) -> str:
-    """The device the model lands on, with its index (``cuda`` -> ``cuda:0``): what status.json says."""
-    if device == "cuda" and th.cuda.is_available():
-        return f"cuda:{th.cuda.current_device()}"
-    return device
-
-
-def algorithm_class(cfg: RunConfig) -> type[BaseAlgorithm]:
+def algorithm_class(cfg: RunConfig, spec: AlgoSpec) -> type[BaseAlgorithm]:
     """The SB3 class named by the algorithm's table (``stable_baselines3:PPO``, ``sb3_contrib:TQC``), or SBX's."""
-    spec = require_spec(cfg)
     if cfg.runtime.engine == "sbx":
         from core.training.sbx_engine import algorithm_class as sbx_class  # SBX_IMPORTS
 
@@ -307,34 +332,47 @@ def eval_callback_class(cfg: RunConfig) -> type[EvalCallback]:
     return EvalCallback
 
 
-def check_action_masks(cfg: RunConfig, env: VecEnv) -> None:
+def check_action_masks(cfg: RunConfig, spec: AlgoSpec, env: VecEnv) -> None:
     """MaskablePPO samples only the actions ``action_masks()`` allows: an env without one is refused with the fix."""
-    if not require_spec(cfg).needs_action_masks:
+    if not spec.needs_action_masks:
         return
     if not env.has_attr("action_masks"):
         raise ValueError(f"{cfg.algo} needs an env with an action_masks() method (a bool array: which actions are valid "
                          f"now); {cfg.env.label} has none: add one to the env (or a wrapper), or use PPO")
 
 
-def model_parts(cfg: RunConfig, env: VecEnv) -> tuple[type[BaseAlgorithm], str | type[Any], dict[str, Any]]:
-    """The algorithm's class, its policy (a name or the user's own class) and its keyword arguments for ``env``:
-    what ``build_model`` builds, and what ``core.training.measure`` builds on torch's meta device."""
+@dataclass(frozen=True)
+class Sb3Args:
+    """Everything SB3 gets for one config, decided once (``build``): the algorithm's class, its policy (a name or the
+    user's own class) and the constructor's keyword arguments."""
+
+    algorithm: type[BaseAlgorithm]
+    policy: str | type[Any]
+    kwargs: dict[str, Any]
+
+
+def build(cfg: RunConfig, env: VecEnv) -> Sb3Args:
+    """What SB3 gets for ``cfg`` on ``env``, its 'auto' values resolved once: what ``build_model`` builds, and what
+    ``core.training.measure`` builds on torch's meta device."""
+    spec = require_spec(cfg)
     cfg = resolved(cfg)
-    cls = algorithm_class(cfg)
-    check_action_masks(cfg, env)
-    kind = policy_name(cfg, env)
+    cls = algorithm_class(cfg, spec)
+    check_action_masks(cfg, spec, env)
+    kind = policy_name(cfg, spec, env)
     if cfg.policy.kind == "auto" and policy_kind(cfg, env) == "CnnPolicy":  # resolved_net_arch needs to know
         cfg = cfg.model_copy(update={"policy": cfg.policy.model_copy(update={"kind": "CnnPolicy"})})
-    return cls, kind, model_kwargs(cfg, env)
+    return Sb3Args(cls, kind, _model_kwargs(cfg, spec, env))
 
 
 def build_model(cfg: RunConfig, env: VecEnv, device: str = "auto", tensorboard_log: str | None = None) -> BaseAlgorithm:
-    cls, kind, kwargs = model_parts(cfg, env)
-    return cls(kind, env, device=model_device(cfg, device), verbose=0, tensorboard_log=tensorboard_log, **kwargs)
+    args = build(cfg, env)
+    return args.algorithm(args.policy, env, device=model_device(cfg, device), verbose=0, tensorboard_log=tensorboard_log,
+                          **args.kwargs)
 
 
 def load_model(cfg: RunConfig, path: Path | io.BufferedIOBase, env: VecEnv, device: str = "auto") -> BaseAlgorithm:
     """The model saved at ``path`` (a file, or its bytes already read: ``core.run.checkpoint_read``) on ``env``."""
-    cls = algorithm_class(cfg)
-    check_action_masks(cfg, env)
+    spec = require_spec(cfg)
+    cls = algorithm_class(cfg, spec)
+    check_action_masks(cfg, spec, env)
     return cls.load(path if isinstance(path, io.BufferedIOBase) else str(path), env=env, device=model_device(cfg, device))

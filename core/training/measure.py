@@ -57,9 +57,10 @@ class NetworkMeasure:
 def build_policy_meta(cfg: RunConfig, env: VecEnv) -> tuple[th.nn.Module, gym.Space[Any], gym.Space[Any]]:
     """The SB3 policy ``build_model`` would build for ``env``, on torch's meta device (no memory), with the
     observation and action spaces it sees (images transposed to channels first, as SB3 wraps the env)."""
-    from core.training.factory import model_parts
+    from core.training.factory import build
 
-    cls, kind, kwargs = model_parts(cfg, env)
+    args = build(cfg, env)
+    cls, kind, kwargs = args.algorithm, args.policy, args.kwargs
     # SB3 moves some parts to ``policy.device``, its first parameter's device or cpu while it has none yet: meta here
     with th.device("meta"), mock.patch.object(BaseModel, "device", property(lambda self: th.device("meta"))):
         algo = cls(kind, env, device="meta", verbose=0, _init_setup_model=False, **kwargs)  # type: ignore[call-arg]

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import json
-import os
 import random
-import time
-from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import replace
 from functools import partial
 from pathlib import Path
@@ -19,44 +17,48 @@ from stable_baselines3.common.logger import CSVOutputFormat, JSONOutputFormat, L
 from stable_baselines3.common.off_policy_algorithm import OffPolicyAlgorithm
 from stable_baselines3.common.vec_env import VecEnv, VecNormalize
 
-from core.config.errors import ConfigError, FieldIssue
+from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.spaces import EnvSpaces, check_spaces, describe, space_kind
 from core.config.steps import planned_steps
 from core.fit.device import worker_threads
 from core.run import records
-from core.run.cache_writer import CacheWriter
 from core.run.checkpoints import Checkpoint, CheckpointChoice, find_checkpoint
 from core.run.layout import RunDir
 from core.run.records import well_formed
 from core.run.status import RunStatus, read_recorded_status, write_status
 from core.run.summary import summarize
-from core.run.sysmem_fallback import watch_for
 from core.run.time_split import TimeSplit
 from core.telemetry.devices import GpuMatch
-from core.telemetry.recorder import TelemetryRecorder
 from core.training.best import KeepBest
-from core.training.callbacks import CheckpointEvery, MetricsWriter, RunRecorder, StopFlag, TrainingHalted, numbers
+from core.training.callbacks import (
+    CheckpointEvery,
+    MetricsWriter,
+    RunRecorder,
+    StopFlag,
+    TrainingHalted,
+    logger_formats,
+    numbers,
+)
 from core.training.checkpoints import Checkpointer
-from core.training.cycle_clock import CycleClock, keep_in_status, split_so_far, timed_evaluation
+from core.training.cycle_clock import CycleClock, keep_in_status, timed_evaluation
 from core.training.devices import run_gpu
 from core.training.factory import (
+    WorkerDevice,
     build_model,
     build_vec_env,
     eval_callback_class,
     load_model,
-    resolve_device,
-    train_device,
+    placement_note,
+    worker_device,
     wrap_normalize,
 )
 from core.training.fit_record import record_estimate
-from core.training.guarding import GuardHandler, notify_guard_event, start_guard
 from core.training.health import TrainingHealth
 from core.training.lean_vec_env import EnvProcessError
 from core.training.restart_log import EnvRestartLog
+from core.training.services import AttemptTimes, Worker, start_services
 from core.training.stop_rules import RuleStop, after_evaluation, start_from_best
-from core.training.watchdog import StallWatch
-from core.util.awake import KeepAwake
 from core.util.files import write_atomic, write_json_atomic
 from core.util.jsonl import JsonlWriter, read_jsonl, repair_torn_tail
 from core.util.text import format_number
@@ -64,31 +66,24 @@ from core.util.text import format_number
 EVAL_SEED_OFFSET = 10_000  # the eval env's seed: the run's + this, apart from training's (load_policy's: + 20,000)
 
 
-def apply_runtime_flags(cfg: RunConfig) -> list[str]:
-    """TF32, cuDNN benchmark and torch threads; returns notes for the event log (an SBX run's: JAX's device)."""
+def apply_runtime_flags(cfg: RunConfig, device: WorkerDevice) -> list[str]:
+    """TF32, cuDNN benchmark and torch threads for a run on ``device``; returns notes for the event log (an SBX run's:
+    JAX's device)."""
     rt = cfg.runtime
-    th.set_num_threads(worker_threads(cfg, resolve_device(rt.device)).count)
+    th.set_num_threads(worker_threads(cfg, device.train).count)  # the threads the estimate said, for its device
+    auto = "" if rt.torch_threads else " (auto)"
     if rt.engine == "sbx":  # torch holds SBX's buffers only, on the CPU: TF32 and cuDNN are not used
         from core.training.sbx_engine import versions_note  # SBX_IMPORTS (core.training.factory)
 
-        device = train_device(cfg)  # a CUDA device JAX lacks is refused here, naming runtime.device
-        auto = "" if rt.torch_threads else " (auto)"
-        return [f"device {device}, engine sbx: {versions_note()}; torch {th.__version__} for the buffers, "
+        return [f"device {device.train}, engine sbx: {versions_note()}; torch {th.__version__} for the buffers, "
                 f"{th.get_num_threads()} threads{auto}"]
-    notes = []
     th.backends.cuda.matmul.allow_tf32 = rt.tf32
     th.backends.cudnn.allow_tf32 = rt.tf32
     th.backends.cudnn.benchmark = rt.cudnn_benchmark
-    device = resolve_device(rt.device)
-    if device.startswith("cuda") and not th.cuda.is_available():
-        raise ConfigError([FieldIssue("runtime.device", f"{rt.device} was asked for but torch {th.__version__} sees no "
-                                                        "CUDA device: use cpu or auto, or install a CUDA build of torch")])
-    auto = "" if rt.torch_threads else " (auto)"
-    note = f"device {device}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
-    if device.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something that is not there
+    note = f"device {device.train}, torch {th.__version__}, {th.get_num_threads()} threads{auto}"
+    if device.train.startswith("cuda"):  # TF32 is a CUDA matmul mode: on a CPU run it would name something not there
         note += f", TF32 {'on' if rt.tf32 else 'off'}"
-    notes.append(note)
-    return notes
+    return [note]
 
 
 def supersede_after(run_dir: Path, step: int) -> int:
@@ -120,22 +115,12 @@ class TrainingSession:
         self.cfg = cfg
         self.resume = resume
         self._spaces: EnvSpaces | None = None  # the env's, once built: the estimate kept with the run
-        self.device = "cpu"  # the device it trains on (torch's, or JAX's for an SBX run), once the flags are applied
+        self.plan = WorkerDevice("cpu", "cpu")  # where it trains: decided once, before the flags are applied
+        self.device = "cpu"  # the device it trains on (torch's, or JAX's for an SBX run): plan.train
 
     def _event(self, out: JsonlWriter, message: str, level: str = "info") -> None:
         out.write([records.event(message, level)])
         print(records.event_echo(level, message), flush=True)
-
-    def _awake_note(self, out: JsonlWriter, awake: KeepAwake) -> None:
-        """Keep awake's note: a failure is warned once per run (status ``keep_awake_warned``), not on each attempt;
-        another failure is warned again."""
-        if awake.active:
-            self._event(out, awake.note)
-            return
-        if read_recorded_status(self.run_dir).keep_awake_warned == awake.note:
-            return  # an earlier attempt of this run said it
-        write_status(self.run_dir, keep_awake_warned=awake.note)
-        self._event(out, awake.note, "warning")
 
     def run(self) -> tuple[str, str]:
         status = read_recorded_status(self.run_dir)
@@ -163,9 +148,9 @@ class TrainingSession:
         restarts.step = lambda: model.num_timesteps
         health = TrainingHealth(out, space_kind(env.action_space) in ("discrete", "multidiscrete", "multibinary"),
                                 self.cfg.algo)
-        model.set_logger(self._logger(out, attempt=attempt, health=health))
-        state, reason = self._learn(out, model, env, health, prior_time=status.train_time_s or 0.0,
-                                    prior_cpu=status.train_cpu_s or 0.0, prior_split=TimeSplit.from_json(status.time_split))
+        cycles = CycleClock(out)
+        model.set_logger(self._logger(out, attempt, health, cycles))
+        state, reason = self._learn(out, model, env, health, cycles, status)
         if health.notes:
             write_status(self.run_dir, notes=health.notes)
         self._event(out, reason)
@@ -184,10 +169,11 @@ class TrainingSession:
         if moved and ckpt:
             self._event(out, f"{moved} records after step {ckpt.step:,} from the interrupted attempt moved to "
                              f"{self.layout.superseded.name}", "warning")
-        for note in apply_runtime_flags(self.cfg):
+        # the device the worker trains on, decided once: the Monitor's title shows it
+        self.plan = worker_device(self.cfg)
+        self.device = self.plan.train
+        for note in apply_runtime_flags(self.cfg, self.plan):
             self._event(out, note)
-        # the device the worker really trains on: the Monitor's title shows it
-        self.device = train_device(self.cfg)
         write_status(self.run_dir, device=self.device)
 
     def _env(self, out: JsonlWriter, ckpt: Checkpoint | None, restarts: EnvRestartLog) -> VecEnv:
@@ -210,9 +196,10 @@ class TrainingSession:
 
     def _model(self, out: JsonlWriter, env: VecEnv, ckpt: Checkpoint | None) -> BaseAlgorithm:
         """A new model, or the checkpoint's (with its replay buffer)."""
+        model = self._placed(out, build_model(self.cfg, env, self.plan.torch) if not ckpt else
+                             load_model(self.cfg, self.layout.checkpoints / ckpt.files["model"], env, self.plan.torch))
         if not ckpt:
-            return build_model(self.cfg, env, self.cfg.runtime.device)
-        model = load_model(self.cfg, self.layout.checkpoints / ckpt.files["model"], env, self.cfg.runtime.device)
+            return model
         buffer = ""
         replay = ckpt.path(self.run_dir, "replay_buffer")
         if replay is not None and isinstance(model, OffPolicyAlgorithm):
@@ -220,6 +207,13 @@ class TrainingSession:
             if model.replay_buffer is not None:
                 buffer = f" with {model.replay_buffer.size():,} transitions in the replay buffer"
         self._event(out, f"resumed from the checkpoint at step {ckpt.step:,}{buffer}")
+        return model
+
+    def _placed(self, out: JsonlWriter, model: BaseAlgorithm) -> BaseAlgorithm:
+        """The model, checked against the device plan: where torch put it elsewhere, a warning says so."""
+        note = placement_note(self.plan, model)
+        if note:
+            self._event(out, note, "warning")
         return model
 
     def _callbacks(self, out: JsonlWriter, recorder: RunRecorder, checkpointer: Checkpointer,
@@ -264,8 +258,24 @@ class TrainingSession:
             record_estimate(self.run_dir, self.cfg, self._spaces, where.gpu)
         return where
 
-    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth,
-               prior_time: float, prior_cpu: float, prior_split: TimeSplit | None = None) -> tuple[str, str]:
+    def _checkpointer(self, out: JsonlWriter, recorder: RunRecorder, health: TrainingHealth,
+                      cycles: CycleClock) -> Checkpointer:
+        """The run's checkpointer: the records a checkpoint covers are on disk before it, its saves are timed aside
+        and refused after a divergence."""
+
+        def flush_records() -> None:
+            self._metrics_writer.flush()
+            recorder.flush()
+            out.sync()
+
+        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out, before_save=flush_records,
+                                    allowed=lambda: health.failure, timed=cycles.timed_aside)
+        if checkpointer.removed_temps:
+            self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
+        return checkpointer
+
+    def _learn(self, out: JsonlWriter, model: BaseAlgorithm, env: VecEnv, health: TrainingHealth, cycles: CycleClock,
+               prior: RunStatus) -> tuple[str, str]:
         """Train to the budget, a stop or a divergence, checkpoint (not after a divergence), and say how it ended."""
         stop = StopFlag(self.run_dir)
         stop.install_signal_handler()
@@ -275,77 +285,37 @@ class TrainingSession:
         # the steps SB3 will really run (whole rollouts, from the checkpoint's step): what progress counts towards
         write_status(self.run_dir, planned_timesteps=plan.steps)
         recorder = RunRecorder(out, stop, plan.steps, health=health, info_keys=tuple(self.cfg.env.info_keys))
-        cycles = recorder.cycles = CycleClock(out)
-        keep_in_status(cycles, self.run_dir, prior_split)
-
-        def flush_records() -> None:  # the checkpoint's records are on disk before the checkpoint
-            self._metrics_writer.flush()
-            recorder.flush()
-            out.sync()
-
-        checkpointer = Checkpointer(self.run_dir, self.cfg.budget.keep_checkpoints, out, before_save=flush_records,
-                                    allowed=lambda: health.failure)
-        if checkpointer.removed_temps:
-            self._event(out, f"removed {checkpointer.removed_temps} unfinished checkpoint file(s) an earlier attempt left")
+        recorder.cycles = cycles
+        keep_in_status(cycles, self.run_dir, TimeSplit.from_json(prior.time_split))
+        checkpointer = self._checkpointer(out, recorder, health, cycles)
         rules = RuleStop(recorder, total)
-        callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
-        # the heavy work inside a cycle is timed aside (each is rare): the split's "other"
-        checkpointer.save = cycles.aside(checkpointer.save)  # type: ignore[method-assign]
-        model.logger.dump = cycles.aside(model.logger.dump)  # type: ignore[method-assign]
-        for callback in callbacks:
-            if isinstance(callback, EvalCallback):
-                timed_evaluation(callback, cycles)
-        where = self._run_gpu(model)
-        cuda = self.device.startswith("cuda")
-        telemetry = self._start_telemetry(where.gpu if where is not None else None,
-                                          on_run_gpu=cycles.gpu_sample if cuda else None)
-        cache = CacheWriter(self.run_dir).start()  # the window opens the run from columns, the first time too
-        guard, note = start_guard(self.cfg, where)
-        self._event(out, note)
-        handler = None
-        if guard is not None:
-            handler = GuardHandler(self.run_dir, guard, out, stop.check, lambda: model.num_timesteps, recorder.flush,
-                                   notify=partial(notify_guard_event, self.run_dir), fallback=watch_for())
-            recorder.on_second = handler
-        rt = self.cfg.runtime
-        watch = StallWatch(self.run_dir, out, recorder, lambda: model.num_timesteps, configured=rt.stall_after_s,
-                           action=rt.on_stall, env=env, ask_stop=stop.set,
-                           paused=lambda: handler is not None and handler.guard.paused).start()
-        awake = KeepAwake(f"rlpanel run {self.run_dir.name}", self.cfg.runtime.keep_awake).start()
-        self._awake_note(out, awake)
-        write_status(self.run_dir, state="running")
-        started, cpu_started = time.monotonic(), time.process_time()
-        cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
-        try:
+        times = AttemptTimes(self.run_dir, prior, cycles)
+        with ExitStack() as services:
+            services.callback(env.close)
+            callbacks, eval_env = self._callbacks(out, recorder, checkpointer, rules)
+            if eval_env is not None:
+                services.callback(eval_env.close)
+            for callback in callbacks:  # the heavy work inside a cycle is timed aside (each is rare): the split's "other"
+                if isinstance(callback, EvalCallback):
+                    timed_evaluation(callback, cycles)
+            worker = Worker(self.run_dir, self.cfg, self.device, out, model, env, recorder, partial(self._event, out))
+            start_services(services, worker, self._run_gpu(model), times)
+            write_status(self.run_dir, state="running")
+            times.start()
+            cycles.training_start()  # the split covers the time counted as training: learn()'s set-up and last checkpoint too
+            services.callback(lambda: cycles.training_end(model.num_timesteps))
             self._train(model, callbacks, health, total - model.num_timesteps, recorder)
             self._metrics_writer.flush()
-            # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
-            stopped = recorder.stopped and model.num_timesteps < total
             if health.failure:
                 recorder.flush(last=True)
                 return "failed", health.failure
+            # a stop that came once the budget was met (in the last rollout, past the total) ends a finished run
+            stopped = recorder.stopped and model.num_timesteps < total
             if stopped:
                 write_status(self.run_dir, state="stopping")
             if rules.reason:  # the steps trained are the plan now: the Runs tab and the Monitor read it full
                 write_status(self.run_dir, planned_timesteps=model.num_timesteps)
             checkpointer.save(model)
-        finally:
-            cycles.training_end(model.num_timesteps)
-            watch.stop()
-            if guard is not None:
-                guard.stop()
-            if handler is not None:
-                handler.write_events()
-            awake.release()
-            write_status(self.run_dir, train_time_s=prior_time + time.monotonic() - started,
-                         train_cpu_s=prior_cpu + time.process_time() - cpu_started,
-                         time_split=split_so_far(prior_split, cycles.total).to_json())
-            if telemetry is not None:
-                telemetry.stop()
-            cache.stop()
-            env.close()
-            if eval_env is not None:
-                eval_env.close()
         if stopped:
             return "stopped", f"stopped at step {model.num_timesteps:,} ({stop.reason})"
         if rules.reason:
@@ -373,8 +343,9 @@ class TrainingSession:
             if not health.explain(model.num_timesteps, exc, numbers(model.logger.name_to_value)):
                 raise
 
-    def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth | None = None) -> Logger:
-        """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records."""
+    def _logger(self, out: JsonlWriter, attempt: int, health: TrainingHealth, cycles: CycleClock) -> Logger:
+        """SB3's logger writing csv/json (one file per attempt), TensorBoard and train records; its dumps are timed
+        aside on ``cycles``."""
         sb3 = self.layout.sb3_logs
         sb3.mkdir(exist_ok=True)
         self._metrics_writer = MetricsWriter(out, health)
@@ -382,18 +353,4 @@ class TrainingSession:
         formats: list[Any] = [CSVOutputFormat(str(sb3 / f"progress{suffix}.csv")),
                               JSONOutputFormat(str(sb3 / f"progress{suffix}.json")),
                               TensorBoardOutputFormat(str(self.layout.tensorboard)), self._metrics_writer]
-        return Logger(folder=str(sb3), output_formats=formats)
-
-    def _start_telemetry(self, gpu: int | None,
-                         on_run_gpu: Callable[[float | None], None] | None = None) -> TelemetryRecorder | None:
-        """The recorder, told the run's GPU by NVML index (its memory figure, and the energy counts only it)."""
-        hz = self.cfg.runtime.telemetry_hz
-        if not hz:
-            return None
-        # an SBX run's torch never touches CUDA (JAX's memory is the process's, on NVML)
-        sb3_cuda = self.cfg.runtime.engine == "sb3" and th.cuda.is_available()
-        torch_memory = (lambda: th.cuda.memory_reserved()) if sb3_cuda else None
-        recorder = TelemetryRecorder(self.layout.telemetry, hz, root_pid=os.getpid(), torch_memory=torch_memory,
-                                     run_gpu=gpu, on_run_gpu=on_run_gpu)
-        recorder.start()
-        return recorder
+        return Logger(folder=str(sb3), output_formats=logger_formats(cycles, formats))

@@ -94,9 +94,8 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     by its timeout still says what it measured.
     """
     import torch as th
-    from stable_baselines3.common.callbacks import BaseCallback
 
-    from core.training.factory import build_model, build_vec_env, resolve_device, train_device, wrap_normalize
+    from core.training.factory import build_model, build_vec_env, worker_device, wrap_normalize
     from core.training.session import apply_runtime_flags
 
     cfg = probe_config(cfg)
@@ -105,7 +104,38 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
     # ~0 steps/s with it), which a long run pays once: that cycle is warm-up too
     compiling = 1 if cfg.runtime.engine == "sbx" else 0
 
-    class CycleClock(BaseCallback):
+    memory = PeakMemory()
+    memory.start()
+    device = worker_device(cfg)  # decided once, as the worker does
+    apply_runtime_flags(cfg, device)
+    if th.cuda.is_initialized():  # a serving process: the peak of the candidates before is not this one's
+        th.cuda.reset_peak_memory_stats()
+    env, _ = build_vec_env(cfg)
+    env = wrap_normalize(cfg, env)
+    try:
+        model = build_model(cfg, env, device.torch)
+        clock = probe_clock(seconds, warmup_s, learning_starts, compiling, out, memory)
+        model.learn(total_timesteps=NEVER_ENDS, callback=clock)
+        learn_s = time.perf_counter() - clock.t0  # the rest of the probe's time is its set-up: the tuner budgets both
+    finally:
+        env.close()
+    host = memory.stop()
+    trained_on = device.train  # JAX's device for an SBX probe, torch's for SB3
+    sbx = cfg.runtime.engine == "sbx"
+    gpu = (jax_gpu_peak_bytes() if sbx else int(th.cuda.max_memory_reserved())) if trained_on.startswith("cuda") else 0
+    if clock.start is None or clock.last is None:
+        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
+    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": trained_on,
+            "learn_s": learn_s, "torch_threads": th.get_num_threads(), "collect_s": clock.collect_s, "train_s": clock.train_s}
+
+
+def probe_clock(seconds: float, warmup_s: float, learning_starts: int, compiling: int, out: Path | None,
+                memory: PeakMemory) -> Any:
+    """The probe's callback: marks (time, steps) at every cycle start past the warm-up and stops at the cycle start
+    nearest to ``seconds`` measured (``compiling``: the first cycles, SBX's, that are warm-up too)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class ProbeClock(BaseCallback):
         """Marks (time, steps) at every cycle start; stops at the cycle start nearest to ``seconds`` measured."""
 
         def __init__(self) -> None:
@@ -149,29 +179,7 @@ def measure(cfg: RunConfig, seconds: float, warmup_s: float, out: Path | None = 
         def _on_step(self) -> bool:
             return not self.done
 
-    memory = PeakMemory()
-    memory.start()
-    apply_runtime_flags(cfg)
-    device = resolve_device(cfg.runtime.device)
-    if th.cuda.is_initialized():  # a serving process: the peak of the candidates before is not this one's
-        th.cuda.reset_peak_memory_stats()
-    env, _ = build_vec_env(cfg)
-    env = wrap_normalize(cfg, env)
-    try:
-        model = build_model(cfg, env, device)
-        clock = CycleClock()
-        model.learn(total_timesteps=NEVER_ENDS, callback=clock)
-        learn_s = time.perf_counter() - clock.t0  # the rest of the probe's time is its set-up: the tuner budgets both
-    finally:
-        env.close()
-    host = memory.stop()
-    trained_on = train_device(cfg)  # JAX's device for an SBX probe, torch's for SB3
-    sbx = cfg.runtime.engine == "sbx"
-    gpu = (jax_gpu_peak_bytes() if sbx else int(th.cuda.max_memory_reserved())) if trained_on.startswith("cuda") else 0
-    if clock.start is None or clock.last is None:
-        return {"error": "no whole update cycle finished after the warm-up", "host_peak_bytes": host, "learn_s": learn_s}
-    return {**figures(clock.start, clock.last, clock.cycles, host), "gpu_peak_bytes": gpu, "device": trained_on,
-            "learn_s": learn_s, "torch_threads": th.get_num_threads(), "collect_s": clock.collect_s, "train_s": clock.train_s}
+    return ProbeClock()
 
 
 def jax_gpu_peak_bytes() -> int | None:

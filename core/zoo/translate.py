@@ -17,10 +17,8 @@ from core.config.errors import ConfigError
 from core.config.validate import validate_config
 from core.zoo.pyexpr import Name, parse_python_value
 
-# rl_zoo3's file (and --algo) names -> rlpanel's algorithm names
-ZOO_ALGOS = {"ppo": "PPO", "a2c": "A2C", "sac": "SAC", "dqn": "DQN", "td3": "TD3", "ddpg": "DDPG", "tqc": "TQC",
-             "trpo": "TRPO", "ars": "ARS", "ppo_lstm": "RecurrentPPO", "ppo_mask": "MaskablePPO", "crossq": "CrossQ",
-             "qrdqn": "QRDQN"}
+# rl_zoo3's file (and --algo) names -> rlpanel's algorithm names (each algorithm's table says its zoo name)
+ZOO_ALGOS = {spec.zoo_name: name for name, spec in ALGORITHMS.items()}
 ACTIVATIONS = {"nn.ReLU": "relu", "nn.Tanh": "tanh", "nn.ELU": "elu", "nn.LeakyReLU": "leaky_relu", "nn.GELU": "gelu",
                "nn.SiLU": "silu"}
 OPTIMIZERS = {"th.optim.Adam": "adam", "th.optim.AdamW": "adamw", "th.optim.RMSprop": "rmsprop", "th.optim.SGD": "sgd",

@@ -37,4 +37,6 @@ A2C = AlgoSpec(
     action_kinds=SPACE_KINDS, action_need="any action space", net_keys=frozenset({"pi", "vf"}), default_net=(64, 64),
     default_activation="tanh", cycle=rollout_cycle,
     train_batch=lambda p, n_envs: p.n_steps * n_envs,  # rollout_buffer.get(batch_size=None): the whole rollout
-    policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}))
+    policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}),
+    # A2C builds its RMSprop only without optimizer_kwargs: given them, it is passed as SB3 would build it
+    own_optimizer=lambda p, kw: ("rmsprop", {"alpha": 0.99, "eps": p.rms_prop_eps, **kw}) if p.use_rms_prop else None)

@@ -47,4 +47,5 @@ MASKABLE_PPO = AlgoSpec(
     default_net=(64, 64), default_activation="tanh", train_batch=minibatch, cycle=rollout_cycle,
     rules=(batch_rule_for("maskableppo"),), resolve=resolve_auto_batch, advice=(batch_advice_for("maskableppo"),),
     batch_divides_rollout=True,
-    policy_keys=frozenset({"ortho_init", "share_features_extractor"}), contrib=True, needs_action_masks=True)
+    policy_keys=frozenset({"ortho_init", "share_features_extractor"}), contrib=True, needs_action_masks=True,
+    zoo="ppo_mask")

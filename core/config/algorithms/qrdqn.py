@@ -31,4 +31,6 @@ QRDQN = AlgoSpec(
     name="QRDQN", params=QRDQNParams, sb3_class="sb3_contrib:QRDQN", on_policy=False, network="qr_network",
     action_kinds=("discrete",), action_need="a Discrete action space", net_keys=frozenset(), default_net=(64, 64),
     default_activation="relu", train_batch=off_policy.batch_of, cycle=off_policy.train_freq_cycle,
-    rules=(off_policy.replay_rules("qrdqn"),), contrib=True)
+    rules=(off_policy.replay_rules("qrdqn"),), contrib=True,
+    # QR-DQN replaces optimizer_kwargs with its own Adam eps (0.01 / batch) unless an optimizer class is given
+    own_optimizer=lambda p, kw: ("adam", {"eps": 0.01 / p.batch_size, **kw}))

@@ -52,5 +52,5 @@ RECURRENT_PPO = AlgoSpec(
     default_net=(64, 64), default_activation="tanh",
     train_batch=lambda p, n_envs: min(int(p.batch_size), p.n_steps * n_envs), cycle=rollout_cycle, rules=(lstm_rule,),
     policy_keys=frozenset({"log_std_init", "ortho_init", "use_expln", "full_std", "squash_output", "share_features_extractor"}),
-    contrib=True,
+    contrib=True, zoo="ppo_lstm",
     policy_names=(("MlpLstmPolicy", "MlpPolicy"), ("CnnLstmPolicy", "CnnPolicy"), ("MultiInputLstmPolicy", "MultiInputPolicy")))

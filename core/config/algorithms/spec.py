@@ -85,11 +85,20 @@ class AlgoSpec:
     # a yes/no field of its section that picks another SB3 policy (ARS: linear_policy -> LinearPolicy)
     policy_switch: tuple[str, str] | None = None
     needs_action_masks: bool = False  # MaskablePPO: the env must have an action_masks() method
+    # the optimizer its SB3 class builds itself unless given a class, as (schema name, kwargs) from (params,
+    # optimizer_kwargs); None where SB3's default Adam stands: the factory passes it when optimizer_kwargs are set
+    own_optimizer: Callable[[Any, dict[str, Any]], tuple[str, dict[str, Any]] | None] | None = None
+    zoo: str = ""  # rl_zoo3's name (its file and --algo), where it is not the lower-case name (ppo_lstm)
 
     @property
     def section(self) -> str:
         """The config key of its hyperparameters: ``ppo``."""
         return self.name.lower()
+
+    @property
+    def zoo_name(self) -> str:
+        """rl_zoo3's name: ``ppo``, ``ppo_lstm``."""
+        return self.zoo or self.name.lower()
 
     @property
     def policy_params(self) -> tuple[str, ...]:

@@ -70,3 +70,49 @@ def test_fast_cycles_are_merged_into_about_one_record_a_second_and_a_stop_mid_co
     assert abs(sum(r["collect_s"] for r in recs) - (6.0 + 0.5)) < 1e-3
     assert abs(sum(r["train_s"] for r in recs) - 4.0) < 1e-3
     assert all("gpu_collect_pct" not in r for r in recs)  # no sample: no GPU figure
+
+
+def test_logger_dumps_and_checkpoints_are_timed_aside_through_their_hooks_a_dump_that_raised_too(tmp_path):
+    from stable_baselines3.common.logger import KVWriter, Logger
+
+    from core.training.callbacks import logger_formats
+
+    out, clock = JsonlWriter(tmp_path / "metrics.jsonl"), Clock()
+    cycles = CycleClock(out, interval_s=10.0, clock=clock)
+
+    class Format(KVWriter):  # SB3's own formats (csv, json, TensorBoard) writing a dump: 2 s, or 1 s and an error
+        def __init__(self, fail: bool = False):
+            self.fail = fail
+
+        def write(self, key_values, key_excluded, step=0):
+            clock.now += 1.0 if self.fail else 2.0
+            if self.fail:
+                raise ValueError("the dump failed")
+
+        def close(self):
+            pass
+
+    logger = Logger(folder=None, output_formats=logger_formats(cycles, [Format()]))
+    cycles.training_start()
+    cycles.rollout_start(0)
+    clock.now += 1.0
+    cycles.rollout_end()
+    logger.record("train/loss", 1.0)
+    logger.dump(64)  # SB3 dumps between collecting and training: taken out of the training phase
+    with cycles.timed_aside():  # the checkpointer's timed(): a save
+        clock.now += 0.5
+    clock.now += 1.0
+    cycles.rollout_start(64)
+    clock.now += 1.0
+    cycles.rollout_end()
+    failing = Logger(folder=None, output_formats=logger_formats(cycles, [Format(fail=True)]))
+    failing.record("train/loss", float("nan"))
+    try:
+        failing.dump(128)
+    except ValueError:
+        pass
+    cycles.training_end(128)  # the failed dump's second counts aside still
+    out.close()
+    first, second = [r for r in read_jsonl(tmp_path / "metrics.jsonl") if r["kind"] == "cycle"]
+    assert (first["collect_s"], first["train_s"], first["other_s"]) == (1.0, 1.0, 2.5)
+    assert (second["collect_s"], second["train_s"], second["other_s"]) == (1.0, 0.0, 1.0)

@@ -123,9 +123,10 @@ def test_killed_worker_reads_crashed_and_resumes_from_its_checkpoint(runs_dir):
     for proc in process_tree(pid):
         proc.kill()  # psutil: SIGKILL on POSIX, TerminateProcess on Windows
     wait_state(run, ("crashed",), timeout=30)
-    # the run's supervisor records the crash with its reason (a reader alone says "ended without a word")
-    status = wait_for(lambda: (lambda s: s if s.recorded_state is None else None)(read_status(run)), timeout=60,
-                      what="the supervisor to record the crash")
+    # the run's supervisor records the crash with its reason (a reader alone says "ended without a word"), then adds
+    # what follows ("; ...") once the resume is decided: two writes, and a loaded machine shows the first a while
+    status = wait_for(lambda: (lambda s: s if s.recorded_state is None and "; " in (s.exit_reason or "") else None)(
+        read_status(run)), timeout=60, what="the supervisor to record the crash and what follows it")
     assert status.state == "crashed" and "SIGKILL" in status.error["message"]
     assert f"resume it with `rlpanel resume {run.name}` (from its checkpoint at step" in status.exit_reason
     checkpoint = read_json(run / "checkpoints" / "latest.json")["step"]
