@@ -2,7 +2,7 @@
 
 The window drives ``core``: Launch creates the run folder and starts a detached worker, a
 ``RunFollower`` (a controller in its own thread) follows the run folder, Stop/Resume/Restart go through
-``core.run.control`` (the toolbar's actions: ``app.run_actions``). Closing the window never stops a run; a later
+``core.launch.control`` (the toolbar's actions: ``app.run_actions``). Closing the window never stops a run; a later
 window re-attaches to it.
 """
 
@@ -36,7 +36,7 @@ from app.threads.background import run_in_background
 from app.widgets.elided_label import ElidedLabel
 from app.widgets.lazy_tabs import LazyTabs
 from app.window_state import available, fit_shown, restore_monitor, restore_window, save_window
-from core.fit.result import FitEstimate
+from core.estimate.result import FitEstimate
 from core.run.names import config_algo, read_run_label
 from core.run.states import ACTIVE, FAILED, TERMINAL
 from core.run.status import RunStatus, stall_note
@@ -48,7 +48,7 @@ if TYPE_CHECKING:  # built after the first frame or when first shown (LazyTabs):
     from app.monitor.panel import MonitorPanel
     from app.queue.panel import QueuePanel
     from app.results.panel import ResultsPanel
-    from core.run.columns import MetricsBatch, TelemetryBatch
+    from core.run.cache.columns import MetricsBatch, TelemetryBatch
 
 AFTER_FIRST_FRAME_AT_LATEST_MS = 1500
 
@@ -101,7 +101,7 @@ class MainWindow(QMainWindow):
         self.log = LogPanel()
         self.tabs = QTabWidget()
         # the Monitor is built right after the first frame; Results, Queue, Sweeps and System when first shown (or first
-        # asked for): the first frame waits for neither them nor their modules (ARCHITECTURE.md, "The window")
+        # asked for): the first frame waits for neither them nor their modules (docs/window.md)
         self.lazy_tabs = LazyTabs(self.tabs)
         self.lazy_tabs.add("Monitor", self._build_monitor, waiting="Starting the plots…")
         later = later_tabs(self.runs_dir, self.config, self.open_run)

@@ -1,9 +1,9 @@
 """The Run toolbar's actions, Launch, Stop, Resume and Restart, and what each does to a run.
 
 ``RunActions`` belongs to the main window, which it sees through ``ActionHost`` (a Protocol, as the notifier sees
-the window through ``NotifiedWindow``: neither imports it). It starts runs (``core.run.start``), asks the followed one
-to stop, resumes and restarts ended ones (``core.run.control``), and has the window follow the run it acted on.
-``core.run.start`` and ``core.run.control`` load at the first launch, resume or restart, not at start-up."""
+the window through ``NotifiedWindow``: neither imports it). It starts runs (``core.launch.start``), asks the followed one
+to stop, resumes and restarts ended ones (``core.launch.control``), and has the window follow the run it acted on.
+``core.launch.start`` and ``core.launch.control`` load at the first launch, resume or restart, not at start-up."""
 
 from __future__ import annotations
 
@@ -26,8 +26,8 @@ from core.run.store import RunInfo, RunStore
 if TYPE_CHECKING:
     from app.configure.launch_row import LaunchRequest
     from core.config.schema import RunConfig  # pydantic: loaded by the first validation, after the first frame
-    from core.fit.result import FitEstimate
-    from core.run.start import StartedGroup  # core.run.start and .control load at the first launch, resume or restart
+    from core.estimate.result import FitEstimate
+    from core.launch.start import StartedGroup  # core.launch.start and .control load at the first launch, resume or restart
 
 STOP_TIMEOUT_S = 60.0
 STATUS_WORDS = {"graceful": "stopped gracefully (checkpoint saved)",
@@ -130,7 +130,7 @@ class RunActions:
         them, the Monitor follows the first."""
         if not self.confirm_code(config, preset):
             return None
-        from core.run.start import start_group
+        from core.launch.start import start_group
 
         w = self.window
         try:
@@ -155,7 +155,7 @@ class RunActions:
         """
         if not self.confirm_code(config, preset):
             return None
-        from core.run.start import start_run
+        from core.launch.start import start_run
 
         w = self.window
         try:  # a custom env is imported from the folder the window was started in, for a resume too
@@ -230,7 +230,7 @@ class RunActions:
         QMessageBox.warning(self.parent, title, text)
 
     def resume_run(self, run_dir: Path) -> None:
-        from core.run.control import RunStateError, is_cluster_run, resume_run
+        from core.launch.control import RunStateError, is_cluster_run, resume_run
 
         run_dir = Path(run_dir)
         if is_cluster_run(run_dir):  # a submission through Ray's job API takes seconds: not on the GUI thread
@@ -263,8 +263,8 @@ class RunActions:
                 "(nothing is deleted).")
             if answer != QMessageBox.StandardButton.Yes:
                 return False
-        from core.run.control import RunStateError
-        from core.run.start import restart_run
+        from core.launch.control import RunStateError
+        from core.launch.start import restart_run
 
         try:
             attempt = restart_run(run_dir)

@@ -21,12 +21,12 @@ IQM intervals overlap at the same budget.
                             [--dqn-steps 20000] [--dqn-seeds 3] [--eval-episodes 10] [--warm-cache]
                             [--ppo-n-steps 256]
 
-SBX trains with rlpanel's class where it has one (``core.training.sbx_classes``: PPO, whose update compiles once);
+SBX trains with rlpanel's class where it has one (``core.worker.sbx_classes``: PPO, whose update compiles once);
 ``SBX_CLASSES=sbx`` in the environment trains SBX's own classes instead.
 
 ``--warm-cache`` gives every SBX run JAX's persistent compilation cache in a folder of the bench's own, filled by one
 throwaway SBX run of each case before its pairs: the measured SBX runs load their programs instead of compiling them,
-as an rlpanel worker does from a user's second run of the same shapes on (``core.fit.xla.set_jax_env``). Without it
+as an rlpanel worker does from a user's second run of the same shapes on (``core.estimate.xla.set_jax_env``). Without it
 each SBX run compiles from nothing, as a first run does.
 
 Defaults take ~15 min on the 2-core development machine; raise the steps for a longer, steadier figure.
@@ -58,9 +58,9 @@ if case["engine"] == "sb3":
     import stable_baselines3 as lib
 else:
     import sbx as lib
-    if case["own"]:  # rlpanel's subclasses, as its worker trains (core.training.sbx_classes)
+    if case["own"]:  # rlpanel's subclasses, as its worker trains (core.worker.sbx_classes)
         sys.path.insert(0, case["repo"])
-        from core.training.sbx_classes import OWN
+        from core.worker.sbx_classes import OWN
         lib = type("lib", (), {name: OWN.get(name) or getattr(lib, name) for name in ("PPO", "SAC", "DQN")})
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.callbacks import BaseCallback
@@ -126,7 +126,7 @@ def train(case: Case, engine: str, seed: int, timesteps: int, eval_episodes: int
             "seed": seed, "timesteps": timesteps, "eval_episodes": eval_episodes, "repo": str(REPO),
             "own": os.environ.get("SBX_CLASSES", "rlpanel") == "rlpanel"}
     env = dict(os.environ, JAX_PLATFORMS="cpu")  # the CPU on every machine: the 2-core box has no GPU
-    if cache is not None:  # what the worker sets (core.fit.xla.set_jax_env): every program kept
+    if cache is not None:  # what the worker sets (core.estimate.xla.set_jax_env): every program kept
         env.update(JAX_COMPILATION_CACHE_DIR=str(cache), JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="0")
     out = subprocess.run([sys.executable, "-c", PLAIN, json.dumps(spec)], capture_output=True, text=True, env=env)
     if out.returncode != 0:

@@ -1,7 +1,7 @@
 """Env processes of SB3's SubprocVecEnv against rlpanel's lean ones, side by side in one run.
 
 Two host processes, each a fresh interpreter that imports torch and stable-baselines3 the way the
-worker does and builds N CartPole envs through ``core.training.factory.build_vec_env``: A with
+worker does and builds N CartPole envs through ``core.worker.factory.build_vec_env``: A with
 ``vec_env: subproc-sb3`` (SB3's ``SubprocVecEnv``), B with ``vec_env: subproc`` (``LeanSubprocVecEnv``).
 Each reports the start-up time of its N envs (construction to the first reset answered), the own
 memory (USS, psutil ``memory_full_info().uss``) of each env process after stepping, and of the
@@ -30,7 +30,7 @@ from pathlib import Path
 
 # The worker's own top-level imports: its env processes import the worker's module again as
 # __mp_main__ (multiprocessing's main-module fix-up), and so do these hosts' (they run with -m).
-from core.training import worker as _worker  # noqa: F401
+from core.worker import main as _worker  # noqa: F401
 
 REPO = Path(__file__).resolve().parent.parent
 MIB = 1 << 20
@@ -63,7 +63,7 @@ def host(kind: str, n_envs: int, method: str) -> None:
     import torch  # noqa: F401 - the worker's parent process holds torch and SB3 when it builds the envs
 
     from core.config.validate import validate_config
-    from core.training.factory import build_vec_env
+    from core.worker.factory import build_vec_env
 
     cfg = validate_config({"algo": "PPO", "runtime": {"n_envs": n_envs, "vec_env": kind, "start_method": method,
                                                       "seed": 0}}).config

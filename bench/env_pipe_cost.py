@@ -41,7 +41,7 @@ def main() -> None:
     import gymnasium as gym
     from stable_baselines3.common.vec_env import SubprocVecEnv
 
-    from core.training.lean_vec_env import LeanSubprocVecEnv
+    from core.worker.lean_vec_env import LeanSubprocVecEnv
 
     env = gym.make("CartPole-v1")
     env.reset(seed=0)

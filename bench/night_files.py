@@ -78,7 +78,7 @@ def open_day(folder: Path) -> None:
     reads it (chunks, well-formed records, columns): its size, and the CPU time of that reading."""
     from app.monitor.follower import CHUNK_BYTES
     from core.run import records
-    from core.run.columns import metrics_batch
+    from core.run.cache.columns import metrics_batch
     from core.run.episodes import EPISODES_PER_S
     from core.run.records import well_formed_only
     from core.util.jsonl import JsonlReader
@@ -125,7 +125,7 @@ def main() -> int:
             open_day(Path(tmp))
         return 0
     from core.config.validate import validate_config
-    from core.run.control import launch_worker, request_stop
+    from core.launch.control import launch_worker, request_stop
     from core.run.episodes import EPISODES_PER_S
     from core.run.layout import RunDir
     from core.run.status import read_status

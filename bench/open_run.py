@@ -3,7 +3,7 @@
 Writes one run of ``BENCH_HOURS`` (``bench.gui_scale.write_run``), then for ``BENCH_ROUNDS`` rounds opens
 it in a fresh window process, interleaved: the code at ``--baseline`` (a copy of main:
 ``git archive main | tar -x -C /tmp/open-main``, ``main first`` / ``main again``) and this tree, each on the run
-as its worker leaves it (``first``: the cache the worker's ``core.run.cache_writer`` wrote, made here by this
+as its worker leaves it (``first``: the cache the worker's ``core.run.cache.writer`` wrote, made here by this
 tree's code, timed apart), then again (``again``: the cache as that code's first open left it).
 ``--cold`` adds this tree on a run without any cache (a run of an older version: parsed, then cached).
 Each open is timed from ``follow_run`` to the whole history painted in the plots (``child``), with its CPU time,
@@ -109,8 +109,8 @@ def open_once(code: Path, run: Path, episodes: int, home: str) -> dict:
 
 
 def worker_cache(run: Path) -> float:
-    """The cache a worker leaves (``core.run.cache_writer``, its final pass); returns its CPU seconds."""
-    from core.run.cache_writer import CacheWriter
+    """The cache a worker leaves (``core.run.cache.writer``, its final pass); returns its CPU seconds."""
+    from core.run.cache.writer import CacheWriter
 
     cpu = time.process_time()
     CacheWriter(run).update(min_bytes=1)

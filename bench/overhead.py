@@ -1,7 +1,7 @@
 """Throughput of the rlpanel worker against a plain SB3 script, side by side.
 
 Trains the same config (PPO, CartPole-v1, 8 DummyVecEnv envs, n_steps 256, ~50k steps) as a
-plain SB3 script (A) and through ``python -m core.training.worker`` (B), alternating A B A B,
+plain SB3 script (A) and through ``python -m core.worker.main`` (B), alternating A B A B,
 each in a fresh process. Throughput is steps / seconds spent inside ``learn()`` for both (the
 worker's ``summary.json`` records its own), so imports and env start-up are left out of both.
 Prints each pair with the CPU time per env step of each side (the training process, every thread, inside
@@ -90,7 +90,7 @@ def worker_raw(timesteps: int, telemetry_hz: float, dqn: bool = False, engine: s
 def worker_threads_here(timesteps: int, telemetry_hz: float) -> int:
     """The torch threads the worker gives itself for the bench's config on this machine."""
     from core.config.validate import validate_config
-    from core.fit.device import worker_threads
+    from core.estimate.device import worker_threads
 
     return worker_threads(validate_config(worker_raw(timesteps, telemetry_hz)).config, "cpu").count
 
@@ -110,7 +110,7 @@ def worker(timesteps: int, root: Path, telemetry_hz: float, tree: Path = REPO, d
                               check=True, cwd=tree)
         run = Path(made.stdout.strip().splitlines()[-1])
     # the worker's own tree first on its path: ``-m`` puts the working folder there
-    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], capture_output=True, check=True, cwd=tree)
+    subprocess.run([sys.executable, "-m", "core.worker.main", str(run)], capture_output=True, check=True, cwd=tree)
     summary = read_json(RunDir(run).summary)
     return Side(summary["steps_per_s"], 1e6 * summary["train_cpu_s"] / summary["timesteps"])
 

@@ -4,8 +4,8 @@ the rollouts and the updates, with what XLA compiled (or loaded from the persist
     JAX_PLATFORMS=cpu python bench/sbx_profile.py [--steps 20000] [--cache DIR] [--sbx-classes] [--explain]
 
 PPO on CartPole-v1, 8 dummy envs, n_steps 256 (bench/engines.py's case). ``--cache DIR``: JAX's persistent compilation
-cache there, as the worker sets it (``core.fit.xla.set_jax_env``): run twice to see a warm cache. ``--sbx-classes``:
-SBX's own PPO instead of rlpanel's (``core.training.sbx_classes``). ``--explain``: jax's reasons for each retrace on
+cache there, as the worker sets it (``core.estimate.xla.set_jax_env``): run twice to see a warm cache. ``--sbx-classes``:
+SBX's own PPO instead of rlpanel's (``core.worker.sbx_classes``). ``--explain``: jax's reasons for each retrace on
 stderr. One JSON line: seconds of each part, CPU seconds of ``learn()``, and the compiles by program (count, seconds).
 """
 
@@ -64,7 +64,7 @@ def main() -> None:
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
 
-    from core.training.sbx_classes import PPO
+    from core.worker.sbx_classes import PPO
 
     t["sbx"] = time.monotonic()
     env = make_vec_env("CartPole-v1", n_envs=8, seed=0)

@@ -116,7 +116,7 @@ def train_once(env: dict[str, str], runs: Path, hz: float, steps: int) -> float:
                  "runtime": {"n_envs": 4, "vec_env": "dummy", "device": "auto", "telemetry_hz": hz},
                  "budget": {"total_timesteps": steps, "checkpoint_every": 0}}, {})
     run = RunStore(runs).create(validate_config(raw).config)
-    subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=env, cwd=REPO,
+    subprocess.run([sys.executable, "-m", "core.worker.main", str(run)], env=env, cwd=REPO,
                    capture_output=True, text=True, check=True)
     summary = json.loads(RunDir(run).summary.read_text())
     return float(summary["steps_per_s"])

@@ -62,9 +62,9 @@ def main() -> None:
 
     from core.telemetry.guard import GpuGuard, thermal_limits
     from core.telemetry.nvml import slowdown_threshold
-    from core.training.callbacks import RunRecorder, StopFlag
-    from core.training.guarding import GuardHandler
     from core.util.jsonl import JsonlWriter
+    from core.worker.callbacks import RunRecorder, StopFlag
+    from core.worker.guarding import GuardHandler
 
     torch.set_num_threads(1)
     limits = thermal_limits(True, None, None, slowdown_threshold(0), 0)

@@ -1,11 +1,11 @@
 """Torch threads "auto" (``core.util.threads``) against the old behaviour, in short real trainings side by side.
 
 Two host processes per case, each a fresh interpreter that sets the thread environment the way a worker
-does before torch loads, then builds the env and model through ``core.training.factory`` (CPU):
+does before torch loads, then builds the env and model through ``core.worker.factory`` (CPU):
 A, the old worker: ``OMP_NUM_THREADS``/``MKL_NUM_THREADS`` only pinned to 1 for a subprocess vec env,
 ``torch.get_num_threads()`` left as torch sets it (one thread per core with a dummy vec env);
 B, the new worker: the count ``resolved_torch_threads`` gives for the config here, set in the
-environment and through ``torch.set_num_threads`` (``core.training.worker`` + ``session``).
+environment and through ``torch.set_num_threads`` (``core.worker.main`` + ``session``).
 Then they train in turns, A B, B A, A B ..., each turn ``model.learn`` over ``--cycles`` whole
 update cycles (the model carries on from turn to turn; the first cycle is a warm-up). Each turn is
 timed in wall time and in CPU time (user + system) of the host and every child it has (the env
@@ -77,8 +77,8 @@ def tree_cpu_s() -> float:
 
 def host(side: str, case: str, cores: int | None) -> None:
     """One side: set the threads as that worker would, build env and model, train a turn per ``run K`` line."""
-    from core.training.worker import set_thread_env
     from core.util.threads import resolved_torch_threads
+    from core.worker.main import set_thread_env
 
     cfg = config(case)
     rt = cfg.runtime
@@ -87,7 +87,7 @@ def host(side: str, case: str, cores: int | None) -> None:
     set_thread_env(count, subproc)  # A: the old call (None); B: the resolved count, as the worker now does
     import torch
 
-    from core.training.factory import build_model, build_vec_env
+    from core.worker.factory import build_model, build_vec_env
 
     if count is not None:
         torch.set_num_threads(count)

@@ -67,10 +67,10 @@ def main() -> int:
 
 def bench_env(name: str, env: dict[str, Any], args: argparse.Namespace) -> str:
     from core.config.validate import validate_config
-    from core.tune.knobs import short
-    from core.tune.probe import run_probe
-    from core.tune.search import TuneOptions, Tuner
-    from core.tune.table import HEADER, format_row, format_table
+    from core.throughput.knobs import short
+    from core.throughput.probe import run_probe
+    from core.throughput.search import TuneOptions, Tuner
+    from core.throughput.table import HEADER, format_row, format_table
 
     defaults = validate_config({"algo": "PPO", "env": env, "runtime": {"device": "cpu"}}).config
     print(f"\n== PPO on {name}: tune for {args.budget_s:g} s ==\n{HEADER}", flush=True)
@@ -98,10 +98,10 @@ def bench_env(name: str, env: dict[str, Any], args: argparse.Namespace) -> str:
 
 def probes_per_budget(budget_s: float, rounds: int) -> int:
     from core.config.validate import validate_config
-    from core.fit.device import torch_facts
-    from core.tune.probe import ProbePool
-    from core.tune.search import TuneOptions, Tuner
-    from core.tune.table import format_table
+    from core.estimate.device import torch_facts
+    from core.throughput.probe import ProbePool
+    from core.throughput.search import TuneOptions, Tuner
+    from core.throughput.table import format_table
 
     torch_facts()  # cached for both sides, as on a machine that has tuned or estimated before
     cfg = validate_config({"algo": "PPO", "env": {"id": "CartPole-v1"}}).config

@@ -40,8 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from core.config.presets import list_presets, resolve  # noqa: E402
 from core.config.spaces import probe_spaces  # noqa: E402
 from core.config.trust import code_modules  # noqa: E402
-from core.fit.estimate import estimate  # noqa: E402
-from core.fit.gpus import get_profile  # noqa: E402
+from core.estimate.estimate import estimate  # noqa: E402
+from core.estimate.gpus import get_profile  # noqa: E402
 
 MIB = 1 << 20
 EXTRA = [("defaults", "PPO", "CartPole-v1"), ("defaults", "A2C", "CartPole-v1"), ("defaults", "SAC", "Pendulum-v1"),
@@ -135,7 +135,7 @@ def child(name: str, algo: str, steps: int, with_segments: bool = False) -> int:
     """One case in this fresh process: train on cuda, print one JSON line of what it took."""
     import torch
 
-    from core.training.factory import build_model, build_vec_env
+    from core.worker.factory import build_model, build_vec_env
 
     overrides = next(o for n, a, o in cases(True) if n == name and a == algo)
     cfg = case_config(name, algo, overrides, steps)
@@ -175,7 +175,7 @@ def vram(steps: int, extra: bool, json_out: str | None, table_only: bool, jobs: 
         print("CUDA without NVML: no card to estimate for; skipped")
         return 0
     if table_only:
-        from core.fit.gpus import without_calibration
+        from core.estimate.gpus import without_calibration
 
         gpu = without_calibration(gpu)
     print(f"VRAM check on {gpu.name} ({gpu.source}), {steps} steps per case, torch {torch.__version__}")

@@ -27,7 +27,7 @@ def kill_detached(marker: str) -> None:
 
     for proc in psutil.process_iter(["pid", "cmdline"]):
         cmd = " ".join(proc.info["cmdline"] or [])
-        ours = any(m in cmd for m in ("core.training.worker", "core.queue.runner", "core.sweep.runner", "core.notify.supervisor",
+        ours = any(m in cmd for m in ("core.worker.main", "core.queue.runner", "core.sweep.runner", "core.launch.supervisor",
                                       " -c "))
         if marker in cmd and proc.pid != os.getpid() and ours:
             try:

@@ -1,4 +1,4 @@
-"""The import contracts: core has no Qt; nothing outside core.training and core.policy loads torch, SB3 or SBX's jax."""
+"""The import contracts: core has no Qt; nothing outside core.worker and core.agent loads torch, SB3 or SBX's jax."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ PROBE = """
 import importlib, json, pkgutil, sys
 import core
 names = [m.name for m in pkgutil.walk_packages(core.__path__, "core.")
-         if not m.name.startswith(("core.training", "core.policy")) and not m.name.endswith("__main__")]
+         if not m.name.startswith(("core.worker", "core.agent")) and not m.name.endswith("__main__")]
 for name in names:
     importlib.import_module(name)
 from core.cli.main import build_parser
@@ -30,7 +30,7 @@ def test_importing_core_loads_neither_qt_nor_torch():
     out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, cwd=REPO, check=True)
     data = json.loads(out.stdout)
     assert {"core.config.schema", "core.config.presets", "core.run.store", "core.cli.main",
-            "core.run.control"} <= set(data["modules"])
+            "core.launch.control"} <= set(data["modules"])
     assert data["heavy"] == []
 
 

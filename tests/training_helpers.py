@@ -58,7 +58,7 @@ def make_run(runs_dir: Path, raw: dict) -> Path:
 
 def run_worker(run_dir: Path, resume: bool = False, timeout: float = 240) -> int:
     """Launch the worker the way the GUI and CLI do (detached, output in worker.log) and wait."""
-    from core.run.control import launch_worker
+    from core.launch.control import launch_worker
 
     return launch_worker(run_dir, resume=resume, reap=False).wait(timeout)
 

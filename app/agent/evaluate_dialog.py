@@ -1,6 +1,6 @@
 """Evaluate...: play N episodes of one of a run's checkpoints and show how well it does.
 
-The evaluation is ``python -m core.policy.evaluate`` (``rlpanel evaluate``'s tool) in a child process,
+The evaluation is ``python -m core.agent.evaluate`` (``rlpanel evaluate``'s tool) in a child process,
 waited on from a pool thread (``app.threads.background``): the window never blocks, and Cancel (or
 closing the dialog) kills the child instead of waiting for it. The result is kept in the run's
 ``evaluations.jsonl`` by the tool (the Results tab shows the newest) and shown here; a failure is
@@ -32,8 +32,8 @@ from app.agent.checkpoint_picker import CheckpointPicker
 from app.theme import error_color
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
+from core.launch.agent_child import start_policy_tool, wait_policy_tool
 from core.run.evaluations import Evaluation, tool_args
-from core.run.policy_child import start_policy_tool, wait_policy_tool
 
 DEFAULT_SEED = -1  # the seed box's lowest value: the tool's default (the run's seed + 20,000)
 MAX_EPISODES = 100_000

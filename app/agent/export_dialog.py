@@ -1,6 +1,6 @@
 """Export policy... (the Runs tab's Agent menu): a checkpoint's policy as an ONNX or TorchScript file.
 
-The export is ``core.policy.export`` run as a child process (``core.run.policy_child``) on a pool
+The export is ``core.agent.export`` run as a child process (``core.launch.agent_child``) on a pool
 thread, so the window neither loads torch nor waits; the dialog shows the file, its sidecar and,
 with Check on, the largest difference from SB3's ``predict`` (or the tool's one-line error). An existing file
 (or its sidecar) is replaced only when chosen with Browse… and confirmed there; a typed name is refused.
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import wrap_long_words
-from core.run.policy_child import run_policy_tool
-from core.run.policy_results import FORMATS, SUFFIX, TIMEOUT_S, default_name, summary
+from core.launch.agent_child import run_policy_tool
+from core.launch.agent_results import FORMATS, SUFFIX, TIMEOUT_S, default_name, summary
 
 FORMAT_LABELS = {"onnx": "ONNX", "torchscript": "TorchScript"}
 FILE_FILTERS = {"onnx": "ONNX model (*.onnx)", "torchscript": "TorchScript module (*.pt)"}

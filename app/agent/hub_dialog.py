@@ -2,7 +2,7 @@
 
 The same options as the command: the checkpoint, the folder, the episodes of an evaluation made when the
 checkpoint has none stored, the replay, the repository to push to. The folder is written by
-``python -m core.policy.hub`` (``core.run.policy_child``), waited for on a pool thread (``run_in_background``);
+``python -m core.agent.hub`` (``core.launch.agent_child``), waited for on a pool thread (``run_in_background``);
 the dialog then shows what was written, or the tool's one line (a push that failed says the folder is written).
 """
 
@@ -31,8 +31,8 @@ from PySide6.QtWidgets import (
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
-from core.run.policy_child import run_policy_tool
-from core.run.policy_results import HUB_TIMEOUT_S, hub_folder_problem, hub_summary, repo_id_problem
+from core.launch.agent_child import run_policy_tool
+from core.launch.agent_results import HUB_TIMEOUT_S, hub_folder_problem, hub_summary, repo_id_problem
 
 
 def default_hub_folder(run_dir: Path) -> Path:

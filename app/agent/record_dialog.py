@@ -1,6 +1,6 @@
 """Record…: a video of a run's agent (checkpoint, episodes, an .mp4 or .gif file, or every kept checkpoint).
 
-The video is made by ``python -m core.policy.record`` (``core.run.policy_child``), waited for on a pool
+The video is made by ``python -m core.agent.record`` (``core.launch.agent_child``), waited for on a pool
 thread (``run_in_background``): the window goes on while it plays; the dialog then shows what was written
 or the tool's one-line error.
 """
@@ -30,8 +30,8 @@ from PySide6.QtWidgets import (
 from app.agent.checkpoint_picker import CheckpointPicker
 from app.threads.background import run_in_background
 from app.widgets.wrap_label import WrapLabel
-from core.run.policy_child import run_policy_tool
-from core.run.policy_results import recording_summary
+from core.launch.agent_child import run_policy_tool
+from core.launch.agent_results import recording_summary
 from core.util.imports import installed
 
 VIDEO_FILTER = "Video (*.mp4 *.gif)"
@@ -145,6 +145,6 @@ def open_record(run_dir: Path, parent: QWidget | None = None) -> RecordDialog:
 
 
 def _sentence(result: dict[str, Any]) -> str:
-    """The recording's line (``core.run.policy_results``) as a sentence."""
+    """The recording's line (``core.launch.agent_results``) as a sentence."""
     text = recording_summary(result)
     return text[:1].upper() + text[1:] + "."

@@ -1,4 +1,4 @@
-"""The panel's link to ``core.fit`` (estimate, GPU profiles) and ``core.config.spaces``.
+"""The panel's link to ``core.estimate`` (estimate, GPU profiles) and ``core.config.spaces``.
 
 Env spaces are probed once per env in the background (an entry point runs in a subprocess
 there; a gymnasium id is created in that thread), so the GUI thread never waits.
@@ -23,9 +23,9 @@ if TYPE_CHECKING:  # the estimate's modules (psutil, the families' arithmetic) l
     # schema (pydantic) with the first validation
     from core.config.schema import EnvSpec, RunConfig
     from core.config.spaces import EnvSpaces
-    from core.fit.gpus import GpuProfile
-    from core.fit.measured import MeasuredNetwork
-    from core.fit.result import FitEstimate
+    from core.estimate.gpus import GpuProfile
+    from core.estimate.measured import MeasuredNetwork
+    from core.estimate.result import FitEstimate
 
 WAITING_FOR_GPUS = "auto: looking for a GPU\u2026"
 
@@ -40,7 +40,7 @@ def target_choices(detect: bool = True) -> list[tuple[str, str]]:
 
     ``detect=False``: the shipped profiles only, NVML not asked.
     """
-    from core.fit.gpus import detected_profiles, known_profiles
+    from core.estimate.gpus import detected_profiles, known_profiles
 
     detected = detected_profiles() if detect else []
     auto = WAITING_FOR_GPUS if not detect else \
@@ -53,7 +53,7 @@ def target_choices(detect: bool = True) -> list[tuple[str, str]]:
 
 def target_profile(cfg: RunConfig) -> GpuProfile | None:
     """The GPU profile the config plans for (``None``: no GPU); unknown names are the estimate's error."""
-    from core.fit.gpus import get_profile
+    from core.estimate.gpus import get_profile
 
     try:
         return get_profile(cfg.target_gpu)
@@ -63,7 +63,7 @@ def target_profile(cfg: RunConfig) -> GpuProfile | None:
 
 def needs_torch_facts(cfg: RunConfig) -> bool:
     """Whether the device depends on the worker's torch (an SBX run: its jax): a GPU here or CUDA asked for."""
-    from core.fit.gpus import detected_profiles
+    from core.estimate.gpus import detected_profiles
 
     device = cfg.runtime.device
     if device == "cpu":
@@ -75,7 +75,7 @@ def measurable(cfg: RunConfig) -> bool:
     """Whether the estimate waits for a measurement: the user's own network, or an SBX model where sbx is installed
     (elsewhere validation says what to install, and nothing is built)."""
     from core.config.engines import sbx_installed
-    from core.fit.measured import needs_measure
+    from core.estimate.measured import needs_measure
 
     return needs_measure(cfg) and (cfg.runtime.engine != "sbx" or sbx_installed())
 
@@ -86,7 +86,7 @@ _history: dict[tuple[str, str, str], tuple[float, tuple[float, ...]]] = {}
 
 def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None, engine: str = "sb3") -> GpuProfile | None:
     """A detected card with how its last runs of ``engine`` in ``runs_dir`` compared with their estimates."""
-    from core.fit.gpus import with_history
+    from core.estimate.gpus import with_history
 
     if gpu is None or not gpu.detected or runs_dir is None or not gpu.uuid:
         return gpu
@@ -102,8 +102,8 @@ def with_card_history(gpu: GpuProfile | None, runs_dir: Path | None, engine: str
 def estimate_for(cfg: RunConfig, spaces: EnvSpaces, host_total: int | None,
                  torch: dict[str, Any] | None = None, runs_dir: Path | None = None) -> tuple[FitEstimate | None, str]:
     """The fit estimate, or ``None`` and why not."""
-    from core.fit.estimate import estimate
-    from core.fit.gpus import get_profile
+    from core.estimate.estimate import estimate
+    from core.estimate.gpus import get_profile
 
     try:
         gpu = with_card_history(get_profile(cfg.target_gpu), runs_dir, cfg.runtime.engine)
@@ -175,8 +175,8 @@ class TorchFactsCache(QObject):
     """The worker's torch facts (CUDA or not), or its jax's for an SBX config, probed once each in the background;
     ``ready`` when known.
 
-    The probe imports torch (jax) in a child process with this interpreter (``core.fit.device``,
-    ``core.fit.jax_device``); its answer is cached per interpreter and version, so a second start of the window
+    The probe imports torch (jax) in a child process with this interpreter (``core.estimate.device``,
+    ``core.estimate.jax_device``); its answer is cached per interpreter and version, so a second start of the window
     asks no one.
     """
 
@@ -189,8 +189,8 @@ class TorchFactsCache(QObject):
 
     def get(self, engine: str = "sb3") -> dict[str, Any] | None:
         """The facts of ``engine``'s library when known; else start the probe (once) and return ``None``."""
-        from core.fit.device import cached_torch_facts, torch_facts
-        from core.fit.jax_device import cached_jax_facts, jax_facts
+        from core.estimate.device import cached_torch_facts, torch_facts
+        from core.estimate.jax_device import cached_jax_facts, jax_facts
 
         sbx = engine == "sbx"
         if engine not in self._facts:
@@ -214,7 +214,7 @@ class TorchFactsCache(QObject):
 
 def measure(cfg: RunConfig) -> tuple[MeasuredNetwork | None, str]:
     """(the measured own network, "") or (None, why not): off the GUI thread (a child process builds it)."""
-    from core.fit.measured import measure_network
+    from core.estimate.measured import measure_network
 
     try:
         return measure_network(cfg), ""
@@ -223,11 +223,11 @@ def measure(cfg: RunConfig) -> tuple[MeasuredNetwork | None, str]:
 
 
 class NetworkCache(QObject):
-    """The user's own network or an SBX model measured (``core.fit.measured``), once per network; ``ready`` when a
+    """The user's own network or an SBX model measured (``core.estimate.measured``), once per network; ``ready`` when a
     measurement ends.
 
     Asked only for a config whose code is trusted (the model checks first). The estimate reads the measurement
-    from ``core.fit.measured.lookup``, which the background measurement fills."""
+    from ``core.estimate.measured.lookup``, which the background measurement fills."""
 
     ready = Signal()
 
@@ -238,7 +238,7 @@ class NetworkCache(QObject):
 
     def get(self, cfg: RunConfig) -> tuple[MeasuredNetwork | None, str] | None:
         """(measurement or None, error) when known; else start measuring and return ``None``."""
-        from core.fit.measured import network_key  # light: no torch, no estimate
+        from core.estimate.measured import network_key  # light: no torch, no estimate
 
         key = network_key(cfg)
         if key in self._results:

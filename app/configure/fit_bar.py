@@ -2,7 +2,7 @@
 
 ``MemoryBar`` paints one stacked bar (QPainter) with a tooltip per segment; ``FitBox`` shows the
 GPU bar, the host bar, the verdict, the biggest term and the suggested fix as a button. The
-estimate itself comes from ``core.fit.estimate`` (see ``estimator.py``); nothing here computes it.
+estimate itself comes from ``core.estimate.estimate`` (see ``estimator.py``); nothing here computes it.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QGridLayout, QGroupBox, QHBoxLayout, QLabel, QPush
 from app.theme import error_color, segment_color, verdict_color
 from app.widgets.name_combo import NameCombo
 from app.widgets.wrap_label import WrapLabel
-from core.fit.result import NO_FIT, TIGHT, FitEstimate, Suggestion
+from core.estimate.result import NO_FIT, TIGHT, FitEstimate, Suggestion
 from core.util import text
 
 GIB = 1024**3

@@ -1,5 +1,5 @@
 """Configure's Launch row: the Seeds field beside Launch (one launch a group of seeds: N runs of the config at once,
-``core.run.start.start_group``, as ``rlpanel train --seeds``), the line under it when the field cannot be read, and
+``core.launch.start.start_group``, as ``rlpanel train --seeds``), the line under it when the field cannot be read, and
 ``LaunchRequest``, what Launch hands the window."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from core.config.seeds import parse_seeds, seeds_text
 
 if TYPE_CHECKING:
     from core.config.schema import RunConfig  # pydantic: the first validation, after the window's first frame
-    from core.fit.result import FitEstimate
+    from core.estimate.result import FitEstimate
 
 
 @dataclass

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the estimate's modules load at the first check, after the w
     # schema at the first validation (``flush``), right after it
     from core.config.schema import RunConfig
     from core.config.spaces import EnvSpaces
-    from core.fit.result import FitEstimate, Suggestion
+    from core.estimate.result import FitEstimate, Suggestion
 
 DEBOUNCE_MS = 100
 KIND_TEXT = {"box": "continuous (Box) actions", "discrete": "discrete actions",
@@ -95,7 +95,7 @@ class ConfigModel(QObject):
     @cached_property
     def host_total(self) -> int | None:
         """This machine's memory in bytes (psutil: read when first needed)."""
-        from core.fit.estimate import host_memory_total
+        from core.estimate.estimate import host_memory_total
 
         return host_memory_total()
 
@@ -243,7 +243,7 @@ class ConfigModel(QObject):
     def _check(self) -> None:
         """Spaces rules and the estimate for the current config; then tell the views."""
         from core.config.spaces import check_spaces
-        from core.fit.device import device_issue
+        from core.estimate.device import device_issue
 
         if self._pick is not None and self._settle_pick():
             return  # validated again with the algorithm kept: that validation told the views

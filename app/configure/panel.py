@@ -41,7 +41,7 @@ from app.theme import error_color
 from app.widgets.fit_list import FitList
 from core.config.dotted import get_path
 from core.config.errors import ConfigError, FieldIssue
-from core.fit.result import FitEstimate, Suggestion
+from core.estimate.result import FitEstimate, Suggestion
 
 if TYPE_CHECKING:
     from app.configure.tune_dialog import TuneDialog
@@ -107,7 +107,7 @@ class ConfigurePanel(FormsColumn, QWidget):
         self.fit_box = FitBox()
         if detect_gpus:
             self.fit_box.set_targets(target_choices(), "auto")
-        else:  # the profiles (core.fit.gpus) and this machine's GPUs come with show_targets
+        else:  # the profiles (core.estimate.gpus) and this machine's GPUs come with show_targets
             self.fit_box.set_targets([("auto", WAITING_FOR_GPUS)], "auto", complete=False)
         self.fit_box.target_changed.connect(lambda target: self._edited("target_gpu", target))
         self.fit_box.suggestion_clicked.connect(self.apply_suggestion)
@@ -303,7 +303,7 @@ class ConfigurePanel(FormsColumn, QWidget):
             return False
         if estimate is not None and estimate.device_warnings and not self.confirm_warnings(estimate):
             return False
-        from core.run.start import group_memory_problem  # its modules (filelock...) load at the first launch
+        from core.launch.start import group_memory_problem  # its modules (filelock...) load at the first launch
 
         crowded = group_memory_problem(estimate, len(seeds)) if estimate is not None and seeds else None
         if crowded and not self.confirm_group(crowded):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.configure.forms import FieldHint, empty_meaning
-from core.fit.result import FitEstimate
+from core.estimate.result import FitEstimate
 from core.util.threads import TorchThreads
 
 if TYPE_CHECKING:  # the schema loads after the window's first frame
@@ -25,7 +25,7 @@ def threads_here(cfg: RunConfig | None, estimate: FitEstimate | None) -> TorchTh
         return estimate.torch_threads
     if cfg is None or cfg.runtime.device == "auto":
         return None
-    from core.fit.device import worker_threads  # its modules load with the first estimate, after the first frame
+    from core.estimate.device import worker_threads  # its modules load with the first estimate, after the first frame
 
     return worker_threads(cfg, cfg.runtime.device)
 

@@ -1,4 +1,4 @@
-"""Tune...: the throughput tune of the config in the forms (``core.tune``), its table filling in as probes end.
+"""Tune...: the throughput tune of the config in the forms (``core.throughput``), its table filling in as probes end.
 
 The tune runs on a pool thread (``app.threads.background``); its rows and progress cross to the GUI
 thread through this dialog's signals. Cancel ends the running probe (and its process tree).
@@ -33,9 +33,9 @@ from PySide6.QtWidgets import (
 from app.theme import error_color
 from app.threads.background import run_in_background
 from core.config.schema import RunConfig
-from core.tune.preset import save_tuned_preset
-from core.tune.search import TuneOptions, Tuner
-from core.tune.table import COLUMNS, TuneResult, TuneRow, cells, pick_reason
+from core.throughput.preset import save_tuned_preset
+from core.throughput.search import TuneOptions, Tuner
+from core.throughput.table import COLUMNS, TuneResult, TuneRow, cells, pick_reason
 
 __all__ = ["COLUMNS", "TuneDialog"]
 FIGURES = ("steps/s", "host MiB", "GPU MiB", "collect/train %")  # right-aligned columns

@@ -4,7 +4,7 @@
 ``metrics.jsonl``, ``telemetry.jsonl`` and ``worker.log`` as soon as the file system says they
 changed (``app.monitor.file_watch``; a burst of changes is one read), else, where the folder cannot
 be watched (a network drive, a refused watch), on a QTimer every ``POLL_MS``; turns the records into columns
-(``core.run.columns``: the per-record work happens here, not in the GUI thread), and emits
+(``core.run.cache.columns``: the per-record work happens here, not in the GUI thread), and emits
 one signal per kind per tick. Every signal carries the generation it was read for;
 ``RunFollower`` (GUI side) drops a signal whose generation is not the current one, so a batch
 still queued from the previous run never lands in the new run's plots.
@@ -12,9 +12,9 @@ still queued from the previous run never lands in the new run's plots.
 Opening a long run never blocks the GUI thread: the history is read in chunks, and the next chunk
 is read only when the window has taken the previous one (``ack``), so batches never pile up in
 the GUI thread's queue; meanwhile ``loading`` says how much is read. The columns of each chunk of
-at least ``CACHE_MIN_BYTES`` are kept in the run's cache (``core.run.history_cache``); the next open
+at least ``CACHE_MIN_BYTES`` are kept in the run's cache (``core.run.cache.history``); the next open
 hands the window the cached chunks first (no parsing) and parses only the bytes after them. Stopping runs
-``core.run.control.stop_run`` in the background (``app.threads.background``), because it blocks for up
+``core.launch.control.stop_run`` in the background (``app.threads.background``), because it blocks for up
 to its timeout and following must go on meanwhile.
 """
 
@@ -29,10 +29,10 @@ from PySide6.QtCore import QObject, QTimer, Signal, SignalInstance, Slot
 from app.monitor.file_watch import WATCHED_POLL_MS, RunWatch
 from app.plots.buffers import envelope_indices
 from app.threads.background import WorkerThread, run_in_background
-from core.run.column_codec import decode, encode_metrics, encode_telemetry, joined, merged
-from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
-from core.run.control import stop_run
-from core.run.history_cache import ChunkEntry, HistoryCache
+from core.launch.control import stop_run
+from core.run.cache.codec import decode, encode_metrics, encode_telemetry, joined, merged
+from core.run.cache.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
+from core.run.cache.history import ChunkEntry, HistoryCache
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.run.states import ACTIVE

@@ -5,7 +5,7 @@ logs, ``ScalarGrid``); the machine (GPU memory, temperature, utilization, power,
 and RAM, ``SystemPlots``). The header says how far the run is and, while it runs, the time left
 from its speed over the last minutes (``header.RunHeader``). The status line under it says which
 readings are past a threshold; under it, where the run's time goes (``TimeSplitView``). Data comes
-in as column batches built off the GUI thread (``core.run.columns``); each run gets its own plot
+in as column batches built off the GUI thread (``core.run.cache.columns``); each run gets its own plot
 state (``clear``).
 """
 
@@ -39,8 +39,8 @@ from app.plots.system_plots import SystemPlots
 from app.settings import get_setting, set_setting
 from app.widgets.toolbar import STRETCH, Labelled, panel_toolbar
 from app.widgets.wrap_label import wrap_long_words
-from core.fit.result import FitEstimate
-from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
+from core.estimate.result import FitEstimate
+from core.run.cache.columns import MetricsBatch, TelemetryBatch, metrics_batch, telemetry_batch
 from core.run.states import TERMINAL
 
 REDRAW_MS = 50

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSizePolicy, QWidget
 
 from app.theme import TIME_SPLIT_COLORS
 from app.widgets.elided_label import ElidedLabel
-from core.run.columns import RECENT_CYCLES, MetricsBatch
+from core.run.cache.columns import RECENT_CYCLES, MetricsBatch
 from core.run.time_split import TimeSplit, advice, split_line
 
 RECENT_S = 30.0  # the "recent" split: the cycle records of the last half minute of the run

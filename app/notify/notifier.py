@@ -12,8 +12,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QApplication, QStatusBar, QWidget
 
 from app.monitor.log_panel import LogPanel
+from app.notify.run_endings import GOING, RunEventWatcher
 from app.notify.tray import UNAVAILABLE_NOTE, UNAVAILABLE_SHORT, TrayIcon
-from app.notify.watch import GOING, RunEventWatcher
 from app.runs.panel import RunsPanel
 from app.settings import get_setting
 
@@ -96,7 +96,7 @@ class WindowNotifier(QObject):
 
     def stop(self, run_id: str) -> None:
         """Ask a run to stop (it saves a checkpoint at its next check, within seconds)."""
-        from core.run.control import request_stop
+        from core.launch.control import request_stop
 
         try:
             request_stop(self.window.runs_dir / run_id, "requested from the tray")

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QWidget
 from app.plots.buffers import weighted_rolling_mean_from
 from app.plots.live_plot import LivePlot
 from app.theme import SERIES_COLORS
-from core.run.columns import Columns
+from core.run.cache.columns import Columns
 from core.run.episodes import REWARD_WINDOW
 
 ROLLING_WINDOW = REWARD_WINDOW  # the rolling mean the tables report, drawn over the episodes

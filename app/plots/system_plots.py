@@ -9,7 +9,7 @@ own memory, the measure in the title (PSS, USS, private bytes; ``core.telemetry.
 recorded before own memory was read has only the RSS sum, which the title then names.
 
 Fed with columns of telemetry (the run's ``telemetry.jsonl`` or the idle monitor's samples,
-same shape; ``core.run.columns``). Each plot reads against its limit, on an axis that does not
+same shape; ``core.run.cache.columns``). Each plot reads against its limit, on an axis that does not
 autoscale a hot GPU into a cool-looking curve: utilization 0-100 %, temperature from 0 with the
 GPU's own slowdown threshold (NVML) as a line, memory up to the card's capacity (and this run's
 estimate), power up to the enforced power limit. Readings past a threshold
@@ -42,7 +42,7 @@ from app.theme import (
     SERIES_COLORS,
     THROTTLE_COLOR,
 )
-from core.run.columns import RUN_GPU_SERIES
+from core.run.cache.columns import RUN_GPU_SERIES
 from core.telemetry.gpu_measure import MEASURES, SHORT_WORDS, WORDS
 from core.telemetry.host import MEASURE_WORDS, measure_name
 from core.telemetry.thresholds import gpu_alerts, warn_levels

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 
 def _open_watch(run_dir: Path, parent: QWidget) -> QWidget:
-    from app.agent.watch import open_watch
+    from app.agent.watch_window import open_watch
 
     return open_watch(run_dir, parent)
 
@@ -366,7 +366,7 @@ class RunsPanel(QWidget):
             if answer != QMessageBox.StandardButton.Yes:
                 return False
         self.delete_button.setEnabled(False)
-        from core.run.control import delete_run
+        from core.launch.control import delete_run
 
         run_in_background(lambda: delete_run(info.path), lambda _r: self._deleted(info),
                           lambda message: self._delete_failed(info, message))

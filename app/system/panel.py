@@ -2,7 +2,7 @@
 
 The doctor probes torch in a subprocess (importing torch here is forbidden and slow), which
 can take seconds, so it runs on a worker thread and the panel fills in when it is done.
-Calibrate runs ``rlpanel calibrate``'s probe (``core.fit.calibration``, ~20 s) the same way and
+Calibrate runs ``rlpanel calibrate``'s probe (``core.estimate.calibration``, ~20 s) the same way and
 says ``calibrated`` so the fit estimate is made again with the card's measured costs. Disabled, its
 tooltip says why (``calibrate_blocked``): no NVIDIA GPU seen by NVML, a torch without CUDA (known once
 the report is in), or a calibration running.
@@ -18,9 +18,9 @@ from PySide6.QtGui import QFontDatabase, QShowEvent
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget
 
 from app.threads.background import run_in_background
-from core.fit import doctor
-from core.fit.calibration import Calibration, CalibrationError, describe, run_calibration
-from core.fit.gpus import GpuProfile, detected_profiles
+from core.estimate.calibration import Calibration, CalibrationError, describe, run_calibration
+from core.estimate.gpus import GpuProfile, detected_profiles
+from core.machine import doctor
 from core.telemetry.nvml import NvmlStatus, nvml_status
 
 CALIBRATE_TIP = ("Measure CUDA's fixed memory costs on this GPU (~20 s) so the fit estimate uses this card's, "

@@ -1,5 +1,5 @@
 """Tabs built when first shown: a placeholder page stands in until the tab is first made current
-(or its panel is first asked for), then the panel takes its place (ARCHITECTURE.md, "The window":
+(or its panel is first asked for), then the panel takes its place (docs/window.md:
 what the first frame waits for)."""
 
 from __future__ import annotations

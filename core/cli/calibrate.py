@@ -10,8 +10,8 @@ from __future__ import annotations
 import argparse
 
 from core.cli.common import CliError, emit
-from core.fit.calibration import CalibrationError, describe, run_calibration, store_path
-from core.fit.gpus import detected_profiles
+from core.estimate.calibration import CalibrationError, describe, run_calibration, store_path
+from core.estimate.gpus import detected_profiles
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:

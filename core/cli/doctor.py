@@ -1,4 +1,4 @@
-"""``rlpanel doctor``: prints the machine's report (``core.fit.doctor``) or, with ``--ray``, a cluster's."""
+"""``rlpanel doctor``: prints the machine's report (``core.machine.doctor``) or, with ``--ray``, a cluster's."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import argparse
 from core.cli.common import emit, runs_dir
 from core.cli.ray_options import add_ray_args, target_from_args
 from core.cluster.doctor import cluster_report, format_cluster_report
-from core.fit.doctor import format_report, report
+from core.machine.doctor import format_report, report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:

@@ -13,11 +13,11 @@ from core.cli.common import add_config_args, config_from_args, emit, env_issues,
 from core.config.errors import ConfigError
 from core.config.spaces import probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
-from core.fit.device import engine_facts
-from core.fit.estimate import estimate
-from core.fit.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
-from core.fit.measured import measure_network, needs_measure
-from core.fit.result import FITS, MIB, FitEstimate
+from core.estimate.device import engine_facts
+from core.estimate.estimate import estimate
+from core.estimate.gpus import GpuProfile, detected_profiles, get_profile, known_profiles, with_history
+from core.estimate.measured import measure_network, needs_measure
+from core.estimate.result import FITS, MIB, FitEstimate
 from core.run.card_history import card_ratios
 
 EXIT_NO_FIT = 3

@@ -1,6 +1,6 @@
 """``rlpanel evaluate RUN``: play N episodes of a checkpoint and print (and keep) how well it does.
 
-The work is ``python -m core.policy.evaluate`` in a child process (torch is never loaded here);
+The work is ``python -m core.agent.evaluate`` in a child process (torch is never loaded here);
 its result is appended to the run's ``evaluations.jsonl``, which the results table reads.
 """
 
@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 
 from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run
+from core.launch.agent_child import PolicyToolError, run_policy_tool
 from core.run.evaluations import Evaluation, tool_args
-from core.run.policy_child import PolicyToolError, run_policy_tool
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:

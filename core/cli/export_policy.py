@@ -1,6 +1,6 @@
 """``rlpanel export-policy RUN --format onnx|torchscript [-o FILE] [--check]``: a checkpoint's policy as a file.
 
-The work is the ``core.policy.export`` tool, run as a child process (this command loads no torch):
+The work is the ``core.agent.export`` tool, run as a child process (this command loads no torch):
 the file takes raw observations and returns the env's own actions, with a JSON sidecar next to it.
 ``rlpanel export`` is another command: it writes result tables.
 """
@@ -11,8 +11,8 @@ import argparse
 from pathlib import Path
 
 from core.cli.common import CliError, add_checkpoint_arg, checked_checkpoint, checked_config, emit, find_run
-from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.policy_results import FORMATS, TIMEOUT_S, default_name, existing_export, summary
+from core.launch.agent_child import PolicyToolError, run_policy_tool
+from core.launch.agent_results import FORMATS, TIMEOUT_S, default_name, existing_export, summary
 from core.util.paths import absolute
 
 

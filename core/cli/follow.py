@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from core.run import auto_resume
-from core.run.control import request_stop
+from core.launch import auto_resume
+from core.launch.control import request_stop
 from core.run.episodes import REWARD_WINDOW, EpisodeGroup, group_of, last_window, weighted_mean
 from core.run.eta import SpeedEstimate, running_rate, time_left
 from core.run.layout import RunDir

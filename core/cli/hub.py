@@ -1,6 +1,6 @@
 """``rlpanel hub RUN -o DIR [--checkpoint last|best|STEP|FILE] [--push REPO_ID]``: a run's agent as a Hub model repository.
 
-The folder is written by ``python -m core.policy.hub`` in a child process (this command loads no torch): the model
+The folder is written by ``python -m core.agent.hub`` in a child process (this command loads no torch): the model
 under the name rl_zoo3 and huggingface_sb3 load, its config and statistics, an evaluation (the stored one of that
 checkpoint, else one made now and kept), a replay and a model card. ``--push`` uploads it with huggingface_hub.
 """
@@ -11,10 +11,10 @@ import argparse
 from pathlib import Path
 
 from core.cli.common import CliError, checked_checkpoint, checked_config, emit, find_run, positive_int
+from core.launch.agent_child import PolicyToolError, run_policy_tool
+from core.launch.agent_results import HUB_TIMEOUT_S, hub_folder_problem, hub_summary, repo_id_problem
 from core.run.checkpoints import STEP_FILE
 from core.run.layout import BEST_CHECKPOINT, RunDir
-from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.policy_results import HUB_TIMEOUT_S, hub_folder_problem, hub_summary, repo_id_problem
 from core.util.paths import absolute
 
 

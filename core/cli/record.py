@@ -1,6 +1,6 @@
 """``rlpanel record RUN -o agent.mp4|agent.gif``: a video of a run's agent playing one of its checkpoints.
 
-The video is made by ``python -m core.policy.record`` in a child process (this command loads no torch);
+The video is made by ``python -m core.agent.record`` in a child process (this command loads no torch);
 its one-line error is this command's. ``--all-checkpoints`` plays every kept checkpoint in turn, oldest
 first, each captioned with its step: how the agent learned.
 """
@@ -19,8 +19,8 @@ from core.cli.common import (
     positive_float,
     positive_int,
 )
-from core.run.policy_child import PolicyToolError, run_policy_tool
-from core.run.policy_results import recording_summary
+from core.launch.agent_child import PolicyToolError, run_policy_tool
+from core.launch.agent_results import recording_summary
 from core.util.paths import absolute
 
 VIDEO_SUFFIXES = (".mp4", ".gif")

@@ -8,9 +8,9 @@ import time
 from typing import Any
 
 from core.cli.common import CliError, emit, find_run, run_path, runs_dir
+from core.launch.control import RunStateError, delete_run
 from core.run import resume_words
 from core.run.annotations import AnnotationError, annotate
-from core.run.control import RunStateError, delete_run
 from core.run.layout import RunDir
 from core.run.status import RunStatus, stall_note
 from core.run.store import RunInfo, RunStore

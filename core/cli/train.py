@@ -1,6 +1,6 @@
 """``rlpanel train``, ``resume`` and ``stop``: launch a detached worker and follow its run.
 
-``train --seeds 5`` (or ``--seeds 3,7,11``) launches a group of seeds at once (``core.run.start.start_group``)
+``train --seeds 5`` (or ``--seeds 3,7,11``) launches a group of seeds at once (``core.launch.start.start_group``)
 and waits for all of them, saying each run's end (``core.cli.follow.follow_group``); ``--detach`` prints the
 group's id and its runs' ids and returns.
 
@@ -24,8 +24,8 @@ from core.config.seeds import parse_seeds, seeds_text
 from core.config.spaces import EnvSpaces, probe_spaces
 from core.config.steps import PlannedSteps, planned_steps
 from core.config.validate import ValidatedConfig
-from core.fit.device import device_issue, engine_facts
-from core.run.control import (
+from core.estimate.device import device_issue, engine_facts
+from core.launch.control import (
     ClusterLaunchError,
     ResumeError,
     RunStateError,
@@ -33,8 +33,8 @@ from core.run.control import (
     resume_run,
     stop_run,
 )
+from core.launch.start import StartedGroup, StartError, restart_run, start_group, start_run
 from core.run.layout import RunDir
-from core.run.start import StartedGroup, StartError, restart_run, start_group, start_run
 from core.run.status import read_status
 from core.run.store import RunStore, load_run_config
 

@@ -14,9 +14,9 @@ import sys
 from core.cli.common import CliError, add_config_args, config_from_args, env_issues, positive_float
 from core.config.errors import ConfigError
 from core.config.spaces import probe_spaces
-from core.tune.preset import save_tuned_preset
-from core.tune.search import TuneOptions, Tuner
-from core.tune.table import HEADER, TuneRow, format_row, format_table, pick_reason
+from core.throughput.preset import save_tuned_preset
+from core.throughput.search import TuneOptions, Tuner
+from core.throughput.table import HEADER, TuneRow, format_row, format_table, pick_reason
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:

@@ -1,8 +1,8 @@
 """``rlpanel watch RUN``: the agent plays a checkpoint in a window of its own, at the env's frame rate.
 
 The command line imports no Qt (``core`` never does): it starts the window's Watch panel as a child
-process, ``python -m app.watch RUN``, by module name, and waits for it to be closed. That window
-starts ``python -m core.policy.play --stream`` in turn; the run is only read, a run still training included.
+process, ``python -m app.watch_main RUN``, by module name, and waits for it to be closed. That window
+starts ``python -m core.agent.play --stream`` in turn; the run is only read, a run still training included.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from core.cli.common import add_checkpoint_arg, checked_checkpoint, checked_conf
 from core.util.paths import CODE_ROOT
 from core.util.procs import child_env
 
-WATCH_MODULE = "app.watch"
+WATCH_MODULE = "app.watch_main"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: argparse.ArgumentParser) -> None:
@@ -29,7 +29,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser], common: a
 
 
 def watch_command(run_dir: str, checkpoint: str, stochastic: bool = False) -> list[str]:
-    """``python -m app.watch RUN --checkpoint C``."""
+    """``python -m app.watch_main RUN --checkpoint C``."""
     return [sys.executable, "-m", WATCH_MODULE, run_dir, "--checkpoint", checkpoint, *(["--stochastic"] if stochastic else [])]
 
 

@@ -1,6 +1,6 @@
 """A run as a Ray job: submit it, ask where it stands, stop it, and settle a run whose job ended without a word.
 
-The job's entrypoint is the run's supervisor (``python -m core.notify.supervisor RUN_DIR``) with
+The job's entrypoint is the run's supervisor (``python -m core.launch.supervisor RUN_DIR``) with
 the nodes' python, so a run on the cluster ends, crashes and notifies as a local one does, in the
 shared runs folder. The run's ``status.json`` records ``ray: {address, python, runs, job_id,
 submitted_at, resources}`` before the job is submitted (the worker cannot start before that), so
@@ -20,7 +20,7 @@ from core.cluster.client import ClusterError, job_client, largest_node_cpus, unr
 from core.cluster.resources import JobResources, job_resources
 from core.cluster.target import ClusterTarget
 from core.config.errors import ConfigError
-from core.fit.estimate import estimate_config
+from core.estimate.estimate import estimate_config
 from core.run.layout import RunDir
 from core.run.reached import resume_by_hand
 from core.run.states import LIVE

@@ -1,4 +1,4 @@
-"""``python -m core.cluster.submit RUN_DIR [--resume] | --stop RUN_DIR``: what ``core.run.control`` runs for a cluster run.
+"""``python -m core.cluster.submit RUN_DIR [--resume] | --stop RUN_DIR``: what ``core.launch.control`` runs for a cluster run.
 
 ``core.run`` sits below this package, so it starts this module as a process (as it starts the
 supervisor) when a run's ``status.json`` names a Ray cluster: a launch, resume or restart of a

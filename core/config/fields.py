@@ -34,7 +34,7 @@ def hp(default: Any, title: str, help: str, unit: str = "", *, sb3: Sb3Target = 
 
     ``sb3`` says where SB3 takes it (``Sb3Target``); ``knob`` marks a setting ``rlpanel tune`` varies
     for speed although it changes what the algorithm learns from (the rollout, the batch, the ratio of
-    gradient steps to env steps): a tune keeps it unless allowed (``core.tune.knobs``).
+    gradient steps to env steps): a tune keeps it unless allowed (``core.throughput.knobs``).
     """
     extra: dict[str, Any] = {"unit": unit}
     if sb3 != "model":

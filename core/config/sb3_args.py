@@ -1,6 +1,6 @@
 """What SB3 gets from a config, as plain data: the algorithm's keyword arguments and its ``policy_kwargs``.
 
-One builder for both readers: ``core.training.factory`` turns the names into torch classes and builds
+One builder for both readers: ``core.worker.factory`` turns the names into torch classes and builds
 the model; ``core.zoo.export`` writes the same data as the text rl_zoo3 evaluates. Which field goes
 where is the field's own metadata (``hp(..., sb3=...)``, ``core.config.fields.FieldMeta``): nothing
 here lists field names of an algorithm.

@@ -1,4 +1,4 @@
-"""The run config: one typed schema for everything a run needs (ARCHITECTURE.md, "Config").
+"""The run config: one typed schema for everything a run needs (docs/config.md).
 
 One pydantic field per setting; each algorithm's section lives in ``core.config.algorithms``.
 ``RunConfig`` checks the rules between fields when it is built; ``core.config.validate`` is the
@@ -100,7 +100,7 @@ class RuntimeParams(Section):
                                       "C", ge=30, le=105)
     keep_awake: bool = hp(True, "Keep awake", "Ask the OS not to sleep while the run trains (released when it ends); "
                                               "closing the lid still does what the power plan says.")
-    # the night's safety nets (issue 28): core.training.watchdog and core.run.auto_resume
+    # the night's safety nets (issue 28): core.worker.watchdog and core.launch.auto_resume
     stall_after_s: float | None = hp(None, "Stalled after", "A running run that takes no step for this long is stalled "
                                                             "(empty: auto; 0: never). Auto: 5x the longest pause between "
                                                             "steps so far, at least 5 minutes.", "s", ge=0, le=7 * 86_400)
@@ -136,7 +136,7 @@ class BudgetParams(Section):
                                    "loses at most that much (0: by steps only).", "min", ge=0, le=10_080)
     eval_every: int = hp(0, "Evaluate every", "Steps between deterministic evaluations (0: off).", "steps", ge=0)
     eval_episodes: int = hp(10, "Eval episodes", "Episodes per evaluation.", "episodes", ge=1, le=10_000)
-    # the stopping rules (core.training.stop_rules): SB3's callbacks after each evaluation, so only with eval_every
+    # the stopping rules (core.worker.stop_rules): SB3's callbacks after each evaluation, so only with eval_every
     stop_at_reward: float | None = hp(None, "Stop at eval reward",
                                       "End the run, finished, once an evaluation's mean reward reaches this (empty: "
                                       "never). Needs Evaluate every.", "")
@@ -153,7 +153,7 @@ class BudgetParams(Section):
 
 
 class RunConfig(Section):
-    """A complete, validated run config (ARCHITECTURE.md, "Config file shape")."""
+    """A complete, validated run config (docs/config.md, "Config file shape")."""
 
     schema_version: Literal[1] = SCHEMA_VERSION
     name: str | None = hp(None, "Run name", "Optional; becomes part of the run id.")

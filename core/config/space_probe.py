@@ -1,7 +1,7 @@
 """The env probe subprocess: ``python -m core.config.space_probe --env JSON`` prints one JSON object.
 
 An env from an entry point, or with wrappers, is user code, which only the worker may import
-in-process (ARCHITECTURE.md, "Safety"): ``core.config.spaces.probe_spaces`` runs this module in a
+in-process (docs/safety.md): ``core.config.spaces.probe_spaces`` runs this module in a
 child process to read its spaces. It also plays one episode of random actions and reports the
 numeric keys of its last ``info``: the env's own measures the form offers for ``env.info_keys``.
 """

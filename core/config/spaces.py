@@ -2,7 +2,7 @@
 
 The fit estimate needs shapes and dtypes only. A registered gymnasium id is created in-process
 (gymnasium does not import torch) and cached per ``(id, kwargs)``. A ``module:Class`` entry
-point is user code, which only the worker may import in-process (ARCHITECTURE.md, "Safety"): it is
+point is user code, which only the worker may import in-process (docs/safety.md): it is
 probed in a subprocess, ``python -m core.config.space_probe --env JSON`` (so is an env with wrappers),
 which prints one JSON object; that probe also reports the numeric keys of an episode's last ``info``
 (``EnvSpaces.info_keys``).
@@ -344,7 +344,7 @@ def child_json(cmd: list[str], folder: str | None, timeout_s: float) -> tuple[di
     """Run ``cmd`` (a probe of the user's code) with ``folder`` (else the working folder) first on its import path
     and as its working folder; (its last JSON line, "") or (None, why it gave none: its exit and last error line).
     Raises ``subprocess.TimeoutExpired`` past ``timeout_s``. The env probe and the network measurement
-    (``core.fit.measured``) both run this way."""
+    (``core.estimate.measured``) both run this way."""
     where = folder or os.getcwd()
     pythonpath = os.pathsep.join(filter(None, [str(CODE_ROOT), where, os.environ.get("PYTHONPATH")]))
     done = subprocess.run(cmd, capture_output=True, **CHILD_TEXT, timeout=timeout_s,

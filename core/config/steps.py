@@ -1,4 +1,4 @@
-"""The steps a run really trains: SB3 ends ``learn()`` only between whole cycles (ARCHITECTURE.md, "Config").
+"""The steps a run really trains: SB3 ends ``learn()`` only between whole cycles (docs/config.md).
 
 SB3's loop is ``while num_timesteps < total: <one cycle>``: PPO asked for 33,000 steps with 16 envs of
 256 steps trains 9 whole rollouts of 4,096: 36,864; SAC with 4 envs and train_freq 2 trains a

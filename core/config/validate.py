@@ -22,7 +22,7 @@ from core.config.schema import RunConfig, config_hints, resolved, unused_policy_
 from core.util.yaml_reader import YamlLimitError, load_yaml
 
 # Keys the users' guides put in their configs that SB3 cannot honour. They are accepted on
-# import and reported, never silently dropped (ARCHITECTURE.md, "Safety").
+# import and reported, never silently dropped (docs/safety.md).
 IGNORED_KEYS = {
     "use_amp": "SB3 has no mixed-precision training; every update runs in float32 (TF32 where enabled)",
     "cuda_graph_optimization": "SB3 does not capture CUDA graphs; its update loop calls kernels one by one",

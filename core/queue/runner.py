@@ -2,7 +2,7 @@
 
 Detached like a worker. Each pass (about once a second): bring job states up to date from
 their run folders, honour CANCEL, and start ready jobs while slots are free and their estimates
-fit next to the running ones (``core.run.start.start_run``, as the window and ``rlpanel train``).
+fit next to the running ones (``core.launch.start.start_run``, as the window and ``rlpanel train``).
 A job's run folder is created and recorded in the state before its worker starts, so a runner
 restarted after a crash adopts it instead of launching it again. A waiting job that already has a run (a stopped
 job of a continued queue, ``core.queue.control``) resumes that run from its checkpoint instead.
@@ -21,6 +21,9 @@ from typing import Any
 
 from core.cluster.jobs import settle_cluster_run
 from core.config.errors import ConfigError
+from core.launch import auto_resume
+from core.launch.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, resume_run
+from core.launch.start import StartError, start_run
 from core.notify.run_events import notify_queue_end, notify_run_event
 from core.queue.autostart import drop_entry
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
@@ -37,9 +40,6 @@ from core.queue.state import (
     summary_line,
     write_queue,
 )
-from core.run import auto_resume
-from core.run.control import ClusterLaunchError, RunStateError, launch_worker, request_stop, resume_run
-from core.run.start import StartError, start_run
 from core.run.states import FAILED, LIVE
 from core.run.status import SUPERVISOR_MODULE, StatusFields, read_status
 from core.run.store import RunStore
@@ -154,7 +154,7 @@ def _follow_cluster_jobs(runs_dir: Path, state: QueueState) -> None:
 
 def _auto_resume(runs_dir: Path, state: QueueState) -> None:
     """Crashed or failed runs of launched jobs whose supervisor is gone (a power cut, a reboot, a killed process
-    group) are planned here (``core.run.auto_resume``: the supervisor plans its own) and resumed when due."""
+    group) are planned here (``core.launch.auto_resume``: the supervisor plans its own) and resumed when due."""
     for job in state.jobs:
         if not (job.launched and job.run_id):
             continue

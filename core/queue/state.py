@@ -19,11 +19,11 @@ from typing import Any
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
 from core.config.seeds import with_seed
-from core.fit.estimate import estimate_config
+from core.estimate.estimate import estimate_config
+from core.launch import auto_resume
+from core.launch.runner_folder import RunnerFolder
 from core.queue.plan import Plan, PlanJob
 from core.queue.record import LAUNCHING, RUNNING, WAITING, QueueJob, QueueState
-from core.run import auto_resume
-from core.run.runner_folder import RunnerFolder
 from core.run.states import FAILED, LIVE, TERMINAL
 from core.run.status import SUPERVISOR_MODULE, read_status, stall_note
 from core.util.procs import module_running

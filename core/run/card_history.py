@@ -1,8 +1,8 @@
 """How the last runs on a card compared with their estimates: ``summary.json``'s
-``peak_to_estimate`` (the run's own GPU memory peak over the worker's estimate, ``core.training.fit_record``).
+``peak_to_estimate`` (the run's own GPU memory peak over the worker's estimate, ``core.worker.fit_record``).
 
 The fit bar shows the range ("last 5 runs: 0.94-1.03 of estimate") and the estimate corrects
-itself from the median (``core.fit.gpus.with_history``).
+itself from the median (``core.estimate.gpus.with_history``).
 
 Like for like only. The estimate models the whole process, CUDA context included, so a card's
 history is read per measure (``core.telemetry.gpu_measure``) and only of the two whole-process

@@ -1,7 +1,7 @@
 """A checkpoint's files read whole while the trainer that wrote them may be pruning them.
 
 A run still training keeps its newest ``keep_checkpoints`` checkpoints and removes older ones as it saves
-(``core.training.checkpoints``). With ``keep_checkpoints: 1`` and a checkpoint every 128 steps, the checkpoint an
+(``core.worker.checkpoints``). With ``keep_checkpoints: 1`` and a checkpoint every 128 steps, the checkpoint an
 evaluation had chosen was gone half the time before the env was built and its statistics opened (issue 44:
 "[Errno 2] No such file ...step_..._vecnormalize.pkl"). A pin the pruner honours would have to outlive readers that
 die holding it; instead the files are read into memory at once after the choice, and a file gone meanwhile means

@@ -1,13 +1,13 @@
 """Which checkpoint a run resumes from: the newest complete one, confined to its own folder.
 
-The worker (``core.training.checkpoints``) writes each checkpoint's files under temporary names,
+The worker (``core.worker.checkpoints``) writes each checkpoint's files under temporary names,
 renames them, then writes the checkpoint's manifest (``step_N.json``: its files and their sizes)
 and last ``latest.json`` (the same entry). A reader trusts none of it blindly: a name must be a
 plain checkpoint file name of the same step (never a path: nothing outside the run folder is
 ever opened), each file must exist with the size the manifest recorded, and the model must be
 a readable zip. When the newest checkpoint fails a check (a disk that filled up, a copy cut
 short, a hand-edited ``latest.json``), the next older complete one is used and the reason is
-kept, so the resume can say what it skipped (ARCHITECTURE.md, "The run folder").
+kept, so the resume can say what it skipped (docs/run-folder.md).
 """
 
 from __future__ import annotations

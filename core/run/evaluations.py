@@ -1,6 +1,6 @@
 """A run's stored evaluations (``evaluations.jsonl``): each ``rlpanel evaluate`` of a checkpoint, one record a line.
 
-``core.policy.evaluate`` plays the episodes (it needs torch) and appends an ``Evaluation`` here; the
+``core.agent.evaluate`` plays the episodes (it needs torch) and appends an ``Evaluation`` here; the
 command line, the window and the results table read them back with ``read_evaluations`` (no torch).
 A record a reader cannot use (a torn line, a field of the wrong type) is skipped, never an error.
 
@@ -106,7 +106,7 @@ class Evaluation:
 
 
 def tool_args(checkpoint: str, episodes: int, deterministic: bool, seed: int | None, device: str = "cpu") -> list[str]:
-    """The arguments of ``python -m core.policy.evaluate`` after the run folder (the CLI's and the window's)."""
+    """The arguments of ``python -m core.agent.evaluate`` after the run folder (the CLI's and the window's)."""
     args = ["--checkpoint", str(checkpoint), "--episodes", str(episodes),
             "--deterministic" if deterministic else "--stochastic", "--device", device]
     return args + (["--seed", str(seed)] if seed is not None else [])

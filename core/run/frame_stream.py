@@ -1,5 +1,5 @@
-"""The frames a playing agent streams to the Watch window: ``python -m core.policy.play --stream`` writes them,
-``app.agent.watch`` reads them (this module knows neither torch nor Qt, so both sides share it).
+"""The frames a playing agent streams to the Watch window: ``python -m core.agent.play --stream`` writes them,
+``app.agent.watch_window`` reads them (this module knows neither torch nor Qt, so both sides share it).
 
 The stream is the child's stdout in binary, one record after another: a 4-byte big-endian length, that
 many bytes of UTF-8 JSON (the header), then, for a frame, ``width * height * 3`` bytes of RGB (rows top

@@ -1,6 +1,6 @@
 """Every file name of a run folder, in one place: ``RunDir(path).status`` and so on.
 
-The worker writes a run folder; everyone else reads it (ARCHITECTURE.md, "The run folder").
+The worker writes a run folder; everyone else reads it (docs/run-folder.md).
 """
 
 from __future__ import annotations

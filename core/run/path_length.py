@@ -2,7 +2,7 @@
 
 Without long paths (``core.util.long_paths``), Windows refuses a path of 260 characters or more with a misleading
 ``FileNotFoundError``: a run in a deep runs folder (a synced Documents folder, a long user name) would fail at its
-first TensorBoard file or checkpoint. ``core.run.start.start_problem`` asks ``path_problem`` before every launch
+first TensorBoard file or checkpoint. ``core.launch.start.start_problem`` asks ``path_problem`` before every launch
 (the window's Launch, ``rlpanel train``, the queue and sweep runners, a restart), so such a run is refused before
 its folder exists, with the fix. The check counts this launch's own run id, its name included: a runs folder that
 takes short names may refuse a long one, and the message then says that a shorter name also fixes it.

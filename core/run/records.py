@@ -15,7 +15,7 @@ Every record has ``kind`` and ``t`` (unix time); readers tolerate unknown keys a
   for what a program may act on: thermal_pause, thermal_resume, gpu_memory, gpu_sysmem_fallback); the worker also prints
   most to worker.log (``event_echo``), which the Log tab, showing both, drops (``is_event_echo``)
 - cycle    {step, t, n, collect_s, train_s, other_s[, gpu_collect_pct, gpu_train_pct]}: where the time of ``n``
-  update cycles went (collecting, training, the rest; ``core.training.cycle_clock``), at most one a second
+  update cycles went (collecting, training, the rest; ``core.worker.cycle_clock``), at most one a second
   (faster cycles merged, their seconds summed); the GPU's mean utilisation in each phase on a CUDA run.
   Read through ``core.run.time_split``
 - attempt  {t, step, attempt} written first by every attempt of the worker (the first, a resume, a

@@ -1,4 +1,4 @@
-"""A run's automatic resumes in words (``core.run.auto_resume`` decides them): what they followed and how many, for
+"""A run's automatic resumes in words (``core.launch.auto_resume`` decides them): what they followed and how many, for
 the Runs tab, ``rlpanel runs ID`` and the morning report. Light on purpose: the window's first frame lists runs
 without loading the config schema that deciding needs."""
 

@@ -67,10 +67,10 @@ class StatusFields(TypedDict, total=False):
     keep_awake_warned: str
     device: str
     env_restarts: int  # env processes replaced mid-run (a step past env.step_timeout_s, a restart asked for)
-    stalled: dict[str, Any] | None  # the watchdog's finding: {since, step, limit_s, action} (core.training.watchdog)
+    stalled: dict[str, Any] | None  # the watchdog's finding: {since, step, limit_s, action} (core.worker.watchdog)
     stall_limit_s: float | None  # the stall limit in force (readers judge a worker that cannot say so itself)
-    failure_kind: str | None  # what ended a failed or crashed attempt (core.run.auto_resume.KINDS)
-    auto_resume: dict[str, Any] | None  # {count, limit, history, due_at, gave_up} (core.run.auto_resume)
+    failure_kind: str | None  # what ended a failed or crashed attempt (core.launch.auto_resume.KINDS)
+    auto_resume: dict[str, Any] | None  # {count, limit, history, due_at, gave_up} (core.launch.auto_resume)
     time_split: dict[str, Any] | None  # where the update cycles' time went so far (core.run.time_split), over the attempts
 
 
@@ -90,8 +90,8 @@ FIELD_TYPES: dict[str, tuple[type, ...]] = {
 }
 _WRITERS_OWN = ("updated_at", "status_version")
 KNOWN_STATES = (*ACTIVE, *TERMINAL)
-WORKER_MODULE = "core.training.worker"  # what a worker's command line runs (its supervisor starts it)
-SUPERVISOR_MODULE = "core.notify.supervisor"  # what core.run.control starts: it starts the worker and reports its end
+WORKER_MODULE = "core.worker.main"  # what a worker's command line runs (its supervisor starts it)
+SUPERVISOR_MODULE = "core.launch.supervisor"  # what core.launch.control starts: it starts the worker and reports its end
 LAUNCH_CHECK_S = 5.0  # a launched worker's process exists from the spawn on: past this, no process means it died
 
 

@@ -1,6 +1,6 @@
 """The runs folder: create a run, list runs, find one by id, read one cheaply for a list.
 
-See ARCHITECTURE.md, "The run folder"; user text never becomes a path outside the runs root.
+See docs/run-folder.md; user text never becomes a path outside the runs root.
 """
 
 from __future__ import annotations

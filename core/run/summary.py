@@ -81,7 +81,7 @@ def summarize(run_dir: Path) -> dict[str, Any]:
 
 
 def _estimate_beside_peak(estimate: Any, peak: Any) -> dict[str, Any]:
-    """The worker's estimate for its card (``core.training.fit_record``) beside the measured process peak (of any
+    """The worker's estimate for its card (``core.worker.fit_record``) beside the measured process peak (of any
     measure: ``core.run.card_history`` learns only from the whole-process ones)."""
     if not isinstance(estimate, dict) or not isinstance(estimate.get("bytes"), int) or estimate["bytes"] <= 0:
         return {}

@@ -14,7 +14,7 @@ card's used and total memory (the GPU guard's NVML reading) and the run's speed.
 - **Earlier level**: the median of the rolling rates in the ``BASELINE_S`` before the card filled, left out
   the attempt's first ``WARMUP_S`` (env processes starting, torch's first update); fewer than
   ``MIN_BASELINE_S`` of them is no earlier level, and no verdict ("unknown", not a guess). A run whose card
-  is full from its first minute is the fit bar's to warn of (``core.fit``'s over-capacity sentence).
+  is full from its first minute is the fit bar's to warn of (``core.estimate``'s over-capacity sentence).
 - **Slowed**: the rolling rate under ``SLOW_FRACTION`` (half) of the earlier level for ``HOLD_S`` in a row
   while the card stays full.
 

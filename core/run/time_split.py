@@ -3,7 +3,7 @@
 SB3 never overlaps collecting and training (a rollout is collected, then trained on, then the
 next is collected): while the envs step, the GPU waits, and while it trains, the envs wait. The
 split says which of the two a run waits on, and so what would make it faster. The worker writes
-the records (``core.training.cycle_clock``); ``summary.json`` keeps the totals (``time_split``),
+the records (``core.worker.cycle_clock``); ``summary.json`` keeps the totals (``time_split``),
 ``status.json`` the totals so far while the run trains.
 """
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from core.config.errors import ConfigError, FieldIssue
-from core.run.control import request_stop
+from core.launch.control import request_stop
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.sweep.folder import SWEEP_ACTIVE, SweepFolder, load_state, read_state, save_spec_data, sweep_names, write_state

@@ -1,4 +1,4 @@
-"""A sweep's files: ``<runs>/.sweeps/<name>/`` and its state (ARCHITECTURE.md, "Sweeps").
+"""A sweep's files: ``<runs>/.sweeps/<name>/`` and its state (docs/sweeps.md).
 
 ```
 sweep.yaml     the sweep as started (the runner and a resume read it back)
@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from core.run.runner_folder import RunnerFolder
+from core.launch.runner_folder import RunnerFolder
 from core.util.files import write_atomic
 from core.util.paths import absolute
 

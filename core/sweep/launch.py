@@ -18,11 +18,11 @@ from optuna.trial import FrozenTrial
 
 from core.config.errors import ConfigError
 from core.config.schema import RunConfig
-from core.fit.result import NO_FIT
+from core.estimate.result import NO_FIT
+from core.launch.control import ClusterLaunchError, launch_worker
+from core.launch.start import StartError, group_tag, start_run
 from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
-from core.run.control import ClusterLaunchError, launch_worker
-from core.run.start import StartError, group_tag, start_run
 from core.run.status import StatusFields
 from core.run.store import RunStore
 from core.sweep.trial_group import Member, member_env, trial_runs

@@ -36,10 +36,10 @@ import optuna
 from optuna.trial import FrozenTrial, TrialState
 
 from core.cluster.jobs import settle_cluster_run
+from core.launch.control import ClusterLaunchError, RunStateError, request_stop, resume_run
+from core.launch.start import restart_run
 from core.notify.run_events import notify_run_event
-from core.run.control import ClusterLaunchError, RunStateError, request_stop, resume_run
 from core.run.layout import RunDir
-from core.run.start import restart_run
 from core.run.states import LIVE
 from core.run.status import read_status
 from core.run.store import RunStore

@@ -4,7 +4,7 @@ CUDA numbers the devices a process sees; NVML numbers every GPU of the machine i
 They differ when ``CUDA_VISIBLE_DEVICES`` hides or reorders GPUs (``2,3``: CUDA's device 0 is the
 machine's GPU 2) and when CUDA's default order (``CUDA_DEVICE_ORDER=FASTEST_FIRST``) puts a faster
 GPU first. The reliable link is the GPU's UUID: torch reports it for a CUDA device
-(``core.training.devices`` asks it), NVML for each of its GPUs (``core.telemetry.nvml.gpu_uuids``).
+(``core.worker.devices`` asks it), NVML for each of its GPUs (``core.telemetry.nvml.gpu_uuids``).
 When torch cannot tell (no CUDA build, a CPU run, an old torch), ``CUDA_VISIBLE_DEVICES`` is read
 the way CUDA reads it: entries separated by commas, each a whole number (taken as the NVML index:
 CUDA orders equal GPUs by PCI bus, as NVML does), ``GPU-<uuid>`` (or a unique prefix of one), or

@@ -3,7 +3,7 @@
 ``GpuGuard`` reads the run's GPU through NVML (``core.telemetry.nvml``) in its own thread once a
 second and keeps two facts the training thread reads without waiting: ``paused`` (a plain bool)
 and the events it has not taken yet (``take_events``). The training thread acts on them between
-steps (``core.training.guarding``): it writes the event records and the status, and while
+steps (``core.worker.guarding``): it writes the event records and the status, and while
 ``paused`` it sleeps instead of stepping. The guard itself writes nothing.
 
 - **Thermal**: a temperature at or above ``pause_c`` for ``hold_s`` (10 s) in a row pauses;
@@ -34,7 +34,7 @@ MEMORY_REARM_FRACTION = 0.90
 SPILL_NOTE = ("on Windows the driver then spills into shared system memory and the run slows down rather than "
               "failing; elsewhere the next allocation past the capacity fails the run")
 # NVIDIA's setting that turns Windows' crawl back into an out-of-memory error (driver 536.40 and later): said by the
-# sysmem-fallback alert (core.run.sysmem_fallback) and the fit's over-capacity sentence (core.fit.result)
+# sysmem-fallback alert (core.run.sysmem_fallback) and the fit's over-capacity sentence (core.estimate.result)
 SYSMEM_FALLBACK_FIX = ('NVIDIA Control Panel > Manage 3D settings > "CUDA - Sysmem Fallback Policy: Prefer No Sysmem '
                        'Fallback" (then a run past the card\'s memory fails at once with out of memory instead of crawling)')
 

@@ -5,7 +5,7 @@ A run's host memory is the sum of each of its processes' own memory (``own_memor
 bytes on Windows, RSS only where those are refused. The sum of RSS counts every shared page once
 per process: python, numpy and gymnasium, which the forkserver's env processes share, read 3,254 MiB
 for a run of 32 env processes on an H100 machine whose own memory was about half of that. The tune's
-probes (``core.training.throughput``) read the same function.
+probes (``core.worker.throughput_probe``) read the same function.
 
 Own memory costs more than RSS: Linux reads it from the kernel's page lists (``/proc/PID/smaps_rollup``),
 ~1 ms of CPU for an env process and ~5 ms for a worker with torch loaded: 37-44 ms for a tree of 33,

@@ -64,7 +64,7 @@ class TelemetryRecorder:
     returns ``torch.cuda.memory_reserved()`` (or None) and is used only where NVML has no
     per-process figure and Windows' counter (``wddm``: this machine's by default, ``core.telemetry.wddm``)
     has none either. ``on_run_gpu`` is called on this thread with the run GPU's utilisation (%) at each
-    sample (``core.training.cycle_clock``). ``hz <= 0`` disables recording (``start`` does nothing).
+    sample (``core.worker.cycle_clock``). ``hz <= 0`` disables recording (``start`` does nothing).
     """
 
     def __init__(self, path: Path, hz: float, root_pid: int | None = None,

@@ -9,7 +9,7 @@
 
 Nothing here raises: a machine that cannot be kept awake trains anyway, and ``KeepAwake.note``
 says why and what it means (the machine may sleep), for the run's event log; the worker warns once
-per run and failure, not on each attempt (``core.training.session``). The lid-close action is not covered by any of these: only
+per run and failure, not on each attempt (``core.worker.session``). The lid-close action is not covered by any of these: only
 the power plan decides it (``core.util.powercfg`` reads it on Windows).
 """
 

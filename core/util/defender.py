@@ -7,7 +7,7 @@ protected folder (Documents, Pictures, Videos, Music, Desktop, Favorites, and an
 ``Get-MpPreference`` in one PowerShell call, which also asks .NET where those folders are (Documents may live in
 OneDrive) and prints its JSON as base64. Windows shows the exclusions to administrators only ("N/A: Must be an
 administrator to view exclusions"): that reads as unknown. A PowerShell that hangs is cut at ``TIMEOUT_S``: unknown
-too. Tests run the parsing and the verdicts on recorded output; ``core.fit.windows_traps`` turns them into the
+too. Tests run the parsing and the verdicts on recorded output; ``core.machine.windows_traps`` turns them into the
 doctor's lines."""
 
 from __future__ import annotations

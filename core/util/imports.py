@@ -1,6 +1,6 @@
 """Load an object named ``package.module:Name`` (a custom env, later wrappers and policies).
 
-User code: only the worker and the spaces probe subprocess call this (ARCHITECTURE.md, "Safety").
+User code: only the worker and the spaces probe subprocess call this (docs/safety.md).
 """
 
 from __future__ import annotations

@@ -38,7 +38,7 @@ def absolute(path: Path | str) -> Path:
 
     Every folder the user names (``--runs-dir``, ``RLPANEL_HOME``) goes through this before it is
     handed to another process: a worker or a queue runner starts in another working folder, where
-    a relative path would name a different place (ARCHITECTURE.md, "Processes").
+    a relative path would name a different place (docs/processes.md).
     """
     return Path(os.path.abspath(Path(path).expanduser()))
 

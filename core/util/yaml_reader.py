@@ -1,7 +1,7 @@
 """The one way YAML from the user is read: safe loaders only, under limits, a mapping where one is expected.
 
 Presets, ``--config`` files, plans, run folders' ``config.yaml``, ``--set`` values and the
-window's YAML fields all come through here (ARCHITECTURE.md, "Safety"). Before anything is
+window's YAML fields all come through here (docs/safety.md). Before anything is
 built, the text is checked against ``Limits``: its size, how deep it nests, how many keys
 and values it holds once every alias is expanded (a "billion laughs" file is a few hundred
 bytes that expands to billions of values), and the length of each string; a ``!!binary`` value

@@ -1,6 +1,6 @@
 """``monitor-24h-run-opened.png``: a 24 h run (``bench.gui_scale.write_run``, ``BENCH_HOURS``) opened in the Monitor.
 
-The run's cache is the one its worker leaves (``core.run.cache_writer``); this process is its worker, so the run
+The run's cache is the one its worker leaves (``core.run.cache.writer``); this process is its worker, so the run
 shows as running. Prints how long the open took (to the history on screen) and what the layout checker finds cut.
 Under Xvfb at 1280x720 logical::
 
@@ -30,7 +30,7 @@ def main() -> int:
 
         from app.main_window import MainWindow
         from bench.gui_scale import HOURS, write_run
-        from core.run.cache_writer import CacheWriter
+        from core.run.cache.writer import CacheWriter
         from tests.app.layout.clipping import findings
         from tests.app.layout.tour import settle
 

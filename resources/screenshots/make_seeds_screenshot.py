@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 def launch_group(runs_dir: Path) -> None:
     from core.config.validate import validate_config
-    from core.run.start import start_group
+    from core.launch.start import start_group
     from core.run.states import TERMINAL
     from core.run.status import read_status
     from core.run.store import RunStore

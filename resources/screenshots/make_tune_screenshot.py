@@ -38,7 +38,7 @@ def from_json(source: Path, out_dir: Path) -> int:
 
     from app.configure.tune_dialog import TuneDialog
     from core.config.validate import validate_config
-    from core.tune.table import TuneResult, TuneRow
+    from core.throughput.table import TuneResult, TuneRow
 
     data = json.loads(source.read_text(encoding="utf-8"))
     app = QApplication.instance() or QApplication([])
@@ -111,7 +111,7 @@ def live(args: argparse.Namespace, out_dir: Path) -> int:
         dialog.grab().save(str(path))
         print(path, flush=True)
         if dialog.result is not None:
-            from core.tune.table import format_table
+            from core.throughput.table import format_table
 
             print(format_table(dialog.result), flush=True)
         settle(app, args.hold)

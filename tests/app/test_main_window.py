@@ -190,12 +190,12 @@ def test_resuming_a_cluster_run_submits_off_the_gui_thread(qtbot, make_window, r
     """A resume on a Ray cluster is a submission through its job API (seconds): the window stays live."""
     import threading
 
-    import core.run.control as run_control
+    import core.launch.control as run_control
 
     run = make_fake_run(runs_dir, "stopped", ray={"address": "127.0.0.1:8265", "python": "python"})
     calls = []
 
-    def submitting(run_dir):  # where the window calls core.run.control.resume_run from
+    def submitting(run_dir):  # where the window calls core.launch.control.resume_run from
         calls.append((Path(run_dir), threading.current_thread() is threading.main_thread()))
         return 1000, 10000
 

@@ -31,10 +31,10 @@ from tests.conftest import REPO
 # earlier start read them, from their JSON cache, while no file has changed; a run's config with the runs listing).
 DEFERRED = ("scipy", "optuna", "torch", "stable_baselines3", "sb3_contrib", "pandas", "matplotlib", "pyqtgraph", "numpy",
             "gymnasium", "core.cli.main", "core.results.stats", "app.results.panel", "app.sweeps.panel",
-            "app.monitor.panel", "app.monitor.follower", "core.fit.estimate", "core.fit.device", "core.run.start",
-            "core.run.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
-            "app.agent.evaluate_dialog", "app.agent.watch", "core.queue.state", "app.notify.settings_dialog",
-            "psutil", "core.fit.gpus", "core.fit.calibration", "core.fit.measured", "pydantic", "pydantic_core",
+            "app.monitor.panel", "app.monitor.follower", "core.estimate.estimate", "core.estimate.device", "core.launch.start",
+            "core.launch.control", "filelock", "importlib.metadata", "app.configure.tune_dialog", "app.configure.zoo_import",
+            "app.agent.evaluate_dialog", "app.agent.watch_window", "core.queue.state", "app.notify.settings_dialog",
+            "psutil", "core.estimate.gpus", "core.estimate.calibration", "core.estimate.measured", "pydantic", "pydantic_core",
             "annotated_types", "core.config.schema", "core.config.validate", "core.config.fields",
             "core.config.algorithms.registry", "core.config.algorithms.ppo", "core.config.spaces", "yaml",
             "core.util.yaml_reader")

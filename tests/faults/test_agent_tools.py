@@ -12,8 +12,8 @@ import subprocess
 import pytest
 
 from core.cli.main import main
+from core.launch.agent_child import PolicyToolError, run_policy_tool
 from core.run.layout import RunDir
-from core.run.policy_child import PolicyToolError, run_policy_tool
 from tests.faults.conftest import TALLY
 from tests.faults.test_disk_full import fill
 from tests.training_helpers import copy_run

@@ -9,8 +9,8 @@ import errno
 import pytest
 
 from core.cli.main import main
+from core.launch.control import launch_worker, resume_run
 from core.run.checkpoints import find_checkpoint
-from core.run.control import launch_worker, resume_run
 from core.run.layout import CHECKPOINT_TEMP_PREFIX, RunDir
 from core.run.status import read_status
 from tests.training_helpers import make_run, wait_for, wait_state

@@ -151,8 +151,8 @@ def normalising_run(tmp_path_factory) -> Path:
 def test_evaluate_while_the_trainer_prunes_each_checkpoint_reads_whole(tmp_path, monkeypatch):
     """``keep_checkpoints: 1`` and a checkpoint every 64 steps: each evaluation of ``last`` during training finds
     its checkpoint's model and statistics (the probe: [Errno 2] on the _vecnormalize.pkl half the time)."""
-    from core.policy.evaluate import evaluate
-    from core.run.control import launch_worker
+    from core.agent.evaluate import evaluate
+    from core.launch.control import launch_worker
     from tests.training_helpers import wait_for
 
     monkeypatch.setenv("RLPANEL_HOME", str(tmp_path))
@@ -223,7 +223,7 @@ def test_a_moment_with_no_complete_checkpoint_is_waited_out_and_a_run_with_none_
 def test_the_pruner_leaves_a_file_it_cannot_remove_for_its_next_prune(tmp_path):
     """On Windows a checkpoint file open in an evaluating process cannot be removed: the save goes on (the run does
     not crash) and the next prune removes what is left of that step."""
-    from core.training.checkpoints import Checkpointer
+    from core.worker.checkpoints import Checkpointer
 
     saver = Checkpointer(tmp_path, keep=1)
     for step in (64, 128):

@@ -15,8 +15,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from core.launch.control import launch_worker, resume_run
 from core.run.checkpoints import find_checkpoint
-from core.run.control import launch_worker, resume_run
 from core.run.layout import CHECKPOINT_TEMP_PREFIX, RunDir
 from core.run.status import read_status
 from tests.faults.conftest import KILLS, SEED, TALLY
@@ -31,7 +31,7 @@ def worker_procs(run: Path) -> list[psutil.Process]:
     found = []
     for proc in psutil.process_iter(["cmdline"]):
         cmd = proc.info["cmdline"] or []
-        if "core.training.worker" in cmd and str(run) in cmd:
+        if "core.worker.main" in cmd and str(run) in cmd:
             found.append(proc)
     return found
 

@@ -14,7 +14,7 @@ from core.config.errors import FieldHint, FieldIssue
 from core.config.fields import Section, fields_where
 
 SPACE_KINDS = ("box", "discrete", "multidiscrete", "multibinary")
-# The network families of core/fit/families/ (FAMILIES' keys; a test checks they match): SB3's four, then sb3-contrib's.
+# The network families of core/estimate/families/ (FAMILIES' keys; a test checks they match): SB3's four, then sb3-contrib's.
 Network = Literal["actor_critic", "sac", "td3", "q_network", "trpo", "maskable_ppo", "recurrent", "tqc", "crossq", "ars",
                   "qr_network"]
 # A rule between the algorithm's section and the run's runtime and budget sections.
@@ -45,7 +45,7 @@ class AlgoSpec:
     """One algorithm: its section of the config, the SB3 class, and the facts the estimate uses.
 
     ``network`` names the policy family, which decides the networks and optimizers built; the fit
-    estimate counts each in its module of ``core/fit/families/`` (``FAMILIES``): ``actor_critic``
+    estimate counts each in its module of ``core/estimate/families/`` (``FAMILIES``): ``actor_critic``
     (ActorCriticPolicy: pi and vf stacks, one optimizer), ``sac`` (an actor and twin Q critics with
     a target copy), ``td3`` (an actor and its target, critics and their targets) or ``q_network``
     (a Q-network and its target); sb3-contrib adds ``trpo`` (an actor-critic whose optimizer steps
@@ -59,7 +59,7 @@ class AlgoSpec:
     params: type[Section]          # its section of the config (``ppo:``)
     sb3_class: str                 # "module:Class", imported by the worker only
     on_policy: bool                # rollout buffer (True) or replay buffer (False)
-    network: Network               # its family: a key of core.fit.families.FAMILIES
+    network: Network               # its family: a key of core.estimate.families.FAMILIES
     action_kinds: tuple[str, ...]  # the action spaces it takes
     action_need: str               # what it needs, for messages: "a continuous (Box) action space"
     net_keys: frozenset[str]       # keys allowed in a dict net_arch (empty: a plain list only)

@@ -8,8 +8,8 @@ import pytest
 from PIL import Image
 
 from app.agent.record_dialog import RecordDialog
-from app.agent.watch import WatchWindow
-from tests.core.policy.agent_runs import NO_FRAMES_ENTRY, no_frames_copy
+from app.agent.watch_window import WatchWindow
+from tests.core.agent.agent_runs import NO_FRAMES_ENTRY, no_frames_copy
 from tests.training_helpers import copy_run
 
 pytestmark = [pytest.mark.gui, pytest.mark.training]

@@ -190,8 +190,8 @@ def test_the_launch_on_cpu_question_launches_on_enter(qtbot, panel):
 def test_on_windows_the_fit_bar_and_launch_s_question_say_a_run_past_the_card_will_crawl(qtbot, platform):
     """The estimate for this machine's 8 GB card under an injected platform, shown by the real fit bar."""
     from app.configure.fit_bar import FitBox, no_fit_reason
-    from core.fit.result import CRAWL_TEXT
-    from tests.core.fit.test_windows_crawl import estimate_here, too_big
+    from core.estimate.result import CRAWL_TEXT
+    from tests.core.estimate.test_windows_crawl import estimate_here, too_big
 
     box = FitBox()
     qtbot.addWidget(box)

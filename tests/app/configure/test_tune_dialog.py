@@ -129,7 +129,7 @@ def test_a_cuda_config_on_this_cpu_torch_is_tuned_here_and_use_this_sets_a_devic
 
 
 class MeasuredTuner:
-    """Stands in for core.tune's Tuner, whose probes train for real (minutes here): the same calls, a measured
+    """Stands in for core.throughput's Tuner, whose probes train for real (minutes here): the same calls, a measured
     answer at once. What follows is the dialog's own: the preset written to the user's folder, the list, the pick."""
 
     def __init__(self, config, options, on_row, on_progress, on_machine):
@@ -141,7 +141,7 @@ class MeasuredTuner:
         self.cancel_event.set()
 
     def run(self):
-        from core.tune.table import TuneResult, TuneRow
+        from core.throughput.table import TuneResult, TuneRow
 
         rows = [TuneRow({"runtime.n_envs": 1, "runtime.vec_env": "dummy"}, True, steps_per_s=900.0),
                 TuneRow({"runtime.n_envs": 4, "runtime.vec_env": "dummy"}, True, steps_per_s=2400.0)]

@@ -1,4 +1,4 @@
-"""The worker's side of the run's cache (core.run.cache_writer): the columns it writes are what a full parse of the
+"""The worker's side of the run's cache (core.run.cache.writer): the columns it writes are what a full parse of the
 JSONL gives, the first open reads them, and they extend correctly as records are appended, across an attempt, a
 torn last line, a resume's cut and a thinning; a record kind the window does not know is skipped."""
 
@@ -12,9 +12,9 @@ import pytest
 
 import app.monitor.follower as follower_module
 from app.monitor.follower import at_screen_resolution
-from core.run.cache_writer import CacheWriter
-from core.run.columns import telemetry_batch
-from core.run.history_cache import HistoryCache
+from core.run.cache.columns import telemetry_batch
+from core.run.cache.history import HistoryCache
+from core.run.cache.writer import CacheWriter
 from core.run.layout import RunDir
 from core.telemetry.thinning import thin_telemetry
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from app.monitor.follower import RunFollower
-from core.run.columns import MetricsBatch, TelemetryBatch, metrics_batch
+from core.run.cache.columns import MetricsBatch, TelemetryBatch, metrics_batch
 from core.run.status import RunStatus
 from tests.app.fake_runs import append_jsonl, episodes, gpu_lines, make_fake_run
 

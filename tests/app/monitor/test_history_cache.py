@@ -1,4 +1,4 @@
-"""Opening a run from its columnar cache (core.run.history_cache): the same columns as a full parse, built,
+"""Opening a run from its columnar cache (core.run.cache.history): the same columns as a full parse, built,
 extended, rebuilt when torn or stale; the history handed over in chunks from the reader's thread; the
 machine's series bounded in points; the redraw after a load drawn in turns of the event loop."""
 
@@ -18,8 +18,8 @@ from app.monitor.follower import RunController, RunFollower
 from app.monitor.panel import MonitorPanel
 from app.plots.buffers import RAW_SHARE, SeriesBuffer
 from app.plots.system_plots import MAX_POINTS, SystemPlots
-from core.run.columns import metrics_batch, telemetry_batch
-from core.run.history_cache import HistoryCache
+from core.run.cache.columns import metrics_batch, telemetry_batch
+from core.run.cache.history import HistoryCache
 from core.run.layout import RunDir
 from core.run.records import well_formed_only
 from core.telemetry.summary import well_formed_sample
@@ -33,7 +33,7 @@ CHUNK = 16 * 1024  # bytes read per tick: a small run is many chunks
 @pytest.fixture
 def run(trained_run, runs_dir, monkeypatch):
     """A real trained run, made longer (a stop and a resume in it: a break), cached from 4 KiB chunks; without the
-    cache its worker wrote (core.run.cache_writer): the window's own cache, as for a run of an older version."""
+    cache its worker wrote (core.run.cache.writer): the window's own cache, as for a run of an older version."""
     monkeypatch.setattr(follower_module, "CACHE_MIN_BYTES", 4096)
     monkeypatch.setattr(follower_module, "REPLAY_BYTES", 24 * 1024)
     run_dir = copy_run(trained_run, runs_dir)

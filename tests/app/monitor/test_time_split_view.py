@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.run.column_codec import decode_metrics, encode_metrics, merged
-from core.run.columns import metrics_batch
+from core.run.cache.codec import decode_metrics, encode_metrics, merged
+from core.run.cache.columns import metrics_batch
 from core.run.time_split import split_of
 from core.util.jsonl import read_jsonl
 from tests.training_helpers import copy_run

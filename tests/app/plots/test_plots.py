@@ -11,7 +11,7 @@ from app.monitor.panel import MonitorPanel
 from app.plots.buffers import SeriesBuffer, envelope_indices, rolling_mean, rolling_mean_from
 from app.plots.reward_plot import ROLLING_WINDOW
 from app.plots.series_items import MAX_SYMBOLS
-from core.fit.result import FitEstimate
+from core.estimate.result import FitEstimate
 from tests.app.fake_runs import episodes, gpu_lines
 
 

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QWidget
 
 from app.plots.system_area import SystemArea
 from app.plots.system_plots import NO_GPU_READINGS, SystemPlots
-from core.run.columns import telemetry_batch
+from core.run.cache.columns import telemetry_batch
 from tests.app.fake_runs import gpu_lines
 
 

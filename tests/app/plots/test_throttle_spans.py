@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 from app.monitor.panel import MonitorPanel
-from core.run.columns import throttle_spans
+from core.run.cache.columns import throttle_spans
 from tests.app.fake_runs import gpu_lines
 
 

@@ -144,7 +144,7 @@ def test_point_8_resume_needs_a_checkpoint_else_restart(qtbot, panel, runs_dir):
 
 
 def test_point_8_the_window_restarts_a_run_without_a_checkpoint(qtbot, make_window, runs_dir, monkeypatch):
-    import core.run.start as run_start  # where the window calls restart_run from
+    import core.launch.start as run_start  # where the window calls restart_run from
 
     crashed = make_fake_run(runs_dir, state="crashed", name="early")
     window = make_window()
@@ -206,7 +206,7 @@ def test_open_in_tensorboard_says_why_not(qtbot, make_window, runs_dir, monkeypa
 def test_a_gpu_driver_reset_is_named_with_its_fix_and_a_run_resumed_after_one_says_so(qtbot, panel, runs_dir):
     """Issue 43: a failed run's details give the reset's reason (TdrDelay, a smaller batch); a run that resumed by
     itself after one, and finished, says what its resume followed."""
-    from core.training.gpu_reset import reset_reason
+    from core.worker.gpu_reset import reset_reason
 
     reason = reset_reason("CUDA error: unspecified launch failure")
     failed = make_fake_run(runs_dir, state="failed", name="reset", failure_kind="gpu_reset", attempt=1,

@@ -8,7 +8,7 @@ import pytest
 
 import app.system.panel as system_panel
 from app.system.panel import SystemPanel
-from core.fit.gpus import detected_profiles, known_profiles
+from core.estimate.gpus import detected_profiles, known_profiles
 
 REPORT_MS = 120_000  # the report probes torch in a subprocess: slow on a loaded 2-core machine
 

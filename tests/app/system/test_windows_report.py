@@ -7,8 +7,8 @@ from collections import namedtuple
 
 import app.system.panel as system_panel
 from app.system.panel import SystemPanel
-from core.fit.doctor import format_report
-from core.fit.windows_traps import windows_lines, windows_section
+from core.machine.doctor import format_report
+from core.machine.windows_traps import windows_lines, windows_section
 from core.util.long_paths import FILESYSTEM_KEY
 from core.util.power_source import SCHEMES_KEY, read_power_source
 from core.util.tdr import GRAPHICS_KEY

@@ -8,11 +8,11 @@ import sys
 from pathlib import Path
 
 from core.cli.main import main
-from core.fit import calibration
+from core.estimate import calibration
 from tests.conftest import REPO
 
 MIB = 1 << 20
-H100 = json.loads((REPO / "tests" / "core" / "fit" / "measurements" / "h100-2026-11-26.json").read_text())["calibrate_probe"]
+H100 = json.loads((REPO / "tests" / "core" / "estimate" / "measurements" / "h100-2026-11-26.json").read_text())["calibrate_probe"]
 FAKE_UUID = "GPU-fa4e0000-0000-4000-8000-000000000000"  # the fake NVML's GPU 0
 
 

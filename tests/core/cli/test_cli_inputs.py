@@ -50,7 +50,7 @@ def test_resume_refuses_a_step_count_below_one(trained_run, runs_dir, capsys, st
 
 
 def test_resume_run_refuses_more_steps_below_one(trained_run, runs_dir):  # point 7, the library call the window makes
-    from core.run.control import ResumeError, resume_run
+    from core.launch.control import ResumeError, resume_run
 
     run = copy_run(trained_run, runs_dir, state="stopped")
     with pytest.raises(ResumeError, match="at least 1"):

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from functools import partial
 
-import core.fit.doctor as doctor
+import core.machine.doctor as doctor
 from core.cli.main import main
-from core.fit.windows_traps import CHECKS, windows_section
+from core.machine.windows_traps import CHECKS, windows_section
 from core.util.long_paths import FILESYSTEM_KEY
 from core.util.power_source import read_power_source
 from core.util.tdr import GRAPHICS_KEY

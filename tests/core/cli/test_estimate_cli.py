@@ -26,8 +26,8 @@ def test_estimate_never_imports_torch():
         "import sys\n"
         "from core.config.presets import resolve\n"
         "from core.config.spaces import probe_spaces\n"
-        "from core.fit.gpus import get_profile, known_profiles\n"
-        "from core.fit.estimate import estimate\n"
+        "from core.estimate.gpus import get_profile, known_profiles\n"
+        "from core.estimate.estimate import estimate\n"
         "for algo, env in (('PPO', 'CartPole-v1'), ('SAC', 'Pendulum-v1'), ('DQN', 'CartPole-v1')):\n"
         "    cfg = resolve('beast' if algo == 'PPO' else None, {'algo': algo, 'env': {'id': env},\n"
         "                  'policy': {'net_arch': [16384, 16384]}}).config\n"
@@ -141,7 +141,7 @@ def test_cli_gpus_lists_profiles(no_nvml_env):
 
 def test_detected_gpu_becomes_auto(fake_nvml):
     fake_nvml.configure(count=1, name="NVIDIA GeForce RTX 3060", memory_total=12 * 2**30, cc_major=8, cc_minor=6)
-    code = ("import json\nfrom core.fit.gpus import get_profile\n"
+    code = ("import json\nfrom core.estimate.gpus import get_profile\n"
             "p = get_profile('auto')\nprint(json.dumps(p.to_json() if p else None))\n")
     done = fake_nvml.run_python(code)
     assert done.returncode == 0, done.stderr

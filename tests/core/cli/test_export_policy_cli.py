@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from core.run.policy_results import default_name, summary
+from core.launch.agent_results import default_name, summary
 from tests.training_helpers import cli, copy_run
 
 pytestmark = pytest.mark.training

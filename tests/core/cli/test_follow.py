@@ -117,7 +117,7 @@ def test_a_resume_after_a_crash_prints_each_warning_once_and_counts_each_episode
     """Issue 42: the resume rewrites metrics.jsonl without the crashed attempt's records past its checkpoint; the
     follower read the new file from its start again and printed the keep-awake warning a second time (and counted
     every episode twice)."""
-    from core.run.control import launch_worker
+    from core.launch.control import launch_worker
     from core.run.episodes import episode_count, episode_groups
     from core.run.status import read_status
     from core.util.files import read_json

@@ -15,8 +15,8 @@ import pytest
 
 from core.cluster.jobs import job_view, settle_cluster_run
 from core.cluster.target import ClusterTarget
+from core.launch.control import launch_worker, resume_run, stop_run
 from core.queue.state import read_queue
-from core.run.control import launch_worker, resume_run, stop_run
 from core.run.status import read_status, write_status
 from core.sweep.control import sweep_status
 from tests.core.sweep.helpers import SMALL_SWEEP, sweep_file
@@ -132,7 +132,7 @@ def _run_processes(run):
     found = []
     for proc in psutil.process_iter(["pid", "cmdline"]):
         cmd = " ".join(proc.info["cmdline"] or [])
-        if marker in cmd and ("core.notify.supervisor" in cmd or "core.training.worker" in cmd):
+        if marker in cmd and ("core.launch.supervisor" in cmd or "core.worker.main" in cmd):
             found.append(proc)
     return found
 

@@ -64,8 +64,8 @@ def test_a_relative_nodes_runs_folder_or_an_empty_python_is_refused():
 
 def test_the_entrypoint_is_quoted_for_the_nodes_shell_and_uses_their_python():
     target = ClusterTarget.make("head", python="/opt/my env/bin/python")
-    cmd = target.command("core.notify.supervisor", "/mnt/runs/a b", "--resume")
-    assert cmd == "'/opt/my env/bin/python' -m core.notify.supervisor '/mnt/runs/a b' --resume"
+    cmd = target.command("core.launch.supervisor", "/mnt/runs/a b", "--resume")
+    assert cmd == "'/opt/my env/bin/python' -m core.launch.supervisor '/mnt/runs/a b' --resume"
     assert ClusterTarget.make("head").command("m") == "python -m m"  # the nodes' python, never this sys.executable
 
 

@@ -9,7 +9,7 @@ from typing import get_args
 from core.config.algorithms.registry import ALGORITHMS
 from core.config.algorithms.spec import Network
 from core.config.schema import ALGO_HELP, AlgoParams, RunConfig
-from core.fit.families.registry import FAMILIES
+from core.estimate.families.registry import FAMILIES
 from core.zoo.translate import ZOO_ALGOS
 
 

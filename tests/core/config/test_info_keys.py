@@ -7,7 +7,7 @@ import pytest
 from core.config.errors import ConfigError
 from core.config.validate import validate_config
 
-ENTRY = "tests.core.training.info_env:InfoKeysEnv"
+ENTRY = "tests.core.worker.info_env:InfoKeysEnv"
 
 
 def test_info_keys_are_names_of_numbers_each_once():
@@ -24,6 +24,6 @@ def test_the_probe_offers_the_numeric_info_keys_at_an_episodes_end():
     from core.config.spaces import probe_spaces
     from core.config.trust import trust
 
-    trust("tests.core.training.info_env")
+    trust("tests.core.worker.info_env")
     spaces = probe_spaces(EnvSpec(entry_point=ENTRY), use_cache=False)
     assert spaces.info_keys == ("co2_kg", "comfort_pct")  # "label" is text: not offered

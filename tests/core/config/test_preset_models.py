@@ -18,7 +18,7 @@ CASES = [(p.name, algo) for p in list_presets()
 
 @pytest.mark.parametrize(("preset", "algo"), CASES, ids=[f"{p}-{a}" for p, a in CASES])
 def test_preset_builds_real_model(preset, algo):
-    from core.training.factory import build_model, build_vec_env, model_kwargs
+    from core.worker.factory import build_model, build_vec_env, model_kwargs
 
     cfg = resolve(preset, {"algo": algo, "env": {"id": ENV_FOR[algo]}}).config
     # the same n_envs (rollout shapes), but envs in-process: 64 subprocesses would only test the OS

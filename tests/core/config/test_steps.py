@@ -1,4 +1,4 @@
-"""The steps a run trains (core.config.steps), as SB3's loops count them; tests/core/training/test_planned_steps.py
+"""The steps a run trains (core.config.steps), as SB3's loops count them; tests/core/worker/test_planned_steps.py
 checks the same numbers against real SB3 training."""
 
 from __future__ import annotations

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from core.launch import auto_resume
 from core.notify.settings import NotifySettings, Target, save_settings
 from core.results.report import morning_report
-from core.run import auto_resume, resume_words
+from core.run import resume_words
 from core.run.status import read_status, write_status
 from core.run.store import RunStore
 from tests.notify_sink import NotifySink
@@ -138,7 +139,7 @@ def test_a_killed_run_of_its_own_names_the_resume_command_and_never_a_step_befor
 # --- issue 43: a GPU driver reset (Windows' TDR) resumes like a crash --------------------------------------------
 
 def test_a_gpu_driver_reset_resumes_like_a_crash_even_twice_from_the_same_checkpoint_and_at_most_the_limit(crashed):
-    from core.training.gpu_reset import KIND
+    from core.worker.gpu_reset import KIND
 
     assert KIND == "gpu_reset" and KIND in auto_resume.KINDS and KIND not in auto_resume.NEVER
     write_status(crashed, failure_kind=KIND)

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
+from core.launch.control import launch_worker, resume_run
 from core.notify.settings import NotifySettings, Target, save_settings
 from core.run.checkpoints import find_checkpoint
-from core.run.control import launch_worker, resume_run
 from core.run.status import read_status
 from tests.notify_sink import NotifySink
 from tests.training_helpers import make_run, records, run_worker, wait_state

@@ -12,8 +12,8 @@ from pathlib import Path
 import psutil
 import pytest
 
+from core.launch.control import launch_worker, resume_run, stop_run
 from core.notify.settings import NotifySettings, Target, save_settings
-from core.run.control import launch_worker, resume_run, stop_run
 from core.run.status import read_status
 from core.run.store import RunStore
 from tests.notify_sink import SECRET, NotifySink
@@ -131,7 +131,7 @@ jobs:
 def test_an_unsupervised_worker_sends_its_own_end(runs_dir):
     import subprocess
 
-    from core.run.control import worker_command
+    from core.launch.control import worker_command
 
     with NotifySink() as sink:
         configure(sink, ("finished",))
@@ -153,7 +153,7 @@ def test_a_queue_job_killed_with_its_supervisor_is_reported_by_the_queue_runner(
         wait_state(run, ("running",))
         worker = psutil.Process(read_status(run).pid)
         supervisor = worker.parent()
-        assert "core.notify.supervisor" in supervisor.cmdline()
+        assert "core.launch.supervisor" in supervisor.cmdline()
         for proc in (supervisor, worker):  # the whole group at once, as a killed process group dies
             proc.kill()
         crashed = sink.wait(lambda m: "crashed" in m["title"], timeout=60)

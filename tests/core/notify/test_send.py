@@ -66,7 +66,7 @@ def test_a_guard_sends_in_the_background_without_waiting(tmp_path):
 
 def test_windows_moving_gpu_memory_to_system_ram_is_sent_as_a_warning(user_home, tmp_path):
     from core.telemetry.guard import GuardEvent
-    from core.training.guarding import notify_guard_event
+    from core.worker.guarding import notify_guard_event
 
     with NotifySink() as sink:
         (user_home / "notify.yaml").write_text(f"urls: ['{sink.url}']\n")

@@ -11,10 +11,10 @@ import time
 
 import pytest
 
+from core.launch import auto_resume
 from core.queue.plan import parse_plan
 from core.queue.record import RUNNING, WAITING
 from core.queue.state import new_state, ready_jobs, reconcile
-from core.run import auto_resume
 from core.run.status import SUPERVISOR_MODULE, read_status, write_status
 from tests.training_helpers import make_run
 

@@ -22,7 +22,7 @@ from tests.training_helpers import make_run
 @pytest.fixture(scope="module")
 def real_runs(tmp_path_factory):
     """Two tiny A2C runs and a random baseline on CartPole, their workers run side by side."""
-    from core.run.control import launch_worker
+    from core.launch.control import launch_worker
 
     runs = tmp_path_factory.mktemp("runs")
     a2c = {"algo": "A2C", "env": {"id": "CartPole-v1"}, "budget": {"total_timesteps": 600}}

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from core.cli.main import main
+from core.launch.control import ResumeError, resume_run
 from core.run.checkpoints import find_checkpoint
-from core.run.control import ResumeError, resume_run
 from core.run.layout import RunDir
 from tests.training_helpers import copy_run, records, wait_state
 

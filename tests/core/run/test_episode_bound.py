@@ -60,8 +60,8 @@ def test_a_fast_env_keeps_metrics_within_the_bound_and_the_summary_counts_every_
 
 
 def test_logger_dumps_closer_than_a_second_are_merged_into_one_train_record(tmp_path):
-    from core.training.callbacks import MetricsWriter
     from core.util.jsonl import JsonlWriter
+    from core.worker.callbacks import MetricsWriter
 
     now = [0.0]
     out = JsonlWriter(tmp_path / "metrics.jsonl")

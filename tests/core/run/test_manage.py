@@ -10,10 +10,10 @@ import urllib.request
 
 import pytest
 
+from core.launch.control import ResumeError, RunStateError, delete_run, resume_run
+from core.launch.start import restart_run
 from core.run.annotations import AnnotationError, Annotations, annotate, read_annotations, write_annotations
-from core.run.control import ResumeError, RunStateError, delete_run, resume_run
 from core.run.layout import RunDir
-from core.run.start import restart_run
 from core.run.status import read_status
 from core.run.store import RunStore, run_info
 from core.run.tensorboard import MISSING, TensorBoard, TensorBoardError

@@ -14,9 +14,9 @@ import pytest
 
 from core.cli.main import main
 from core.config.validate import validate_config
+from core.launch.start import StartError, restart_run, start_group
 from core.run import path_length
 from core.run.layout import RunDir
-from core.run.start import StartError, restart_run, start_group
 from core.run.status import read_status
 from core.run.store import RunStore
 from core.util.long_paths import FILESYSTEM_KEY, FIX

@@ -8,8 +8,8 @@ import signal
 
 import pytest
 
+from core.launch.control import launch_worker, request_stop, stop_run
 from core.run.checkpoints import find_checkpoint
-from core.run.control import launch_worker, request_stop, stop_run
 from core.run.status import read_status
 from tests.training_helpers import last_step, make_run, wait_for, wait_state
 
@@ -56,7 +56,7 @@ def test_a_worker_killed_before_it_wrote_its_pid_reads_crashed_within_seconds(ru
     write_status(run, state="starting", pid=None)
     assert read_status(run).state == "starting"
     # a process whose command line names the worker module and this run: a worker still loading
-    loading = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "core.training.worker", str(run)])
+    loading = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "core.worker.main", str(run)])
     try:
         time.sleep(LAUNCH_CHECK_S + 0.5)
         assert read_status(run).state == "starting"

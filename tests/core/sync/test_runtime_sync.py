@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from core.run.control import launch_worker
+from core.launch.control import launch_worker
 from core.run.layout import RunDir
 from core.run.status import read_status
 from core.sync.settings import SyncSettings, WandbSettings, default_mlflow_uri, save_sync_settings

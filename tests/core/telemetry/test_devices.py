@@ -82,7 +82,7 @@ def test_a_run_with_cuda_visible_devices_1_reads_gpu_1(fake_nvml, runs_dir, visi
                               "budget": {"total_timesteps": 2000, "checkpoint_every": 0}})
     env = fake_nvml.env()
     env["CUDA_VISIBLE_DEVICES"] = visible
-    out = subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=env, cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "core.worker.main", str(run)], env=env, cwd=REPO,
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr + (run / "worker.log").read_text()
     lines = read_jsonl(run / "telemetry.jsonl")

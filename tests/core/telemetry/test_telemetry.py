@@ -31,7 +31,7 @@ TWO_GPUS = {
 SAMPLE_SCRIPT = """
 import json, os, sys
 from core.telemetry import nvml as T
-from core.fit.doctor import doctor_gpu_lines
+from core.machine.doctor import doctor_gpu_lines
 print(json.dumps({"status": T.nvml_status()._asdict(), "gpus": [g._asdict() for g in T.detect_gpus()],
                   "samples": [s._asdict() for s in T.GpuSampler().sample()],
                   "doctor": doctor_gpu_lines()}))

@@ -23,7 +23,7 @@ def test_worker_records_telemetry_at_the_configured_rate(fake_nvml, runs_dir):
     run = make_run(runs_dir, {"algo": "PPO", "ppo": {"n_steps": 256, "batch_size": 64, "n_epochs": 4},
                               "runtime": {"n_envs": 2, "telemetry_hz": 10},
                               "budget": {"total_timesteps": 4000, "checkpoint_every": 0}})
-    out = subprocess.run([sys.executable, "-m", "core.training.worker", str(run)], env=fake_nvml.env(), cwd=REPO,
+    out = subprocess.run([sys.executable, "-m", "core.worker.main", str(run)], env=fake_nvml.env(), cwd=REPO,
                          capture_output=True, text=True, timeout=300)
     log = (run / "worker.log").read_text() if (run / "worker.log").exists() else ""
     assert out.returncode == 0, out.stderr + log

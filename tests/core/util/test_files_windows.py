@@ -156,7 +156,7 @@ def test_a_status_write_that_gives_up_names_the_file_the_holders_and_the_runs_fo
 def test_a_checkpoint_that_cannot_be_replaced_fails_its_save_naming_the_runs_folder(runs_dir, monkeypatch):
     from stable_baselines3 import PPO
 
-    from core.training.checkpoints import Checkpointer, CheckpointError
+    from core.worker.checkpoints import Checkpointer, CheckpointError
 
     run = make_run(runs_dir, {"algo": "PPO"})
     model = PPO("MlpPolicy", "CartPole-v1", n_steps=32, batch_size=32, device="cpu")

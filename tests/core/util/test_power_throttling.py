@@ -65,7 +65,7 @@ def test_off_windows_nothing_is_called():
 
 def _worker_main(run_dir, monkeypatch, kernel32):
     """The worker's main in this process, on a run folder with no config (it fails at once, after the opt-out)."""
-    import core.training.worker as worker
+    import core.worker.main as worker
 
     monkeypatch.setattr(worker, "opt_out", partial(opt_out, "win32", kernel32))
     before = signal.getsignal(signal.SIGTERM)

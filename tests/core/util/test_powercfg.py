@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 from types import SimpleNamespace
 
-from core.fit.doctor import power_lines
+from core.machine.doctor import power_lines
 from core.util.powercfg import HIBERNATE_AFTER, LID_ACTION, SLEEP_AFTER, overnight_warnings, parse_query, read_power_plan
 
 SAMPLES = Path(__file__).with_name("powercfg_samples")

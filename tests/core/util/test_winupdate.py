@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from core.fit.doctor import format_report
+from core.machine.doctor import format_report
 from core.util.winupdate import ACTIVE_HOURS_KEY, REBOOT_KEYS, read_windows_update, restart_hours, windows_update_lines
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from core.config.presets import resolve
-from core.run.control import launch_worker
+from core.launch.control import launch_worker
 from core.run.status import read_status
 from core.util.yaml_reader import read_yaml_mapping
 from core.zoo.importer import REFUSED, import_zoo_file, installed_zoo_file
@@ -32,7 +32,7 @@ def test_classic_control_entries_train_to_finished(algo, runs_dir):
     assert all(r.status != REFUSED for r in results)
     import torch
 
-    from core.training.factory import build_model, build_vec_env, wrap_normalize
+    from core.worker.factory import build_model, build_vec_env, wrap_normalize
 
     first, rest = results[0], results[1:]
     run = make_run(runs_dir, entry_config(first.preset, STEPS).model_dump(mode="json", exclude_unset=True))

@@ -1,1 +1,0 @@
-"""Tests of core.tune: the throughput tune."""
