@@ -169,22 +169,30 @@ def spawn_detached(cmd: list[str], log_path: Path, extra_env: dict[str, str] | N
     return proc
 
 
+# Modules renamed in November 2026 (issue 48): a worker or supervisor started by the version before, still
+# running after an upgrade, has the former name on its command line.
+FORMER_MODULE_NAMES = {"core.worker.main": "core.training.worker", "core.launch.supervisor": "core.notify.supervisor"}
+
+
 def module_running(module: str, target: Path) -> bool:
-    """Whether some live process runs ``python -m module ... target`` (``target`` compared resolved).
+    """Whether some live process runs ``python -m module ... target`` (``target`` compared resolved), or the module
+    under its former name.
 
     How a reader tells a worker that died before it could write its pid from one still loading.
     """
     import psutil
 
     want = Path(target).resolve()
+    names = {module, FORMER_MODULE_NAMES.get(module, module)}
     for proc in psutil.process_iter(["cmdline"]):
         try:
             cmd = proc.info["cmdline"] or []
         except psutil.Error:
             continue
-        if module not in cmd:
+        name = next((part for part in cmd if part in names), None)
+        if name is None:
             continue
-        args = cmd[cmd.index(module) + 1:]
+        args = cmd[cmd.index(name) + 1:]
         if any(not a.startswith("-") and Path(a).resolve() == want for a in args):
             return True
     return False

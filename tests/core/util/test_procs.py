@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -17,6 +18,7 @@ from core.util.procs import (
     CREATE_BREAKAWAY_FROM_JOB,
     CREATE_NEW_PROCESS_GROUP,
     CREATE_NO_WINDOW,
+    module_running,
     spawn_detached,
 )
 
@@ -81,3 +83,22 @@ def test_the_import_folder_is_the_working_folder_and_on_the_path(tmp_path):
     proc = spawn_detached([sys.executable, "-c", code], out, reap=False, folder=str(folder))
     started(proc)
     assert out.read_text().strip() == f"{folder} 42"
+
+
+def test_a_worker_started_under_its_former_module_name_is_still_seen_running(tmp_path):
+    """A run training across an upgrade: its worker's command line still names core.training.worker."""
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    other = tmp_path / "other"
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "core.training.worker", str(run_dir)])
+    try:
+        deadline = time.monotonic() + 20
+        while not module_running("core.worker.main", run_dir) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert module_running("core.worker.main", run_dir)
+        assert not module_running("core.worker.main", other)
+        assert not module_running("core.launch.supervisor", run_dir)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert not module_running("core.worker.main", run_dir)
