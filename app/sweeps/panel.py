@@ -235,6 +235,7 @@ class SweepsPanel(QWidget):
                 if c == 1:
                     item.setForeground(_color(state))
                 self.table.setItem(r, c, item)
+        self.table.setColumnHidden(len(FIXED_COLUMNS) + len(params), not any(row.get("per_env") for row in report["trials"]))
         self.table.resizeColumnsToContents()
         self.objective.show_report(report)
         self.importance.show_importances(report.get("importances") or {})

@@ -146,6 +146,9 @@ def test_a_seeded_sweep_shows_each_trials_n_value_and_interval_and_the_top_twos_
     assert rows[0]["Value ±"] == f"{first.mean:.4g} ± {first.se:.3g}"
     assert rows[0]["95% interval"] == f"[{first.ci95[0]:.4g}, {first.ci95[1]:.4g}]"
     assert rows[1]["Run"] == "run-1-s0 +2"
+    headers = [panel.table.horizontalHeaderItem(c).text() for c in range(panel.table.columnCount())]
+    assert panel.table.isColumnHidden(headers.index("Per env")), "one env: no per-env column to read"
+    assert not panel.table.isColumnHidden(headers.index("95% interval"))
     label = panel.state_label.text()
     assert "best #0: 320 ± 11.5" in label and "runner-up #2" in label
     assert "the top 2 are not separated at 3 seeds" in label  # [270, 370] and [260, 360] overlap
