@@ -89,9 +89,10 @@ def import_cycles(graph, modules: set[str]) -> list[list[str]]:
 
 
 def test_no_module_imports_itself_through_others():
-    """Not even a package and its own modules: every import graph of core and app is a DAG."""
+    """Not even a package and its own modules: every import graph of core and app is a DAG, the imports made only for
+    the type checker included (a narrow Protocol instead: ``core.sweep.launch.TrialHost``, ``app.run_actions.ActionHost``)."""
     grimp = pytest.importorskip("grimp")
-    graph = grimp.build_graph("core", "app", exclude_type_checking_imports=True)
+    graph = grimp.build_graph("core", "app", exclude_type_checking_imports=False)
     modules = {m for m in graph.modules if m.split(".")[0] in ("core", "app")}
     assert len(modules) > 50
     assert import_cycles(graph, modules) == []

@@ -12,15 +12,40 @@ sbx's constructors, so a new sbx version that changes them fails a test instead 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal, Protocol
 
 from core.config.algorithms.off_policy import ReplayParams
+from core.config.algorithms.spec import AlgoSpec
+from core.config.env_spec import EnvSpec
 from core.config.errors import FieldIssue
-from core.config.fields import LinearSchedule, field_meta, fields_where
+from core.config.fields import LinearSchedule, Section, field_meta, fields_where
+from core.config.policy_params import PolicyParams
 from core.util.imports import installed
 
-if TYPE_CHECKING:
-    from core.config.schema import RunConfig
+
+class _Runtime(Protocol):
+    @property
+    def engine(self) -> str: ...
+
+
+class EngineConfig(Protocol):
+    """What the engine checks read of a ``RunConfig`` (``core.config.schema`` calls them, so this module does not
+    import it)."""
+
+    @property
+    def spec(self) -> AlgoSpec | None: ...
+
+    @property
+    def params(self) -> Section: ...
+
+    @property
+    def runtime(self) -> _Runtime: ...
+
+    @property
+    def policy(self) -> PolicyParams: ...
+
+    @property
+    def env(self) -> EnvSpec: ...
 
 ENGINES: Final = ("sb3", "sbx")
 Engine = Literal["sb3", "sbx"]
@@ -114,7 +139,7 @@ def missing_engine_text() -> str:
     return f"engine sbx needs the sbx-rl package (JAX), which is not installed here: {JAX_FIX}, {BACK}"
 
 
-def engine_issues(cfg: RunConfig) -> list[FieldIssue]:
+def engine_issues(cfg: EngineConfig) -> list[FieldIssue]:
     """What the config's engine cannot run, each naming the field and the fix; none for ``sb3`` and for a baseline
     (it plays without a network). Static: the same on every machine, sbx installed or not (``check_engine`` says that)."""
     spec = cfg.spec
@@ -127,7 +152,7 @@ def engine_issues(cfg: RunConfig) -> list[FieldIssue]:
     return _section_issues(cfg, sbx) + _policy_issues(cfg, sbx)
 
 
-def _section_issues(cfg: RunConfig, sbx: SbxAlgo) -> list[FieldIssue]:
+def _section_issues(cfg: EngineConfig, sbx: SbxAlgo) -> list[FieldIssue]:
     """The algorithm's fields SBX's class lacks, takes with another meaning, or keeps constant though scheduled."""
     spec = cfg.spec
     assert spec is not None
@@ -150,7 +175,7 @@ def _section_issues(cfg: RunConfig, sbx: SbxAlgo) -> list[FieldIssue]:
     return issues
 
 
-def _policy_issues(cfg: RunConfig, sbx: SbxAlgo) -> list[FieldIssue]:
+def _policy_issues(cfg: EngineConfig, sbx: SbxAlgo) -> list[FieldIssue]:
     """The ``policy`` settings SBX's policy cannot build: the user's own torch network, a policy kind it lacks, an
     optimizer or option without an optax or flax twin."""
     policy, spec = cfg.policy, cfg.spec
@@ -195,7 +220,7 @@ def _shown(value: Any) -> str:
     return "empty" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def check_engine(cfg: RunConfig, obs_image: bool = False, obs_dict: bool = False) -> list[FieldIssue]:
+def check_engine(cfg: EngineConfig, obs_image: bool = False, obs_dict: bool = False) -> list[FieldIssue]:
     """At launch (``core.config.spaces.check_spaces``): sbx installed here for an ``sbx`` run, and the policy 'auto'
     picks from the observations (images: CnnPolicy, dicts: MultiInputPolicy) one that SBX's class has."""
     spec = cfg.spec

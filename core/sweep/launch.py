@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+import optuna
 from optuna.trial import FrozenTrial
 
 from core.config.errors import ConfigError
@@ -25,16 +26,32 @@ from core.queue.state import fits_next_to, job_estimate
 from core.run.annotations import AnnotationError, annotate
 from core.run.status import StatusFields
 from core.run.store import RunStore
+from core.sweep.folder import SweepFolder
+from core.sweep.spec import SweepSpec
 from core.sweep.trial_group import Member, member_env, trial_runs
 
-if TYPE_CHECKING:
-    from core.sweep.runner import SweepRunner
+
+class TrialHost(Protocol):
+    """What a launcher needs of its runner (``core.sweep.runner.SweepRunner``), so neither module imports the other."""
+
+    spec: SweepSpec
+    folder: SweepFolder
+    cluster: dict[str, Any] | None
+    members: list[Member]
+
+    def trial(self, frozen: FrozenTrial) -> optuna.Trial: ...
+
+    def fail(self, frozen: FrozenTrial, reason: str) -> None: ...
+
+    def running(self) -> list[FrozenTrial]: ...
+
+    def record(self, frozen: FrozenTrial, key: str, run_id: str) -> None: ...
 
 
 class TrialLauncher:
     """Starts the runs of a runner's trials (``launch``) and a created run's worker (``start_worker``)."""
 
-    def __init__(self, runner: SweepRunner):
+    def __init__(self, runner: TrialHost):
         self.runner = runner
         self.estimates: dict[int, list[dict[str, Any]]] = {}  # trial -> its runs' fit estimates
 
