@@ -32,7 +32,9 @@ from core.util.paths import CODE_ROOT, absolute
 from core.util.procs import CREATE_NO_WINDOW, spawn_detached, terminate_tree
 from core.util.yaml_reader import read_yaml_mapping
 
-CLUSTER_MODULE = "core.cluster.submit"  # what a launch or a stop of a run on a Ray cluster runs (core.run is below it)
+# What a launch or a stop of a run on a Ray cluster runs: a child, not an import, so that the window never loads Ray
+# (seconds, hundreds of MB) and a job API that does not answer is killed after CLUSTER_CALL_S.
+CLUSTER_MODULE = "core.cluster.submit"
 CLUSTER_CALL_S = 120.0  # a submission or a stop through the cluster's job API: longer means it is not answering
 
 
