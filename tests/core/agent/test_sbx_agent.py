@@ -90,14 +90,15 @@ def test_the_tools_child_sets_jax_as_the_worker_does_before_jax_loads(ppo_run):
     code = ("import json, os, sys; from core.agent.load import load_policy; "
             "assert 'jax' not in sys.modules; p = load_policy(sys.argv[1], 'last'); import jax; p.close(); "
             "print(json.dumps([os.environ.get('XLA_PYTHON_CLIENT_PREALLOCATE'), os.environ.get('JAX_PLATFORMS'), "
-            "jax.default_backend(), type(p.model).__module__]))")
+            "jax.default_backend(), [c.__module__ for c in type(p.model).__mro__]]))")
     env = {k: v for k, v in os.environ.items() if k not in ("XLA_PYTHON_CLIENT_PREALLOCATE", "JAX_PLATFORMS")}
     done = subprocess.run([sys.executable, "-c", code, str(ppo_run)], capture_output=True, text=True, timeout=120,
                           cwd=REPO, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
-    preallocate, platforms, backend, module = json.loads(done.stdout.strip().splitlines()[-1])
+    preallocate, platforms, backend, modules = json.loads(done.stdout.strip().splitlines()[-1])
     # the tools play on the CPU (--device cpu): no GPU backend, and no 75 % of a card taken beside a training run
-    assert (preallocate, platforms, backend) == ("false", "cpu", "cpu") and module.startswith("sbx.")
+    assert (preallocate, platforms, backend) == ("false", "cpu", "cpu")
+    assert any(m.startswith("sbx.") for m in modules), modules  # SBX's class (or rlpanel's subclass of it)
 
 
 def test_an_sbx_run_where_sbx_is_missing_is_one_line_naming_the_install(ppo_run, monkeypatch):

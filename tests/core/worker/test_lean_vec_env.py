@@ -198,9 +198,9 @@ def test_env_processes_leave_a_sigterm_to_the_worker():
 
 @pytest.mark.training
 @pytest.mark.parametrize(("mode", "words"), [
-    ("raise", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed during step: "
+    ("raise", r"env 1 \(tests\.core\.worker\.lean_probe_env:FailingEnv, pid \d+\) failed during step: "
               r"RuntimeError: FailingEnv broke at step 3\nthe env process's traceback:\nTraceback"),
-    ("die", r"env 1 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) ended during step \(exit code 7\)"),
+    ("die", r"env 1 \(tests\.core\.worker\.lean_probe_env:FailingEnv, pid \d+\) ended during step \(exit code 7\)"),
     ("kill", r"env 1 \(.*FailingEnv, pid \d+\) ended during step \(killed by SIGKILL, perhaps out of memory\)"),
 ])
 def test_an_env_that_fails_is_an_error_naming_it_not_a_hang(mode, words):
@@ -288,7 +288,7 @@ def test_an_env_error_in_a_real_run_ends_it_failed_naming_the_env(runs_dir):
     status = read_status(run)
     assert status.state == "failed", status
     first_line = status.exit_reason.splitlines()[0]
-    assert re.fullmatch(r"EnvProcessError: env 0 \(tests\.core\.training\.lean_probe_env:FailingEnv, pid \d+\) failed "
+    assert re.fullmatch(r"EnvProcessError: env 0 \(tests\.core\.worker\.lean_probe_env:FailingEnv, pid \d+\) failed "
                         r"during step: RuntimeError: FailingEnv broke at step 50", first_line), first_line
 
 
