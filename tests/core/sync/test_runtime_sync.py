@@ -30,8 +30,10 @@ def test_the_supervisor_syncs_the_run_and_a_failing_tracker_is_one_warning(runs_
     run = make_run(runs_dir, {**TEMPLATE_CONFIG, "runtime": {**TEMPLATE_CONFIG["runtime"], "sync": ["mlflow", "wandb"]}})
     followed = tmp_path / "followed"
     supervisor = launch_worker(run, reap=False)
+    # another W&B project: a destination of its own in the run's sync.json, so the follower's passes never count as
+    # the supervisor's (which must meet its broken folder whatever the order of their passes)
     follow = subprocess.Popen([sys.executable, "-m", "core.cli", "sync", run.name, "--to", "wandb", "--dir", str(followed),
-                               "--follow", "--every", "0.5", "--runs-dir", str(runs_dir), "--json"],
+                               "--project", "followed", "--follow", "--every", "0.5", "--runs-dir", str(runs_dir), "--json"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
     assert supervisor.wait(240) == 0, RunDir(run).worker_log.read_text(encoding="utf-8")[-3000:]
     out, err = follow.communicate(timeout=180)
@@ -47,7 +49,7 @@ def test_the_supervisor_syncs_the_run_and_a_failing_tracker_is_one_warning(runs_
 
     # the failing tracker: one warning event naming it and the fix; training's own records untouched
     warnings = [r for r in read_jsonl(RunDir(run).metrics) if r.get("code") == "sync_failed"]
-    assert len(warnings) == 1 and warnings[0]["level"] == "warning"
+    assert len(warnings) == 1 and warnings[0]["level"] == "warning", RunDir(run).worker_log.read_text(encoding="utf-8")[-3000:]
     assert "to W&B" in warnings[0]["message"] and f"rlpanel sync {run.name} --to wandb" in warnings[0]["message"]
     assert "sync: " in RunDir(run).worker_log.read_text(encoding="utf-8")
 
