@@ -225,11 +225,8 @@ class Tuner:
                 if n < 1 or n > MAX_N_ENVS or n == int(current["runtime.n_envs"]):
                     break
                 candidate = with_n_envs(current, n)
-                if not self._eligible(candidate):
-                    self._deferred.append(candidate)
-                    break
-                faster = self._try(candidate)
-                if faster is None or faster <= current_speed * PAYS:
+                faster = self._pays(candidate, current_speed)
+                if faster is None:
                     break
                 current, current_speed = candidate, faster
             if current is not start:
@@ -244,17 +241,21 @@ class Tuner:
             while True:
                 moves = dict(algo_moves(current))
                 candidate = moves.get(direction)
-                if candidate is None:
-                    break
-                if not self._eligible(candidate):
-                    self._deferred.append(candidate)
-                    break
-                faster = self._try(candidate)
-                if faster is None or faster <= current_speed * PAYS:
+                faster = None if candidate is None else self._pays(candidate, current_speed)
+                if candidate is None or faster is None:
                     break
                 current, current_speed = candidate, faster
                 found.append(current)
         return found
+
+    def _pays(self, candidate: Settings, current_speed: float) -> float | None:
+        """The candidate's speed when trying it paid (faster by ``PAYS``); None when it did not, or when it waits for
+        the memory check (deferred)."""
+        if not self._eligible(candidate):
+            self._deferred.append(candidate)
+            return None
+        faster = self._try(candidate)
+        return faster if faster is not None and faster > current_speed * PAYS else None
 
     # --- one candidate --------------------------------------------------------------------
 
